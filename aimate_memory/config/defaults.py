@@ -1,0 +1,62 @@
+"""Every configuration key, its default and so its type (seed 002 §配置 + DESIGN §10)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "storage": {
+        "max_file_bytes": 1_048_576,  # larger files are reported, not indexed (DESIGN §13)
+    },
+    "context": {
+        "total_budget": 128_000,
+        "core_ratio": 0.1,
+        "session_ratio": 0.5,
+        "short_term_ratio": 0.2,
+        "long_term_ratio": 0.2,
+        "recent_days": 7,
+    },
+    "session": {
+        "max_tokens": 128_000,
+        "warning_ratio": 0.7,
+        "critical_ratio": 0.85,
+        "trim_target_ratio": 0.5,
+        "protected_rounds": 3,
+    },
+    "short_term": {
+        "default_ttl_days": 14,
+        "promote_threshold": 5,
+    },
+    "long_term": {
+        "archive_after_days": 90,
+        "archive_exempt_importance": 4,
+    },
+    "embedding": {
+        "enabled": True,
+        "provider": "auto",
+        "model": None,
+        "cache_dir": None,
+    },
+    "retrieval": {
+        "decay": 0.95,
+        "min_similarity": 0.0,
+        "candidates": 5000,
+    },
+    "maintenance": {
+        "enabled": True,
+        "interval_minutes": 60,
+        "duplicate_threshold": 0.92,
+    },
+    "git": {
+        "auto_commit": True,
+        "remote": None,
+        "author": None,
+    },
+    "privacy": {
+        "sensitive_keywords": [],
+        "exclude_paths": [],
+    },
+}
+
+# Keys whose default is None take a string (or null).
+NULLABLE_STRING_KEYS = {"embedding.model", "embedding.cache_dir", "git.remote", "git.author"}

@@ -1,0 +1,174 @@
+"""Load, validate and edit configuration. Files are edited with ruamel round-trip: comments survive."""
+
+from __future__ import annotations
+
+import copy
+import io
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.error import YAMLError
+
+from aimate_memory.config.defaults import DEFAULTS, NULLABLE_STRING_KEYS
+from aimate_memory.errors import ConfigError
+from aimate_memory.vault.atomic import atomic_write_text
+
+ENV_PREFIX = "AIMATE_"
+# AIMATE_HOME is the root, not a key; other AIMATE_SECTION__KEY variables override keys.
+ENV_RESERVED = {"AIMATE_HOME", "AIMATE_DEBUG"}
+
+
+class Config:
+    """Validated settings. `get("short_term.default_ttl_days")`, `section("embedding")`."""
+
+    def __init__(self, values: dict[str, dict[str, Any]], sources: list[str]) -> None:
+        self._values = values
+        self.sources = sources
+
+    def get(self, dotted: str) -> Any:
+        section, key = _split_key(dotted)
+        return self._values[section][key]
+
+    def section(self, name: str) -> dict[str, Any]:
+        if name not in self._values:
+            raise ConfigError(f"unknown config section '{name}'", f"sections: {', '.join(DEFAULTS)}")
+        return dict(self._values[name])
+
+    def as_dict(self) -> dict[str, dict[str, Any]]:
+        return copy.deepcopy(self._values)
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    return yaml
+
+
+def config_path(root: Path) -> Path:
+    """`root` is `~/.aimate` or `{project}/.aimate`."""
+    return root / "config.yaml"
+
+
+def load_config(global_root: Path, project_root: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
+    values = copy.deepcopy(DEFAULTS)
+    sources = ["defaults"]
+    for root in (global_root, project_root):
+        if root is None:
+            continue
+        path = config_path(root)
+        if path.is_file():
+            _merge(values, _read_file(path), str(path))
+            sources.append(str(path))
+    env_overrides = _from_env(os.environ if env is None else env)
+    if env_overrides:
+        _merge(values, env_overrides, "environment")
+        sources.append("environment")
+    return Config(values, sources)
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    try:
+        loaded = _yaml().load(path.read_text(encoding="utf-8"))
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        raise ConfigError(f"{where}: broken YAML in config", "fix the file or delete it") from exc
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, Mapping):
+        raise ConfigError(f"{path}: config must be a mapping of sections", "see `aimate mem config path`")
+    return {str(k): v for k, v in loaded.items()}
+
+
+def _merge(values: dict[str, dict[str, Any]], overrides: Mapping[str, Any], origin: str) -> None:
+    for section, entries in overrides.items():
+        if section not in DEFAULTS:
+            raise ConfigError(
+                f"unknown config section '{section}' in {origin}", f"known sections: {', '.join(DEFAULTS)}"
+            )
+        if entries is None:
+            continue
+        if not isinstance(entries, Mapping):
+            raise ConfigError(f"config section '{section}' in {origin} must be a mapping", "write `key: value` lines")
+        for key, value in entries.items():
+            dotted = f"{section}.{key}"
+            values[section][str(key)] = validate_value(dotted, value, origin)
+
+
+def validate_value(dotted: str, value: Any, origin: str = "value") -> Any:
+    section, key = _split_key(dotted)
+    default = DEFAULTS[section][key]
+    if dotted in NULLABLE_STRING_KEYS:
+        if value is None or isinstance(value, str):
+            return value
+        raise ConfigError(f"{dotted} in {origin} must be text, got {value!r}", f"e.g. `{dotted}: some-text`")
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+    elif isinstance(default, int):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    elif isinstance(default, float):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    elif isinstance(default, list):
+        if isinstance(value, list):
+            return [str(item) for item in value]
+    elif isinstance(default, str) and isinstance(value, str):
+        return value
+    kind = type(default).__name__
+    raise ConfigError(f"{dotted} in {origin} must be {kind}, got {value!r}", f"default is {default!r}")
+
+
+def _split_key(dotted: str) -> tuple[str, str]:
+    section, _, key = dotted.partition(".")
+    if section not in DEFAULTS or key not in DEFAULTS[section]:
+        known = ", ".join(f"{s}.{k}" for s in DEFAULTS for k in DEFAULTS[s])
+        raise ConfigError(f"unknown config key '{dotted}'", f"known keys: {known}")
+    return section, key
+
+
+def parse_scalar(text: str) -> Any:
+    """A value typed on the command line, read as YAML (`true`, `5`, `0.9`, `[a, b]`, `null`)."""
+    try:
+        return YAML(typ="safe").load(text)
+    except YAMLError:
+        return text
+
+
+def _from_env(env: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    """`AIMATE_SHORT_TERM__DEFAULT_TTL_DAYS=7` → short_term.default_ttl_days = 7."""
+    overrides: dict[str, dict[str, Any]] = {}
+    for name, raw in env.items():
+        if not name.startswith(ENV_PREFIX) or name in ENV_RESERVED or "__" not in name:
+            continue
+        section, _, key = name[len(ENV_PREFIX) :].lower().partition("__")
+        _split_key(f"{section}.{key}")
+        overrides.setdefault(section, {})[key] = parse_scalar(raw)
+    return overrides
+
+
+def set_config_value(path: Path, dotted: str, raw_value: str) -> Any:
+    """Set one key in a config file, keeping every comment and the order of what is there."""
+    value = validate_value(dotted, parse_scalar(raw_value), "the new value")
+    section, key = _split_key(dotted)
+    yaml = _yaml()
+    document = yaml.load(path.read_text(encoding="utf-8")) if path.is_file() else None
+    if document is None:
+        document = CommentedMap()
+    if not isinstance(document, CommentedMap):
+        raise ConfigError(f"{path}: config must be a mapping of sections", "fix or delete the file")
+    entries = document.get(section)
+    if not isinstance(entries, CommentedMap):
+        entries = CommentedMap()
+        document[section] = entries
+    entries[key] = value
+    stream = io.StringIO()
+    yaml.dump(document, stream)
+    atomic_write_text(path, stream.getvalue())
+    return value

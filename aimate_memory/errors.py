@@ -1,0 +1,62 @@
+"""Errors a person sees: one line saying what went wrong, plus a hint saying how to fix it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class AimateError(Exception):
+    """Base for every error the CLI turns into `error: … / hint: …` and exit code 1."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class NotFoundError(AimateError):
+    pass
+
+
+class InvalidInputError(AimateError):
+    pass
+
+
+class OutsideVaultError(InvalidInputError):
+    pass
+
+
+class ConfigError(AimateError):
+    pass
+
+
+class MemoryFileError(AimateError):
+    """A memory file that cannot be read as a memory. The file is never rewritten because of it."""
+
+    def __init__(self, path: Path, line: int | None, reason: str, hint: str | None = None) -> None:
+        location = f"{path}:{line}" if line else str(path)
+        super().__init__(f"{location}: {reason}", hint)
+        self.path = path
+        self.line = line
+        self.reason = reason
+        self.kind = type(self).__name__
+
+
+class BrokenYamlError(MemoryFileError):
+    pass
+
+
+class ConflictMarkersError(MemoryFileError):
+    pass
+
+
+class BinaryFileError(MemoryFileError):
+    pass
+
+
+class FileTooLargeError(MemoryFileError):
+    pass
+
+
+class EncodingError(MemoryFileError):
+    pass

@@ -1,0 +1,283 @@
+"""`MemorySystem`: the one facade the CLI, the MCP server and agents use (seed 002 核心组件)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aimate_memory.clock import Clock, SystemClock
+from aimate_memory.config import Config, load_config
+from aimate_memory.errors import InvalidInputError, MemoryFileError, NotFoundError
+from aimate_memory.vault.changes import ChangeSet, FileChange
+from aimate_memory.vault.codec import content_hash
+from aimate_memory.vault.filters import MemoryFilter
+from aimate_memory.vault.layout import Layer, Scope
+from aimate_memory.vault.model import Memory, new_id
+from aimate_memory.vault.resolve import resolve_reference
+from aimate_memory.vault.roots import Roots, detect_roots
+from aimate_memory.vault.setup import PROJECT_GITIGNORE, create_skeleton
+from aimate_memory.vault.store import ScanResult, Vault
+
+# Fields `set` may change. Identity and bookkeeping fields are the tool's.
+SETTABLE_FIELDS = {"title", "tags", "importance", "status", "category", "expires_at", "related", "confidence"}
+ChangeListener = Callable[[Vault, ChangeSet], None]
+
+
+@dataclass
+class Problem:
+    """One thing `diagnose` reports: where, what, and how to fix it."""
+
+    path: Path
+    line: int | None
+    reason: str
+    hint: str | None = None
+    kind: str = "problem"
+
+    @property
+    def location(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else str(self.path)
+
+
+class MemorySystem:
+    """The global vault plus, inside a project, the project vault (project first on ties)."""
+
+    def __init__(self, roots: Roots, config: Config | None = None, clock: Clock | None = None) -> None:
+        self.roots = roots
+        self.clock = clock or SystemClock()
+        self.config = config or load_config(roots.home, roots.project)
+        max_bytes = self.config.get("storage.max_file_bytes")
+        self.global_vault = Vault(Roots.vault_dir(roots.home), Scope.GLOBAL, max_bytes, self.clock)
+        self.project_vault = (
+            Vault(Roots.vault_dir(roots.project), Scope.PROJECT, max_bytes, self.clock) if roots.project else None
+        )
+        self._listeners: list[ChangeListener] = []
+
+    @classmethod
+    def open(
+        cls,
+        cwd: Path | None = None,
+        project: Path | None = None,
+        global_only: bool = False,
+        clock: Clock | None = None,
+    ) -> MemorySystem:
+        return cls(detect_roots(cwd=cwd, project=project, global_only=global_only), clock=clock)
+
+    def close(self) -> None:
+        """Release resources (the index, once there is one). Safe to call twice."""
+
+    def __enter__(self) -> MemorySystem:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- vaults --------------------------------------------------------------------------------
+
+    @property
+    def vaults(self) -> list[Vault]:
+        """Existing vaults, project first."""
+        found = [self.project_vault, self.global_vault]
+        return [vault for vault in found if vault is not None and vault.exists]
+
+    def vault_for(self, scope: Scope | None) -> Vault:
+        if scope is Scope.GLOBAL:
+            return self._require(self.global_vault)
+        if scope is Scope.PROJECT:
+            if self.project_vault is None:
+                raise InvalidInputError(
+                    "not inside a project", "run in a project folder, pass --project PATH, or use --scope global"
+                )
+            return self._require(self.project_vault)
+        # Unsure → project (never pollute global, DESIGN §5), unless there is no project.
+        if self.project_vault is not None and self.project_vault.exists:
+            return self.project_vault
+        return self._require(self.global_vault)
+
+    @staticmethod
+    def _require(vault: Vault) -> Vault:
+        if not vault.exists:
+            where = "" if vault.scope is Scope.GLOBAL else " in this project"
+            raise NotFoundError(f"no {vault.scope.value} vault at {vault.root}", f"run `aimate mem init`{where}")
+        return vault
+
+    def on_change(self, listener: ChangeListener) -> None:
+        """Called after every tool action with what it changed (the git layer commits here)."""
+        self._listeners.append(listener)
+
+    def _record(self, vault: Vault, changeset: ChangeSet) -> None:
+        if changeset:
+            for listener in self._listeners:
+                listener(vault, changeset)
+
+    def init(self) -> list[tuple[Vault, list[FileChange]]]:
+        """Create the global vault, and the project vault when inside a project. Idempotent."""
+        done = []
+        Roots.state_dir(self.roots.home).mkdir(parents=True, exist_ok=True)
+        changes = create_skeleton(self.global_vault, self.clock, with_core_templates=True)
+        done.append((self.global_vault, changes))
+        if self.project_vault is not None and self.roots.project is not None:
+            gitignore = self.roots.project / ".gitignore"
+            self.roots.project.mkdir(exist_ok=True)
+            if not gitignore.exists():
+                gitignore.write_text(PROJECT_GITIGNORE, encoding="utf-8")
+            changes = create_skeleton(self.project_vault, self.clock, with_core_templates=False)
+            done.append((self.project_vault, changes))
+        for vault, vault_changes in done:
+            self._record(vault, ChangeSet(f"memory: initialize the {vault.scope.value} vault", vault_changes))
+        return done
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def scan(self) -> ScanResult:
+        combined = ScanResult()
+        for vault in self.vaults:
+            result = vault.scan()
+            combined.memories.extend(result.memories)
+            combined.errors.extend(result.errors)
+            combined.duplicates.extend(result.duplicates)
+        return combined
+
+    def list(self, where: MemoryFilter | None = None) -> list[Memory]:
+        where = where or MemoryFilter()
+        memories = [memory for memory in self.scan().memories if where.matches(memory)]
+        return sorted(memories, key=lambda m: (m.scope is not Scope.PROJECT, m.rel_path.as_posix()))
+
+    def get(self, ref: str) -> Memory:
+        return resolve_reference(ref, self.scan().memories, self.vaults)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def add(
+        self,
+        title: str,
+        body: str = "",
+        *,
+        layer: Layer = Layer.LONG_TERM,
+        category: str | None = None,
+        tags: list[str] | None = None,
+        importance: int = 3,
+        ttl_days: float | None = None,
+        scope: Scope | None = None,
+        status: str = "active",
+        source: str = "cli",
+        extra: dict[str, Any] | None = None,
+    ) -> Memory:
+        vault = self.vault_for(scope)
+        if layer is Layer.SHORT_TERM and ttl_days is None:
+            ttl_days = self.config.get("short_term.default_ttl_days")
+        memory, change = vault.create(
+            title=title,
+            body=body,
+            layer=layer,
+            category=category,
+            tags=tags,
+            importance=importance,
+            ttl_days=ttl_days,
+            status=status,
+            source=source,
+            extra=extra,
+        )
+        where = f"{layer.value}/{memory.category}"
+        self._record(vault, ChangeSet(f'memory: add "{memory.title}" ({where})', [change]))
+        return memory
+
+    def set_fields(self, ref: str, fields: dict[str, Any]) -> Memory:
+        memory = self.get(ref)
+        unknown = sorted(set(fields) - SETTABLE_FIELDS)
+        if unknown:
+            raise InvalidInputError(
+                f"cannot set {', '.join(unknown)}", f"settable fields: {', '.join(sorted(SETTABLE_FIELDS))}"
+            )
+        vault = self.vault_for(memory.scope)
+        updated = vault.update(memory, fields)
+        if updated is not memory:
+            reason = ", ".join(f"{key}={value}" for key, value in fields.items())
+            change = FileChange("update", updated.rel_path, f"set {reason}")
+            self._record(vault, ChangeSet(f'memory: update "{updated.title}"', [change]))
+        return updated
+
+    def remove(self, ref: str, purge: bool = False) -> Memory:
+        """Archive (default) or delete a memory. Archiving moves; nothing is lost."""
+        memory = self.get(ref)
+        vault = self.vault_for(memory.scope)
+        if purge:
+            change = vault.delete(memory)
+            self._record(vault, ChangeSet(f'memory: purge "{memory.title}"', [change]))
+            return memory
+        archived, change = vault.archive(memory, "archived", "removed by the user")
+        self._record(vault, ChangeSet(f'memory: archive "{memory.title}"', [change]))
+        return archived
+
+    def fix(self, dry_run: bool = False) -> list[tuple[Vault, FileChange]]:
+        """Write what hand-made files lack: a real id, layer/category/scope, timestamps, content hash.
+        A later file sharing an id with another gets a new id. Broken files are left alone."""
+        fixes: list[tuple[Vault, FileChange]] = []
+        for vault in self.vaults:
+            result = vault.scan()
+            duplicates = {id(dup) for _, dup in result.duplicates}
+            batch: list[FileChange] = []
+            for memory in [*result.memories, *(dup for _, dup in result.duplicates)]:
+                fields = _missing_fields(memory, reassign_id=id(memory) in duplicates, clock=self.clock)
+                if not fields:
+                    continue
+                if not dry_run:
+                    vault.update(memory, fields, touch=False)
+                batch.append(FileChange("update", memory.rel_path, "fix: wrote " + ", ".join(fields)))
+            fixes.extend((vault, change) for change in batch)
+            if not dry_run:
+                self._record(vault, ChangeSet(f"memory: fix {len(batch)} file(s)", batch))
+        return fixes
+
+    def diagnose(self) -> list[Problem]:
+        result = self.scan()
+        problems = [_problem_from_error(error) for error in result.errors]
+        for kept, duplicate in result.duplicates:
+            problems.append(
+                Problem(
+                    self._abs(duplicate),
+                    None,
+                    f"duplicate id {duplicate.id} (also {kept.rel_path}); not indexed",
+                    "run `aimate mem fix` to give it a new id",
+                    kind="DuplicateId",
+                )
+            )
+        for memory in result.memories:
+            for reason in memory.problems:
+                problems.append(Problem(self._abs(memory), None, reason, "run `aimate mem fix`", kind="Frontmatter"))
+        return problems
+
+    def _abs(self, memory: Memory) -> Path:
+        return self.vault_for(memory.scope).abs_path(memory.rel_path)
+
+
+def _problem_from_error(error: MemoryFileError) -> Problem:
+    return Problem(error.path, error.line, error.reason, error.hint, kind=error.kind)
+
+
+def _missing_fields(memory: Memory, reassign_id: bool, clock: Clock) -> dict[str, Any]:
+    doc = memory.doc
+    assert doc is not None
+    fields: dict[str, Any] = {}
+    if memory.provisional_id or reassign_id:
+        fields["id"] = new_id(clock.now())
+    wanted = {
+        "type": memory.layer.value,
+        "scope": memory.scope.value,
+        "category": memory.category,
+        "title": memory.title,
+        "status": memory.status,
+        "importance": memory.importance,
+        "created_at": memory.created_at,
+        "updated_at": memory.updated_at,
+    }
+    for key, value in wanted.items():
+        current = doc.get(key)
+        if current is None or (key == "type" and str(current) != value):
+            fields[key] = value
+    if not doc.get("content_hash") or memory.hand_edited:
+        fields["content_hash"] = content_hash(memory.body)
+    if memory.hand_edited:
+        fields["updated_at"] = memory.updated_at
+    return fields

@@ -1,0 +1,42 @@
+"""What a tool action did to a vault's files, with reasons: the seam the git layer commits through."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+
+@dataclass(frozen=True)
+class FileChange:
+    action: str  # add | update | move | delete
+    path: PurePosixPath  # relative to the vault root; the new path for a move
+    reason: str
+    old_path: PurePosixPath | None = None
+
+    def describe(self) -> str:
+        if self.old_path is not None and self.old_path != self.path:
+            return f"{self.action} {self.old_path} → {self.path}: {self.reason}"
+        return f"{self.action} {self.path}: {self.reason}"
+
+
+@dataclass
+class ChangeSet:
+    """One user-visible action (add, set, maintenance run, …) = one commit (DESIGN §8)."""
+
+    subject: str
+    changes: list[FileChange] = field(default_factory=list)
+
+    @property
+    def paths(self) -> list[PurePosixPath]:
+        touched: list[PurePosixPath] = []
+        for change in self.changes:
+            touched.append(change.path)
+            if change.old_path is not None:
+                touched.append(change.old_path)
+        return touched
+
+    def body(self) -> str:
+        return "\n".join(f"- {change.describe()}" for change in self.changes)
+
+    def __bool__(self) -> bool:
+        return bool(self.changes)

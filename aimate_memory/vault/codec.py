@@ -1,0 +1,202 @@
+"""The memory file codec: YAML frontmatter + Markdown body, round-tripped byte for byte.
+
+Split at python-frontmatter's boundary; load and dump with ruamel.yaml round-trip (DESIGN §4: PyYAML
+drops comments, sorts keys and rewrites `on`→`true`, `0123`→`83`; a ruamel round-trip of the split
+text is byte-identical). An unchanged document renders to its original bytes without re-dumping.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from frontmatter.default_handlers import YAMLHandler
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from aimate_memory.errors import (
+    BinaryFileError,
+    BrokenYamlError,
+    ConflictMarkersError,
+    EncodingError,
+    FileTooLargeError,
+)
+
+_BOUNDARY = YAMLHandler.FM_BOUNDARY
+_CONFLICT_MARKER = re.compile(r"^(<{7}|>{7})(?: |$)", re.MULTILINE)
+_BINARY_SNIFF_BYTES = 8192
+
+
+class IsoTimestamp(datetime):
+    """A datetime the tool writes: dumped as ISO 8601 with a `T`, unquoted (`2026-02-01T10:30:00+08:00`).
+
+    Timestamps read from a file keep ruamel's own type and therefore their original spelling.
+    """
+
+    @classmethod
+    def of(cls, value: datetime) -> IsoTimestamp:
+        return cls(*value.timetuple()[:6], value.microsecond, tzinfo=value.tzinfo)
+
+
+def _represent_iso_timestamp(representer: Any, value: IsoTimestamp) -> Any:
+    return representer.represent_scalar("tag:yaml.org,2002:timestamp", value.isoformat())
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096  # never fold a long title onto two lines
+    yaml.allow_unicode = True
+    yaml.representer.add_representer(IsoTimestamp, _represent_iso_timestamp)
+    return yaml
+
+
+_YAML = _yaml()
+
+
+def content_hash(body: str) -> str:
+    return "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class MemoryDocument:
+    """One memory file as text: the frontmatter mapping (ruamel round-trip) and the body.
+
+    `meta` is empty and `has_frontmatter` false for a hand-made file without frontmatter. `original`
+    holds the text it was parsed from; `render()` returns it untouched until something is changed.
+    """
+
+    meta: CommentedMap
+    body: str
+    has_frontmatter: bool
+    original: str | None = None
+    _dirty: bool = field(default=False, repr=False)
+
+    @classmethod
+    def new(cls, meta: dict[str, Any], body: str) -> MemoryDocument:
+        mapping = CommentedMap()
+        for key, value in meta.items():
+            mapping[key] = _plain(value)
+        return cls(meta=mapping, body=body, has_frontmatter=True, _dirty=True)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.meta.get(key, default)
+
+    def set(self, key: str, value: Any) -> None:
+        """Set one key; an existing key keeps its place and comments, a new one goes at the end."""
+        value = _plain(value)
+        if key in self.meta and self.meta[key] == value and type(self.meta[key]) is type(value):
+            return
+        self.meta[key] = value
+        self.has_frontmatter = True
+        self._dirty = True
+
+    def remove(self, key: str) -> None:
+        if key in self.meta:
+            del self.meta[key]
+            self._dirty = True
+
+    def set_body(self, body: str) -> None:
+        if body != self.body:
+            self.body = body
+            self._dirty = True
+
+    @property
+    def changed(self) -> bool:
+        return self._dirty or self.original is None
+
+    def render(self) -> str:
+        if not self.changed and self.original is not None:
+            return self.original
+        body = self.body if self.body.endswith("\n") or not self.body else self.body + "\n"
+        if not self.has_frontmatter:
+            return body
+        stream = io.StringIO()
+        _YAML.dump(self.meta, stream)
+        return f"---\n{stream.getvalue()}---\n{body}"
+
+
+def _plain(value: Any) -> Any:
+    """Tool-written values in the forms that dump cleanly: ISO timestamps, flow-style lists."""
+    if isinstance(value, datetime) and not isinstance(value, IsoTimestamp):
+        return IsoTimestamp.of(value)
+    if isinstance(value, (list, tuple)) and not hasattr(value, "fa"):
+        from ruamel.yaml.comments import CommentedSeq
+
+        seq = CommentedSeq(list(value))
+        seq.fa.set_flow_style()
+        return seq
+    return value
+
+
+def parse_document(text: str, path: Path) -> MemoryDocument:
+    """Parse memory text. Raises a MemoryFileError subclass naming path and line; never writes."""
+    conflict = _CONFLICT_MARKER.search(text)
+    if conflict:
+        line = text.count("\n", 0, conflict.start()) + 1
+        raise ConflictMarkersError(
+            path, line, "unresolved git conflict markers", "resolve the conflict, then save the file"
+        )
+    opening = _BOUNDARY.match(text)
+    if not opening:
+        return MemoryDocument(meta=CommentedMap(), body=text, has_frontmatter=False, original=text)
+    fm_start = _line_end(text, 0)
+    closing = _BOUNDARY.search(text, fm_start)
+    if not closing:
+        raise BrokenYamlError(
+            path, 1, "frontmatter opened with '---' is never closed", "add a '---' line after the metadata"
+        )
+    fm_text = text[fm_start : closing.start()]
+    body = text[_line_end(text, closing.start()) :]
+    try:
+        loaded = _YAML.load(fm_text) if fm_text.strip() else CommentedMap()
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 2 if mark is not None else 2  # +1 for 0-based, +1 for the opening '---'
+        reason = f"broken YAML frontmatter: {exc.problem or exc.context}"
+        raise BrokenYamlError(path, line, reason, "fix the frontmatter; the file was left untouched") from exc
+    except YAMLError as exc:
+        raise BrokenYamlError(path, 2, f"broken YAML frontmatter: {exc}", "fix the frontmatter") from exc
+    if loaded is None:
+        loaded = CommentedMap()
+    if not isinstance(loaded, CommentedMap):
+        raise BrokenYamlError(
+            path, 2, "frontmatter is not a mapping of keys to values", "write it as `key: value` lines"
+        )
+    return MemoryDocument(meta=loaded, body=body, has_frontmatter=True, original=text)
+
+
+def decode_memory_bytes(data: bytes, path: Path, max_bytes: int) -> str:
+    """Bytes → text, refusing what is not a memory file: too large, binary, not UTF-8."""
+    if len(data) > max_bytes:
+        raise FileTooLargeError(
+            path,
+            None,
+            f"file is {len(data)} bytes, over the {max_bytes}-byte limit",
+            "split it, or raise storage.max_file_bytes",
+        )
+    if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
+        raise BinaryFileError(path, None, "binary file (contains NUL bytes)", "move it out of the vault")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise EncodingError(path, line, "not valid UTF-8", "re-save the file as UTF-8") from exc
+    return text.removeprefix("\ufeff")
+
+
+def read_document(path: Path, max_bytes: int) -> MemoryDocument:
+    with path.open("rb") as handle:
+        data = handle.read(max_bytes + 1)
+    return parse_document(decode_memory_bytes(data, path, max_bytes), path)
+
+
+def _line_end(text: str, start: int) -> int:
+    newline = text.find("\n", start)
+    return len(text) if newline < 0 else newline + 1

@@ -1,0 +1,73 @@
+"""Which memories a list or a search is about: one filter serves `list`, `search` and the API."""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from aimate_memory.errors import InvalidInputError
+from aimate_memory.vault.layout import STATUSES, Layer, Scope
+from aimate_memory.vault.model import Memory
+
+LIVE_STATUSES = ("active", "pending")
+
+
+@dataclass(frozen=True)
+class MemoryFilter:
+    layers: tuple[Layer, ...] = ()
+    scopes: tuple[Scope, ...] = ()
+    categories: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()  # every tag must be present
+    statuses: tuple[str, ...] = LIVE_STATUSES  # () = any status
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+    updated_after: datetime | None = None
+    updated_before: datetime | None = None
+    path_glob: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def matches(self, memory: Memory) -> bool:
+        checks = (
+            not self.layers or memory.layer in self.layers,
+            not self.scopes or memory.scope in self.scopes,
+            not self.categories or memory.category in self.categories,
+            not self.tags or set(self.tags) <= set(memory.tags),
+            not self.statuses or memory.status in self.statuses,
+            self.created_after is None or memory.created_at >= self.created_after,
+            self.created_before is None or memory.created_at < self.created_before,
+            self.updated_after is None or memory.updated_at >= self.updated_after,
+            self.updated_before is None or memory.updated_at < self.updated_before,
+            self.path_glob is None or fnmatch.fnmatch(memory.rel_path.as_posix(), self.path_glob),
+        )
+        return all(checks)
+
+
+def parse_layer(value: str) -> Layer:
+    aliases = {"short": "short_term", "long": "long_term", "sessions": "session", "short-term": "short_term",
+               "long-term": "long_term"}
+    try:
+        return Layer(aliases.get(value, value))
+    except ValueError:
+        raise InvalidInputError(
+            f"unknown layer '{value}'", f"use one of: {', '.join(layer.value for layer in Layer)}"
+        ) from None
+
+
+def parse_scope(value: str) -> Scope:
+    try:
+        return Scope(value)
+    except ValueError:
+        raise InvalidInputError(f"unknown scope '{value}'", "use global or project") from None
+
+
+def parse_statuses(value: str | None) -> tuple[str, ...]:
+    if value is None:
+        return LIVE_STATUSES
+    if value == "all":
+        return ()
+    statuses = tuple(part.strip() for part in value.split(",") if part.strip())
+    for status in statuses:
+        if status not in STATUSES:
+            raise InvalidInputError(f"unknown status '{status}'", f"use one of: {', '.join(STATUSES)}, all")
+    return statuses

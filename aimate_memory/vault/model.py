@@ -1,0 +1,222 @@
+"""The memory record: what a memory file says, with the gaps filled from its location (DESIGN §4)."""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from aimate_memory.vault.codec import MemoryDocument, content_hash
+from aimate_memory.vault.layout import DEFAULT_CATEGORY, Layer, Location, Scope, location_of
+
+_PROVISIONAL_NAMESPACE = uuid.UUID("6f1d0c7e-2b1a-4c4e-9a57-5a3b2f0d7e11")
+_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+
+
+def new_id(now: datetime | None = None) -> str:
+    """A time-ordered UUID (v7 layout), so ids sort by creation like file names do."""
+    millis = int((now or datetime.now(timezone.utc)).timestamp() * 1000)
+    rand = int.from_bytes(os.urandom(10), "big")
+    value = (millis & ((1 << 48) - 1)) << 80
+    value |= 0x7 << 76
+    value |= ((rand >> 62) & 0xFFF) << 64
+    value |= 0b10 << 62
+    value |= rand & ((1 << 62) - 1)
+    return str(uuid.UUID(int=value))
+
+
+def provisional_id(scope: Scope, rel_path: PurePosixPath) -> str:
+    """Stable id for a file that has none yet; `aimate mem fix` writes a real one."""
+    return str(uuid.uuid5(_PROVISIONAL_NAMESPACE, f"{scope.value}:{rel_path.as_posix()}"))
+
+
+@dataclass
+class Memory:
+    """One memory as the rest of the system sees it. `doc` is the file it came from."""
+
+    id: str
+    rel_path: PurePosixPath
+    scope: Scope
+    layer: Layer
+    category: str
+    title: str
+    tags: list[str]
+    status: str
+    importance: int
+    created_at: datetime
+    updated_at: datetime
+    accessed_at: datetime | None
+    access_count: int
+    expires_at: datetime | None
+    related: list[str]
+    source: str | None
+    confidence: float | None
+    body: str
+    archived: bool = False
+    provisional_id: bool = False
+    hand_edited: bool = False
+    problems: list[str] = field(default_factory=list)
+    doc: MemoryDocument | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def text(self) -> str:
+        """Title and body: what search reads."""
+        return f"{self.title}\n\n{self.body}"
+
+    def public_dict(self) -> dict[str, Any]:
+        """JSON-ready view (CLI `--json`, MCP, export)."""
+        return {
+            "id": self.id,
+            "title": self.title,
+            "path": self.rel_path.as_posix(),
+            "scope": self.scope.value,
+            "layer": self.layer.value,
+            "category": self.category,
+            "tags": list(self.tags),
+            "status": self.status,
+            "importance": self.importance,
+            "created_at": self.created_at.isoformat(),
+            "updated_at": self.updated_at.isoformat(),
+            "accessed_at": self.accessed_at.isoformat() if self.accessed_at else None,
+            "access_count": self.access_count,
+            "expires_at": self.expires_at.isoformat() if self.expires_at else None,
+            "related": list(self.related),
+            "source": self.source,
+        }
+
+
+def memory_from_document(
+    doc: MemoryDocument,
+    rel_path: PurePosixPath,
+    scope: Scope,
+    mtime: datetime,
+) -> Memory:
+    """Fill what the frontmatter does not say from the file's place and stat (hand-made files)."""
+    location = location_of(rel_path)
+    problems: list[str] = []
+    layer = _layer(doc, location, problems)
+    raw_id = doc.get("id")
+    has_id = raw_id is not None and str(raw_id).strip() != ""
+    body = doc.body
+    stored_hash = doc.get("content_hash")
+    hand_edited = bool(stored_hash) and str(stored_hash) != content_hash(body)
+    created = to_datetime(doc.get("created_at")) or mtime
+    updated = to_datetime(doc.get("updated_at")) or mtime
+    if hand_edited and mtime > updated:
+        updated = mtime  # the body changed after the tool last wrote it
+    status = str(doc.get("status") or ("archived" if location.archived else "active"))
+    return Memory(
+        id=str(raw_id).strip() if has_id else provisional_id(scope, rel_path),
+        rel_path=rel_path,
+        scope=scope,
+        layer=layer,
+        category=str(location.category or doc.get("category") or DEFAULT_CATEGORY[layer]),
+        title=_title(doc, rel_path),
+        tags=_string_list(doc.get("tags")),
+        status=status,
+        importance=_importance(doc.get("importance"), problems),
+        created_at=created,
+        updated_at=updated,
+        accessed_at=to_datetime(doc.get("accessed_at")),
+        access_count=_int(doc.get("access_count"), 0),
+        expires_at=to_datetime(doc.get("expires_at")),
+        related=_string_list(doc.get("related")),
+        source=str(doc.get("source")) if doc.get("source") else None,
+        confidence=_float(doc.get("confidence")),
+        body=body,
+        archived=location.archived,
+        provisional_id=not has_id,
+        hand_edited=hand_edited,
+        problems=problems,
+        doc=doc,
+    )
+
+
+def _layer(doc: MemoryDocument, location: Location, problems: list[str]) -> Layer:
+    declared = doc.get("type")
+    if location.layer is not None:
+        if declared and str(declared) != location.layer.value:
+            problems.append(
+                f"frontmatter says type '{declared}' but the file is in {location.layer.folder}/ "
+                "(the folder wins)"
+            )
+        return location.layer
+    try:
+        return Layer(str(declared)) if declared else Layer.LONG_TERM
+    except ValueError:
+        problems.append(f"unknown type '{declared}', treated as long_term")
+        return Layer.LONG_TERM
+
+
+def _title(doc: MemoryDocument, rel_path: PurePosixPath) -> str:
+    title = doc.get("title")
+    if title:
+        return str(title).strip()
+    heading = _HEADING.search(doc.body)
+    if heading:
+        return heading.group(1).strip()
+    return rel_path.stem.replace("_", " ").replace("-", " ")
+
+
+def _string_list(value: Any) -> list[str]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, (list, tuple)):
+        return [str(item).strip() for item in value if item is not None and str(item).strip()]
+    return [str(value)]
+
+
+def _importance(value: Any, problems: list[str]) -> int:
+    if value is None:
+        return 3
+    number = _int(value, 3)
+    if not 1 <= number <= 5 or str(number) != str(value).strip():
+        problems.append(f"importance '{value}' is not a whole number from 1 to 5")
+        return min(5, max(1, number))
+    return number
+
+
+def _int(value: Any, default: int) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def _float(value: Any) -> float | None:
+    try:
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def to_datetime(value: Any) -> datetime | None:
+    """Frontmatter time → aware datetime. Naive times are read as local time."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        result = value
+    elif isinstance(value, date):
+        result = datetime(value.year, value.month, value.day)
+    else:
+        try:
+            result = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    if result.tzinfo is None:
+        result = result.astimezone()
+    return datetime(*result.timetuple()[:6], result.microsecond, tzinfo=result.tzinfo)
+
+
+def default_expiry(created: datetime, ttl_days: float) -> datetime:
+    return created + timedelta(days=ttl_days)
+
+
+def mtime_of(path: Path) -> datetime:
+    return datetime.fromtimestamp(path.stat().st_mtime).astimezone().replace(microsecond=0)

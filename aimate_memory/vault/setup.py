@@ -1,0 +1,66 @@
+"""Creating a vault: the folder skeleton and the editable starter files from `vault_template/`."""
+
+from __future__ import annotations
+
+import shutil
+from importlib import resources
+from pathlib import Path, PurePosixPath
+
+from aimate_memory.clock import Clock
+from aimate_memory.vault.atomic import atomic_write_text
+from aimate_memory.vault.changes import FileChange
+from aimate_memory.vault.codec import content_hash, read_document
+from aimate_memory.vault.layout import ARCHIVE_FOLDER, LAYER_SUBFOLDERS, Layer
+from aimate_memory.vault.model import new_id
+from aimate_memory.vault.store import Vault
+
+PROJECT_GITIGNORE = "# AIMate: the index and runtime state are derived, never committed\nindex.db*\nstate/\n"
+
+
+def template_dir() -> Path:
+    """`vault_template/` beside the package in a checkout, else the copy bundled into the wheel."""
+    checkout = Path(__file__).resolve().parents[2] / "vault_template"
+    if checkout.is_dir():
+        return checkout
+    return Path(str(resources.files("aimate_memory") / "_vault_template"))
+
+
+def create_skeleton(vault: Vault, clock: Clock, with_core_templates: bool) -> list[FileChange]:
+    """Make the layer folders; copy the README and (global vault) the core starter files.
+
+    Existing files are never overwritten: `init` on an existing vault only fills what is missing.
+    """
+    changes: list[FileChange] = []
+    for layer, subfolders in LAYER_SUBFOLDERS.items():
+        (vault.root / layer.folder).mkdir(parents=True, exist_ok=True)
+        for sub in subfolders:
+            (vault.root / layer.folder / sub).mkdir(exist_ok=True)
+    (vault.root / ARCHIVE_FOLDER).mkdir(exist_ok=True)
+    template = template_dir()
+    readme = vault.root / "README.md"
+    if not readme.exists():
+        shutil.copyfile(template / "README.md", readme)
+        changes.append(FileChange("add", PurePosixPath("README.md"), "vault guide"))
+    if with_core_templates:
+        for source in sorted((template / Layer.CORE.folder).glob("*.md")):
+            rel = PurePosixPath(Layer.CORE.folder, source.name)
+            target = vault.abs_path(rel)
+            if target.exists():
+                continue
+            _install_starter(source, target, vault, clock)
+            changes.append(FileChange("add", rel, "starter file"))
+    return changes
+
+
+def _install_starter(source: Path, target: Path, vault: Vault, clock: Clock) -> None:
+    """A template gets the identity fields a memory needs, keeping its comments and layout."""
+    doc = read_document(source, vault.max_file_bytes)
+    now = clock.now()
+    doc.meta.insert(0, "id", new_id(now))
+    doc.set("scope", vault.scope.value)
+    doc.set("status", "active")
+    doc.set("created_at", now)
+    doc.set("updated_at", now)
+    doc.set("content_hash", content_hash(doc.body))
+    doc.set("source", "manual")
+    atomic_write_text(target, doc.render())

@@ -1,0 +1,255 @@
+"""A vault on disk: find, read, create, change and move memory files. All writes are atomic."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from aimate_memory.clock import Clock, SystemClock
+from aimate_memory.errors import InvalidInputError, MemoryFileError, OutsideVaultError
+from aimate_memory.vault.atomic import atomic_write_text
+from aimate_memory.vault.changes import FileChange
+from aimate_memory.vault.codec import MemoryDocument, content_hash, read_document
+from aimate_memory.vault.layout import (
+    Layer,
+    Scope,
+    archive_path_for,
+    folder_for,
+    location_of,
+    memory_file_name,
+    with_clash_suffix,
+)
+from aimate_memory.vault.model import Memory, default_expiry, memory_from_document, mtime_of, new_id
+
+# Frontmatter keys in the order the tool writes them (stable order = readable diffs).
+KEY_ORDER = (
+    "id",
+    "type",
+    "scope",
+    "category",
+    "title",
+    "tags",
+    "status",
+    "importance",
+    "confidence",
+    "created_at",
+    "updated_at",
+    "accessed_at",
+    "access_count",
+    "expires_at",
+    "content_hash",
+    "related",
+    "source",
+)
+README_NAMES = {"readme.md"}
+
+
+@dataclass
+class ScanResult:
+    memories: list[Memory] = field(default_factory=list)
+    errors: list[MemoryFileError] = field(default_factory=list)
+    duplicates: list[tuple[Memory, Memory]] = field(default_factory=list)  # (kept, reported)
+
+
+class Vault:
+    """One vault folder (`…/memory`), global or project."""
+
+    def __init__(self, root: Path, scope: Scope, max_file_bytes: int, clock: Clock | None = None) -> None:
+        self.root = root
+        self.scope = scope
+        self.max_file_bytes = max_file_bytes
+        self.clock = clock or SystemClock()
+
+    def __repr__(self) -> str:
+        return f"Vault({self.scope.value}, {self.root})"
+
+    @property
+    def exists(self) -> bool:
+        return self.root.is_dir()
+
+    # -- paths ---------------------------------------------------------------------------------
+
+    def abs_path(self, rel_path: PurePosixPath) -> Path:
+        return self.root.joinpath(*rel_path.parts)
+
+    def rel_path(self, path: Path) -> PurePosixPath:
+        """Relative path of a file inside this vault; refuses anything that resolves outside it."""
+        resolved = path.resolve()
+        root = self.root.resolve()
+        if not resolved.is_relative_to(root):
+            raise OutsideVaultError(
+                f"{path} is outside the {self.scope.value} vault ({self.root})",
+                "give an id, or a path inside the vault",
+            )
+        return PurePosixPath(resolved.relative_to(root).as_posix())
+
+    def iter_memory_paths(self) -> Iterator[PurePosixPath]:
+        """Every `.md` file that can hold a memory: dot-folders, READMEs and non-Markdown are skipped."""
+        if not self.root.is_dir():
+            return
+        for folder, dirnames, filenames in os.walk(self.root):
+            dirnames[:] = sorted(name for name in dirnames if not name.startswith("."))
+            base = Path(folder)
+            for name in sorted(filenames):
+                if not name.endswith(".md") or name.startswith(".") or name.lower() in README_NAMES:
+                    continue
+                if base == self.root:
+                    continue  # loose files at the top are not in any layer
+                yield self.rel_path(base / name)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def load(self, rel_path: PurePosixPath) -> Memory:
+        path = self.abs_path(rel_path)
+        if path.is_symlink() and not path.resolve().is_relative_to(self.root.resolve()):
+            raise OutsideVaultError(f"{path} links outside the vault", "replace the link with the file")
+        doc = read_document(path, self.max_file_bytes)
+        return memory_from_document(doc, rel_path, self.scope, mtime_of(path))
+
+    def scan(self) -> ScanResult:
+        """Read every memory; a broken file is an error entry and never stops the rest."""
+        result = ScanResult()
+        seen: dict[str, Memory] = {}
+        for rel_path in self.iter_memory_paths():
+            try:
+                memory = self.load(rel_path)
+            except MemoryFileError as error:
+                result.errors.append(error)
+                continue
+            except OSError as error:
+                result.errors.append(MemoryFileError(self.abs_path(rel_path), None, str(error)))
+                continue
+            if memory.id in seen:
+                result.duplicates.append((seen[memory.id], memory))
+                continue
+            seen[memory.id] = memory
+            result.memories.append(memory)
+        return result
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def unique_path(self, folder: PurePosixPath, name: str) -> PurePosixPath:
+        attempt = 1
+        while True:
+            candidate = folder / with_clash_suffix(name, attempt)
+            if not self.abs_path(candidate).exists():
+                return candidate
+            attempt += 1
+
+    def create(
+        self,
+        *,
+        title: str,
+        body: str,
+        layer: Layer,
+        category: str | None = None,
+        tags: list[str] | None = None,
+        importance: int = 3,
+        ttl_days: float | None = None,
+        status: str = "active",
+        source: str = "cli",
+        extra: dict[str, Any] | None = None,
+    ) -> tuple[Memory, FileChange]:
+        title = title.strip()
+        if not title:
+            raise InvalidInputError("a memory needs a title", "give a non-empty TITLE")
+        if not 1 <= importance <= 5:
+            raise InvalidInputError(f"importance {importance} is out of range", "use a number from 1 to 5")
+        now = self.clock.now()
+        folder = folder_for(layer, category)
+        category = category or _category_from_folder(folder, layer)
+        if not body.strip():
+            body = f"# {title}\n"
+        body = body if body.endswith("\n") else body + "\n"
+        meta: dict[str, Any] = {
+            "id": new_id(now),
+            "type": layer.value,
+            "scope": self.scope.value,
+            "category": category,
+            "title": title,
+            "tags": list(tags or []),
+            "status": status,
+            "importance": importance,
+            "created_at": now,
+            "updated_at": now,
+            "access_count": 0,
+        }
+        if layer is Layer.SHORT_TERM and ttl_days is not None:
+            meta["expires_at"] = default_expiry(now, ttl_days)
+        meta["content_hash"] = content_hash(body)
+        meta["source"] = source
+        for key, value in (extra or {}).items():
+            meta.setdefault(key, value)
+        rel_path = self.unique_path(folder, memory_file_name(now, category, title))
+        doc = MemoryDocument.new(meta, body)
+        self._write(rel_path, doc)
+        memory = self.load(rel_path)
+        return memory, FileChange("add", rel_path, f"new {layer.value} {category}")
+
+    def update(
+        self,
+        memory: Memory,
+        fields: dict[str, Any],
+        body: str | None = None,
+        *,
+        touch: bool = True,
+    ) -> Memory:
+        """Change fields (None removes a key) and/or the body; `updated_at` and `content_hash` follow."""
+        doc = self._fresh_doc(memory)
+        for key, value in fields.items():
+            if value is None:
+                doc.remove(key)
+            else:
+                doc.set(key, value)
+        if body is not None:
+            doc.set_body(body if body.endswith("\n") else body + "\n")
+        if not doc.changed:
+            return memory
+        if touch:
+            doc.set("updated_at", self.clock.now())
+        if body is not None or "content_hash" in doc.meta:
+            doc.set("content_hash", content_hash(doc.body))
+        self._write(memory.rel_path, doc)
+        return self.load(memory.rel_path)
+
+    def move(self, memory: Memory, new_rel: PurePosixPath, fields: dict[str, Any]) -> Memory:
+        """Write the new file first, then remove the old one: a crash in between leaves a duplicate id,
+        which the next scan reports and `fix` resolves, never a lost memory."""
+        doc = self._fresh_doc(memory)
+        for key, value in fields.items():
+            if value is None:
+                doc.remove(key)
+            else:
+                doc.set(key, value)
+        target = self.unique_path(new_rel.parent, new_rel.name)
+        self._write(target, doc)
+        self.abs_path(memory.rel_path).unlink()
+        return self.load(target)
+
+    def archive(self, memory: Memory, status: str, reason: str, **fields: Any) -> tuple[Memory, FileChange]:
+        if memory.archived:
+            raise InvalidInputError(f"{memory.rel_path} is already archived", "nothing to do")
+        target = archive_path_for(memory.rel_path)
+        moved = self.move(memory, target, {"status": status, **fields})
+        return moved, FileChange("move", moved.rel_path, reason, old_path=memory.rel_path)
+
+    def delete(self, memory: Memory) -> FileChange:
+        self.abs_path(memory.rel_path).unlink()
+        return FileChange("delete", memory.rel_path, "purged")
+
+    def write_document(self, rel_path: PurePosixPath, doc: MemoryDocument) -> None:
+        self._write(rel_path, doc)
+
+    def _fresh_doc(self, memory: Memory) -> MemoryDocument:
+        # Re-read: the person may have edited the file since it was loaded.
+        return read_document(self.abs_path(memory.rel_path), self.max_file_bytes)
+
+    def _write(self, rel_path: PurePosixPath, doc: MemoryDocument) -> None:
+        atomic_write_text(self.abs_path(rel_path), doc.render())
+
+
+def _category_from_folder(folder: PurePosixPath, layer: Layer) -> str:
+    return location_of(folder / "x.md").category or layer.value

@@ -2,6 +2,6 @@
 
 __version__ = "0.1.0"
 
-from aimate_memory.system import MemorySystem  # noqa: E402
+from aimate_memory.system import MemorySystem
 
 __all__ = ["MemorySystem", "__version__"]

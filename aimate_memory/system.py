@@ -12,6 +12,7 @@ from aimate_memory.config import Config, load_config
 from aimate_memory.errors import InvalidInputError, MemoryFileError, NotFoundError
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.codec import content_hash
+from aimate_memory.vault.fields import coerce_field
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Layer, Scope
 from aimate_memory.vault.model import Memory, new_id
@@ -20,8 +21,6 @@ from aimate_memory.vault.roots import Roots, detect_roots
 from aimate_memory.vault.setup import PROJECT_GITIGNORE, create_skeleton
 from aimate_memory.vault.store import ScanResult, Vault
 
-# Fields `set` may change. Identity and bookkeeping fields are the tool's.
-SETTABLE_FIELDS = {"title", "tags", "importance", "status", "category", "expires_at", "related", "confidence"}
 ChangeListener = Callable[[Vault, ChangeSet], None]
 
 
@@ -50,7 +49,9 @@ class MemorySystem:
         max_bytes = self.config.get("storage.max_file_bytes")
         self.global_vault = Vault(Roots.vault_dir(roots.home), Scope.GLOBAL, max_bytes, self.clock)
         self.project_vault = (
-            Vault(Roots.vault_dir(roots.project), Scope.PROJECT, max_bytes, self.clock) if roots.project else None
+            Vault(Roots.vault_dir(roots.project), Scope.PROJECT, max_bytes, self.clock)
+            if roots.project
+            else None
         )
         self._listeners: list[ChangeListener] = []
 
@@ -87,7 +88,8 @@ class MemorySystem:
         if scope is Scope.PROJECT:
             if self.project_vault is None:
                 raise InvalidInputError(
-                    "not inside a project", "run in a project folder, pass --project PATH, or use --scope global"
+                    "not inside a project",
+                    "run in a project folder, pass --project PATH, or use --scope global",
                 )
             return self._require(self.project_vault)
         # Unsure → project (never pollute global, DESIGN §5), unless there is no project.
@@ -99,7 +101,9 @@ class MemorySystem:
     def _require(vault: Vault) -> Vault:
         if not vault.exists:
             where = "" if vault.scope is Scope.GLOBAL else " in this project"
-            raise NotFoundError(f"no {vault.scope.value} vault at {vault.root}", f"run `aimate mem init`{where}")
+            raise NotFoundError(
+                f"no {vault.scope.value} vault at {vault.root}", f"run `aimate mem init`{where}"
+            )
         return vault
 
     def on_change(self, listener: ChangeListener) -> None:
@@ -184,12 +188,8 @@ class MemorySystem:
         return memory
 
     def set_fields(self, ref: str, fields: dict[str, Any]) -> Memory:
+        fields = {key: coerce_field(key, value) for key, value in fields.items()}
         memory = self.get(ref)
-        unknown = sorted(set(fields) - SETTABLE_FIELDS)
-        if unknown:
-            raise InvalidInputError(
-                f"cannot set {', '.join(unknown)}", f"settable fields: {', '.join(sorted(SETTABLE_FIELDS))}"
-            )
         vault = self.vault_for(memory.scope)
         updated = vault.update(memory, fields)
         if updated is not memory:
@@ -197,6 +197,18 @@ class MemorySystem:
             change = FileChange("update", updated.rel_path, f"set {reason}")
             self._record(vault, ChangeSet(f'memory: update "{updated.title}"', [change]))
         return updated
+
+    def after_edit(self, memory: Memory) -> Memory:
+        """Re-validate a file a person just edited; a broken file raises with path:line and is kept
+        as saved. An edited body gets a fresh `content_hash` and `updated_at`."""
+        vault = self.vault_for(memory.scope)
+        edited = vault.load(memory.rel_path)
+        if edited.hand_edited or edited.doc is None or not edited.doc.get("content_hash"):
+            edited = vault.update(edited, {"content_hash": content_hash(edited.body)})
+        if edited.doc is not None and edited.doc.original != (memory.doc.original if memory.doc else None):
+            change = FileChange("update", edited.rel_path, "edited in $EDITOR")
+            self._record(vault, ChangeSet(f'memory: edit "{edited.title}"', [change]))
+        return edited
 
     def remove(self, ref: str, purge: bool = False) -> Memory:
         """Archive (default) or delete a memory. Archiving moves; nothing is lost."""
@@ -245,7 +257,9 @@ class MemorySystem:
             )
         for memory in result.memories:
             for reason in memory.problems:
-                problems.append(Problem(self._abs(memory), None, reason, "run `aimate mem fix`", kind="Frontmatter"))
+                problems.append(
+                    Problem(self._abs(memory), None, reason, "run `aimate mem fix`", kind="Frontmatter")
+                )
         return problems
 
     def _abs(self, memory: Memory) -> Path:

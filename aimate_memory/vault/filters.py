@@ -44,8 +44,13 @@ class MemoryFilter:
 
 
 def parse_layer(value: str) -> Layer:
-    aliases = {"short": "short_term", "long": "long_term", "sessions": "session", "short-term": "short_term",
-               "long-term": "long_term"}
+    aliases = {
+        "short": "short_term",
+        "long": "long_term",
+        "sessions": "session",
+        "short-term": "short_term",
+        "long-term": "long_term",
+    }
     try:
         return Layer(aliases.get(value, value))
     except ValueError:

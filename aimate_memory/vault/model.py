@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import re
 import uuid
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -18,15 +17,11 @@ _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
 def new_id(now: datetime | None = None) -> str:
-    """A time-ordered UUID (v7 layout), so ids sort by creation like file names do."""
-    millis = int((now or datetime.now(timezone.utc)).timestamp() * 1000)
-    rand = int.from_bytes(os.urandom(10), "big")
-    value = (millis & ((1 << 48) - 1)) << 80
-    value |= 0x7 << 76
-    value |= ((rand >> 62) & 0xFFF) << 64
-    value |= 0b10 << 62
-    value |= rand & ((1 << 62) - 1)
-    return str(uuid.UUID(int=value))
+    """A random UUID. Time-ordered (v7) ids were tried and dropped: ids made in the same minute share
+    their first 8+ characters, which defeats git-style prefixes (`aimate mem show 3f9a`). Time order
+    lives in `created_at` and in the file name instead."""
+    del now
+    return str(uuid.uuid4())
 
 
 def provisional_id(scope: Scope, rel_path: PurePosixPath) -> str:

@@ -28,7 +28,9 @@ def resolve_reference(ref: str, memories: list[Memory], vaults: list[Vault]) -> 
         return matches[0]
     if len(matches) > 1:
         shown = ", ".join(memory.id[:13] for memory in matches[:5])
-        raise InvalidInputError(f"id prefix '{ref}' matches {len(matches)} memories ({shown})", "type more of it")
+        raise InvalidInputError(
+            f"id prefix '{ref}' matches {len(matches)} memories ({shown})", "type more of it"
+        )
     raise NotFoundError(f"no memory with id '{ref}'", "run `aimate mem list` to see ids")
 
 
@@ -49,5 +51,7 @@ def _by_path(ref: str, memories: list[Memory], vaults: list[Vault]) -> Memory:
                 if memory.scope is vault.scope and memory.rel_path == rel:
                     return memory
     if not inside_any:
-        raise OutsideVaultError(f"'{ref}' is outside the memory vaults", "give an id or a path inside a vault")
+        raise OutsideVaultError(
+            f"'{ref}' is outside the memory vaults", "give an id or a path inside a vault"
+        )
     raise NotFoundError(f"no memory at '{ref}'", "run `aimate mem list` to see paths")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-from importlib import resources
 from pathlib import Path, PurePosixPath
 
 from aimate_memory.clock import Clock
@@ -18,11 +17,9 @@ PROJECT_GITIGNORE = "# AIMate: the index and runtime state are derived, never co
 
 
 def template_dir() -> Path:
-    """`vault_template/` beside the package in a checkout, else the copy bundled into the wheel."""
-    checkout = Path(__file__).resolve().parents[2] / "vault_template"
-    if checkout.is_dir():
-        return checkout
-    return Path(str(resources.files("aimate_memory") / "_vault_template"))
+    """`vault_template/` (top level, DESIGN §14), reached through the `template` symlink beside this
+    module so that a wheel, which copies the link's target, carries it too."""
+    return Path(__file__).parent / "template"
 
 
 def create_skeleton(vault: Vault, clock: Clock, with_core_templates: bool) -> list[FileChange]:

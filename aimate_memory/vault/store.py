@@ -98,14 +98,17 @@ class Vault:
                     continue
                 if base == self.root:
                     continue  # loose files at the top are not in any layer
-                yield self.rel_path(base / name)
+                # Lexical, not resolved: a symlink pointing out is reported by `load`, not followed here.
+                yield PurePosixPath(Path(os.path.relpath(base / name, self.root)).as_posix())
 
     # -- reading -------------------------------------------------------------------------------
 
     def load(self, rel_path: PurePosixPath) -> Memory:
         path = self.abs_path(rel_path)
         if path.is_symlink() and not path.resolve().is_relative_to(self.root.resolve()):
-            raise OutsideVaultError(f"{path} links outside the vault", "replace the link with the file")
+            raise MemoryFileError(
+                path, None, "symlink points outside the vault", "replace the link with the file"
+            )
         doc = read_document(path, self.max_file_bytes)
         return memory_from_document(doc, rel_path, self.scope, mtime_of(path))
 

@@ -1,0 +1,3 @@
+from aimate_memory.cli import main
+
+main()

@@ -1,0 +1,5 @@
+"""The `aimate` command line: a thin layer over `MemorySystem` (DESIGN §9)."""
+
+from aimate_memory.cli.app import main
+
+__all__ = ["main"]

@@ -1,0 +1,55 @@
+"""`aimate mem config get|set|path`."""
+
+from __future__ import annotations
+
+import typer
+
+from aimate_memory.cli.app import mem, open_system
+from aimate_memory.cli.render import console, print_json
+from aimate_memory.config.loader import config_path, set_config_value
+from aimate_memory.errors import InvalidInputError
+
+config_app = typer.Typer(
+    help="Read and change configuration (comments in the file are kept).", no_args_is_help=True
+)
+mem.add_typer(config_app, name="config")
+
+PROJECT = typer.Option(False, "--project-file", help="Use the project's .aimate/config.yaml.")
+
+
+@config_app.command("get")
+def get(
+    key: str = typer.Argument(None, help="section.key; omit for everything."), as_json: bool = False
+) -> None:
+    """Print the effective value of a key (after files and environment)."""
+    system = open_system()
+    value = system.config.get(key) if key else system.config.as_dict()
+    if as_json or not key or isinstance(value, (dict, list)):
+        print_json(value)
+    else:
+        console.print(
+            "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+        )
+
+
+@config_app.command("set")
+def set_(key: str, value: str, project_file: bool = PROJECT) -> None:
+    """Set KEY to VALUE in the global config file (or the project's with --project-file)."""
+    system = open_system()
+    path = _target(system, project_file)
+    written = set_config_value(path, key, value)
+    console.print(f"{key} = {written!r}  ({path})")
+
+
+@config_app.command("path")
+def path(project_file: bool = PROJECT) -> None:
+    """Print the path of the config file."""
+    console.print(str(_target(open_system(), project_file)))
+
+
+def _target(system, project_file: bool):  # type: ignore[no-untyped-def]
+    if not project_file:
+        return config_path(system.roots.home)
+    if system.roots.project is None:
+        raise InvalidInputError("not inside a project", "run inside a project or pass --project PATH")
+    return config_path(system.roots.project)

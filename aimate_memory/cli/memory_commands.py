@@ -1,0 +1,204 @@
+"""Commands over memory files: init, add, list, show, edit, set, rm, fix, diagnose."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import typer
+
+from aimate_memory.cli.app import mem, open_system
+from aimate_memory.cli.render import console, frontmatter_json, memory_table, print_json, print_warning
+from aimate_memory.errors import InvalidInputError
+from aimate_memory.vault.fields import parse_assignments
+from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
+
+JSON = typer.Option(False, "--json", help="Print JSON for tools.")
+
+
+@mem.command()
+def init() -> None:
+    """Create the global vault (and, inside a project, the project vault). Safe to run again."""
+    system = open_system()
+    for vault, changes in system.init():
+        created = ", ".join(change.path.as_posix() for change in changes) or "nothing new"
+        console.print(f"[bold]{vault.scope.value}[/] vault: {vault.root}  ({created})")
+
+
+@mem.command()
+def add(
+    title: str = typer.Argument(..., help="Title of the memory."),
+    body: str = typer.Option(None, "--body", "-b", help="Body text (Markdown)."),
+    file: Path = typer.Option(None, "--file", "-f", help="Read the body from a file."),
+    layer: str = typer.Option("long_term", "--layer", "-l", help="core, short_term or long_term."),
+    category: str = typer.Option(
+        None, "--category", "-c", help="task, note, context, project, knowledge, decision…"
+    ),
+    tags: str = typer.Option("", "--tags", "-t", help="Comma-separated tags."),
+    importance: int = typer.Option(3, "--importance", "-i", min=1, max=5, help="1 (low) to 5 (high)."),
+    ttl: float = typer.Option(None, "--ttl", help="Days until a short-term memory expires."),
+    scope: str = typer.Option(
+        None, "--scope", "-s", help="global or project (default: project when in one)."
+    ),
+    as_json: bool = JSON,
+) -> None:
+    """Add a memory. The body comes from --body, --file or standard input."""
+    text = _body_from(body, file)
+    system = open_system()
+    memory = system.add(
+        title,
+        text,
+        layer=parse_layer(layer),
+        category=category,
+        tags=[tag.strip() for tag in tags.split(",") if tag.strip()],
+        importance=importance,
+        ttl_days=ttl,
+        scope=parse_scope(scope) if scope else None,
+    )
+    if as_json:
+        print_json(memory.public_dict())
+    else:
+        console.print(f"added {memory.id[:8]}  {memory.scope.value}:{memory.rel_path.as_posix()}")
+
+
+def _body_from(body: str | None, file: Path | None) -> str:
+    if body is not None and file is not None:
+        raise InvalidInputError("give either --body or --file, not both", "pick one")
+    if body is not None:
+        return body
+    if file is not None:
+        try:
+            return file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InvalidInputError(f"cannot read {file}: {exc}", "give a UTF-8 text file") from exc
+    if not sys.stdin.isatty():
+        return sys.stdin.read()
+    return ""
+
+
+@mem.command("list")
+def list_(
+    layer: str = typer.Option(None, "--layer", "-l"),
+    category: str = typer.Option(None, "--category", "-c"),
+    tag: list[str] = typer.Option([], "--tag", "-t", help="Only memories with this tag (repeatable)."),
+    status: str = typer.Option(None, "--status", help="active, pending, archived, expired, superseded, all."),
+    scope: str = typer.Option(None, "--scope", "-s"),
+    as_json: bool = JSON,
+) -> None:
+    """List memories (default: active and pending ones)."""
+    where = MemoryFilter(
+        layers=(parse_layer(layer),) if layer else (),
+        scopes=(parse_scope(scope),) if scope else (),
+        categories=(category,) if category else (),
+        tags=tuple(tag),
+        statuses=parse_statuses(status),
+    )
+    system = open_system()
+    scan = system.scan()
+    memories = system.list(where)
+    if as_json:
+        print_json([memory.public_dict() for memory in memories])
+    else:
+        console.print(memory_table(memories))
+        console.print(f"[dim]{len(memories)} memories[/]")
+    if scan.errors:
+        print_warning(f"{len(scan.errors)} file(s) could not be read; run `aimate mem diagnose`")
+
+
+@mem.command()
+def show(ref: str = typer.Argument(..., metavar="ID|PATH"), as_json: bool = JSON) -> None:
+    """Show one memory: its file exactly as written."""
+    system = open_system()
+    memory = system.get(ref)
+    if as_json:
+        data = memory.public_dict()
+        data["frontmatter"] = frontmatter_json(memory)
+        data["body"] = memory.body
+        print_json(data)
+        return
+    path = system.vault_for(memory.scope).abs_path(memory.rel_path)
+    console.print(f"[dim]# {memory.scope.value}:{memory.rel_path.as_posix()}[/]")
+    sys.stdout.write(path.read_text(encoding="utf-8"))
+
+
+@mem.command()
+def edit(ref: str = typer.Argument(..., metavar="ID|PATH")) -> None:
+    """Open a memory in $EDITOR, then check what was saved."""
+    system = open_system()
+    memory = system.get(ref)
+    path = system.vault_for(memory.scope).abs_path(memory.rel_path)
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    result = subprocess.run([*shlex.split(editor), str(path)], check=False)
+    if result.returncode != 0:
+        raise InvalidInputError(f"the editor exited with code {result.returncode}", f"editor was: {editor}")
+    edited = system.after_edit(memory)
+    console.print(f"saved {edited.scope.value}:{edited.rel_path.as_posix()}")
+
+
+@mem.command("set")
+def set_(
+    ref: str = typer.Argument(..., metavar="ID|PATH"),
+    assignments: list[str] = typer.Argument(..., metavar="KEY=VALUE..."),
+    as_json: bool = JSON,
+) -> None:
+    """Set fields: title, tags (a,b), importance (1-5), status, category, expires_at, related, confidence."""
+    system = open_system()
+    memory = system.set_fields(ref, parse_assignments(assignments))
+    if as_json:
+        print_json(memory.public_dict())
+    else:
+        console.print(f"updated {memory.id[:8]}  {memory.scope.value}:{memory.rel_path.as_posix()}")
+
+
+@mem.command()
+def rm(
+    ref: str = typer.Argument(..., metavar="ID|PATH"),
+    purge: bool = typer.Option(False, "--purge", help="Delete the file instead of archiving it."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask before --purge."),
+) -> None:
+    """Archive a memory (moved to archive/, status archived). --purge deletes it."""
+    system = open_system()
+    if purge and not yes:
+        memory = system.get(ref)
+        if not sys.stdin.isatty():
+            raise InvalidInputError("--purge deletes a file and needs confirmation", "add --yes to confirm")
+        typer.confirm(f'Delete "{memory.title}" ({memory.rel_path}) for good?', abort=True)
+    memory = system.remove(ref, purge=purge)
+    verb = "deleted" if purge else "archived to"
+    console.print(f"{verb} {memory.scope.value}:{memory.rel_path.as_posix()}")
+
+
+@mem.command()
+def fix(dry_run: bool = typer.Option(False, "--dry-run", help="Print what would change.")) -> None:
+    """Write missing ids and derived fields into hand-made files; give duplicate ids new ones."""
+    system = open_system()
+    fixes = system.fix(dry_run=dry_run)
+    for vault, change in fixes:
+        console.print(f"{vault.scope.value}:{change.describe()}")
+    verb = "would fix" if dry_run else "fixed"
+    console.print(f"{verb} {len(fixes)} file(s)")
+
+
+@mem.command()
+def diagnose(as_json: bool = JSON) -> None:
+    """List every problem file with path:line and reason. Exit 1 when there are problems."""
+    system = open_system()
+    problems = system.diagnose()
+    if as_json:
+        print_json(
+            [
+                {"path": str(p.path), "line": p.line, "kind": p.kind, "reason": p.reason, "hint": p.hint}
+                for p in problems
+            ]
+        )
+    else:
+        for problem in problems:
+            console.print(f"{problem.location}: [red]{problem.kind}[/] {problem.reason}")
+            if problem.hint:
+                console.print(f"  [dim]hint: {problem.hint}[/]")
+        console.print("no problems found" if not problems else f"{len(problems)} problem(s)")
+    if problems:
+        raise typer.Exit(1)

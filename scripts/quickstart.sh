@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# From nothing to a working memory: creates .venv, installs, initializes a demo vault, adds memories in
+# English and Chinese, lists and shows them. Uses a temporary AIMATE_HOME unless you set one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV="${AIMATE_VENV:-.venv}"
+PYTHON="${PYTHON:-python3}"
+if [ ! -x "$VENV/bin/python" ]; then
+  "$PYTHON" -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install --quiet --upgrade pip >/dev/null
+"$VENV/bin/python" -m pip install --quiet -e .
+export AIMATE_HOME="${AIMATE_HOME:-$(mktemp -d)/aimate}"
+aimate() { "$VENV/bin/aimate" "$@"; }
+run() { printf '\n$ aimate %s\n' "$*"; aimate "$@"; }
+
+echo "AIMATE_HOME=$AIMATE_HOME"
+run mem --global init
+run mem --global add "Use pytest for tests" --layer core --tags testing,python \
+  --body "I prefer pytest over unittest, with fixtures instead of setUp."
+run mem --global add "选用 Redis 做会话缓存" --category decision --tags cache,redis --importance 4 \
+  --body "我们决定用 Redis 做会话缓存：延迟低，支持过期时间。"
+run mem --global add "Fix the flaky login test" --layer short_term --category task --tags todo \
+  --body "TODO: the login test fails when the clock crosses midnight."
+run mem --global list
+id=$(aimate mem --global list --json --category decision | "$VENV/bin/python" -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
+run mem --global show "${id:0:8}"
+echo
+echo "Your demo vault is in $AIMATE_HOME/memory — open the files in any editor."

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# From nothing to a green test run: creates .venv, installs the package with test extras, runs pytest.
+# Usage: bash scripts/test.sh [pytest args…]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV="${AIMATE_VENV:-.venv}"
+PYTHON="${PYTHON:-python3}"
+if [ ! -x "$VENV/bin/python" ]; then
+  "$PYTHON" -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install --quiet --upgrade pip >/dev/null
+"$VENV/bin/python" -m pip install --quiet -e ".[test]"
+"$VENV/bin/ruff" check .
+"$VENV/bin/ruff" format --check .
+# Tests never touch the real ~/.aimate: each one sets its own AIMATE_HOME.
+exec "$VENV/bin/python" -m pytest "$@"

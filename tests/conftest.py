@@ -1,0 +1,61 @@
+"""Shared fixtures: every test gets its own AIMATE_HOME; the CLI runs as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+AIMATE = Path(sys.executable).with_name("aimate")
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "aimate-home"
+    monkeypatch.setenv("AIMATE_HOME", str(path))
+    return path
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """A folder that is not inside any project (tmp_path's parents hold no markers)."""
+    path = tmp_path / "work"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def cli(home: Path, workdir: Path):
+    """Run `aimate ARGS…` as a subprocess against the temp home, in a non-project folder."""
+
+    def run(*args: str, cwd: Path | None = None, input: str | None = None, env: dict | None = None) -> Result:
+        full_env = {**os.environ, "AIMATE_HOME": str(home), "COLUMNS": "200", **(env or {})}
+        proc = subprocess.run(
+            [str(AIMATE), *args],
+            cwd=cwd or workdir,
+            input=input,
+            stdin=None if input is not None else subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            env=full_env,
+            timeout=120,
+        )
+        return Result(proc.returncode, proc.stdout, proc.stderr)
+
+    return run

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from functools import cached_property
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
 
 from aimate_memory.clock import Clock, SystemClock
 from aimate_memory.config import Config, load_config
@@ -16,10 +17,16 @@ from aimate_memory.vault.fields import coerce_field
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Layer, Scope
 from aimate_memory.vault.model import Memory, new_id
-from aimate_memory.vault.resolve import resolve_reference
+from aimate_memory.vault.resolve import check_reference, looks_like_path, pick_by_id, resolve_path
 from aimate_memory.vault.roots import Roots, detect_roots
 from aimate_memory.vault.setup import PROJECT_GITIGNORE, create_skeleton
 from aimate_memory.vault.store import ScanResult, Vault
+
+if TYPE_CHECKING:
+    from aimate_memory.embedding.lazy import LazyEmbedder
+    from aimate_memory.index.memory_index import MemoryIndex, SyncReport
+    from aimate_memory.lifecycle.journal import AccessJournal
+    from aimate_memory.retrieval.hybrid import SearchResponse
 
 ChangeListener = Callable[[Vault, ChangeSet], None]
 
@@ -49,11 +56,10 @@ class MemorySystem:
         max_bytes = self.config.get("storage.max_file_bytes")
         self.global_vault = Vault(Roots.vault_dir(roots.home), Scope.GLOBAL, max_bytes, self.clock)
         self.project_vault = (
-            Vault(Roots.vault_dir(roots.project), Scope.PROJECT, max_bytes, self.clock)
-            if roots.project
-            else None
+            Vault(Roots.vault_dir(roots.project), Scope.PROJECT, max_bytes, self.clock) if roots.project else None
         )
         self._listeners: list[ChangeListener] = []
+        self._indexes: dict[Scope, MemoryIndex] = {}
 
     @classmethod
     def open(
@@ -66,7 +72,10 @@ class MemorySystem:
         return cls(detect_roots(cwd=cwd, project=project, global_only=global_only), clock=clock)
 
     def close(self) -> None:
-        """Release resources (the index, once there is one). Safe to call twice."""
+        """Close the index connections. Safe to call twice."""
+        for index in self._indexes.values():
+            index.close()
+        self._indexes.clear()
 
     def __enter__(self) -> MemorySystem:
         return self
@@ -97,13 +106,17 @@ class MemorySystem:
             return self.project_vault
         return self._require(self.global_vault)
 
+    def root_of(self, vault: Vault) -> Path:
+        """`~/.aimate` or `{project}/.aimate`: where the vault's index and state live."""
+        root = self.roots.home if vault.scope is Scope.GLOBAL else self.roots.project
+        assert root is not None
+        return root
+
     @staticmethod
     def _require(vault: Vault) -> Vault:
         if not vault.exists:
             where = "" if vault.scope is Scope.GLOBAL else " in this project"
-            raise NotFoundError(
-                f"no {vault.scope.value} vault at {vault.root}", f"run `aimate mem init`{where}"
-            )
+            raise NotFoundError(f"no {vault.scope.value} vault at {vault.root}", f"run `aimate mem init`{where}")
         return vault
 
     def on_change(self, listener: ChangeListener) -> None:
@@ -132,6 +145,81 @@ class MemorySystem:
             self._record(vault, ChangeSet(f"memory: initialize the {vault.scope.value} vault", vault_changes))
         return done
 
+    # -- index ---------------------------------------------------------------------------------
+
+    @cached_property
+    def embedder(self) -> LazyEmbedder:
+        from aimate_memory.embedding.lazy import LazyEmbedder
+
+        settings = self.config.section("embedding")
+        settings["cache_dir"] = settings.get("cache_dir") or str(Roots.state_dir(self.roots.home) / "models")
+        return LazyEmbedder(settings)
+
+    def index_for(self, vault: Vault) -> MemoryIndex:
+        if vault.scope not in self._indexes:
+            from aimate_memory.index.memory_index import MemoryIndex
+
+            root = self.root_of(vault)
+            self._indexes[vault.scope] = MemoryIndex(
+                vault,
+                Roots.index_path(root),
+                Roots.state_dir(root) / "index.lock",
+                self.embedder,
+                sensitive_keywords=self.config.get("privacy.sensitive_keywords"),
+                exclude_globs=self.config.get("privacy.exclude_paths"),
+            )
+        return self._indexes[vault.scope]
+
+    @property
+    def indexes(self) -> list[MemoryIndex]:
+        return [self.index_for(vault) for vault in self.vaults]
+
+    def sync(self, progress: Callable[[str, int, int], None] | None = None) -> dict[str, SyncReport]:
+        """Hash-sync every vault's index with its files (milliseconds when nothing changed)."""
+        return {index.vault.scope.value: index.sync(progress) for index in self.indexes}
+
+    def reindex(self, progress: Callable[[str, int, int], None] | None = None) -> dict[str, SyncReport]:
+        """Rebuild every index from the files into a temp file, swapped in atomically."""
+        return {index.vault.scope.value: index.sync(progress, force_rebuild=True) for index in self.indexes}
+
+    def journal_for(self, vault: Vault) -> AccessJournal:
+        from aimate_memory.lifecycle.journal import AccessJournal
+
+        return AccessJournal(Roots.state_dir(self.root_of(vault)) / "access.jsonl")
+
+    def search(self, query: str, top_k: int = 10, where: MemoryFilter | None = None) -> SearchResponse:
+        """Hybrid search over the project and global vaults; returned memories are journaled as accessed."""
+        from aimate_memory.retrieval.hybrid import HybridSearcher
+
+        retrieval = self.config.section("retrieval")
+        searcher = HybridSearcher(
+            self.indexes,
+            self.embedder,
+            self.clock,
+            decay=retrieval["decay"],
+            candidates=retrieval["candidates"],
+            min_similarity=retrieval["min_similarity"],
+        )
+        response = searcher.search(query, top_k, where)
+        now = self.clock.now()
+        for vault in self.vaults:
+            ids = [hit.memory.id for hit in response.results if hit.memory.scope is vault.scope]
+            self.journal_for(vault).record(ids, now)
+        return response
+
+    def query(self, where: MemoryFilter | None = None, limit: int | None = None, order: str = "path") -> list[Memory]:
+        """Metadata query from the index (no file reads): list, time ranges, filters."""
+        where = where or MemoryFilter()
+        found: list[Memory] = []
+        for index in self.indexes:
+            if where.scopes and index.vault.scope not in where.scopes:
+                continue
+            found.extend(entry.memory for entry in index.query(where, limit, order))
+        return found[:limit] if limit is not None else found
+
+    def get_stats(self) -> dict[str, Any]:
+        return {index.vault.scope.value: index.stats() for index in self.indexes}
+
     # -- reading -------------------------------------------------------------------------------
 
     def scan(self) -> ScanResult:
@@ -144,12 +232,25 @@ class MemorySystem:
         return combined
 
     def list(self, where: MemoryFilter | None = None) -> list[Memory]:
-        where = where or MemoryFilter()
-        memories = [memory for memory in self.scan().memories if where.matches(memory)]
-        return sorted(memories, key=lambda m: (m.scope is not Scope.PROJECT, m.rel_path.as_posix()))
+        """Memories matching `where`, project first, from the index (call `sync()` first for fresh data)."""
+        return self.query(where)
 
     def get(self, ref: str) -> Memory:
-        return resolve_reference(ref, self.scan().memories, self.vaults)
+        """One memory, read from its file, by id, unique id prefix or path."""
+        ref = check_reference(ref)
+        if looks_like_path(ref):
+            vault, rel = resolve_path(ref, self.vaults)
+            return vault.load(rel)
+        candidates: list[tuple[str, tuple[Vault, str]]] = []
+        for index in self.indexes:
+            if index.exists:
+                candidates.extend((memory_id, (index.vault, path)) for memory_id, path in index.find_ids(ref))
+        if not candidates:
+            # Not indexed yet (a file made a moment ago, or no index): read the files.
+            candidates = [(m.id, (self.vault_for(m.scope), m.rel_path.as_posix())) for m in self.scan().memories]
+            candidates = [(memory_id, found) for memory_id, found in candidates if memory_id.startswith(ref)]
+        vault, path = pick_by_id(ref, candidates)
+        return vault.load(PurePosixPath(path))
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -257,9 +358,7 @@ class MemorySystem:
             )
         for memory in result.memories:
             for reason in memory.problems:
-                problems.append(
-                    Problem(self._abs(memory), None, reason, "run `aimate mem fix`", kind="Frontmatter")
-                )
+                problems.append(Problem(self._abs(memory), None, reason, "run `aimate mem fix`", kind="Frontmatter"))
         return problems
 
     def _abs(self, memory: Memory) -> Path:

@@ -40,12 +40,15 @@ def workdir(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def cli(home: Path, workdir: Path):
-    """Run `aimate ARGS…` as a subprocess against the temp home, in a non-project folder."""
+def make_runner(home: Path, workdir: Path, vectors: bool):
+    # Tests about files and commands run keyword-only (no model load per subprocess, ~2 s each);
+    # tests about search use `cli_vectors`, which runs the real embedding models.
+    base_env = {**os.environ, "AIMATE_HOME": str(home), "COLUMNS": "200"}
+    if not vectors:
+        base_env["AIMATE_EMBEDDING__ENABLED"] = "false"
 
     def run(*args: str, cwd: Path | None = None, input: str | None = None, env: dict | None = None) -> Result:
-        full_env = {**os.environ, "AIMATE_HOME": str(home), "COLUMNS": "200", **(env or {})}
+        full_env = {**base_env, **(env or {})}
         proc = subprocess.run(
             [str(AIMATE), *args],
             cwd=cwd or workdir,
@@ -59,3 +62,15 @@ def cli(home: Path, workdir: Path):
         return Result(proc.returncode, proc.stdout, proc.stderr)
 
     return run
+
+
+@pytest.fixture
+def cli(home: Path, workdir: Path):
+    """Run `aimate ARGS…` as a subprocess against the temp home, in a non-project folder, keyword-only."""
+    return make_runner(home, workdir, vectors=False)
+
+
+@pytest.fixture
+def cli_vectors(home: Path, workdir: Path):
+    """Like `cli`, with the real embedding models."""
+    return make_runner(home, workdir, vectors=True)

@@ -56,7 +56,7 @@ def open_system():  # -> MemorySystem; imported lazily to keep `--help` fast
 
 def main() -> None:
     # Command modules register themselves on `mem` when imported.
-    from aimate_memory.cli import config_commands, memory_commands  # noqa: F401
+    from aimate_memory.cli import config_commands, index_commands, memory_commands  # noqa: F401
 
     # Standalone mode: typer turns usage errors into exit 2 and `typer.Exit` into its code; what
     # reaches here is ours.
@@ -72,7 +72,5 @@ def main() -> None:
     except Exception as exc:  # a bug: one line for the person, the traceback with --debug
         if _options.debug:
             raise
-        print_error(
-            f"unexpected {type(exc).__name__}: {exc}", "run again with --debug and report the traceback"
-        )
+        print_error(f"unexpected {type(exc).__name__}: {exc}", "run again with --debug and report the traceback")
         sys.exit(1)

@@ -9,27 +9,21 @@ from aimate_memory.cli.render import console, print_json
 from aimate_memory.config.loader import config_path, set_config_value
 from aimate_memory.errors import InvalidInputError
 
-config_app = typer.Typer(
-    help="Read and change configuration (comments in the file are kept).", no_args_is_help=True
-)
+config_app = typer.Typer(help="Read and change configuration (comments in the file are kept).", no_args_is_help=True)
 mem.add_typer(config_app, name="config")
 
 PROJECT = typer.Option(False, "--project-file", help="Use the project's .aimate/config.yaml.")
 
 
 @config_app.command("get")
-def get(
-    key: str = typer.Argument(None, help="section.key; omit for everything."), as_json: bool = False
-) -> None:
+def get(key: str = typer.Argument(None, help="section.key; omit for everything."), as_json: bool = False) -> None:
     """Print the effective value of a key (after files and environment)."""
     system = open_system()
     value = system.config.get(key) if key else system.config.as_dict()
     if as_json or not key or isinstance(value, (dict, list)):
         print_json(value)
     else:
-        console.print(
-            "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
-        )
+        console.print("null" if value is None else str(value).lower() if isinstance(value, bool) else str(value))
 
 
 @config_app.command("set")

@@ -11,7 +11,8 @@ from pathlib import Path
 import typer
 
 from aimate_memory.cli.app import mem, open_system
-from aimate_memory.cli.render import console, frontmatter_json, memory_table, print_json, print_warning
+from aimate_memory.cli.index_commands import NO_SYNC, synced
+from aimate_memory.cli.render import console, frontmatter_json, memory_table, print_json
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.vault.fields import parse_assignments
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
@@ -34,15 +35,11 @@ def add(
     body: str = typer.Option(None, "--body", "-b", help="Body text (Markdown)."),
     file: Path = typer.Option(None, "--file", "-f", help="Read the body from a file."),
     layer: str = typer.Option("long_term", "--layer", "-l", help="core, short_term or long_term."),
-    category: str = typer.Option(
-        None, "--category", "-c", help="task, note, context, project, knowledge, decision…"
-    ),
+    category: str = typer.Option(None, "--category", "-c", help="task, note, context, project, knowledge, decision…"),
     tags: str = typer.Option("", "--tags", "-t", help="Comma-separated tags."),
     importance: int = typer.Option(3, "--importance", "-i", min=1, max=5, help="1 (low) to 5 (high)."),
     ttl: float = typer.Option(None, "--ttl", help="Days until a short-term memory expires."),
-    scope: str = typer.Option(
-        None, "--scope", "-s", help="global or project (default: project when in one)."
-    ),
+    scope: str = typer.Option(None, "--scope", "-s", help="global or project (default: project when in one)."),
     as_json: bool = JSON,
 ) -> None:
     """Add a memory. The body comes from --body, --file or standard input."""
@@ -86,6 +83,7 @@ def list_(
     tag: list[str] = typer.Option([], "--tag", "-t", help="Only memories with this tag (repeatable)."),
     status: str = typer.Option(None, "--status", help="active, pending, archived, expired, superseded, all."),
     scope: str = typer.Option(None, "--scope", "-s"),
+    no_sync: bool = NO_SYNC,
     as_json: bool = JSON,
 ) -> None:
     """List memories (default: active and pending ones)."""
@@ -96,22 +94,19 @@ def list_(
         tags=tuple(tag),
         statuses=parse_statuses(status),
     )
-    system = open_system()
-    scan = system.scan()
+    system = synced(open_system(), no_sync)
     memories = system.list(where)
     if as_json:
         print_json([memory.public_dict() for memory in memories])
     else:
         console.print(memory_table(memories))
         console.print(f"[dim]{len(memories)} memories[/]")
-    if scan.errors:
-        print_warning(f"{len(scan.errors)} file(s) could not be read; run `aimate mem diagnose`")
 
 
 @mem.command()
-def show(ref: str = typer.Argument(..., metavar="ID|PATH"), as_json: bool = JSON) -> None:
+def show(ref: str = typer.Argument(..., metavar="ID|PATH"), no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
     """Show one memory: its file exactly as written."""
-    system = open_system()
+    system = synced(open_system(), no_sync)
     memory = system.get(ref)
     if as_json:
         data = memory.public_dict()

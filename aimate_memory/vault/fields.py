@@ -42,9 +42,7 @@ def _importance(value: Any) -> int:
     except ValueError:
         number = 0
     if not 1 <= number <= 5:
-        raise InvalidInputError(
-            f"importance must be a whole number from 1 to 5, got {value!r}", "e.g. importance=4"
-        )
+        raise InvalidInputError(f"importance must be a whole number from 1 to 5, got {value!r}", "e.g. importance=4")
     return number
 
 
@@ -90,8 +88,6 @@ def parse_assignments(pairs: list[str]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep or not key.strip():
-            raise InvalidInputError(
-                f"expected key=value, got '{pair}'", "e.g. aimate mem set ID importance=5"
-            )
+            raise InvalidInputError(f"expected key=value, got '{pair}'", "e.g. aimate mem set ID importance=5")
         fields[key.strip()] = coerce_field(key.strip(), raw)
     return fields

@@ -136,8 +136,7 @@ def _layer(doc: MemoryDocument, location: Location, problems: list[str]) -> Laye
     if location.layer is not None:
         if declared and str(declared) != location.layer.value:
             problems.append(
-                f"frontmatter says type '{declared}' but the file is in {location.layer.folder}/ "
-                "(the folder wins)"
+                f"frontmatter says type '{declared}' but the file is in {location.layer.folder}/ (the folder wins)"
             )
         return location.layer
     try:

@@ -106,9 +106,7 @@ class Vault:
     def load(self, rel_path: PurePosixPath) -> Memory:
         path = self.abs_path(rel_path)
         if path.is_symlink() and not path.resolve().is_relative_to(self.root.resolve()):
-            raise MemoryFileError(
-                path, None, "symlink points outside the vault", "replace the link with the file"
-            )
+            raise MemoryFileError(path, None, "symlink points outside the vault", "replace the link with the file")
         doc = read_document(path, self.max_file_bytes)
         return memory_from_document(doc, rel_path, self.scope, mtime_of(path))
 

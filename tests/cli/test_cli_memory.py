@@ -155,7 +155,7 @@ def test_broken_file_does_not_stop_list_and_diagnose_reports_it(cli, home: Path)
     conflict.write_text("# T\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x\n")
     listed = cli("mem", "list", "--json")
     assert listed.code == 0 and any(m["title"] == "Healthy" for m in listed.json())
-    assert "3 file(s) could not be read" in listed.err
+    assert "3 file(s) could not be indexed" in listed.err
     report = cli("mem", "diagnose")
     assert report.code == 1
     assert f"{broken}:4" in report.out and "conflict.md:2" in report.out and "binary" in report.out
@@ -181,11 +181,7 @@ def test_fix_adopts_hand_made_files_and_duplicate_ids(cli, home: Path) -> None:
     assert hand.read_text(encoding="utf-8") == "# 明天修复登录 bug\n\n细节\n"
     assert cli("mem", "fix").code == 0
     text = hand.read_text(encoding="utf-8")
-    assert (
-        text.startswith("---\nid: ")
-        and "category: task" in text
-        and text.endswith("# 明天修复登录 bug\n\n细节\n")
-    )
+    assert text.startswith("---\nid: ") and "category: task" in text and text.endswith("# 明天修复登录 bug\n\n细节\n")
     assert cli("mem", "diagnose").code == 0
     ids = {m["id"] for m in cli("mem", "list", "--json").json() if m["title"] in ("A", "B")}
     assert len(ids) == 2

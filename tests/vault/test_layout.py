@@ -57,9 +57,7 @@ def test_folders_and_archive_mirror() -> None:
     assert folder_for(Layer.SHORT_TERM, "task") == PurePosixPath("short_term/tasks")
     assert folder_for(Layer.LONG_TERM, "架构") == PurePosixPath("long_term/架构")
     assert folder_for(Layer.CORE, "preference") == PurePosixPath("core")
-    assert archive_path_for(PurePosixPath("short_term/tasks/a.md")) == PurePosixPath(
-        "archive/short_term/tasks/a.md"
-    )
+    assert archive_path_for(PurePosixPath("short_term/tasks/a.md")) == PurePosixPath("archive/short_term/tasks/a.md")
 
 
 def test_project_root_is_the_nearest_marker(tmp_path: Path) -> None:

@@ -1,0 +1,166 @@
+"""Commands over the index: index, reindex, search (recall), stats."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from aimate_memory.cli.app import mem, open_system
+from aimate_memory.cli.progress import LazyProgress
+from aimate_memory.cli.render import console, print_json, print_warning
+from aimate_memory.errors import InvalidInputError
+from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
+from aimate_memory.vault.model import to_datetime
+
+JSON = typer.Option(False, "--json", help="Print JSON for tools.")
+NO_SYNC = typer.Option(False, "--no-sync", help="Read the index as it is, without syncing it first.")
+
+
+def synced(system, no_sync: bool = False):  # type: ignore[no-untyped-def]
+    """Read commands sync first (milliseconds when nothing changed), and say what went wrong."""
+    if no_sync:
+        return system
+    with LazyProgress() as progress:
+        reports = system.sync(progress)
+    for report in reports.values():
+        for warning in report.warnings:
+            print_warning(warning)
+    errors = sum(report.errors for report in reports.values())
+    if errors:
+        print_warning(f"{errors} file(s) could not be indexed; run `aimate mem diagnose`")
+    return system
+
+
+@mem.command("index")
+def index_(as_json: bool = JSON) -> None:
+    """Sync the index with the files: only what changed is read, re-chunked and re-embedded."""
+    system = open_system()
+    with LazyProgress() as progress:
+        reports = system.sync(progress)
+    _print_reports(reports, as_json)
+
+
+@mem.command()
+def reindex(as_json: bool = JSON) -> None:
+    """Rebuild the index from the files (into a temp file, swapped in when done)."""
+    system = open_system()
+    with LazyProgress() as progress:
+        reports = system.reindex(progress)
+    _print_reports(reports, as_json)
+
+
+def _print_reports(reports, as_json: bool) -> None:  # type: ignore[no-untyped-def]
+    if as_json:
+        print_json({scope: report.as_dict() for scope, report in reports.items()})
+        return
+    for scope, r in reports.items():
+        console.print(
+            f"{scope}: {r.scanned} files, {r.added} added, {r.updated} updated, {r.moved} moved, "
+            f"{r.deleted} removed, {r.errors} errors, {r.embedded_chunks} chunks embedded "
+            f"({r.seconds * 1000:.0f} ms{', rebuilt' if r.rebuilt else ''})"
+        )
+        for warning in r.warnings:
+            print_warning(warning)
+
+
+def _when(value: str | None, option: str) -> datetime | None:
+    if value is None:
+        return None
+    parsed = to_datetime(value)
+    if parsed is None:
+        raise InvalidInputError(f"{option}: not a date: {value!r}", "use YYYY-MM-DD or ISO 8601")
+    return parsed
+
+
+@mem.command()
+def search(
+    query: list[str] = typer.Argument(..., help="What to look for (any language)."),
+    limit: int = typer.Option(10, "--limit", "-n", help="How many results."),
+    layer: list[str] = typer.Option([], "--layer", "-l", help="core, session, short_term, long_term (repeatable)."),
+    scope: str = typer.Option(None, "--scope", "-s", help="global or project."),
+    category: list[str] = typer.Option([], "--category", "-c"),
+    tag: list[str] = typer.Option([], "--tag", "-t", help="Only memories with this tag (repeatable)."),
+    status: str = typer.Option(None, "--status", help="Default: active and pending; 'all' for any."),
+    since: str = typer.Option(None, "--since", help="Updated on or after this date."),
+    until: str = typer.Option(None, "--until", help="Updated before this date."),
+    created_after: str = typer.Option(None, "--created-after"),
+    created_before: str = typer.Option(None, "--created-before"),
+    path: str = typer.Option(None, "--path", help="Only paths matching this glob (e.g. 'long_term/*')."),
+    explain: bool = typer.Option(False, "--explain", help="Show every factor of each score."),
+    no_sync: bool = NO_SYNC,
+    as_json: bool = JSON,
+) -> None:
+    """Search memories by meaning and keywords, in Chinese and English."""
+    where = MemoryFilter(
+        layers=tuple(parse_layer(value) for value in layer),
+        scopes=(parse_scope(scope),) if scope else (),
+        categories=tuple(category),
+        tags=tuple(tag),
+        statuses=parse_statuses(status),
+        created_after=_when(created_after, "--created-after"),
+        created_before=_when(created_before, "--created-before"),
+        updated_after=_when(since, "--since"),
+        updated_before=_when(until, "--until"),
+        path_glob=path,
+    )
+    system = synced(open_system(), no_sync)
+    response = system.search(" ".join(query), limit, where)
+    for warning in response.warnings:
+        print_warning(warning)
+    if as_json:
+        print_json([hit.as_dict(explain) for hit in response.results])
+        return
+    if not response.results:
+        console.print("no results")
+        return
+    for rank, hit in enumerate(response.results, 1):
+        memory = hit.memory
+        console.print(
+            f"[bold]{rank}. {escape(memory.title)}[/]  [dim]{memory.id[:8]} {memory.scope.value}:"
+            f"{escape(memory.rel_path.as_posix())}  {memory.layer.value}  score {hit.score:.3f}[/]"
+        )
+        if hit.snippet:
+            console.print("   " + _highlight(hit.snippet, hit.highlights))
+        if explain:
+            factors = "  ".join(f"{key}={value:.3f}" for key, value in hit.factors.items())
+            console.print(f"   [dim]{factors}[/]")
+    console.print(f"[dim]{len(response.results)} results, {response.mode}, {response.elapsed_ms:.0f} ms[/]")
+
+
+mem.command("recall", help="Alias of `search`.")(search)
+
+
+def _highlight(text: str, spans: list[tuple[int, int]]) -> str:
+    out, last = [], 0
+    for start, end in spans:
+        out.append(escape(text[last:start]))
+        out.append(f"[bold yellow]{escape(text[start:end])}[/]")
+        last = end
+    out.append(escape(text[last:]))
+    return "".join(out)
+
+
+@mem.command()
+def stats(no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
+    """Counts by layer and status, vectors, index size, last sync, index identity."""
+    system = synced(open_system(), no_sync)
+    data = system.get_stats()
+    if as_json:
+        print_json(data)
+        return
+    for scope, s in data.items():
+        table = Table(title=f"{scope} vault — {s['vault']}", show_header=False, box=None)
+        table.add_row("memories", str(s["memories"]))
+        table.add_row("by layer", ", ".join(f"{k} {v}" for k, v in sorted(s["by_layer"].items())))
+        table.add_row("by status", ", ".join(f"{k} {v}" for k, v in sorted(s["by_status"].items())))
+        table.add_row("chunks / vectors", f"{s['chunks']} / {s['vectors']}")
+        table.add_row("errors / excluded", f"{s['errors']} / {s['excluded']}")
+        table.add_row("index", f"{s['index']} ({s['index_bytes'] / 1e6:.1f} MB)")
+        table.add_row("last sync", str(s["last_sync"]))
+        identity = s["identity"]
+        table.add_row("embedder", f"{identity['embedder'] or 'none (keyword only)'} ({identity['dimension']}-d)")
+        table.add_row("schema / tokenizer", f"{identity['schema']} / {identity['tokenizer']}")
+        console.print(table)

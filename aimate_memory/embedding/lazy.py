@@ -1,0 +1,53 @@
+"""The embedder as a lazily loaded dependency: loading a model costs ~1 s, so it happens only when a
+chunk must be embedded or a query vector is needed, once per process, and a failure degrades to
+keyword search instead of stopping anything (DESIGN §2.5)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aimate_memory.embedding.base import Embedder, EmbedderUnavailable
+
+
+class LazyEmbedder:
+    def __init__(self, settings: dict[str, Any], preloaded: Embedder | None = None) -> None:
+        self.settings = dict(settings)
+        self._embedder = preloaded
+        self.unavailable: EmbedderUnavailable | None = None
+        if not self.settings.get("enabled", True):
+            self.unavailable = EmbedderUnavailable(
+                "vector search is off (embedding.enabled is false)",
+                "aimate mem config set embedding.enabled true",
+            )
+
+    @property
+    def fingerprint(self) -> str:
+        """What the config asks for, known without loading anything: a change means a rebuild."""
+        keys = ("enabled", "provider", "model")
+        return json.dumps({key: self.settings.get(key) for key in keys}, sort_keys=True)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.settings.get("enabled", True))
+
+    @property
+    def loaded(self) -> bool:
+        return self._embedder is not None
+
+    def get(self) -> Embedder | None:
+        """The embedder, or None (with `unavailable` saying why and how to fix it)."""
+        if self._embedder is not None or self.unavailable is not None:
+            return self._embedder
+        from aimate_memory.embedding import create_embedder
+
+        try:
+            self._embedder = create_embedder(self.settings)
+        except EmbedderUnavailable as exc:
+            self.unavailable = exc
+        except Exception as exc:  # a broken model file or runtime must not take search down with it
+            self.unavailable = EmbedderUnavailable(
+                f"the embedding model could not be loaded ({type(exc).__name__}: {exc})",
+                "run `aimate mem diagnose`, or `aimate mem config set embedding.enabled false`",
+            )
+        return self._embedder

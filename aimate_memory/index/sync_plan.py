@@ -1,0 +1,128 @@
+"""Sync planning as pure functions: what changed on disk since the index last saw it (DESIGN §6).
+
+Two steps, with the file reads in between done by the caller:
+1. `plan_reads`: from stats alone, which files must be read (new or `(mtime_ns, size)` changed) and which
+   indexed paths vanished. Unchanged files are never opened.
+2. `plan_sync`: from what the reads found (content hash, memory id or error), what to write: stat-only
+   touches, upserts, moves (same id at a new path, found by id: no re-embedding), deletions, errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class FileStat:
+    path: str  # vault-relative, POSIX
+    mtime_ns: int
+    size: int
+
+
+@dataclass(frozen=True)
+class IndexedFile:
+    path: str
+    id: str
+    mtime_ns: int
+    size: int
+    file_hash: str
+
+
+@dataclass(frozen=True)
+class ErrorRecord:
+    path: str
+    mtime_ns: int
+    size: int
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """A file that was read: its hash and, unless it is broken, the id of the memory it holds."""
+
+    stat: FileStat
+    file_hash: str
+    memory_id: str | None
+    error: str | None = None
+
+    @property
+    def path(self) -> str:
+        return self.stat.path
+
+
+@dataclass
+class ReadPlan:
+    to_read: list[FileStat] = field(default_factory=list)
+    unchanged: int = 0
+    vanished: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SyncPlan:
+    touch: list[ReadResult] = field(default_factory=list)  # same bytes, new stat
+    upsert: list[ReadResult] = field(default_factory=list)  # new or changed content
+    moves: list[tuple[str, ReadResult]] = field(default_factory=list)  # (old path, file at new path)
+    delete: list[str] = field(default_factory=list)
+    errors: list[ReadResult] = field(default_factory=list)  # keep the last good entry, record why
+    duplicates: list[tuple[ReadResult, str]] = field(default_factory=list)  # (file, path holding the id)
+    cleared_errors: list[str] = field(default_factory=list)
+
+    @property
+    def changes(self) -> int:
+        return len(self.touch) + len(self.upsert) + len(self.moves) + len(self.delete) + len(self.errors)
+
+
+def plan_reads(
+    disk: Mapping[str, FileStat],
+    indexed: Mapping[str, IndexedFile],
+    errors: Mapping[str, ErrorRecord],
+) -> ReadPlan:
+    plan = ReadPlan()
+    for path, stat in disk.items():
+        known = indexed.get(path)
+        failed = errors.get(path)
+        if failed is not None and (failed.mtime_ns, failed.size) == (stat.mtime_ns, stat.size):
+            plan.unchanged += 1  # still the same broken bytes: not re-read every sync
+        elif failed is None and known is not None and (known.mtime_ns, known.size) == (stat.mtime_ns, stat.size):
+            plan.unchanged += 1
+        else:
+            plan.to_read.append(stat)
+    plan.vanished = sorted(path for path in indexed if path not in disk)
+    return plan
+
+
+def plan_sync(
+    reads: list[ReadResult],
+    indexed: Mapping[str, IndexedFile],
+    vanished: list[str],
+    errors: Mapping[str, ErrorRecord],
+) -> SyncPlan:
+    plan = SyncPlan()
+    path_of_id = {entry.id: path for path, entry in indexed.items()}
+    vanished_set = set(vanished)
+    claimed: dict[str, str] = {}  # id → path, for ids seen in this batch
+    for read in sorted(reads, key=lambda r: r.path):
+        if read.memory_id is None:
+            plan.errors.append(read)
+            continue
+        if read.path in errors:
+            plan.cleared_errors.append(read.path)
+        known = indexed.get(read.path)
+        holder = path_of_id.get(read.memory_id)
+        if read.memory_id in claimed or (
+            holder is not None and holder != read.path and holder not in vanished_set and known is None
+        ):
+            plan.duplicates.append((read, claimed.get(read.memory_id) or holder or ""))
+            continue
+        claimed[read.memory_id] = read.path
+        if known is not None and known.id == read.memory_id and known.file_hash == read.file_hash:
+            plan.touch.append(read)
+        elif known is None and holder is not None and holder in vanished_set:
+            vanished_set.discard(holder)
+            plan.moves.append((holder, read))
+            if indexed[holder].file_hash != read.file_hash:
+                plan.upsert.append(read)  # moved and edited: re-chunk; unchanged chunks keep their vectors
+        else:
+            plan.upsert.append(read)
+    plan.delete = sorted(vanished_set)
+    return plan

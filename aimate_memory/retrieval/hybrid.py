@@ -1,0 +1,210 @@
+"""Hybrid search over the project and global indexes (DESIGN §7).
+
+Candidates come from FTS5 (bm25) and from sqlite-vec (sign-bit pre-filter + exact re-rank); each list
+is collapsed to its best chunk per memory, filtered in SQL, fused into a base score (fusion.py, chosen
+by measurement), then weighted by recency, importance and use (scoring.py). Without vectors (no model,
+no sqlite-vec, an index built by another model) it is keyword search, with one warning saying why.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from aimate_memory.clock import Clock
+from aimate_memory.embedding.lazy import LazyEmbedder
+from aimate_memory.errors import InvalidInputError
+from aimate_memory.index.memory_index import IndexedMemory, MemoryIndex
+from aimate_memory.index.textproc import fts_query, script_of
+from aimate_memory.retrieval.fusion import best_per_memory, fuse
+from aimate_memory.retrieval.scoring import days_between, score
+from aimate_memory.retrieval.snippet import make_snippet
+from aimate_memory.vault.filters import MemoryFilter
+from aimate_memory.vault.layout import Scope
+from aimate_memory.vault.model import Memory
+
+MAX_QUERY_CHARS = 10_000
+# Vector candidates: the sign-bit scan keeps COARSE chunks, exact cosine keeps the best VECTOR_LIMIT.
+# Measured in scripts/bench.py (recall of the pre-filter against exact search is reported there).
+VECTOR_COARSE = 200
+VECTOR_LIMIT = 100
+
+
+@dataclass
+class SearchHit:
+    memory: Memory
+    score: float
+    factors: dict[str, float]
+    snippet: str
+    highlights: list[tuple[int, int]]
+
+    def as_dict(self, explain: bool = False) -> dict[str, Any]:
+        data = {
+            "id": self.memory.id,
+            "title": self.memory.title,
+            "path": self.memory.rel_path.as_posix(),
+            "layer": self.memory.layer.value,
+            "scope": self.memory.scope.value,
+            "category": self.memory.category,
+            "tags": self.memory.tags,
+            "updated_at": self.memory.updated_at.isoformat(),
+            "score": round(self.score, 6),
+            "snippet": self.snippet,
+            "highlights": [list(span) for span in self.highlights],
+        }
+        if explain:
+            data["factors"] = {key: round(value, 6) for key, value in self.factors.items()}
+        return data
+
+
+@dataclass
+class SearchResponse:
+    query: str
+    results: list[SearchHit]
+    mode: str  # "hybrid" | "keyword"
+    warnings: list[str] = field(default_factory=list)
+    elapsed_ms: float = 0.0
+
+
+class HybridSearcher:
+    def __init__(
+        self,
+        indexes: list[MemoryIndex],
+        embedder: LazyEmbedder,
+        clock: Clock,
+        decay: float,
+        candidates: int,
+        min_similarity: float = 0.0,
+    ) -> None:
+        self.indexes = indexes  # project first: it wins ties
+        self.embedder = embedder
+        self.clock = clock
+        self.decay = decay
+        self.candidates = candidates
+        self.min_similarity = min_similarity
+
+    def search(self, query: str, k: int = 10, where: MemoryFilter | None = None) -> SearchResponse:
+        started = time.perf_counter()
+        where = where or MemoryFilter()
+        query = query.strip()
+        if not query:
+            raise InvalidInputError("empty query", "give some words to search for")
+        if k < 1:
+            raise InvalidInputError(f"--limit must be at least 1, got {k}", "e.g. --limit 10")
+        query = query[:MAX_QUERY_CHARS]
+        indexes = [index for index in self.indexes if not where.scopes or index.vault.scope in where.scopes]
+        warnings: list[str] = []
+        query_vector = self._query_vector(query, indexes, warnings)
+        keyword_hits: list[tuple[Hashable, Hashable, float]] = []
+        vector_hits: list[tuple[Hashable, Hashable, float]] = []
+        match = fts_query(query)
+        for position, index in enumerate(indexes):
+            if match is not None:
+                for memory_rowid, chunk_rowid, value in index.keyword_candidates(match, self.candidates):
+                    keyword_hits.append(((position, memory_rowid), (position, chunk_rowid), value))
+            if query_vector is not None and index.has_vectors:
+                for memory_rowid, chunk_rowid, value in index.vector_candidates(
+                    query_vector, VECTOR_LIMIT, VECTOR_COARSE
+                ):
+                    vector_hits.append(((position, memory_rowid), (position, chunk_rowid), value))
+        metadata = self._eligible(indexes, keyword_hits, vector_hits, where)
+        keyword_ranked, keyword_chunks = best_per_memory(h for h in keyword_hits if h[0] in metadata)
+        vector_ranked, vector_chunks = best_per_memory(h for h in vector_hits if h[0] in metadata)
+        fused = fuse(
+            vector_ranked,
+            keyword_ranked,
+            query_script=script_of(query),
+            vector_languages=self._languages(),
+            min_similarity=self.min_similarity or None,
+        )
+        now = self.clock.now()
+        ranked = []
+        for item in fused:
+            entry = metadata[item.id]
+            memory = entry.memory
+            factors = score(
+                item.score,
+                days=days_between(memory.updated_at, now),
+                importance=memory.importance,
+                access_count=memory.access_count,
+                layer=memory.layer.value,
+                decay=self.decay,
+            )
+            if factors.final <= 0:
+                continue  # the weakest candidate of a list normalizes to 0: it matched nothing
+            scope_rank = 0 if memory.scope is Scope.PROJECT else 1
+            chunk = keyword_chunks.get(item.id) or vector_chunks.get(item.id)
+            ranked.append((-factors.final, scope_rank, item, factors, chunk))
+        ranked.sort(key=lambda row: (row[0], row[1]))
+        hits = self._hits(indexes, metadata, ranked[:k], query)
+        mode = "hybrid" if query_vector is not None else "keyword"
+        elapsed = (time.perf_counter() - started) * 1000
+        return SearchResponse(query, hits, mode, warnings, elapsed)
+
+    def _query_vector(self, query: str, indexes: list[MemoryIndex], warnings: list[str]) -> np.ndarray | None:
+        if not indexes or not self.embedder.enabled:
+            return None
+        stale = [index for index in indexes if not index.has_vectors]
+        if stale:
+            reason = stale[0].vec_error or stale[0].needs_rebuild() or "the index has no vectors yet"
+            warnings.append(
+                f"vector search is off for the {stale[0].vault.scope.value} vault: {reason}; "
+                "keyword results only (run `aimate mem reindex`)"
+            )
+            if len(stale) == len(indexes):
+                return None
+        embedder = self.embedder.get()
+        if embedder is None:
+            unavailable = self.embedder.unavailable
+            if unavailable is not None:
+                hint = f" ({unavailable.hint})" if unavailable.hint else ""
+                warnings.append(f"{unavailable.message}; keyword results only{hint}")
+            return None
+        return np.asarray(embedder.embed_query(query), dtype=np.float32)
+
+    def _languages(self) -> frozenset[str]:
+        embedder = self.embedder.get() if self.embedder.loaded else None
+        return frozenset(embedder.languages) if embedder is not None else frozenset({"latin", "cjk"})
+
+    @staticmethod
+    def _eligible(
+        indexes: list[MemoryIndex],
+        keyword_hits: list[tuple[Hashable, Hashable, float]],
+        vector_hits: list[tuple[Hashable, Hashable, float]],
+        where: MemoryFilter,
+    ) -> dict[Hashable, IndexedMemory]:
+        """Metadata of every candidate memory that passes the filter, keyed (index position, rowid)."""
+        wanted: dict[int, set[int]] = {}
+        for (position, rowid), _, _ in [*keyword_hits, *vector_hits]:
+            wanted.setdefault(position, set()).add(rowid)
+        eligible: dict[Hashable, IndexedMemory] = {}
+        for position, rowids in wanted.items():
+            for rowid, entry in indexes[position].rows_for(rowids, where).items():
+                eligible[(position, rowid)] = entry
+        return eligible
+
+    @staticmethod
+    def _hits(
+        indexes: list[MemoryIndex],
+        metadata: dict[Hashable, IndexedMemory],
+        ranked: list[tuple[Any, ...]],
+        query: str,
+    ) -> list[SearchHit]:
+        chunk_ids: dict[int, list[int]] = {}
+        for *_, chunk in ranked:
+            if chunk is not None:
+                chunk_ids.setdefault(chunk[0], []).append(chunk[1])
+        texts = {
+            (position, rowid): text
+            for position, rowids in chunk_ids.items()
+            for rowid, text in indexes[position].chunk_texts(rowids).items()
+        }
+        hits = []
+        for _, _, item, factors, chunk in ranked:
+            snippet, spans = make_snippet(texts.get(chunk, ""), query)
+            hits.append(SearchHit(metadata[item.id].memory, factors.final, factors.as_dict(), snippet, spans))
+        return hits

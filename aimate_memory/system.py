@@ -58,7 +58,7 @@ class MemorySystem:
         self.project_vault = (
             Vault(Roots.vault_dir(roots.project), Scope.PROJECT, max_bytes, self.clock) if roots.project else None
         )
-        self._listeners: list[ChangeListener] = []
+        self._listeners: list[ChangeListener] = [self._auto_commit]
         self._indexes: dict[Scope, MemoryIndex] = {}
 
     @classmethod
@@ -123,6 +123,15 @@ class MemorySystem:
         """Called after every tool action with what it changed (the git layer commits here)."""
         self._listeners.append(listener)
 
+    def _auto_commit(self, vault: Vault, changeset: ChangeSet) -> None:
+        """One commit per action in the global vault when it is a git repository (DESIGN §8).
+        gitpython costs ~150 ms to import, so it is imported only when there is something to commit."""
+        if vault.scope is not Scope.GLOBAL or not (vault.root / ".git").exists():
+            return
+        from aimate_memory.git.repo import GitCommitter
+
+        GitCommitter(self.config)(vault, changeset)
+
     def _record(self, vault: Vault, changeset: ChangeSet) -> None:
         if changeset:
             for listener in self._listeners:
@@ -141,9 +150,23 @@ class MemorySystem:
                 gitignore.write_text(PROJECT_GITIGNORE, encoding="utf-8")
             changes = create_skeleton(self.project_vault, self.clock, with_core_templates=False)
             done.append((self.project_vault, changes))
+        self._init_git()
         for vault, vault_changes in done:
             self._record(vault, ChangeSet(f"memory: initialize the {vault.scope.value} vault", vault_changes))
         return done
+
+    def _init_git(self) -> None:
+        """The global vault is its own repository; a project vault lives in the project's repository
+        and only gets the merge driver (the tool commits there only when asked)."""
+        from aimate_memory.git.repo import init_vault_repo, install_project_attributes
+
+        init_vault_repo(
+            self.global_vault.root,
+            author=self.config.get("git.author"),
+            sensitive_keywords=self.config.get("privacy.sensitive_keywords"),
+        )
+        if self.project_vault is not None and _inside_git_repo(self.project_vault.root):
+            install_project_attributes(self.project_vault.root)
 
     # -- index ---------------------------------------------------------------------------------
 
@@ -363,6 +386,10 @@ class MemorySystem:
 
     def _abs(self, memory: Memory) -> Path:
         return self.vault_for(memory.scope).abs_path(memory.rel_path)
+
+
+def _inside_git_repo(folder: Path) -> bool:
+    return any((parent / ".git").exists() for parent in (folder, *folder.parents))
 
 
 def _problem_from_error(error: MemoryFileError) -> Problem:

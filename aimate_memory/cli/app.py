@@ -57,6 +57,9 @@ def open_system():  # -> MemorySystem; imported lazily to keep `--help` fast
 def main() -> None:
     # Command modules register themselves on `mem` when imported.
     from aimate_memory.cli import config_commands, index_commands, memory_commands  # noqa: F401
+    from aimate_memory.git.commands import register as register_git_commands
+
+    register_git_commands(mem, open_system)
 
     # Standalone mode: typer turns usage errors into exit 2 and `typer.Exit` into its code; what
     # reaches here is ours.

@@ -54,9 +54,7 @@ def config_path(root: Path) -> Path:
     return root / "config.yaml"
 
 
-def load_config(
-    global_root: Path, project_root: Path | None = None, env: Mapping[str, str] | None = None
-) -> Config:
+def load_config(global_root: Path, project_root: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
     values = copy.deepcopy(DEFAULTS)
     sources = ["defaults"]
     for root in (global_root, project_root):
@@ -96,9 +94,7 @@ def _merge(values: dict[str, dict[str, Any]], overrides: Mapping[str, Any], orig
         if entries is None:
             continue
         if not isinstance(entries, Mapping):
-            raise ConfigError(
-                f"config section '{section}' in {origin} must be a mapping", "write `key: value` lines"
-            )
+            raise ConfigError(f"config section '{section}' in {origin} must be a mapping", "write `key: value` lines")
         for key, value in entries.items():
             dotted = f"{section}.{key}"
             values[section][str(key)] = validate_value(dotted, value, origin)

@@ -16,7 +16,12 @@ from typing import Any
 
 import sqlean
 
-from aimate_memory.index.textproc import FTS_TOKENIZE, TOKENIZER_VERSION
+from aimate_memory.index.chunking import CHUNKER_VERSION
+from aimate_memory.index.textproc import FTS_TOKENIZE
+from aimate_memory.index.textproc import TOKENIZER_VERSION as _FTS_VERSION
+
+# Text processing that shapes the index: a change in either means a rebuild.
+TOKENIZER_VERSION = f"{_FTS_VERSION}+{CHUNKER_VERSION}"
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 30_000

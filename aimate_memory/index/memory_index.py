@@ -34,6 +34,7 @@ from aimate_memory.index.sync_plan import (
     plan_sync,
 )
 from aimate_memory.index.textproc import fts_document, script_of
+from aimate_memory.retrieval.fusion import understands
 from aimate_memory.vault.codec import decode_memory_bytes, parse_document
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Layer
@@ -551,15 +552,19 @@ class MemoryIndex:
         ).fetchall()
         return [(memory_rowid, chunk_rowid, -rank) for chunk_rowid, memory_rowid, rank in rows]
 
-    def vector_candidates(self, query: np.ndarray, limit: int, coarse: int) -> list[tuple[int, int, float]]:
+    def vector_candidates(
+        self, query: np.ndarray, limit: int, coarse: int, languages: frozenset[str]
+    ) -> list[tuple[int, int, float]]:
         """(memory rowid, chunk rowid, cosine), best first: a Hamming pre-filter over sign bits in
-        sqlite-vec picks `coarse` chunks, exact cosine over their float16 vectors re-ranks them."""
+        sqlite-vec picks `coarse` chunks, exact cosine over their float16 vectors re-ranks them.
+        Chunks in a script the embedder cannot read are dropped: their vectors are noise (DESIGN §11)."""
         bits = np.packbits(np.asarray(query) > 0).tobytes()
         rows = self.conn.execute(
-            "SELECT v.rowid, c.memory_rowid, x.vec FROM chunks_vec v JOIN chunks c ON c.rowid = v.rowid "
+            "SELECT v.rowid, c.memory_rowid, x.vec, c.script FROM chunks_vec v JOIN chunks c ON c.rowid = v.rowid "
             "JOIN vectors x ON x.chunk_hash = c.chunk_hash WHERE v.embedding MATCH vec_bit(?) AND k = ?",
             (bits, coarse),
         ).fetchall()
+        rows = [row for row in rows if understands(languages, row[3])]
         if not rows:
             return []
         matrix = np.frombuffer(b"".join(row[2] for row in rows), dtype=np.float16).reshape(len(rows), -1)

@@ -99,6 +99,7 @@ class HybridSearcher:
         indexes = [index for index in self.indexes if not where.scopes or index.vault.scope in where.scopes]
         warnings: list[str] = []
         query_vector = self._query_vector(query, indexes, warnings)
+        languages = self._languages()
         keyword_hits: list[tuple[Hashable, Hashable, float]] = []
         vector_hits: list[tuple[Hashable, Hashable, float]] = []
         match = fts_query(query)
@@ -108,7 +109,7 @@ class HybridSearcher:
                     keyword_hits.append(((position, memory_rowid), (position, chunk_rowid), value))
             if query_vector is not None and index.has_vectors:
                 for memory_rowid, chunk_rowid, value in index.vector_candidates(
-                    query_vector, VECTOR_LIMIT, VECTOR_COARSE
+                    query_vector, VECTOR_LIMIT, VECTOR_COARSE, languages
                 ):
                     vector_hits.append(((position, memory_rowid), (position, chunk_rowid), value))
         metadata = self._eligible(indexes, keyword_hits, vector_hits, where)
@@ -118,7 +119,7 @@ class HybridSearcher:
             vector_ranked,
             keyword_ranked,
             query_script=script_of(query),
-            vector_languages=self._languages(),
+            vector_languages=languages,
             min_similarity=self.min_similarity or None,
         )
         now = self.clock.now()

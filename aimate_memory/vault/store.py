@@ -14,11 +14,11 @@ from aimate_memory.vault.atomic import atomic_write_text
 from aimate_memory.vault.changes import FileChange
 from aimate_memory.vault.codec import MemoryDocument, content_hash, read_document
 from aimate_memory.vault.layout import (
+    DEFAULT_CATEGORY,
     Layer,
     Scope,
     archive_path_for,
     folder_for,
-    location_of,
     memory_file_name,
     with_clash_suffix,
 )
@@ -160,8 +160,8 @@ class Vault:
         if not 1 <= importance <= 5:
             raise InvalidInputError(f"importance {importance} is out of range", "use a number from 1 to 5")
         now = self.clock.now()
+        category = category or DEFAULT_CATEGORY[layer]
         folder = folder_for(layer, category)
-        category = category or _category_from_folder(folder, layer)
         if not body.strip():
             body = f"# {title}\n"
         body = body if body.endswith("\n") else body + "\n"
@@ -250,7 +250,3 @@ class Vault:
 
     def _write(self, rel_path: PurePosixPath, doc: MemoryDocument) -> None:
         atomic_write_text(self.abs_path(rel_path), doc.render())
-
-
-def _category_from_folder(folder: PurePosixPath, layer: Layer) -> str:
-    return location_of(folder / "x.md").category or layer.value

@@ -1,0 +1,66 @@
+"""Embedding providers. Importing this package is cheap: fastembed/onnxruntime and the USE weights are
+loaded only when :func:`create_embedder` builds an embedder.
+
+Providers (config ``embedding.provider``):
+
+- ``auto`` (default): bundled MiniLM for Latin-script text + multilingual USE, one 896-d space
+  (see :mod:`aimate_memory.embedding.auto_provider`). Offline.
+- ``fastembed``: ``embedding.model`` null → the bundled MiniLM (384-d, English only, offline); any
+  fastembed model name → downloaded on first use (fails at once, with a hint, when offline).
+- ``use``: multilingual USE v3 only (512-d, offline, pure numpy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from aimate_memory.embedding.base import Embedder, EmbedderUnavailable, l2_normalize
+
+__all__ = ["PROVIDERS", "Embedder", "EmbedderUnavailable", "create_embedder", "l2_normalize"]
+
+PROVIDERS = ("auto", "fastembed", "use")
+
+
+def create_embedder(settings: Mapping[str, Any] | None = None) -> Embedder | None:
+    """Build the embedder the ``embedding`` config section asks for; None when ``enabled`` is false.
+
+    Keys: ``enabled`` (bool, default true), ``provider`` ("auto" | "fastembed" | "use"), ``model``
+    (fastembed model name; None = bundled MiniLM), ``cache_dir`` (model files; default
+    ``$AIMATE_HOME/state/models``), optional ``threads``, ``latin_weight`` (auto only).
+    Raises :class:`EmbedderUnavailable` (message + hint) when it cannot be loaded.
+    """
+    s = dict(settings or {})
+    if not s.get("enabled", True):
+        return None
+    provider = (s.get("provider") or "auto").lower()
+    model = s.get("model") or None
+    cache_dir = s.get("cache_dir") or None
+    threads = s.get("threads")
+    if provider == "use":
+        from aimate_memory.embedding.use_provider import UseEmbedder
+
+        return UseEmbedder(threads=threads)
+    if provider == "fastembed":
+        from aimate_memory.embedding.fastembed_provider import FastEmbedEmbedder
+
+        return FastEmbedEmbedder(model=model, cache_dir=cache_dir, threads=threads)
+    if provider == "auto":
+        from aimate_memory.embedding.fastembed_provider import FastEmbedEmbedder
+
+        if model:  # a user-chosen fastembed model: if it reads Chinese it serves everything alone
+            emb = FastEmbedEmbedder(model=model, cache_dir=cache_dir, threads=threads)
+            if "cjk" in emb.languages:
+                return emb
+            latin: Embedder = emb
+        else:
+            latin = FastEmbedEmbedder(cache_dir=cache_dir, threads=threads)
+        from aimate_memory.embedding.auto_provider import DEFAULT_LATIN_WEIGHT, AutoEmbedder
+        from aimate_memory.embedding.use_provider import UseEmbedder
+
+        weight = float(s.get("latin_weight", DEFAULT_LATIN_WEIGHT))
+        return AutoEmbedder(latin, UseEmbedder(threads=threads), latin_weight=weight)
+    raise EmbedderUnavailable(
+        f"unknown embedding provider {provider!r}",
+        f"set `embedding.provider` to one of: {', '.join(PROVIDERS)}",
+    )

@@ -1,0 +1,52 @@
+"""Git-native memory (DESIGN §8): commits with reasons, the review gate, history, sync with a
+frontmatter merge driver, and a secret guard in front of every commit."""
+
+from aimate_memory.git.repo import (
+    GitCommitter,
+    GitError,
+    LogEntry,
+    PendingChange,
+    RejectResult,
+    SecretFoundError,
+    SyncResult,
+    VaultRepo,
+    accept,
+    attach_auto_commit,
+    commit_changeset,
+    commit_paths,
+    commit_pending,
+    diff,
+    init_vault_repo,
+    install_project_attributes,
+    log_memory,
+    pending_changes,
+    reject,
+    sync,
+)
+from aimate_memory.git.secrets import Finding, contains_sensitive, scan_text
+
+__all__ = [
+    "Finding",
+    "GitCommitter",
+    "GitError",
+    "LogEntry",
+    "PendingChange",
+    "RejectResult",
+    "SecretFoundError",
+    "SyncResult",
+    "VaultRepo",
+    "accept",
+    "attach_auto_commit",
+    "commit_changeset",
+    "commit_paths",
+    "commit_pending",
+    "contains_sensitive",
+    "diff",
+    "init_vault_repo",
+    "install_project_attributes",
+    "log_memory",
+    "pending_changes",
+    "reject",
+    "scan_text",
+    "sync",
+]

@@ -1,0 +1,125 @@
+"""The secret guard's scanner: pure functions over text, no git, no disk (DESIGN §8, seed 000 隐私配置).
+
+Patterns are chosen to be specific (known token prefixes and shapes) so that ordinary notes about
+passwords or keys do not trip them; the generic `password = …` rule skips obvious placeholders.
+Configured `privacy.sensitive_keywords` match case-insensitively as substrings (privacy first:
+`secret` also matches `secrets`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = ["SECRET_KINDS", "Finding", "contains_sensitive", "mask", "scan_text"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One suspected secret: 1-based line, what kind, and the line with the secret masked."""
+
+    line: int
+    kind: str
+    excerpt_masked: str
+    path: str | None = None  # set by the commit-time scan (vault- or repo-relative)
+
+    @property
+    def location(self) -> str:
+        return f"{self.path}:{self.line}" if self.path else f"line {self.line}"
+
+
+# (kind, pattern, group holding the secret value). Order: most specific first; one finding per span.
+_PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
+    (
+        "private key",
+        re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+        0,
+    ),
+    (
+        "AWS access key id",
+        re.compile(r"(?<![A-Z0-9])((?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|AIPA)[A-Z0-9]{16})(?![A-Z0-9])"),
+        1,
+    ),
+    (
+        "AWS secret access key",
+        re.compile(r"(?i)aws_?(?:secret)_?(?:access)?_?key[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
+        1,
+    ),
+    ("GitHub token", re.compile(r"(?<![A-Za-z0-9_])((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,})"), 1),
+    ("GitHub token", re.compile(r"(?<![A-Za-z0-9_])(github_pat_[A-Za-z0-9_]{22,})"), 1),
+    (
+        "OpenAI-style API key",
+        re.compile(r"(?<![A-Za-z0-9_-])(sk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,})"),
+        1,
+    ),
+    ("Slack token", re.compile(r"(?<![A-Za-z0-9])(xox[abposr]-[A-Za-z0-9-]{10,})"), 1),
+    (
+        "Slack webhook",
+        re.compile(r"(https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+)"),
+        1,
+    ),
+    (
+        "password or key assignment",
+        re.compile(
+            r"(?i)(?<![A-Za-z0-9])(?:password|passwd|pwd|passphrase|secret|secret[_-]?key|client[_-]?secret"
+            r"|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|private[_-]?key|token|密码|口令|密钥)"
+            r"[\"']?[ \t]*(?:[:=]|：)[ \t]*[\"']?([^\s\"',;`]{6,})"
+        ),
+        1,
+    ),
+]
+SECRET_KINDS = sorted({kind for kind, _, _ in _PATTERNS} | {"sensitive keyword"})
+
+_PLACEHOLDER = re.compile(
+    r"^(?:[$<{%(\[*.]|x{3,}|\*{3,})|^(?:none|null|nil|true|false|required|optional|changeme|example"
+    r"|placeholder|redacted|your[_-].*|env|environ.*|os\.environ.*|getenv.*|process\.env.*)$",
+    re.IGNORECASE,
+)
+
+
+def mask(secret: str) -> str:
+    """Keep a 4-character prefix so a person can find it; hide the rest."""
+    keep = 4 if len(secret) > 8 else 1
+    return secret[:keep] + "…" + "*" * 4
+
+
+def _excerpt(line: str, start: int, end: int) -> str:
+    masked = line[:start] + mask(line[start:end]) + line[end:]
+    masked = masked.strip()
+    return masked if len(masked) <= 100 else masked[:99] + "…"
+
+
+def scan_text(text: str, sensitive_keywords: Iterable[str] = ()) -> list[Finding]:
+    """Every suspected secret in `text`, by line. Keywords match case-insensitively."""
+    keywords = [kw.casefold() for kw in sensitive_keywords if kw and kw.strip()]
+    findings: list[Finding] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        taken: list[tuple[int, int]] = []
+        for kind, pattern, group in _PATTERNS:
+            for match in pattern.finditer(line):
+                start, end = match.span(group)
+                if any(start < t_end and t_start < end for t_start, t_end in taken):
+                    continue
+                value = match.group(group)
+                if kind == "password or key assignment" and _PLACEHOLDER.match(value):
+                    continue
+                taken.append((start, end))
+                findings.append(Finding(number, kind, _excerpt(line, start, end)))
+        folded = line.casefold()
+        for keyword in keywords:
+            at = folded.find(keyword)
+            if at >= 0 and len(folded) == len(line):
+                findings.append(Finding(number, "sensitive keyword", _excerpt(line, at, at + len(keyword))))
+            elif at >= 0:  # casefold changed the length (ß → ss): mask nothing rather than the wrong span
+                findings.append(Finding(number, "sensitive keyword", f"(keyword {keyword!r})"))
+    return findings
+
+
+def contains_sensitive(text: str, keywords: Iterable[str], include_secrets: bool = False) -> bool:
+    """True when `text` holds a configured sensitive keyword (case-insensitive): such a memory is
+    not indexed (seed 000). With `include_secrets`, a detected secret counts too."""
+    folded = text.casefold()
+    if any(kw and kw.strip() and kw.casefold() in folded for kw in keywords):
+        return True
+    return include_secrets and bool(scan_text(text))

@@ -1,0 +1,210 @@
+"""Split a memory (title + Markdown body) into chunks for embedding and keyword search.
+
+Chunks follow the document's structure: a new chunk starts at every heading; within a section,
+paragraphs (blank-line separated) are packed together while they fit in :data:`MAX_TOKENS`; a paragraph
+too long on its own is split at sentence ends, and a sentence too long on its own at word/character
+boundaries. Fenced code blocks are never split inside unless they alone exceed the limit.
+
+Token counts are an *estimate* of the embedding models' WordPiece/SentencePiece counts, erring on the
+high side so a chunk never gets truncated by the model: each CJK character = 1 token, each punctuation
+character = 1, each Latin word = 1 + len//6 (long words split into several pieces), each digit run =
+1 + len//3. On English prose this is within ~10 % of MiniLM's tokenizer.
+
+Every chunk carries its context for the embedder: ``embed_text`` is ``title › heading path`` on the
+first line followed by the chunk's text, so a paragraph under "## Why not Memcached" in a memory titled
+"选用 Redis 做会话缓存" is embedded knowing what it is about. The keyword side (``search_text``) holds
+the heading path and the chunk's own text; the title is indexed once per memory in its own FTS column.
+``chunk_hash`` is the sha256 of ``embed_text``: the embedding cache key (with the embedder identity).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+MAX_TOKENS = 256
+#: Bumped whenever the chunking rules change (part of the index identity: chunks must be rebuilt).
+CHUNKER_VERSION = "aimate-chunk-1"
+
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_TOKEN_PIECES = re.compile(
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"  # one CJK char
+    r"|\d+"  # digit run
+    r"|[^\W\d_]+"  # letter run
+    r"|[^\w\s]",  # punctuation / symbol
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    ordinal: int  # 0-based position in the memory
+    text: str  # the chunk's own text (what a snippet shows)
+    embed_text: str  # context line + text: what goes to the embedder
+    search_text: str  # heading path + text: what goes (pre-tokenized) to FTS
+    heading: str  # heading path, " › "-joined ("" before the first heading)
+    tokens: int  # estimated model tokens of embed_text
+    chunk_hash: str  # sha256 hex of embed_text
+
+
+def estimate_tokens(text: str) -> int:
+    """Approximate MiniLM/USE token count (see module docstring); an over-estimate on purpose."""
+    n = 0
+    for m in _TOKEN_PIECES.finditer(text):
+        piece = m.group()
+        if len(piece) == 1:
+            n += 1
+        elif piece[0].isdigit():
+            n += 1 + len(piece) // 3
+        else:
+            n += 1 + len(piece) // 6
+    return n
+
+
+def _split_long(text: str, budget: int) -> list[str]:
+    """Split one paragraph that exceeds the budget: at sentence ends, then at token boundaries."""
+    sentences = [s for s in _SENTENCE_END.split(text) if s.strip()]
+    out: list[str] = []
+    cur = ""
+    for s in sentences:
+        if estimate_tokens(s) > budget:
+            if cur:
+                out.append(cur)
+                cur = ""
+            out.extend(_hard_split(s, budget))
+            continue
+        joined = f"{cur} {s}".strip() if cur and not _is_cjk_edge(cur, s) else cur + s
+        if estimate_tokens(joined) <= budget:
+            cur = joined
+        else:
+            out.append(cur)
+            cur = s
+    if cur:
+        out.append(cur)
+    return out
+
+
+def _is_cjk_edge(a: str, b: str) -> bool:
+    return bool(a) and bool(b) and ord(a[-1]) > 0x2E80 and ord(b[0]) > 0x2E80
+
+
+def _hard_split(text: str, budget: int) -> list[str]:
+    out: list[str] = []
+    start = 0
+    n = 0
+    last_end = 0
+    for m in _TOKEN_PIECES.finditer(text):
+        cost = estimate_tokens(m.group())
+        if n + cost > budget and last_end > start:
+            out.append(text[start:last_end].strip())
+            start = m.start()
+            n = 0
+        n += cost
+        last_end = m.end()
+    tail = text[start:].strip()
+    if tail:
+        out.append(tail)
+    return [p for p in out if p]
+
+
+def _blocks(body: str) -> list[tuple[list[str], str]]:
+    """(heading path, paragraph) pairs in document order; code fences stay one paragraph."""
+    path: list[tuple[int, str]] = []
+    out: list[tuple[list[str], str]] = []
+    para: list[str] = []
+    in_fence = False
+
+    def flush() -> None:
+        text = "\n".join(para).strip()
+        if text:
+            out.append(([h for _, h in path], text))
+        para.clear()
+
+    for line in body.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            para.append(line)
+            continue
+        if in_fence:
+            para.append(line)
+            continue
+        m = _HEADING.match(line)
+        if m:
+            flush()
+            level = len(m.group(1))
+            while path and path[-1][0] >= level:
+                path.pop()
+            path.append((level, m.group(2).strip()))
+            out.append(([h for _, h in path], ""))  # marks a section start, even if empty
+            continue
+        if not line.strip():
+            flush()
+            continue
+        para.append(line)
+    flush()
+    return out
+
+
+def chunk_memory(title: str, body: str, max_tokens: int = MAX_TOKENS) -> list[Chunk]:
+    """Chunks of a memory, in order. Empty title and body → no chunks.
+
+    A leading H1 equal to the title (the usual layout of a memory file) is not repeated in the context.
+    """
+    title = " ".join(title.split())
+    sections: list[tuple[str, list[str]]] = []  # (heading path, paragraphs)
+    for path, para in _blocks(body or ""):
+        if path and title and path[0] == title:
+            path = path[1:]
+        heading = " › ".join(path)
+        if not para:  # a heading starts a section
+            sections.append((heading, []))
+            continue
+        if not sections:
+            sections.append((heading, []))
+        sections[-1][1].append(para)
+
+    pieces: list[tuple[str, str]] = []  # (heading, text)
+    for heading, paras in sections:
+        context = " › ".join(p for p in (title, heading) if p)
+        budget = max(32, max_tokens - estimate_tokens(context) - 1)
+        cur = ""
+        for para in paras:
+            parts = [para] if estimate_tokens(para) <= budget else _split_long(para, budget)
+            for part in parts:
+                joined = f"{cur}\n\n{part}" if cur else part
+                if estimate_tokens(joined) <= budget:
+                    cur = joined
+                else:
+                    if cur:
+                        pieces.append((heading, cur))
+                    cur = part
+        if cur:
+            pieces.append((heading, cur))
+
+    if not pieces:
+        # Only a title and/or headings: still searchable by them.
+        headings = " › ".join(dict.fromkeys(h for h, _ in sections if h))
+        if title or headings:
+            pieces.append((headings, ""))
+
+    chunks: list[Chunk] = []
+    for heading, text in pieces:
+        context = " › ".join(p for p in (title, heading) if p)
+        embed_text = f"{context}\n{text}" if context and text else (context or text)
+        search_text = f"{heading}\n{text}" if heading and text else (heading or text)
+        if not embed_text.strip():
+            continue
+        chunks.append(
+            Chunk(
+                ordinal=len(chunks),
+                text=text,
+                embed_text=embed_text,
+                search_text=search_text,
+                heading=heading,
+                tokens=estimate_tokens(embed_text),
+                chunk_hash=hashlib.sha256(embed_text.encode("utf-8")).hexdigest(),
+            )
+        )
+    return chunks

@@ -1,0 +1,163 @@
+"""The index against real files, real SQLite + sqlite-vec and the real embedding models."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from aimate_memory.clock import SystemClock
+from aimate_memory.embedding.lazy import LazyEmbedder
+from aimate_memory.errors import AimateError
+from aimate_memory.system import MemorySystem
+from aimate_memory.vault.filters import MemoryFilter
+from aimate_memory.vault.layout import Layer
+from aimate_memory.vault.roots import Roots
+
+MEMORIES = [
+    ("选用 Redis 做会话缓存", "我们决定用 Redis 做会话缓存，因为延迟低，而且支持过期时间。", "decision"),
+    ("数据库迁移规范", "所有数据库迁移必须可回滚，上线前在预发环境演练。", "knowledge"),
+    ("Use pytest fixtures", "We prefer pytest fixtures over unittest setUp methods for test isolation.", "knowledge"),
+    ("Deploy checklist", "Before deploying, run the smoke tests and check the error budget dashboard.", "knowledge"),
+    ("Login bug", "The login page times out when the OAuth provider is slow; add a retry with backoff.", "knowledge"),
+]
+
+
+@pytest.fixture(scope="session")
+def shared_embedder(tmp_path_factory: pytest.TempPathFactory) -> LazyEmbedder:
+    """One loaded model for the whole session: loading costs ~2 s per process."""
+    cache = tmp_path_factory.mktemp("models")
+    embedder = LazyEmbedder({"enabled": True, "provider": "auto", "model": None, "cache_dir": str(cache)})
+    assert embedder.get() is not None, embedder.unavailable
+    return embedder
+
+
+@pytest.fixture
+def system(home: Path, shared_embedder: LazyEmbedder) -> MemorySystem:
+    mem = MemorySystem(Roots(home, None), clock=SystemClock())
+    mem.embedder = shared_embedder  # type: ignore[misc]  # cached_property: the shared model
+    mem.init()
+    for title, body, category in MEMORIES:
+        mem.add(title, body, layer=Layer.LONG_TERM, category=category)
+    yield mem
+    mem.close()
+
+
+def ranked_titles(system: MemorySystem, query: str, k: int = 3) -> list[str]:
+    return [hit.memory.title for hit in system.search(query, k).results]
+
+
+def test_sync_indexes_everything_and_a_second_sync_reads_nothing(system: MemorySystem) -> None:
+    first = system.sync()["global"]
+    assert first.added == len(MEMORIES) + 2 and first.embedded_chunks > 0  # + the two core templates
+    second = system.sync()["global"]
+    assert second.changed == 0 and second.unchanged == first.scanned and second.embedded_chunks == 0
+
+
+def test_chinese_and_english_queries_find_their_memories(system: MemorySystem) -> None:
+    system.sync()
+    assert ranked_titles(system, "会话缓存用的什么")[0] == "选用 Redis 做会话缓存"
+    assert ranked_titles(system, "迁移回滚")[0] == "数据库迁移规范"
+    assert ranked_titles(system, "which test framework do we prefer")[0] == "Use pytest fixtures"
+    assert ranked_titles(system, "what to do before deploying")[0] == "Deploy checklist"
+    response = system.search("OAuth timeout", 3)
+    assert response.mode == "hybrid" and response.results[0].memory.title == "Login bug"
+    assert "OAuth" in response.results[0].snippet and response.results[0].highlights
+
+
+def test_deleting_the_index_and_reindexing_gives_identical_results(system: MemorySystem, home: Path) -> None:
+    system.sync()
+    queries = ["缓存", "pytest", "deploy smoke tests", "数据库", "retry backoff"]
+    before = {q: [(h.memory.id, round(h.score, 6)) for h in system.search(q, 5).results] for q in queries}
+    system.close()
+    for name in ("index.db", "index.db-wal", "index.db-shm"):
+        (home / name).unlink(missing_ok=True)
+    report = system.reindex()["global"]
+    assert report.rebuilt and report.added == len(MEMORIES) + 2
+    after = {q: [(h.memory.id, round(h.score, 6)) for h in system.search(q, 5).results] for q in queries}
+    assert after == before
+
+
+def test_moved_file_is_found_at_its_new_path_without_reembedding(system: MemorySystem, home: Path) -> None:
+    system.sync()
+    memory = next(m for m in system.list() if m.title == "Deploy checklist")
+    source = home / "memory" / memory.rel_path.as_posix()
+    target = home / "memory" / "long_term" / "decisions" / "deploy.md"
+    shutil.move(source, target)
+    report = system.sync()["global"]
+    assert report.moved == 1 and report.embedded_chunks == 0 and report.added == report.deleted == 0
+    hit = system.search("deploy smoke tests", 1).results[0]
+    assert hit.memory.id == memory.id and hit.memory.rel_path.as_posix() == "long_term/decisions/deploy.md"
+    assert hit.memory.category == "decision"  # the folder decides
+
+
+def test_edit_reembeds_only_the_changed_chunk(system: MemorySystem, home: Path) -> None:
+    system.sync()
+    memory = next(m for m in system.list() if m.title == "Login bug")
+    path = home / "memory" / memory.rel_path.as_posix()
+    path.write_text(path.read_text(encoding="utf-8") + "\n## 补充\n\n登录超时与 OAuth 服务商有关。\n", encoding="utf-8")
+    report = system.sync()["global"]
+    assert report.updated == 1 and report.embedded_chunks == 1
+    assert system.search("登录超时", 1).results[0].memory.id == memory.id
+
+
+def test_broken_file_keeps_its_last_good_entry_and_does_not_block_others(system: MemorySystem, home: Path) -> None:
+    system.sync()
+    memory = next(m for m in system.list() if m.title == "Use pytest fixtures")
+    path = home / "memory" / memory.rel_path.as_posix()
+    path.write_text("---\ntitle: [unclosed\n---\nbody\n", encoding="utf-8")
+    new = home / "memory" / "long_term" / "knowledge" / "hand.md"
+    new.write_text("# 手写的笔记\n\n向量数据库选型：sqlite-vec。\n", encoding="utf-8")
+    report = system.sync()["global"]
+    assert report.errors == 1 and report.added == 1
+    assert ranked_titles(system, "sqlite-vec 选型", 1) == ["手写的笔记"]
+    assert "Use pytest fixtures" in ranked_titles(system, "pytest fixtures", 3)  # last good entry
+    errors = system.index_for(system.global_vault).file_errors()
+    assert [(e[0], e[2]) for e in errors] == [(memory.rel_path.as_posix(), "BrokenYamlError")]
+
+
+def test_deleted_file_leaves_the_index(system: MemorySystem, home: Path) -> None:
+    system.sync()
+    memory = next(m for m in system.list() if m.title == "数据库迁移规范")
+    os.unlink(home / "memory" / memory.rel_path.as_posix())
+    assert system.sync()["global"].deleted == 1
+    assert "数据库迁移规范" not in ranked_titles(system, "数据库迁移", 5)
+
+
+def test_filters_layer_status_tags_and_time(system: MemorySystem) -> None:
+    system.add("短期任务：修复登录", "明天修复登录超时", layer=Layer.SHORT_TERM, category="task", tags=["todo"])
+    system.sync()
+    only_short = system.search("登录", 5, MemoryFilter(layers=(Layer.SHORT_TERM,))).results
+    assert [h.memory.layer for h in only_short] == [Layer.SHORT_TERM]
+    tagged = system.search("登录", 5, MemoryFilter(tags=("todo",))).results
+    assert [h.memory.title for h in tagged] == ["短期任务：修复登录"]
+    future = SystemClock().now().replace(year=2100)
+    assert system.search("登录", 5, MemoryFilter(updated_after=future)).results == []
+    assert len(system.query(MemoryFilter(layers=(Layer.LONG_TERM,)))) == len(MEMORIES)
+
+
+def test_search_records_access_in_the_journal_not_the_files(system: MemorySystem, home: Path) -> None:
+    system.sync()
+    before = {p: p.read_bytes() for p in (home / "memory").rglob("*.md")}
+    hits = system.search("Redis 缓存", 2).results
+    tallies, _ = system.journal_for(system.global_vault).tally()
+    assert {h.memory.id for h in hits} <= set(tallies)
+    assert {p: p.read_bytes() for p in (home / "memory").rglob("*.md")} == before
+
+
+def test_sensitive_memories_are_not_indexed(home: Path, shared_embedder: LazyEmbedder) -> None:
+    (home).mkdir(parents=True, exist_ok=True)
+    (home / "config.yaml").write_text("privacy:\n  sensitive_keywords: [内部密码, secret-project]\n")
+    mem = MemorySystem(Roots(home, None))
+    mem.embedder = shared_embedder  # type: ignore[misc]
+    mem.init()
+    with pytest.raises(AimateError, match="saved but not committed"):  # the git secret guard
+        mem.add("VPN", "内部密码是 hunter2", category="knowledge")
+    mem.add("Public", "the public roadmap", category="knowledge")
+    report = mem.sync()["global"]
+    assert report.excluded == 1
+    assert "VPN" not in [h.memory.title for h in mem.search("hunter2 VPN 内部密码", 5).results]
+    assert mem.search("roadmap", 5).results[0].memory.title == "Public"
+    mem.close()

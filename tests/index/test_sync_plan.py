@@ -1,0 +1,86 @@
+"""Sync planning without a disk: what is read, touched, moved, removed, reported."""
+
+from __future__ import annotations
+
+from aimate_memory.index.sync_plan import (
+    ErrorRecord,
+    FileStat,
+    IndexedFile,
+    ReadResult,
+    plan_reads,
+    plan_sync,
+)
+
+
+def stat(path: str, mtime: int = 1, size: int = 10) -> FileStat:
+    return FileStat(path, mtime, size)
+
+
+def indexed(path: str, id_: str, mtime: int = 1, size: int = 10, file_hash: str = "h") -> IndexedFile:
+    return IndexedFile(path, id_, mtime, size, file_hash)
+
+
+def test_unchanged_stat_is_never_read_and_vanished_paths_are_listed() -> None:
+    disk = {"a.md": stat("a.md"), "b.md": stat("b.md", mtime=2), "c.md": stat("c.md")}
+    index = {"a.md": indexed("a.md", "A"), "b.md": indexed("b.md", "B"), "gone.md": indexed("gone.md", "G")}
+    plan = plan_reads(disk, index, {})
+    assert [s.path for s in plan.to_read] == ["b.md", "c.md"]
+    assert plan.unchanged == 1 and plan.vanished == ["gone.md"]
+
+
+def test_broken_file_with_same_stat_is_not_reread_but_an_edit_is() -> None:
+    errors = {"x.md": ErrorRecord("x.md", 1, 10)}
+    assert plan_reads({"x.md": stat("x.md")}, {}, errors).unchanged == 1
+    assert [s.path for s in plan_reads({"x.md": stat("x.md", mtime=5)}, {}, errors).to_read] == ["x.md"]
+
+
+def test_same_hash_is_a_touch_new_hash_an_upsert() -> None:
+    index = {"a.md": indexed("a.md", "A", file_hash="h1"), "b.md": indexed("b.md", "B", file_hash="h1")}
+    reads = [ReadResult(stat("a.md", 2), "h1", "A"), ReadResult(stat("b.md", 2), "h2", "B")]
+    plan = plan_sync(reads, index, [], {})
+    assert [r.path for r in plan.touch] == ["a.md"]
+    assert [r.path for r in plan.upsert] == ["b.md"]
+
+
+def test_same_id_at_new_path_is_a_move_without_reindexing() -> None:
+    index = {"short_term/notes/a.md": indexed("short_term/notes/a.md", "A", file_hash="h")}
+    reads = [ReadResult(stat("long_term/knowledge/a.md"), "h", "A")]
+    plan = plan_sync(reads, index, ["short_term/notes/a.md"], {})
+    assert [(old, r.path) for old, r in plan.moves] == [("short_term/notes/a.md", "long_term/knowledge/a.md")]
+    assert plan.upsert == [] and plan.delete == []
+
+
+def test_moved_and_edited_is_a_move_plus_upsert() -> None:
+    index = {"old.md": indexed("old.md", "A", file_hash="h")}
+    plan = plan_sync([ReadResult(stat("new.md"), "h2", "A")], index, ["old.md"], {})
+    assert len(plan.moves) == 1 and [r.path for r in plan.upsert] == ["new.md"]
+
+
+def test_vanished_without_a_new_home_is_deleted() -> None:
+    plan = plan_sync([], {"gone.md": indexed("gone.md", "G")}, ["gone.md"], {})
+    assert plan.delete == ["gone.md"]
+
+
+def test_copied_file_with_the_same_id_is_a_duplicate_and_the_original_stays() -> None:
+    index = {"a.md": indexed("a.md", "A")}
+    plan = plan_sync([ReadResult(stat("copy.md"), "h", "A")], index, [], {})
+    assert [(r.path, holder) for r, holder in plan.duplicates] == [("copy.md", "a.md")]
+    assert plan.upsert == [] and plan.delete == []
+
+
+def test_two_new_files_with_one_id_keep_the_first() -> None:
+    reads = [ReadResult(stat("b.md"), "h", "X"), ReadResult(stat("a.md"), "h", "X")]
+    plan = plan_sync(reads, {}, [], {})
+    assert [r.path for r in plan.upsert] == ["a.md"]
+    assert [r.path for r, _ in plan.duplicates] == ["b.md"]
+
+
+def test_errors_are_kept_apart_and_fixed_files_clear_their_error() -> None:
+    errors = {"fixed.md": ErrorRecord("fixed.md", 1, 1)}
+    reads = [
+        ReadResult(stat("broken.md"), "h", None, "BrokenYamlError\t3\tbad"),
+        ReadResult(stat("fixed.md"), "h", "F"),
+    ]
+    plan = plan_sync(reads, {}, [], errors)
+    assert [r.path for r in plan.errors] == ["broken.md"]
+    assert plan.cleared_errors == ["fixed.md"] and [r.path for r in plan.upsert] == ["fixed.md"]

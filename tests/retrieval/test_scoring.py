@@ -1,0 +1,48 @@
+import math
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from aimate_memory.retrieval.scoring import days_between, score
+
+
+def test_formula_matches_seed_002():
+    f = score(0.8, days=60, importance=4, access_count=9, layer="long_term", decay=0.95)
+    assert f.recency == pytest.approx(0.95**2)
+    assert f.importance == pytest.approx(0.8 + 0.2 * 4 / 5)
+    assert f.access == pytest.approx(1.1)
+    assert f.final == pytest.approx(0.8 * 0.95**2 * 0.96 * 1.1)
+    assert f.as_dict()["final"] == f.final
+
+
+def test_core_does_not_decay():
+    f = score(1.0, days=3650, importance=3, access_count=0, layer="core")
+    assert f.recency == 1.0 and f.days == 0.0
+
+
+def test_fresh_memory_and_defaults():
+    f = score(0.5, days=0)
+    assert f.recency == 1.0 and f.access == 1.0
+    assert f.final == pytest.approx(0.5 * (0.8 + 0.2 * 3 / 5))
+
+
+def test_bad_inputs_are_clamped():
+    assert score(1.0, days=-5).recency == 1.0
+    assert score(1.0, days=0, importance=99).importance == pytest.approx(1.0)
+    assert score(1.0, days=0, importance=None).importance == pytest.approx(0.92)
+    assert score(1.0, days=0, access_count=-3).access == 1.0
+    assert math.isfinite(score(1.0, days=1e6, decay=0).final)
+
+
+def test_ordering_prefers_recent_important_used():
+    old = score(0.9, days=365, importance=3, access_count=0).final
+    new = score(0.9, days=1, importance=3, access_count=0).final
+    assert new > old
+    assert score(0.9, days=1, importance=5).final > score(0.9, days=1, importance=1).final
+    assert score(0.9, days=1, access_count=100).final > score(0.9, days=1, access_count=0).final
+
+
+def test_days_between():
+    now = datetime(2026, 2, 3, tzinfo=timezone.utc)
+    assert days_between(now - timedelta(days=2, hours=12), now) == pytest.approx(2.5)
+    assert days_between(now + timedelta(days=1), now) == 0.0

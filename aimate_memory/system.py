@@ -221,6 +221,7 @@ class MemorySystem:
             self.clock,
             decay=retrieval["decay"],
             candidates=retrieval["candidates"],
+            vector_candidates=retrieval["vector_candidates"],
             min_similarity=retrieval["min_similarity"],
         )
         response = searcher.search(query, top_k, where)

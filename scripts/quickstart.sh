@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# From nothing to a working memory: creates .venv, installs, initializes a demo vault, adds memories in
-# English and Chinese, lists and shows them. Uses a temporary AIMATE_HOME unless you set one.
+# From nothing to a working memory: creates .venv, installs, initializes a demo vault (a temporary
+# AIMATE_HOME unless you set one), adds memories in English and Chinese, lists, shows, indexes, searches.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${AIMATE_VENV:-.venv}"
@@ -25,5 +25,9 @@ run mem --global add "Fix the flaky login test" --layer short_term --category ta
 run mem --global list
 id=$(aimate mem --global list --json --category decision | "$VENV/bin/python" -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
 run mem --global show "${id:0:8}"
+run mem --global index
+run mem --global search "which cache did we choose for sessions"
+run mem --global search "登录测试为什么失败"
+run mem --global stats
 echo
 echo "Your demo vault is in $AIMATE_HOME/memory — open the files in any editor."

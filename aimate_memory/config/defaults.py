@@ -40,7 +40,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "retrieval": {
         "decay": 0.95,
         "min_similarity": 0.0,
-        "candidates": 5000,
+        "candidates": 5000,  # keyword candidates (DESIGN §7: N = 5k)
+        "vector_candidates": 1000,  # chunks kept by the vector pre-filter and re-ranked exactly
     },
     "maintenance": {
         "enabled": True,

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -22,14 +22,17 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from aimate_memory.errors import AimateError, InvalidInputError, NotFoundError
-from aimate_memory.git.repo import (
-    GitError,
-    LogEntry,
-    PendingChange,
-    VaultRepo,
-    commit_pending,
-    sync,
-)
+
+if TYPE_CHECKING:
+    from aimate_memory.git.repo import LogEntry, PendingChange, VaultRepo
+
+
+def _repo_module():
+    # gitpython costs ~100 ms to import: only commands that use git pay for it, not `aimate --help`.
+    from aimate_memory.git import repo
+
+    return repo
+
 
 _console = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 
@@ -61,8 +64,12 @@ def _repos(system: Any, scope: str | None = None) -> list[_VaultRepoRef]:
         if is_global and not (vault.root / ".git").exists():
             continue
         try:
-            found.append(_VaultRepoRef(vault.scope.value, vault, VaultRepo(vault.root, author, own_repo=is_global)))
-        except GitError:
+            found.append(
+                _VaultRepoRef(
+                    vault.scope.value, vault, _repo_module().VaultRepo(vault.root, author, own_repo=is_global)
+                )
+            )
+        except _repo_module().GitError:
             continue
     if not found:
         where = f"the {scope} vault is" if scope else "no vault is"
@@ -236,7 +243,7 @@ def commit_cmd(system: Any, message: str, *, project: bool = False, allow_secret
         vault_root = refs[0].vault.root
     finally:
         _close(refs)
-    sha = commit_pending(vault_root, message.strip(), author, allow_secret, keywords)
+    sha = _repo_module().commit_pending(vault_root, message.strip(), author, allow_secret, keywords)
     if sha is None:
         _console.print(f"nothing to commit in the {scope} vault")
     else:
@@ -338,7 +345,7 @@ def sync_cmd(system: Any, *, remote: str | None = None, json_out: bool = False) 
     """Pull and push the global vault through `git.remote` (or --remote)."""
     author, keywords = _git_settings(system)
     remote = remote or system.config.get("git.remote")
-    result = sync(system.global_vault.root, remote, author, keywords)
+    result = _repo_module().sync(system.global_vault.root, remote, author, keywords)
     if json_out:
         _print_json(result.to_dict())
     else:

@@ -553,7 +553,7 @@ class MemoryIndex:
         return [(memory_rowid, chunk_rowid, -rank) for chunk_rowid, memory_rowid, rank in rows]
 
     def vector_candidates(
-        self, query: np.ndarray, limit: int, coarse: int, languages: frozenset[str]
+        self, query: np.ndarray, limit: int, coarse: int, languages: frozenset[str] | None = None
     ) -> list[tuple[int, int, float]]:
         """(memory rowid, chunk rowid, cosine), best first: a Hamming pre-filter over sign bits in
         sqlite-vec picks `coarse` chunks, exact cosine over their float16 vectors re-ranks them.
@@ -564,7 +564,8 @@ class MemoryIndex:
             "JOIN vectors x ON x.chunk_hash = c.chunk_hash WHERE v.embedding MATCH vec_bit(?) AND k = ?",
             (bits, coarse),
         ).fetchall()
-        rows = [row for row in rows if understands(languages, row[3])]
+        if languages is not None:
+            rows = [row for row in rows if understands(languages, row[3])]
         if not rows:
             return []
         matrix = np.frombuffer(b"".join(row[2] for row in rows), dtype=np.float16).reshape(len(rows), -1)

@@ -22,16 +22,12 @@ from aimate_memory.index.memory_index import IndexedMemory, MemoryIndex
 from aimate_memory.index.textproc import fts_query, script_of
 from aimate_memory.retrieval.fusion import best_per_memory, fuse
 from aimate_memory.retrieval.scoring import days_between, score
-from aimate_memory.retrieval.snippet import make_snippet
+from aimate_memory.retrieval.snippet import make_snippet, match_pattern
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Scope
 from aimate_memory.vault.model import Memory
 
 MAX_QUERY_CHARS = 10_000
-# Vector candidates: the sign-bit scan keeps COARSE chunks, exact cosine keeps the best VECTOR_LIMIT.
-# Measured in scripts/bench.py (recall of the pre-filter against exact search is reported there).
-VECTOR_COARSE = 200
-VECTOR_LIMIT = 100
 
 
 @dataclass
@@ -78,6 +74,7 @@ class HybridSearcher:
         clock: Clock,
         decay: float,
         candidates: int,
+        vector_candidates: int,
         min_similarity: float = 0.0,
     ) -> None:
         self.indexes = indexes  # project first: it wins ties
@@ -85,6 +82,11 @@ class HybridSearcher:
         self.clock = clock
         self.decay = decay
         self.candidates = candidates
+        # Min-max fusion normalizes each list over its own candidates, so the vector list must be deep
+        # enough to reach the weak end of the vault: measured on LoCoMo (turn R@10), 100 vector
+        # candidates gave .645, the whole vault (~600) .681. The sign-bit scan keeps this many chunks
+        # and exact cosine re-ranks all of them.
+        self.vector_candidates = vector_candidates
         self.min_similarity = min_similarity
 
     def search(self, query: str, k: int = 10, where: MemoryFilter | None = None) -> SearchResponse:
@@ -109,7 +111,7 @@ class HybridSearcher:
                     keyword_hits.append(((position, memory_rowid), (position, chunk_rowid), value))
             if query_vector is not None and index.has_vectors:
                 for memory_rowid, chunk_rowid, value in index.vector_candidates(
-                    query_vector, VECTOR_LIMIT, VECTOR_COARSE, languages
+                    query_vector, self.vector_candidates, self.vector_candidates, languages
                 ):
                     vector_hits.append(((position, memory_rowid), (position, chunk_rowid), value))
         metadata = self._eligible(indexes, keyword_hits, vector_hits, where)
@@ -204,8 +206,9 @@ class HybridSearcher:
             for position, rowids in chunk_ids.items()
             for rowid, text in indexes[position].chunk_texts(rowids).items()
         }
+        pattern = match_pattern(query)
         hits = []
         for _, _, item, factors, chunk in ranked:
-            snippet, spans = make_snippet(texts.get(chunk, ""), query)
+            snippet, spans = make_snippet(texts.get(chunk, ""), pattern)
             hits.append(SearchHit(metadata[item.id].memory, factors.final, factors.as_dict(), snippet, spans))
         return hits

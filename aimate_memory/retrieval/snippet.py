@@ -9,30 +9,39 @@ from aimate_memory.index.textproc import query_terms
 SNIPPET_CHARS = 240
 
 
-def find_matches(text: str, query: str) -> list[tuple[int, int]]:
-    """Character spans in `text` matching a query term: a word starting with a Latin term (so `cache`
-    marks `caching`'s stem too), or a CJK term found literally. Sorted, non-overlapping."""
-    spans: list[tuple[int, int]] = []
+def match_pattern(query: str) -> re.Pattern[str] | None:
+    """One regex for all query terms, compiled once per query: a word starting with a Latin term's stem
+    (`caching` for `cache`), or a CJK term found literally."""
+    alternatives = []
     for term, _prefix in query_terms(query):
         if term.isascii():
-            stem = re.escape(term[: max(3, len(term) - 2)]) if len(term) > 4 else re.escape(term)
-            pattern = re.compile(rf"(?<![^\W_]){stem}[^\W_]*", re.IGNORECASE)
+            stem = term[: max(3, len(term) - 2)] if len(term) > 4 else term
+            alternatives.append(rf"(?<![^\W_]){re.escape(stem)}[^\W_]*")
         else:
-            pattern = re.compile(re.escape(term), re.IGNORECASE)
-        spans.extend(match.span() for match in pattern.finditer(text))
+            alternatives.append(re.escape(term))
+    return re.compile("|".join(alternatives), re.IGNORECASE) if alternatives else None
+
+
+def find_matches(text: str, pattern: re.Pattern[str] | None) -> list[tuple[int, int]]:
+    """Sorted, non-overlapping spans of `text` the pattern matches."""
+    if pattern is None:
+        return []
     merged: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
+    for match in pattern.finditer(text):
+        start, end = match.span()
         if merged and start <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
+        elif end > start:
             merged.append((start, end))
     return merged
 
 
-def make_snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> tuple[str, list[tuple[int, int]]]:
+def make_snippet(
+    text: str, pattern: re.Pattern[str] | None, width: int = SNIPPET_CHARS
+) -> tuple[str, list[tuple[int, int]]]:
     """(snippet, highlight spans within it). The window starts a little before the first match."""
     text = " ".join(text.split())
-    spans = find_matches(text, query)
+    spans = find_matches(text, pattern)
     if len(text) <= width:
         return text, spans
     start = max(0, spans[0][0] - width // 4) if spans else 0
@@ -40,7 +49,6 @@ def make_snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> tuple[str
     start = max(0, end - width)
     prefix = "…" if start > 0 else ""
     suffix = "…" if end < len(text) else ""
-    window = prefix + text[start:end] + suffix
     shift = len(prefix) - start
     inside = [(s + shift, e + shift) for s, e in spans if s >= start and e <= end]
-    return window, inside
+    return prefix + text[start:end] + suffix, inside

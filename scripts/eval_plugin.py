@@ -1,0 +1,100 @@
+"""Retrieval-benchmark plugin: the real system (files → index → search), default configuration.
+
+    python3 ../shared/bench/eval_retrieval.py --dataset locomo --baselines none \
+        --retriever scripts/eval_plugin.py:make
+
+Each benchmark document becomes one memory file in a vault of its own (a temp AIMATE_HOME per bench
+vault), written the way `aimate mem add` writes it (title = the start of the text, body = the text);
+then `MemorySystem.sync()` indexes the files and `MemorySystem.search()` answers every question. The
+bench data is read at run time only; nothing of it is stored in the project.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from aimate_memory.config import load_config  # noqa: E402
+from aimate_memory.embedding.lazy import LazyEmbedder  # noqa: E402
+from aimate_memory.system import MemorySystem  # noqa: E402
+from aimate_memory.vault.atomic import atomic_write_text  # noqa: E402
+from aimate_memory.vault.codec import MemoryDocument, content_hash  # noqa: E402
+from aimate_memory.vault.roots import Roots  # noqa: E402
+
+WRITTEN_AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
+TITLE_CHARS = 60
+TITLE_MODE = os.environ.get("AIM_TITLE", "head")  # research switch: "head" (default) or "none"
+
+
+def _title(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= TITLE_CHARS else flat[: TITLE_CHARS - 1] + "…"
+
+
+def _write_vault(home: Path, docs: list) -> dict[str, str]:
+    folder = home / "memory" / "long_term" / "knowledge"
+    folder.mkdir(parents=True)
+    ids: dict[str, str] = {}
+    for number, doc in enumerate(docs):
+        memory_id = str(uuid.uuid4())
+        ids[memory_id] = doc.id
+        body = doc.text.strip() + "\n"
+        meta = {
+            "id": memory_id,
+            "type": "long_term",
+            "scope": "global",
+            "category": "knowledge",
+            "title": _title(doc.text) if TITLE_MODE == "head" else f"m{number:05d}",
+            "tags": [],
+            "status": "active",
+            "importance": 3,
+            "created_at": WRITTEN_AT,
+            "updated_at": WRITTEN_AT,
+            "access_count": 0,
+            "content_hash": content_hash(body),
+            "source": "import",
+        }
+        atomic_write_text(folder / f"m{number:05d}.md", MemoryDocument.new(meta, body).render())
+    return ids
+
+
+def make(corpus):  # noqa: ANN001, ANN201 - the bench's plugin signature
+    workdir = Path(tempfile.mkdtemp(prefix="aimate-eval-"))
+    defaults = load_config(workdir / "no-such-home", None, env={})
+    settings = defaults.section("embedding")
+    settings["cache_dir"] = str(workdir / "models")
+    embedder = LazyEmbedder(settings)  # one loaded model shared by every bench vault
+    systems: dict[str, tuple[MemorySystem, dict[str, str]]] = {}
+
+    def system_for(vault_id: str) -> tuple[MemorySystem, dict[str, str]]:
+        if vault_id not in systems:
+            home = workdir / f"vault-{len(systems)}"
+            ids = _write_vault(home, corpus.vaults[vault_id])
+            system = MemorySystem(Roots(home, None), config=load_config(home, None, env={}))
+            system.embedder = embedder  # type: ignore[misc]
+            started = time.perf_counter()
+            report = system.sync()["global"]
+            print(
+                f"[aimate] {vault_id}: {report.added} memories, {report.embedded_chunks} chunks embedded "
+                f"in {time.perf_counter() - started:.1f}s",
+                file=sys.stderr,
+            )
+            systems[vault_id] = (system, ids)
+        return systems[vault_id]
+
+    def retrieve(vault_id: str, question: str, k: int) -> list[str]:
+        system, ids = system_for(vault_id)
+        if not question.strip():
+            return []
+        response = system.search(question, k)
+        return [ids[hit.memory.id] for hit in response.results]
+
+    return retrieve

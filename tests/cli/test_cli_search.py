@@ -1,0 +1,137 @@
+"""`aimate mem index/reindex/search/stats` as real subprocesses, with the real models where it matters."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import AIMATE
+
+HOSTILE = [
+    '"',
+    '"unbalanced',
+    "NEAR(",
+    "NEAR(a b",
+    "*",
+    "-",
+    "a AND OR NOT",
+    "'; DROP TABLE memories; --",
+    "^x",
+    "x" * 10_000,
+    "中" * 5000,
+    "\x00",
+]
+
+
+def seed(cli) -> None:
+    cli("mem", "init")
+    cli(
+        "mem",
+        "add",
+        "选用 Redis 做会话缓存",
+        "--body",
+        "我们决定用 Redis 做会话缓存，延迟低。",
+        "--category",
+        "decision",
+    )
+    cli("mem", "add", "Deploy checklist", "--body", "Run the smoke tests before every deploy.", "--tags", "ops")
+
+
+@pytest.mark.slow
+def test_search_json_in_both_languages_with_vectors(cli_vectors) -> None:
+    seed(cli_vectors)
+    english = cli_vectors("mem", "search", "what do we run before deploying", "--json")
+    assert english.code == 0, english.err
+    top = english.json()[0]
+    assert top["title"] == "Deploy checklist" and top["scope"] == "global" and top["layer"] == "long_term"
+    assert set(top) >= {"id", "title", "path", "layer", "scope", "score", "snippet"}
+    chinese = cli_vectors("mem", "recall", "会话缓存", "--json", "--explain").json()
+    assert chinese[0]["title"] == "选用 Redis 做会话缓存"
+    assert set(chinese[0]["factors"]) == {"base", "recency", "importance", "access", "days", "final"}
+    shown = cli_vectors("mem", "search", "smoke tests")
+    assert "Deploy checklist" in shown.out and "hybrid" in shown.out
+
+
+def test_hostile_queries_never_raise(cli) -> None:
+    seed(cli)
+    for query in HOSTILE:
+        result = cli("mem", "search", query.replace("\x00", "") or " ", "--json")
+        assert "Traceback" not in result.err, query
+        assert result.code in (0, 1), (query, result.err)
+        if result.code == 0:
+            assert isinstance(result.json(), list)
+    literal = cli("mem", "search", "NEAR(smoke tests", "--json").json()
+    assert literal[0]["title"] == "Deploy checklist"
+    empty = cli("mem", "search", "   ")
+    assert empty.code == 1 and "empty query" in empty.err
+
+
+def test_unavailable_model_gives_keyword_results_and_one_warning(cli) -> None:
+    seed(cli)
+    env = {
+        "AIMATE_EMBEDDING__ENABLED": "true",
+        "AIMATE_EMBEDDING__PROVIDER": "fastembed",
+        "AIMATE_EMBEDDING__MODEL": "BAAI/bge-small-zh-v1.5",  # not cached, and no model hub here
+        "HF_HUB_OFFLINE": "1",
+    }
+    result = cli("mem", "search", "smoke tests", "--json", env=env)
+    assert result.code == 0, result.err
+    assert result.json()[0]["title"] == "Deploy checklist"
+    warnings = [line for line in result.err.splitlines() if line.startswith("warning:")]
+    assert warnings and any("keyword" in line for line in warnings)
+    assert "Traceback" not in result.err
+
+
+def test_index_reindex_stats_and_no_sync(cli, home: Path) -> None:
+    seed(cli)
+    first = cli("mem", "index", "--json").json()["global"]
+    assert first["added"] == 4 and first["errors"] == 0
+    again = cli("mem", "index", "--json").json()["global"]
+    assert again["added"] == again["updated"] == 0 and again["unchanged"] == 4
+    (home / "memory" / "long_term" / "knowledge" / "hand.md").write_text("# 手写\n\n灰度发布流程\n", encoding="utf-8")
+    assert cli("mem", "search", "灰度发布", "--no-sync", "--json").json() == []
+    assert cli("mem", "search", "灰度发布", "--json").json()[0]["title"] == "手写"
+    stats = cli("mem", "stats", "--json").json()["global"]
+    assert stats["memories"] == 5 and stats["by_layer"]["core"] == 2 and stats["index_bytes"] > 0
+    assert stats["identity"]["embedder"] is None  # keyword-only in this test
+    rebuilt = cli("mem", "reindex", "--json").json()["global"]
+    assert rebuilt["rebuilt"] and rebuilt["added"] == 5
+
+
+def test_filters_on_the_command_line(cli) -> None:
+    seed(cli)
+    cli("mem", "add", "明天部署", "--layer", "short_term", "--category", "task", "--body", "deploy tomorrow 部署")
+    only_tasks = cli("mem", "search", "deploy", "--layer", "short_term", "--json").json()
+    assert [r["title"] for r in only_tasks] == ["明天部署"]
+    tagged = cli("mem", "search", "deploy", "--tag", "ops", "--json").json()
+    assert [r["title"] for r in tagged] == ["Deploy checklist"]
+    assert cli("mem", "search", "deploy", "--since", "2999-01-01", "--json").json() == []
+    assert cli("mem", "search", "deploy", "--since", "yesterday").code == 1
+    assert cli("mem", "search", "deploy", "--layer", "nope").code == 1
+
+
+@pytest.mark.slow
+def test_two_processes_writing_at_once_lose_nothing(cli, home: Path) -> None:
+    cli("mem", "init")
+    env = {"AIMATE_HOME": str(home), "AIMATE_EMBEDDING__ENABLED": "false", "PATH": "/usr/bin:/bin"}
+    script = (
+        "import subprocess, sys\n"
+        "for i in range(8):\n"
+        "    title, body = f'{sys.argv[2]} 记忆 {i}', f'writer {sys.argv[2]} note {i}'\n"
+        "    subprocess.run([sys.argv[1], 'mem', 'add', title, '--body', body],"
+        " check=True, stdin=subprocess.DEVNULL, capture_output=True)\n"
+        "    subprocess.run([sys.argv[1], 'mem', 'index'], check=True, capture_output=True)\n"
+    )
+    writers = [
+        subprocess.Popen([sys.executable, "-c", script, str(AIMATE), name], env=env) for name in ("alpha", "beta")
+    ]
+    assert [writer.wait(timeout=300) for writer in writers] == [0, 0]
+    listed = cli("mem", "list", "--json").json()
+    titles = {m["title"] for m in listed}
+    assert {f"{name} 记忆 {i}" for name in ("alpha", "beta") for i in range(8)} <= titles
+    assert cli("mem", "diagnose").code == 0
+    for name in ("alpha", "beta"):
+        assert len(cli("mem", "search", f"writer {name}", "--limit", "20", "--json").json()) >= 8

@@ -383,6 +383,11 @@ class MemorySystem:
         for memory in result.memories:
             for reason in memory.problems:
                 problems.append(Problem(self._abs(memory), None, reason, "run `aimate mem fix`", kind="Frontmatter"))
+        for index in self.indexes:
+            if index.exists:
+                problems.extend(
+                    Problem(index.db_path, None, reason, hint, kind) for kind, reason, hint in index.health()
+                )
         return problems
 
     def _abs(self, memory: Memory) -> Path:

@@ -178,9 +178,10 @@ def fix(dry_run: bool = typer.Option(False, "--dry-run", help="Print what would 
 
 
 @mem.command()
-def diagnose(as_json: bool = JSON) -> None:
-    """List every problem file with path:line and reason. Exit 1 when there are problems."""
-    system = open_system()
+def diagnose(no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
+    """List every problem file with path:line and reason, and how the index disagrees with the files or
+    the model. Exit 1 when there are problems."""
+    system = synced(open_system(), no_sync)
     problems = system.diagnose()
     if as_json:
         print_json(

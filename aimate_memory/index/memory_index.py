@@ -643,6 +643,46 @@ class MemoryIndex:
             },
         }
 
+    def health(self) -> list[tuple[str, str, str]]:
+        """(kind, reason, hint) for every way the index disagrees with the files or the config."""
+        problems: list[tuple[str, str, str]] = []
+        rebuild = self._rebuild_reason()
+        if rebuild is not None:
+            problems.append(("IndexIdentity", f"the index must be rebuilt: {rebuild}", "aimate mem reindex"))
+            return problems
+        indexed = {
+            row[0]: IndexedFile(row[0], row[1], row[2], row[3], row[4])
+            for row in self.conn.execute("SELECT path, id, mtime_ns, size, file_hash FROM memories")
+        }
+        errors = {
+            row[0]: ErrorRecord(row[0], row[1], row[2])
+            for row in self.conn.execute("SELECT path, mtime_ns, size FROM file_errors")
+        }
+        behind = plan_reads(self._walk(), indexed, errors)
+        if behind.to_read or behind.vanished:
+            problems.append(
+                (
+                    "IndexBehind",
+                    f"{len(behind.to_read)} file(s) new or changed and {len(behind.vanished)} removed since the "
+                    "last sync",
+                    "aimate mem index (or start the daemon)",
+                )
+            )
+        if self.embedder.enabled:
+            if self.vec_error is not None:
+                problems.append(("VectorsOff", self.vec_error, "pip install sqlite-vec, then aimate mem reindex"))
+            else:
+                missing = len(self._chunks_without_vectors(self.conn))
+                if missing:
+                    problems.append(
+                        (
+                            "VectorsMissing",
+                            f"{missing} chunk(s) have no vector (the model was unavailable when they were indexed)",
+                            "aimate mem index once the model loads",
+                        )
+                    )
+        return problems
+
     def metrics(self, limit: int = 1000) -> list[tuple[str, float]]:
         return self.conn.execute("SELECT op, ms FROM metrics ORDER BY rowid DESC LIMIT ?", (limit,)).fetchall()
 

@@ -135,3 +135,15 @@ def test_two_processes_writing_at_once_lose_nothing(cli, home: Path) -> None:
     assert cli("mem", "diagnose").code == 0
     for name in ("alpha", "beta"):
         assert len(cli("mem", "search", f"writer {name}", "--limit", "20", "--json").json()) >= 8
+
+
+def test_diagnose_checks_the_index_against_the_files(cli, home: Path) -> None:
+    seed(cli)
+    assert cli("mem", "diagnose").code == 0
+    (home / "memory" / "long_term" / "knowledge" / "late.md").write_text("# 后来加的\n", encoding="utf-8")
+    behind = cli("mem", "diagnose", "--no-sync", "--json")
+    assert behind.code == 1 and [p["kind"] for p in behind.json()] == ["IndexBehind"]
+    assert cli("mem", "diagnose").code == 0  # syncs first
+    vectors_on = {"AIMATE_EMBEDDING__ENABLED": "true"}
+    missing = cli("mem", "diagnose", "--no-sync", "--json", env=vectors_on)
+    assert missing.code == 1 and "IndexIdentity" in {p["kind"] for p in missing.json()}

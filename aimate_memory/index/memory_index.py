@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import sqlean
@@ -573,16 +573,25 @@ class MemoryIndex:
         order = np.argsort(-scores)[:limit]
         return [(rows[i][1], rows[i][0], float(scores[i])) for i in order]
 
-    def rows_for(self, memory_rowids: Iterable[int], where: MemoryFilter) -> dict[int, IndexedMemory]:
-        """Metadata of these memories that pass the filter (the filter runs in SQL)."""
+    def ranking_rows(self, memory_rowids: Iterable[int], where: MemoryFilter) -> dict[int, RankingRow]:
+        """What ranking needs of these memories, for those that pass the filter (the filter runs in SQL).
+        Plain tuples: a search weighs up to thousands of candidates and builds records for the top k only."""
         ids = json.dumps(sorted(set(memory_rowids)))
         clause, params = filter_sql(where)
         rows = self.conn.execute(
-            f"SELECT {_MEMORY_COLUMNS}, updated_ts FROM memories WHERE rowid IN (SELECT value FROM json_each(?))"
-            f"{' AND ' + clause if clause else ''}",
+            "SELECT rowid, layer, importance, access_count, updated_ts FROM memories "
+            f"WHERE rowid IN (SELECT value FROM json_each(?)){' AND ' + clause if clause else ''}",
             (ids, *params),
         ).fetchall()
-        return {row[0]: IndexedMemory.from_row(row, self.vault) for row in rows}
+        return {row[0]: RankingRow(*row) for row in rows}
+
+    def memories(self, memory_rowids: Iterable[int]) -> dict[int, Memory]:
+        ids = json.dumps(sorted(set(memory_rowids)))
+        rows = self.conn.execute(
+            f"SELECT {_MEMORY_COLUMNS}, updated_ts FROM memories WHERE rowid IN (SELECT value FROM json_each(?))",
+            (ids,),
+        ).fetchall()
+        return {row[0]: IndexedMemory.from_row(row, self.vault).memory for row in rows}
 
     def query(self, where: MemoryFilter, limit: int | None = None, order: str = "path") -> list[IndexedMemory]:
         """Metadata query (list, time ranges) straight from SQL indexes."""
@@ -705,6 +714,14 @@ def _sqlite_files(path: Path) -> list[Path]:
     return [path, Path(str(path) + "-wal"), Path(str(path) + "-shm")]
 
 
+class RankingRow(NamedTuple):
+    rowid: int
+    layer: str
+    importance: int
+    access_count: int
+    updated_ts: float
+
+
 @dataclass(frozen=True)
 class IndexedMemory:
     """A memory's metadata as the index holds it: enough to filter, rank, list and show a result."""
@@ -792,4 +809,4 @@ def filter_sql(where: MemoryFilter) -> tuple[str, list[Any]]:
     return " AND ".join(clauses), params
 
 
-__all__ = ["IndexedMemory", "MemoryIndex", "SyncReport", "filter_sql"]
+__all__ = ["IndexedMemory", "MemoryIndex", "RankingRow", "SyncReport", "filter_sql"]

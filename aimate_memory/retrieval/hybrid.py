@@ -18,10 +18,10 @@ import numpy as np
 from aimate_memory.clock import Clock
 from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.errors import InvalidInputError
-from aimate_memory.index.memory_index import IndexedMemory, MemoryIndex
+from aimate_memory.index.memory_index import MemoryIndex, RankingRow
 from aimate_memory.index.textproc import fts_query, script_of
 from aimate_memory.retrieval.fusion import best_per_memory, fuse
-from aimate_memory.retrieval.scoring import days_between, score
+from aimate_memory.retrieval.scoring import score
 from aimate_memory.retrieval.snippet import make_snippet, match_pattern
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Scope
@@ -124,26 +124,25 @@ class HybridSearcher:
             vector_languages=languages,
             min_similarity=self.min_similarity or None,
         )
-        now = self.clock.now()
+        now = self.clock.now().timestamp()
         ranked = []
         for item in fused:
-            entry = metadata[item.id]
-            memory = entry.memory
+            row = metadata[item.id]
             factors = score(
                 item.score,
-                days=days_between(memory.updated_at, now),
-                importance=memory.importance,
-                access_count=memory.access_count,
-                layer=memory.layer.value,
+                days=max(0.0, (now - row.updated_ts) / 86400),
+                importance=row.importance,
+                access_count=row.access_count,
+                layer=row.layer,
                 decay=self.decay,
             )
             if factors.final <= 0:
                 continue  # the weakest candidate of a list normalizes to 0: it matched nothing
-            scope_rank = 0 if memory.scope is Scope.PROJECT else 1
+            scope_rank = 0 if indexes[item.id[0]].vault.scope is Scope.PROJECT else 1
             chunk = keyword_chunks.get(item.id) or vector_chunks.get(item.id)
             ranked.append((-factors.final, scope_rank, item, factors, chunk))
         ranked.sort(key=lambda row: (row[0], row[1]))
-        hits = self._hits(indexes, metadata, ranked[:k], query)
+        hits = self._hits(indexes, ranked[:k], query)
         mode = "hybrid" if query_vector is not None else "keyword"
         elapsed = (time.perf_counter() - started) * 1000
         return SearchResponse(query, hits, mode, warnings, elapsed)
@@ -179,28 +178,30 @@ class HybridSearcher:
         keyword_hits: list[tuple[Hashable, Hashable, float]],
         vector_hits: list[tuple[Hashable, Hashable, float]],
         where: MemoryFilter,
-    ) -> dict[Hashable, IndexedMemory]:
-        """Metadata of every candidate memory that passes the filter, keyed (index position, rowid)."""
+    ) -> dict[Hashable, RankingRow]:
+        """Ranking data of every candidate memory that passes the filter, keyed (index position, rowid)."""
         wanted: dict[int, set[int]] = {}
         for (position, rowid), _, _ in [*keyword_hits, *vector_hits]:
             wanted.setdefault(position, set()).add(rowid)
-        eligible: dict[Hashable, IndexedMemory] = {}
+        eligible: dict[Hashable, RankingRow] = {}
         for position, rowids in wanted.items():
-            for rowid, entry in indexes[position].rows_for(rowids, where).items():
-                eligible[(position, rowid)] = entry
+            for rowid, row in indexes[position].ranking_rows(rowids, where).items():
+                eligible[(position, rowid)] = row
         return eligible
 
     @staticmethod
-    def _hits(
-        indexes: list[MemoryIndex],
-        metadata: dict[Hashable, IndexedMemory],
-        ranked: list[tuple[Any, ...]],
-        query: str,
-    ) -> list[SearchHit]:
+    def _hits(indexes: list[MemoryIndex], ranked: list[tuple[Any, ...]], query: str) -> list[SearchHit]:
         chunk_ids: dict[int, list[int]] = {}
-        for *_, chunk in ranked:
+        memory_ids: dict[int, list[int]] = {}
+        for _, _, item, _, chunk in ranked:
+            memory_ids.setdefault(item.id[0], []).append(item.id[1])
             if chunk is not None:
                 chunk_ids.setdefault(chunk[0], []).append(chunk[1])
+        memories = {
+            (position, rowid): memory
+            for position, rowids in memory_ids.items()
+            for rowid, memory in indexes[position].memories(rowids).items()
+        }
         texts = {
             (position, rowid): text
             for position, rowids in chunk_ids.items()
@@ -210,5 +211,5 @@ class HybridSearcher:
         hits = []
         for _, _, item, factors, chunk in ranked:
             snippet, spans = make_snippet(texts.get(chunk, ""), pattern)
-            hits.append(SearchHit(metadata[item.id].memory, factors.final, factors.as_dict(), snippet, spans))
+            hits.append(SearchHit(memories[item.id], factors.final, factors.as_dict(), snippet, spans))
         return hits

@@ -51,12 +51,18 @@ def mem_options(
 def open_system():  # -> MemorySystem; imported lazily to keep `--help` fast
     from aimate_memory.system import MemorySystem
 
-    return MemorySystem.open(project=_options.project, global_only=_options.global_only)
+    system = MemorySystem.open(project=_options.project, global_only=_options.global_only)
+    if system.project_vault is not None and system.project_vault.exists:
+        # Using the CLI in a project registers it, so the daemon watches its vault too (DESIGN §6).
+        from aimate_memory.watch.daemon import register_project
+
+        register_project(system.roots.home, system.project_vault.root.parent)
+    return system
 
 
 def main() -> None:
     # Command modules register themselves on `mem` when imported.
-    from aimate_memory.cli import config_commands, index_commands, memory_commands  # noqa: F401
+    from aimate_memory.cli import config_commands, index_commands, live_commands, memory_commands  # noqa: F401
     from aimate_memory.git.commands import register as register_git_commands
 
     register_git_commands(mem, open_system)

@@ -106,8 +106,16 @@ def search(
         updated_before=_when(until, "--until"),
         path_glob=path,
     )
-    system = synced(open_system(), no_sync)
-    response = system.search(" ".join(query), limit, where)
+    from aimate_memory.cli.app import _options
+    from aimate_memory.watch.client import daemon_search
+
+    # A running daemon answers warm (model loaded, index kept fresh by its watcher); else search here.
+    response = daemon_search(
+        " ".join(query), limit, where, project=_options.project, global_only=_options.global_only, no_sync=no_sync
+    )
+    if response is None:
+        system = synced(open_system(), no_sync)
+        response = system.search(" ".join(query), limit, where)
     for warning in response.warnings:
         print_warning(warning)
     if as_json:

@@ -27,6 +27,10 @@ def init() -> None:
     for vault, changes in system.init():
         created = ", ".join(change.path.as_posix() for change in changes) or "nothing new"
         console.print(f"[bold]{vault.scope.value}[/] vault: {vault.root}  ({created})")
+    if system.project_vault is not None:
+        from aimate_memory.watch.daemon import register_project
+
+        register_project(system.roots.home, system.project_vault.root.parent)
 
 
 @mem.command()

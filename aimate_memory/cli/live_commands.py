@@ -1,0 +1,247 @@
+"""Commands for the live vault: watch, daemon {start,stop,status,logs}, maintain, dedupe."""
+
+from __future__ import annotations
+
+import queue
+import signal
+import sys
+import time
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from aimate_memory.cli.app import mem, open_system
+from aimate_memory.cli.render import console, print_json, print_warning
+
+JSON = typer.Option(False, "--json", help="Print JSON for tools.")
+
+daemon_app = typer.Typer(
+    help="The background daemon: watching, scheduled maintenance, warm search.", no_args_is_help=True
+)
+mem.add_typer(daemon_app, name="daemon")
+
+
+def _home() -> Path:
+    from aimate_memory.vault.roots import aimate_home
+
+    return aimate_home()
+
+
+# -- watch --------------------------------------------------------------------------------------------
+
+
+@mem.command()
+def watch(
+    debounce: float = typer.Option(0.3, "--debounce", help="Seconds a file must be quiet before it is indexed."),
+) -> None:
+    """Keep the index in sync with the files in the foreground (Ctrl-C to stop)."""
+    from aimate_memory.watch.watcher import Watcher
+
+    system = open_system()
+    vaults = {vault.scope.value: vault for vault in system.vaults}
+    if not vaults:
+        print_warning("no vault to watch; run `aimate mem init`")
+        raise typer.Exit(1)
+    dirty: queue.Queue[tuple[str, set[str], bool]] = queue.Queue()
+    watcher = Watcher(lambda key, paths, full: dirty.put((key, paths, full)), debounce=debounce)
+    for key, vault in vaults.items():
+        watcher.add(key, vault.root)
+    watcher.start()
+    signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops it as cleanly as Ctrl-C
+    try:
+        for key, vault in vaults.items():
+            _sync_one(system, vault, key, "initial sync")
+            console.print(f"watching [bold]{key}[/] vault {escape(str(vault.root))}")
+        while True:
+            key, paths, full = dirty.get()  # blocked while nothing changes
+            watcher.take(key)
+            what = "full sync (events lost)" if full else ", ".join(sorted(paths)[:3]) + ("…" if len(paths) > 3 else "")
+            _sync_one(system, vaults[key], key, what)
+    except KeyboardInterrupt:
+        console.print("stopped")
+    finally:
+        watcher.stop()
+        system.close()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _sync_one(system, vault, key: str, what: str) -> None:  # type: ignore[no-untyped-def]
+    report = system.index_for(vault).sync()
+    stamp = time.strftime("%H:%M:%S")
+    console.print(
+        f"[dim]{stamp}[/] {key}: {escape(what)} → {report.added} added, {report.updated} updated, "
+        f"{report.moved} moved, {report.deleted} removed, {report.errors} errors ({report.seconds * 1000:.0f} ms)"
+    )
+    for warning in report.warnings:
+        print_warning(warning)
+
+
+# -- daemon -------------------------------------------------------------------------------------------
+
+
+@daemon_app.command("start")
+def daemon_start() -> None:
+    """Start the daemon in the background (one per user)."""
+    from aimate_memory.watch.daemon import DaemonPaths, running_pid, start_daemon
+
+    home = _home()
+    before = running_pid(home)
+    pid = start_daemon(home)
+    if before is not None and before > 0:
+        console.print(f"the daemon is already running (pid {pid})")
+    else:
+        console.print(f"daemon started (pid {pid}); log: {DaemonPaths.of(home).log}")
+
+
+@daemon_app.command("stop")
+def daemon_stop() -> None:
+    """Stop the daemon after its current task."""
+    from aimate_memory.watch.daemon import stop_daemon
+
+    pid = stop_daemon(_home())
+    console.print("the daemon is not running" if pid is None else f"daemon stopped (pid {pid})")
+
+
+@daemon_app.command("status")
+def daemon_status(as_json: bool = JSON) -> None:
+    """Running?, pid, uptime, vaults, last sync and maintenance, queue, errors, memory."""
+    from aimate_memory.watch.client import daemon_request
+    from aimate_memory.watch.daemon import running_pid
+
+    home = _home()
+    pid = running_pid(home)
+    status = daemon_request(home, {"op": "status"}, timeout=5.0) if pid is not None else None
+    if status is None:
+        status = {"running": pid is not None, "pid": pid if pid and pid > 0 else None}
+        if pid is not None:
+            status["note"] = "the daemon holds its lock but does not answer (starting, or busy)"
+    status.pop("ok", None)
+    if as_json:
+        print_json(status)
+        return
+    if not status.get("running"):
+        console.print("the daemon is not running (start it with `aimate mem daemon start`)")
+        return
+    table = Table(show_header=False, box=None)
+    table.add_row("pid", str(status.get("pid")))
+    if "uptime_seconds" in status:
+        table.add_row("uptime", _duration(status["uptime_seconds"]))
+        for vault in status.get("vaults", []):
+            table.add_row(
+                f"{vault['scope']} vault", f"{escape(vault['root'])} (synced {vault['last_sync'] or 'not yet'})"
+            )
+        table.add_row("last maintenance", str(status.get("last_maintenance") or "not yet"))
+        table.add_row("queue", str(status.get("queue")))
+        table.add_row("memory (RSS)", f"{(status.get('rss_bytes') or 0) / 1e6:.0f} MB")
+        table.add_row("model loaded", "yes" if status.get("model_loaded") else "no")
+        table.add_row("errors", str(len(status.get("errors", []))))
+    else:
+        table.add_row("note", status.get("note", ""))
+    console.print(table)
+    for error in status.get("errors", [])[-5:]:
+        print_warning(error)
+
+
+@daemon_app.command("logs")
+def daemon_logs(lines: int = typer.Option(50, "--lines", "-n", help="How many lines from the end.")) -> None:
+    """Print the end of the daemon's log."""
+    from aimate_memory.watch.daemon import DaemonPaths
+
+    path = DaemonPaths.of(_home()).log
+    if not path.exists():
+        console.print(f"no log yet ({path})")
+        return
+    text = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    sys.stdout.write("\n".join(text[-lines:]) + ("\n" if text else ""))
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
+
+
+# -- maintain / dedupe ----------------------------------------------------------------------------------
+
+
+@mem.command()
+def maintain(
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan; change nothing."),
+    as_json: bool = JSON,
+) -> None:
+    """Expire, promote and archive by the lifecycle rules; fold access counts; report near-duplicates."""
+    from aimate_memory.lifecycle.maintenance import run_maintenance
+
+    system = open_system()
+    runs = run_maintenance(system, dry_run=dry_run)
+    if as_json:
+        print_json([run.to_dict() for run in runs])
+        return
+    for run in runs:
+        actions = [*run.resumed, *run.actions]
+        verb = "would do" if dry_run else "done"
+        console.print(f"[bold]{run.scope}[/] vault: {run.to_dict()['summary']}" + (f" ({verb})" if actions else ""))
+        if actions:
+            table = Table(show_edge=False, box=None, header_style="bold")
+            for column in ("action", "memory", "from", "to", "reason"):
+                table.add_column(column, overflow="fold")
+            for action in actions:
+                table.add_row(
+                    action.kind + (" (resumed)" if action in run.resumed else ""),
+                    escape(action.title),
+                    escape(action.rel_path.as_posix()),
+                    escape(action.target_rel_path.as_posix()) if action.target_rel_path else "",
+                    escape(action.reason),
+                )
+            console.print(table)
+        _print_duplicates(run.duplicates, hint=True)
+        for warning in run.warnings:
+            print_warning(warning)
+
+
+@mem.command()
+def dedupe(
+    apply: bool = typer.Option(False, "--apply", help="Merge each group into its survivor."),
+    as_json: bool = JSON,
+) -> None:
+    """Find near-duplicate memories (same layer and vault); --apply merges them."""
+    from aimate_memory.lifecycle.maintenance import run_dedupe
+
+    system = open_system()
+    runs = run_dedupe(system, apply=apply)
+    if as_json:
+        print_json([run.to_dict() for run in runs])
+        return
+    for run in runs:
+        if not run.duplicates and not run.actions:
+            console.print(f"[bold]{run.scope}[/] vault: no near-duplicates")
+            continue
+        _print_duplicates(run.duplicates, hint=not apply, scope=run.scope)
+        if apply and run.changeset:
+            console.print(f"[bold]{run.scope}[/] vault: {escape(run.changeset.subject)}")
+            for change in run.changeset.changes:
+                console.print("  " + escape(change.describe()))
+        for warning in run.warnings:
+            print_warning(warning)
+
+
+def _print_duplicates(groups, hint: bool, scope: str | None = None) -> None:  # type: ignore[no-untyped-def]
+    if not groups:
+        return
+    where = f"{scope} vault: " if scope else ""
+    console.print(f"{where}{len(groups)} group(s) of near-duplicates:")
+    for group in groups:
+        console.print(f"  keep [bold]{escape(group.survivor.title)}[/] [dim]{escape(group.survivor.path)}[/]")
+        for entry, similarity, method in group.others:
+            console.print(f"    ≈ {escape(entry.title)} [dim]{escape(entry.path)}  {similarity:.3f} ({method})[/]")
+    if hint:
+        console.print("[dim]merge them with `aimate mem dedupe --apply`[/]")
+
+
+__all__ = ["daemon_app"]

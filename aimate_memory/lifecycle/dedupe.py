@@ -1,0 +1,248 @@
+"""Near-duplicate memories (DESIGN §5, seed 004 去重): found with a KNN query per memory, never all pairs.
+
+For each live memory (not archived, not a session transcript) the index is asked for its nearest
+neighbours twice — by vector (sqlite-vec KNN over the memory's mean chunk vector, when the index has
+vectors) and by keywords (FTS5 over the memory's most frequent terms) — and each candidate pair in the
+same layer is scored:
+
+- both texts in a script the embedder understands → cosine of the mean chunk vectors;
+- otherwise → cosine of term-count vectors (words for Latin, character bigrams for CJK: the index's own
+  tokens). MiniLM reads every Chinese character as [UNK], so its vectors would call any two Chinese
+  notes duplicates; text cosine keeps Chinese honest (DESIGN §11).
+
+Pairs at or above `maintenance.duplicate_threshold` are joined into groups. The survivor of a group is the
+most important, then most used, then most recently updated memory; merging gives it the union of the tags,
+the highest importance, the summed access count and `supersedes`, and moves the others to `archive/` as
+`superseded` with `superseded_by` (planned here as pure actions, applied by the executor).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from aimate_memory.index.textproc import fts_query_from_terms, script_of, tokens
+from aimate_memory.lifecycle.planner import Action, Kind
+from aimate_memory.vault.layout import archive_path_for
+from aimate_memory.vault.model import Memory
+
+NEIGHBORS = 8  # candidates asked of each KNN query
+MAX_QUERY_TERMS = 32
+VECTOR_COARSE = 200
+
+
+@dataclass(frozen=True)
+class Entry:
+    rowid: int
+    id: str
+    path: str
+    layer: str
+    title: str
+    importance: int
+    access_count: int
+    updated_ts: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "path": self.path, "title": self.title}
+
+
+@dataclass
+class DuplicateGroup:
+    scope: str
+    layer: str
+    survivor: Entry
+    others: list[tuple[Entry, float, str]] = field(default_factory=list)  # (entry, similarity, method)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scope": self.scope,
+            "layer": self.layer,
+            "survivor": self.survivor.to_dict(),
+            "duplicates": [
+                {**entry.to_dict(), "similarity": round(similarity, 4), "method": method}
+                for entry, similarity, method in self.others
+            ],
+        }
+
+
+def find_duplicates(index: Any, threshold: float, neighbors: int = NEIGHBORS) -> list[DuplicateGroup]:
+    """Groups of near-duplicates in one vault's index (call `index.sync()` first)."""
+    conn = index.conn
+    entries = {
+        row[0]: Entry(*row)
+        for row in conn.execute(
+            "SELECT rowid, id, path, layer, title, importance, access_count, updated_ts FROM memories "
+            "WHERE status IN ('active', 'pending') AND path NOT LIKE 'archive/%' AND layer != 'session'"
+        )
+    }
+    if len(entries) < 2:
+        return []
+    texts: dict[int, list[str]] = {}
+    for memory_rowid, text in conn.execute("SELECT memory_rowid, text FROM chunks ORDER BY memory_rowid, ordinal"):
+        if memory_rowid in entries:
+            texts.setdefault(memory_rowid, []).append(text)
+    terms = {
+        rowid: Counter(tokens(entry.title + "\n" + "\n".join(texts.get(rowid, [])))) for rowid, entry in entries.items()
+    }
+    scripts = {
+        rowid: script_of(entry.title + "\n" + "\n".join(texts.get(rowid, []))) for rowid, entry in entries.items()
+    }
+    vectors, languages = _memory_vectors(index, entries)
+
+    def understood(rowid: int) -> bool:
+        from aimate_memory.retrieval.fusion import understands
+
+        return rowid in vectors and understands(languages, scripts[rowid])
+
+    pairs: dict[tuple[int, int], tuple[float, str]] = {}
+    for rowid, entry in entries.items():
+        candidates: set[int] = set()
+        if rowid in vectors:
+            found = index.vector_candidates(vectors[rowid], neighbors * 4, VECTOR_COARSE)
+            candidates.update(memory_rowid for memory_rowid, _, _ in found)
+        match = _terms_query(terms[rowid])
+        if match is not None:
+            found = index.keyword_candidates(match, neighbors * 4)
+            candidates.update(memory_rowid for memory_rowid, _, _ in found)
+        ranked = [other for other in dict.fromkeys(candidates) if other != rowid and other in entries]
+        for other in ranked[: neighbors * 4]:
+            if entries[other].layer != entry.layer:
+                continue
+            key = (min(rowid, other), max(rowid, other))
+            if key in pairs:
+                continue
+            if understood(rowid) and understood(other):
+                pairs[key] = (float(np.dot(vectors[rowid], vectors[other])), "vector")
+            else:
+                pairs[key] = (text_cosine(terms[rowid], terms[other]), "text")
+    close = {key: value for key, value in pairs.items() if value[0] >= threshold}
+    return _groups(index.vault.scope.value, entries, close)
+
+
+def _memory_vectors(index: Any, entries: Mapping[int, Entry]) -> tuple[dict[int, np.ndarray], frozenset[str]]:
+    """Mean chunk vector per memory (unit length), and the scripts the embedder understands."""
+    try:
+        if not index.has_vectors:
+            return {}, frozenset()
+    except Exception:  # a damaged or missing index: text similarity only
+        return {}, frozenset()
+    embedder = index.embedder.get()
+    if embedder is None:
+        return {}, frozenset()
+    sums: dict[int, np.ndarray] = {}
+    for memory_rowid, blob in index.conn.execute(
+        "SELECT c.memory_rowid, x.vec FROM chunks c JOIN vectors x ON x.chunk_hash = c.chunk_hash"
+    ):
+        if memory_rowid not in entries:
+            continue
+        vector = np.frombuffer(blob, dtype=np.float16).astype(np.float32)
+        sums[memory_rowid] = sums[memory_rowid] + vector if memory_rowid in sums else vector
+    vectors = {}
+    for rowid, total in sums.items():
+        norm = float(np.linalg.norm(total))
+        if norm > 0:
+            vectors[rowid] = total / norm
+    return vectors, frozenset(embedder.languages)
+
+
+def _terms_query(counts: Counter[str]) -> str | None:
+    best = sorted(counts.items(), key=lambda item: (-item[1], -len(item[0]), item[0]))[:MAX_QUERY_TERMS]
+    return fts_query_from_terms((term, False) for term, _ in best)
+
+
+def text_cosine(a: Mapping[str, int], b: Mapping[str, int]) -> float:
+    if not a or not b:
+        return 0.0
+    dot = sum(count * b.get(term, 0) for term, count in a.items())
+    norm = math.sqrt(sum(v * v for v in a.values())) * math.sqrt(sum(v * v for v in b.values()))
+    return dot / norm if norm else 0.0
+
+
+def _groups(
+    scope: str, entries: Mapping[int, Entry], close: Mapping[tuple[int, int], tuple[float, str]]
+) -> list[DuplicateGroup]:
+    parent: dict[int, int] = {}
+
+    def root(node: int) -> int:
+        while parent.get(node, node) != node:
+            parent[node] = parent.get(parent[node], parent[node])
+            node = parent[node]
+        return node
+
+    for a, b in close:
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    members: dict[int, list[int]] = {}
+    for node in {n for pair in close for n in pair}:
+        members.setdefault(root(node), []).append(node)
+    groups = []
+    for nodes in members.values():
+        ordered = sorted(nodes, key=lambda n: _survivor_key(entries[n]))
+        survivor = ordered[0]
+        group = DuplicateGroup(scope, entries[survivor].layer, entries[survivor])
+        for other in ordered[1:]:
+            similarity, method = _best_link(other, nodes, close)
+            group.others.append((entries[other], similarity, method))
+        groups.append(group)
+    groups.sort(key=lambda g: g.survivor.path)
+    return groups
+
+
+def _survivor_key(entry: Entry) -> tuple[Any, ...]:
+    return (-entry.importance, -entry.access_count, -entry.updated_ts, entry.path)
+
+
+def _best_link(
+    node: int, nodes: Iterable[int], close: Mapping[tuple[int, int], tuple[float, str]]
+) -> tuple[float, str]:
+    links = [close[(min(node, n), max(node, n))] for n in nodes if (min(node, n), max(node, n)) in close]
+    return max(links) if links else (0.0, "text")
+
+
+def plan_merge(survivor: Memory, others: list[Memory], now: datetime) -> list[Action]:
+    """Pure: the actions that merge `others` into `survivor` (absolute values, safe to apply twice)."""
+    tags = list(dict.fromkeys([*survivor.tags, *(tag for other in others for tag in other.tags)]))
+    accessed = [m.accessed_at for m in (survivor, *others) if m.accessed_at is not None]
+    supersedes = _string_list(survivor.doc.get("supersedes") if survivor.doc is not None else None)
+    supersedes = list(dict.fromkeys([*supersedes, *(other.id for other in others)]))
+    fields: dict[str, Any] = {
+        "tags": tags,
+        "importance": max(m.importance for m in (survivor, *others)),
+        "access_count": sum(m.access_count for m in (survivor, *others)),
+        "supersedes": supersedes,
+    }
+    if accessed:
+        fields["accessed_at"] = max(accessed)
+    names = ", ".join(f'"{other.title}"' for other in others)
+    actions = [Action(Kind.MERGE, survivor.id, survivor.rel_path, None, fields, f"merged {names}", survivor.title)]
+    for other in others:
+        actions.append(
+            Action(
+                Kind.SUPERSEDE,
+                other.id,
+                other.rel_path,
+                archive_path_for(other.rel_path),
+                {"status": "superseded", "superseded_by": survivor.id, "archived_at": now},
+                f'near-duplicate of "{survivor.title}" ({survivor.id[:8]})',
+                other.title,
+            )
+        )
+    return actions
+
+
+def _string_list(value: Any) -> list[str]:
+    if not value:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(item) for item in value]
+
+
+__all__ = ["DuplicateGroup", "Entry", "find_duplicates", "plan_merge", "text_cosine"]

@@ -1,0 +1,203 @@
+"""Live-vault benchmarks (DESIGN §12): daemon idle CPU and RSS, `aimate mem search` wall time with the
+daemon up vs a cold process, and edit → searchable latency through the watcher.
+
+    .venv/bin/python scripts/bench_live.py [--idle 60] [--runs 20] [--edits 20] [--memories 200] [--json]
+
+Everything runs against a temporary AIMATE_HOME; every daemon it starts is stopped (or killed) at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from aimate_memory.watch.client import daemon_request
+from aimate_memory.watch.daemon import rss_bytes, running_pid
+
+AIMATE = Path(sys.executable).with_name("aimate")
+TICKS = os.sysconf("SC_CLK_TCK")
+WORDS = [
+    "cache",
+    "redis",
+    "deploy",
+    "kubernetes",
+    "migration",
+    "schema",
+    "index",
+    "query",
+    "latency",
+    "budget",
+    "review",
+    "release",
+]
+ZH = ["缓存", "部署", "迁移", "索引", "查询", "延迟", "预算", "评审", "发布", "会话", "数据库", "架构"]
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
+
+
+def make_vault(home: Path, env: dict[str, str], count: int) -> None:
+    subprocess.run([str(AIMATE), "mem", "init"], env=env, check=True, capture_output=True)
+    folder = home / "memory/long_term/knowledge"
+    for i in range(count):
+        words = " ".join(WORDS[(i + j) % len(WORDS)] for j in range(12))
+        zh = "".join(ZH[(i + j) % len(ZH)] for j in range(8))
+        (folder / f"note{i:05d}.md").write_text(f"# Note {i}: {WORDS[i % len(WORDS)]} {zh[:4]}\n\n{words}\n\n{zh}\n")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"p50": statistics.median(values), "p95": percentile(values, 0.95), "n": len(values)}
+
+
+def start(env: dict[str, str], home: Path, wait_model: bool) -> int:
+    subprocess.run([str(AIMATE), "mem", "daemon", "start"], env=env, check=True, capture_output=True)
+    pid = running_pid(home)
+    assert pid and pid > 0
+    daemon_request(home, {"op": "sync"}, 300)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        status = daemon_request(home, {"op": "status"}, 5) or {}
+        if (
+            status.get("current") is None
+            and status.get("queue") == 0
+            and (status.get("model_loaded") or not wait_model)
+        ):
+            break
+        time.sleep(0.2)
+    return pid
+
+
+def stop(env: dict[str, str], home: Path, pid: int) -> None:
+    subprocess.run([str(AIMATE), "mem", "daemon", "stop"], env=env, capture_output=True)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def idle(pid: int, seconds: float) -> dict[str, float]:
+    time.sleep(2)  # let the start-up settle
+    before = cpu_seconds(pid)
+    time.sleep(seconds)
+    used = cpu_seconds(pid) - before
+    return {"seconds": seconds, "cpu_seconds": round(used, 3), "cpu_percent": round(100 * used / seconds, 3)}
+
+
+def search_wall(env: dict[str, str], runs: int) -> list[float]:
+    times = []
+    for i in range(runs):
+        started = time.perf_counter()
+        subprocess.run(
+            [str(AIMATE), "mem", "search", f"{WORDS[i % len(WORDS)]} 缓存", "--json"],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def edit_latency(home: Path, edits: int) -> list[float]:
+    folder = home / "memory/short_term/notes"
+    latencies = []
+    for i in range(edits):
+        token = f"edittoken{i}x{os.getpid()}"
+        path = folder / f"edit{i}.md"
+        written = time.perf_counter()
+        path.write_text(f"# Edit {i} 编辑\n\n{token}\n", encoding="utf-8")
+        while True:
+            reply = daemon_request(home, {"op": "search", "query": token, "limit": 1, "no_sync": True}, 10) or {}
+            if reply.get("results"):
+                latencies.append(time.perf_counter() - written)
+                break
+            if time.perf_counter() - written > 10:
+                raise SystemExit(f"edit {i} never became searchable")
+            time.sleep(0.005)
+        time.sleep(0.1)
+    return latencies
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--idle", type=float, default=60.0, help="idle seconds measured per daemon")
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--edits", type=int, default=20)
+    parser.add_argument("--memories", type=int, default=200)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    results: dict[str, object] = {}
+    with tempfile.TemporaryDirectory(prefix="aimate-bench-live-") as tmp:
+        home = Path(tmp) / "home"
+        workdir = Path(tmp) / "work"
+        workdir.mkdir()
+        os.chdir(workdir)
+        base = {**os.environ, "AIMATE_HOME": str(home)}
+        base.pop("AIMATE_NO_DAEMON", None)
+        keyword = {**base, "AIMATE_EMBEDDING__ENABLED": "false"}
+        vectors = {**base, "AIMATE_EMBEDDING__ENABLED": "true"}
+        make_vault(home, vectors, args.memories)
+        subprocess.run([str(AIMATE), "mem", "index"], env=vectors, check=True, capture_output=True)
+
+        # 1. keyword-only daemon: idle CPU, RSS, edit → searchable.
+        pid = start(keyword, home, wait_model=False)
+        try:
+            results["idle_keyword_only"] = {**idle(pid, args.idle), "rss_mb": round((rss_bytes(pid) or 0) / 1e6, 1)}
+            results["edit_to_searchable_s"] = summary(edit_latency(home, args.edits))
+        finally:
+            stop(keyword, home, pid)
+
+        # 2. daemon with the embedding model loaded: idle CPU, RSS, warm CLI search.
+        pid = start(vectors, home, wait_model=True)
+        try:
+            results["idle_with_model"] = {**idle(pid, args.idle), "rss_mb": round((rss_bytes(pid) or 0) / 1e6, 1)}
+            search_wall(vectors, 2)  # warm the page cache
+            served = (daemon_request(home, {"op": "status"}, 10) or {}).get("searches_served", 0)
+            results["search_wall_daemon_s"] = summary(search_wall(vectors, args.runs))
+            served = (daemon_request(home, {"op": "status"}, 10) or {}).get("searches_served", 0) - served
+            if served != args.runs:
+                log = (home / "state/daemon.log").read_text(encoding="utf-8")[-3000:]
+                print(f"warning: the daemon answered {served} of {args.runs} searches\n{log}", file=sys.stderr)
+        finally:
+            stop(vectors, home, pid)
+
+        # 3. the same searches in a cold process (no daemon: loads the model every time).
+        results["search_wall_cold_s"] = summary(search_wall({**vectors, "AIMATE_NO_DAEMON": "1"}, args.runs))
+        results["search_wall_cold_keyword_only_s"] = summary(
+            search_wall({**keyword, "AIMATE_NO_DAEMON": "1"}, args.runs)
+        )
+        floor = []
+        for _ in range(args.runs):
+            started = time.perf_counter()
+            subprocess.run([str(AIMATE), "mem", "--help"], env=keyword, check=True, capture_output=True)
+            floor.append(time.perf_counter() - started)
+        results["cli_startup_floor_help_s"] = summary(floor)
+    results["memories"] = args.memories
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return
+    for key, value in results.items():
+        if isinstance(value, dict):
+            print(
+                f"{key:34s} "
+                + "  ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in value.items())
+            )
+        else:
+            print(f"{key:34s} {value}")
+
+
+if __name__ == "__main__":
+    main()

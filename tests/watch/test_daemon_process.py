@@ -1,0 +1,202 @@
+"""A real daemon process: start/stop, socket, the index following real file events, SIGKILL + restart."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from aimate_memory.watch.client import daemon_request, socket_path
+from aimate_memory.watch.daemon import DaemonPaths, register_project, registered_projects, running_pid
+
+pytestmark = pytest.mark.slow
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (killed, not yet reaped by its parent) is not alive either.
+    with contextlib.suppress(OSError):
+        if Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
+            return False
+    return True
+
+
+@pytest.fixture
+def daemon(cli, home: Path, monkeypatch: pytest.MonkeyPatch):
+    """Start/stop helpers for a daemon on the temp home; every daemon started is gone after the test."""
+    monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
+    assert cli("mem", "init").code == 0
+    pids: list[int] = []
+
+    def start() -> int:
+        result = cli("mem", "daemon", "start")
+        assert result.code == 0, result.err
+        pid = running_pid(home)
+        assert pid and pid > 0
+        pids.append(pid)
+        return pid
+
+    yield start
+    cli("mem", "daemon", "stop")
+    for pid in pids:
+        if _alive(pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def search(home: Path, query: str, **extra) -> list[dict]:
+    reply = daemon_request(home, {"op": "search", "query": query, "limit": 20, "no_sync": True, **extra}, 30)
+    assert reply is not None and reply.get("ok"), reply
+    return reply["results"]
+
+
+def wait_for(check: Callable[[], bool], timeout: float = 5.0) -> float:
+    """Seconds until `check()` held; fails after `timeout`."""
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if check():
+            return time.monotonic() - start
+        time.sleep(0.02)
+    raise AssertionError(f"not true after {timeout} s")
+
+
+def test_start_status_single_instance_and_graceful_stop(daemon, cli, home: Path) -> None:
+    pid = daemon()
+    paths = DaemonPaths.of(home)
+    assert stat.S_IMODE(os.stat(socket_path(home)).st_mode) == 0o600
+    assert paths.pid.read_text().strip() == str(pid) and paths.log.exists()
+    again = cli("mem", "daemon", "start")
+    assert again.code == 0 and f"already running (pid {pid})" in again.out
+    # A second daemon process refuses to run beside the first.
+    second = subprocess.run(
+        [sys.executable, "-m", "aimate_memory.watch.daemon", "--home", str(home)], capture_output=True, text=True
+    )
+    assert second.returncode == 3 and "already running" in second.stderr
+    status = cli("mem", "daemon", "status", "--json").json()
+    assert status["running"] and status["pid"] == pid
+    for key in ("uptime_seconds", "vaults", "last_sync", "last_maintenance", "queue", "errors", "rss_bytes"):
+        assert key in status
+    assert status["vaults"][0]["scope"] == "global" and status["rss_bytes"] > 10_000_000
+    assert "pid" in cli("mem", "daemon", "status").out
+    stopped = cli("mem", "daemon", "stop")
+    assert stopped.code == 0 and f"stopped (pid {pid})" in stopped.out
+    assert not _alive(pid) and running_pid(home) is None
+    assert not socket_path(home).exists() and not paths.pid.exists()
+    assert "not running" in cli("mem", "daemon", "status").out
+    assert cli("mem", "daemon", "status", "--json").json()["running"] is False
+    assert "daemon stopped" in cli("mem", "daemon", "logs").out
+
+
+def test_index_follows_real_file_events(daemon, home: Path) -> None:
+    daemon()
+    knowledge = home / "memory/long_term/knowledge"
+    note = knowledge / "zebra.md"
+    note.write_text("# 斑马迁徙 zebra migration\n\nplain write\n", encoding="utf-8")
+    wait_for(lambda: [r["title"] for r in search(home, "斑马")] == ["斑马迁徙 zebra migration"])
+
+    tmp = knowledge / ".zebra.md.tmp"  # atomic save
+    tmp.write_text("# 长颈鹿 giraffe facts\n", encoding="utf-8")
+    os.replace(tmp, note)
+    wait_for(lambda: [r["title"] for r in search(home, "giraffe")] == ["长颈鹿 giraffe facts"])
+    assert search(home, "斑马") == []
+
+    os.rename(note, knowledge / "zebra.md~")  # vim-style save
+    note.write_text("# 犀牛 rhino notes\n", encoding="utf-8")
+    os.unlink(knowledge / "zebra.md~")
+    wait_for(lambda: [r["title"] for r in search(home, "rhino")] == ["犀牛 rhino notes"])
+
+    os.rename(knowledge, home / "memory/long_term/知识库")  # folder rename
+    wait_for(lambda: [r["path"] for r in search(home, "rhino")] == ["long_term/知识库/zebra.md"])
+
+    os.unlink(home / "memory/long_term/知识库/zebra.md")  # delete
+    wait_for(lambda: search(home, "rhino") == [])
+
+
+def test_cli_search_no_sync_sees_a_hand_written_memory_within_a_second(daemon, cli, home: Path) -> None:
+    daemon()
+    path = home / "memory/short_term/notes/hand.md"
+    written = time.monotonic()
+    path.write_text("# Kangaroo 袋鼠 sighting\n\nwritten by hand while the daemon runs\n", encoding="utf-8")
+    while True:
+        started = time.monotonic() - written
+        result = cli("mem", "search", "kangaroo", "--no-sync", "--json")
+        assert result.code == 0, result.err
+        if [hit["path"] for hit in result.json()] == ["short_term/notes/hand.md"]:
+            break
+        assert started < 3, "the daemon never indexed the file"
+    assert started < 1.0
+    status = daemon_request(home, {"op": "status"}, 5)
+    assert status is not None and status["searches_served"] >= 1  # answered by the daemon
+
+
+def test_sigkill_mid_sync_then_restart_repairs_the_index(daemon, cli, home: Path) -> None:
+    pid = daemon()
+    cli("mem", "daemon", "stop")
+    folder = home / "memory/long_term/knowledge"
+    count = 4000
+    for i in range(count):
+        (folder / f"n{i:05d}.md").write_text(f"# Note {i} 笔记\n\nmarker{i} 内容 {i}\n", encoding="utf-8")
+    pid = daemon()  # its first task is a full sync of 4000 new files
+    wait_for(lambda: (daemon_request(home, {"op": "status"}, 2) or {}).get("current", "") == "sync global", 30)
+    os.kill(pid, signal.SIGKILL)  # at once: on a loaded machine a pause could let the sync finish
+    wait_for(lambda: not _alive(pid))
+    db = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sqlean,sys; c=sqlean.connect(sys.argv[1]);"
+            "print(c.execute('select count(*) from memories').fetchone()[0])",
+            str(home / "index.db"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    indexed = int(db.stdout.strip() or 0)
+    assert indexed < count + 2  # killed before the sync finished
+    assert running_pid(home) is None  # the kernel dropped the lock with the process
+    daemon()
+    reply = daemon_request(home, {"op": "sync"}, 60)
+    assert reply is not None and reply["ok"]
+    stats = cli("mem", "stats", "--no-sync", "--json").json()
+    assert stats["global"]["memories"] == count + 2  # + the two core starter files
+    assert [r["path"] for r in search(home, "marker3999")] == ["long_term/knowledge/n03999.md"]
+
+
+def test_projects_register_and_are_watched(daemon, cli, home: Path, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[project]\nname='p'\n")
+    assert cli("mem", "init", cwd=project).code == 0  # `init` in a project registers it
+    assert registered_projects(home) == [project.resolve()]
+    daemon()
+    assert register_project(home, project) is False  # already there
+    assert register_project(home, project / ".aimate") is False
+    assert registered_projects(home) == [project.resolve()]
+    wait_for(lambda: len((daemon_request(home, {"op": "status"}, 2) or {}).get("vaults", [])) == 2)
+    (project / ".aimate/memory/long_term/decisions/d.md").write_text("# 项目决定 use uv\n", encoding="utf-8")
+    found = lambda: [r["scope"] for r in search(home, "项目决定", cwd=str(project))] == ["project"]  # noqa: E731
+    wait_for(found)
+    result = cli("mem", "search", "项目决定", "--json", cwd=project)
+    assert [hit["scope"] for hit in result.json()] == ["project"]
+
+
+def test_maintenance_through_the_daemon(daemon, home: Path) -> None:
+    daemon()
+    old = home / "memory/short_term/tasks/old.md"
+    old.write_text("---\nexpires_at: 2020-01-01T00:00:00+00:00\n---\n# 过期任务 expired\n", encoding="utf-8")
+    reply = daemon_request(home, {"op": "maintain"}, 60)
+    assert reply is not None and reply["summary"]["global"] == "expired 1"
+    assert (home / "memory/archive/short_term/tasks/old.md").exists()
+    status = daemon_request(home, {"op": "status"}, 5)
+    assert status is not None and status["last_maintenance"]

@@ -41,28 +41,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'aimate_memory.git' has no attribute {name!r}")
 
 
-__all__ = [
-    "Finding",
-    "GitCommitter",
-    "GitError",
-    "LogEntry",
-    "PendingChange",
-    "RejectResult",
-    "SecretFoundError",
-    "SyncResult",
-    "VaultRepo",
-    "accept",
-    "attach_auto_commit",
-    "commit_changeset",
-    "commit_paths",
-    "commit_pending",
-    "contains_sensitive",
-    "diff",
-    "init_vault_repo",
-    "install_project_attributes",
-    "log_memory",
-    "pending_changes",
-    "reject",
-    "scan_text",
-    "sync",
-]
+__all__ = sorted(_EXPORTS)

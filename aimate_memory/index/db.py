@@ -6,10 +6,6 @@ extensions (DESIGN §11). If sqlite-vec cannot be loaded the index still works, 
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -171,20 +167,3 @@ def get_meta(conn: sqlean.Connection, key: str) -> str | None:
 
 def set_meta(conn: sqlean.Connection, key: str, value: Any) -> None:
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, str(value)))
-
-
-@contextlib.contextmanager
-def write_lock(lock_path: Path) -> Iterator[None]:
-    """One writer per index across processes (CLI, daemon, a second CLI): an advisory file lock.
-
-    SQLite's own lock would serialize the transactions too, but a sync is many transactions plus file
-    reads; holding one lock for the whole sync keeps two syncs from doing the same work twice.
-    """
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)

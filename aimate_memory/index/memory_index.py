@@ -34,6 +34,7 @@ from aimate_memory.index.sync_plan import (
     plan_sync,
 )
 from aimate_memory.index.textproc import fts_document, script_of
+from aimate_memory.locks import file_lock
 from aimate_memory.retrieval.fusion import understands
 from aimate_memory.vault.codec import decode_memory_bytes, parse_document
 from aimate_memory.vault.filters import MemoryFilter
@@ -152,7 +153,9 @@ class MemoryIndex:
     def sync(self, progress: Progress | None = None, force_rebuild: bool = False) -> SyncReport:
         """Bring the index up to date with the files; rebuilds (temp file + swap) when it must."""
         start = time.perf_counter()
-        with db.write_lock(self.lock_path):
+        # One writer per index across processes (CLI, daemon, a second CLI): SQLite would serialize the
+        # transactions anyway, but one lock over the whole sync keeps two syncs from doing the same work.
+        with file_lock(self.lock_path):
             reason = "requested" if force_rebuild else self._rebuild_reason()
             if reason is not None:
                 report = self._rebuild(progress)

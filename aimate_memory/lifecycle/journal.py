@@ -8,14 +8,14 @@ frontmatter, one batch per run. It lives in `state/`, so it survives deleting `i
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from aimate_memory.locks import file_lock
 from aimate_memory.vault.model import to_datetime
 
 
@@ -36,7 +36,7 @@ class AccessJournal:
         if not lines:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._locked():
+        with self.lock():
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:
                 os.write(fd, lines.encode("utf-8"))
@@ -68,7 +68,7 @@ class AccessJournal:
 
     def consume(self, offset: int) -> None:
         """Drop the first `offset` bytes (folded into frontmatter), keeping anything appended since."""
-        with self._locked():
+        with self.lock():
             try:
                 data = self.path.read_bytes()
             except FileNotFoundError:
@@ -77,14 +77,7 @@ class AccessJournal:
             tmp.write_bytes(data[offset:])
             os.replace(tmp, self.path)
 
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        # A lock file beside the journal, not the journal itself: `consume` replaces the journal, and a
-        # writer blocked on the old inode would append to a file nobody reads again.
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)
+    def lock(self) -> contextlib.AbstractContextManager[None]:
+        # A lock file beside the journal, not the journal itself: `consume` and maintenance replace the
+        # journal, and a writer blocked on the old inode would append to a file nobody reads again.
+        return file_lock(self.path.with_suffix(".lock"))

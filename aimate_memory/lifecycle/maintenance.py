@@ -20,11 +20,9 @@ counts) or the folding file still holds them and no file has them yet.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import logging
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +31,7 @@ from aimate_memory.lifecycle.dedupe import DuplicateGroup, find_duplicates, plan
 from aimate_memory.lifecycle.executor import Outcome, apply_actions
 from aimate_memory.lifecycle.journal import AccessJournal, AccessTally
 from aimate_memory.lifecycle.planner import Action, Kind, Policy, plan, summarize
+from aimate_memory.locks import file_lock
 from aimate_memory.vault.atomic import atomic_write_text
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.roots import Roots
@@ -80,16 +79,9 @@ def state_dir(system: Any, vault: Vault) -> Path:
     return Roots.state_dir(system.root_of(vault))
 
 
-@contextlib.contextmanager
-def maintenance_lock(folder: Path) -> Iterator[None]:
+def maintenance_lock(folder: Path) -> contextlib.AbstractContextManager[None]:
     """One maintenance run per vault at a time (daemon schedule + a CLI `maintain`)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
+    return file_lock(folder / LOCK_FILE)
 
 
 def run_maintenance(
@@ -211,7 +203,7 @@ def _rotate(journal: AccessJournal, folding: Path) -> None:
     A folding file left by a killed run is folded first; the live journal waits for the next run."""
     if folding.exists() or not journal.path.exists():
         return
-    with journal._locked():
+    with journal.lock():
         if journal.path.exists():
             os.replace(journal.path, folding)
 

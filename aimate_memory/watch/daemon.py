@@ -31,12 +31,13 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from aimate_memory.locks import file_lock
 from aimate_memory.watch.client import daemon_request, filter_from_json, socket_path
 
 log = logging.getLogger("aimate.daemon")
@@ -69,17 +70,6 @@ class DaemonPaths:
 # -- registry -----------------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _flock(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
 def registered_projects(home: Path) -> list[Path]:
     """Project folders (each holding `.aimate/`) the daemon watches besides the global vault."""
     try:
@@ -100,7 +90,7 @@ def register_project(home: Path, project_root: Path) -> bool:
     paths = DaemonPaths.of(home)
     if root in registered_projects(home):
         return False
-    with _flock(paths.registry.with_suffix(".lock")):
+    with file_lock(paths.registry.with_suffix(".lock")):
         current = registered_projects(home)
         if root in current:
             return False
@@ -115,7 +105,7 @@ def unregister_missing(home: Path) -> list[Path]:
     from aimate_memory.vault.atomic import atomic_write_text
 
     paths = DaemonPaths.of(home)
-    with _flock(paths.registry.with_suffix(".lock")):
+    with file_lock(paths.registry.with_suffix(".lock")):
         current = registered_projects(home)
         keep = [p for p in current if (p / ".aimate").is_dir()]
         gone = [p for p in current if p not in keep]
@@ -632,7 +622,7 @@ def register_project_quiet(home: Path, project_dir: Path) -> None:
     from aimate_memory.vault.atomic import atomic_write_text
 
     paths = DaemonPaths.of(home)
-    with _flock(paths.registry.with_suffix(".lock")):
+    with file_lock(paths.registry.with_suffix(".lock")):
         current = registered_projects(home)
         if project_dir.resolve() in current:
             return

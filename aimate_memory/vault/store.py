@@ -86,20 +86,30 @@ class Vault:
             )
         return PurePosixPath(resolved.relative_to(root).as_posix())
 
-    def iter_memory_paths(self) -> Iterator[PurePosixPath]:
-        """Every `.md` file that can hold a memory: dot-folders, READMEs and non-Markdown are skipped."""
-        if not self.root.is_dir():
+    @staticmethod
+    def is_memory_path(rel_path: PurePosixPath) -> bool:
+        """Whether a vault-relative path can hold a memory: a `.md` file inside a layer folder, not in a
+        dot-folder, not a dotfile or README. Loose files at the top are not in any layer."""
+        parts = rel_path.parts
+        return (
+            len(parts) >= 2
+            and rel_path.suffix == ".md"
+            and not any(part.startswith(".") for part in parts)
+            and rel_path.name.lower() not in README_NAMES
+        )
+
+    def iter_memory_paths(self, under: PurePosixPath | None = None) -> Iterator[PurePosixPath]:
+        """Every file that can hold a memory (see `is_memory_path`), in the vault or under one folder."""
+        start = self.abs_path(under) if under is not None else self.root
+        if not start.is_dir():
             return
-        for folder, dirnames, filenames in os.walk(self.root):
+        for folder, dirnames, filenames in os.walk(start):
             dirnames[:] = sorted(name for name in dirnames if not name.startswith("."))
-            base = Path(folder)
             for name in sorted(filenames):
-                if not name.endswith(".md") or name.startswith(".") or name.lower() in README_NAMES:
-                    continue
-                if base == self.root:
-                    continue  # loose files at the top are not in any layer
                 # Lexical, not resolved: a symlink pointing out is reported by `load`, not followed here.
-                yield PurePosixPath(Path(os.path.relpath(base / name, self.root)).as_posix())
+                rel = PurePosixPath(Path(os.path.relpath(Path(folder) / name, self.root)).as_posix())
+                if self.is_memory_path(rel):
+                    yield rel
 
     # -- reading -------------------------------------------------------------------------------
 

@@ -230,6 +230,8 @@ class Daemon:
         self.systems: dict[str | None, Any] = {}  # project .aimate dir (str) or None → MemorySystem
         self.targets: dict[str, tuple[Any, Any]] = {}  # watch key → (system, vault)
         self.queued_syncs: set[str] = set()
+        # Paths each queued sync must look at; None = walk the whole vault.
+        self.dirty_paths: dict[str, set[str] | None] = {}
         self.last_sync: dict[str, str] = {}
         self.last_maintenance: str | None = None
         self.last_maintenance_summary: dict[str, str] = {}
@@ -406,11 +408,16 @@ class Daemon:
     # -- tasks -----------------------------------------------------------------------------------------
 
     def _on_dirty(self, key: str, paths: set[str], full: bool) -> None:
-        """Watcher thread: queue a sync (one per vault at a time; the hash-sync finds what changed)."""
-        self._queue_sync(key, full)
+        """Watcher thread: queue a sync of the paths that changed (one queued sync per vault at a time)."""
+        self._queue_sync(key, full, paths)
 
-    def _queue_sync(self, key: str, full: bool = False) -> None:
+    def _queue_sync(self, key: str, full: bool = False, paths: set[str] | None = None) -> None:
         with self._lock:
+            pending = self.dirty_paths.get(key, set())
+            if full or paths is None or pending is None:
+                self.dirty_paths[key] = None
+            else:
+                self.dirty_paths[key] = pending | paths
             if key in self.queued_syncs:
                 return
             self.queued_syncs.add(key)
@@ -420,9 +427,15 @@ class Daemon:
         system, vault = self.targets[key]
         if not vault.exists:
             return {"ok": True}
+        with self._lock:
+            paths = self.dirty_paths.pop(key, None)
         if self.watcher is not None:
-            self.watcher.take(key)  # whatever is pending is covered by this sync
-        report = system.index_for(vault).sync()
+            still_settling, overflowed = self.watcher.take(key)  # covered by this sync as well
+            if overflowed:
+                paths = None
+            elif paths is not None:
+                paths |= still_settling
+        report = system.index_for(vault).sync(paths=None if full else paths)
         self.last_sync[key] = _now()
         if report.changed or report.errors:
             log.info(

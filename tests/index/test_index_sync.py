@@ -161,3 +161,23 @@ def test_sensitive_memories_are_not_indexed(home: Path, shared_embedder: LazyEmb
     assert "VPN" not in [h.memory.title for h in mem.search("hunter2 VPN 内部密码", 5).results]
     assert mem.search("roadmap", 5).results[0].memory.title == "Public"
     mem.close()
+
+
+def test_sync_limited_to_changed_paths_handles_edits_moves_and_folder_renames(system: MemorySystem, home: Path) -> None:
+    system.sync()
+    index = system.index_for(system.global_vault)
+    memory = next(m for m in system.list() if m.title == "Deploy checklist")
+    vault = home / "memory"
+    old = memory.rel_path.as_posix()
+    new = "long_term/decisions/deploy.md"
+    (vault / old).rename(vault / new)
+    report = index.sync(paths=[old, new])
+    assert (report.scanned, report.moved, report.deleted, report.added) == (1, 1, 0, 0)
+    (vault / "long_term" / "decisions").rename(vault / "long_term" / "决定")
+    report = index.sync(paths=["long_term/decisions", "long_term/决定"])
+    assert report.moved == 2 and report.deleted == 0  # the Redis decision and the moved checklist
+    hit = system.search("deploy smoke tests", 1).results[0]
+    assert hit.memory.rel_path.as_posix() == "long_term/决定/deploy.md" and hit.memory.category == "决定"
+    (vault / "long_term" / "决定" / "deploy.md").unlink()
+    assert index.sync(paths=["long_term/决定/deploy.md"]).deleted == 1
+    assert index.sync().changed == 0  # the full walk agrees with what the targeted syncs did

@@ -66,7 +66,7 @@ def _write_vault(home: Path, docs: list) -> dict[str, str]:
     return ids
 
 
-def make(corpus):  # noqa: ANN001, ANN201 - the bench's plugin signature
+def make(corpus):
     workdir = Path(tempfile.mkdtemp(prefix="aimate-eval-"))
     defaults = load_config(workdir / "no-such-home", None, env={})
     settings = defaults.section("embedding")
@@ -78,7 +78,7 @@ def make(corpus):  # noqa: ANN001, ANN201 - the bench's plugin signature
         if vault_id not in systems:
             home = workdir / f"vault-{len(systems)}"
             ids = _write_vault(home, corpus.vaults[vault_id])
-            system = MemorySystem(Roots(home, None), config=load_config(home, None, env={}))
+            system = MemorySystem(Roots(home, None), config=load_config(home, None))
             system.embedder = embedder  # type: ignore[misc]
             started = time.perf_counter()
             report = system.sync()["global"]

@@ -23,8 +23,9 @@ class LazyEmbedder:
 
     @property
     def fingerprint(self) -> str:
-        """What the config asks for, known without loading anything: a change means a rebuild."""
-        keys = ("enabled", "provider", "model")
+        """Which vectors the config asks for, known without loading anything: a change means a rebuild.
+        `enabled` is not part of it: turning vectors off and on again keeps the ones already computed."""
+        keys = ("provider", "model")
         return json.dumps({key: self.settings.get(key) for key in keys}, sort_keys=True)
 
     @property

@@ -97,6 +97,7 @@ class MemoryIndex:
         self.sensitive_keywords = [keyword.lower() for keyword in sensitive_keywords if keyword]
         self.exclude_globs = list(exclude_globs)
         self._conn: sqlean.Connection | None = None
+        self._bits: tuple[int, np.ndarray, np.ndarray] | None = None  # (data_version, chunk ids, sign bits)
         self.vec_error: str | None = None
 
     # -- connection ------------------------------------------------------------------------------
@@ -114,6 +115,7 @@ class MemoryIndex:
         return conn
 
     def close(self) -> None:
+        self._bits = None
         if self._conn is not None:
             self._conn.close()
             self._conn = None
@@ -169,6 +171,7 @@ class MemoryIndex:
             else:
                 report = self._sync_into(self.conn, progress, paths)
         report.seconds = time.perf_counter() - start
+        self._bits = None  # our own writes do not change PRAGMA data_version
         self._record_metric("sync", report.seconds * 1000, f"changed={report.changed}")
         return report
 
@@ -258,30 +261,33 @@ class MemoryIndex:
         self._apply(conn, plan, parsed, report, progress)
         self._embed_missing(conn, report, progress)
         db.set_meta(conn, "last_sync", datetime.now().astimezone().isoformat(timespec="seconds"))
+        if report.changed:
+            # Fresh statistics let the planner use updated_ts for time-range queries instead of the layer
+            # index plus a sort (measured at 100k: 20 ms → 0.2 ms); cheap, and a no-op when nothing changed.
+            conn.execute("PRAGMA optimize=0x10002")
         return report
 
     def _walk(self, only: set[str] | None = None) -> dict[str, FileStat]:
         disk: dict[str, FileStat] = {}
-        candidates = self.vault.iter_memory_paths() if only is None else self._existing(only)
-        for rel in candidates:
-            posix = rel.as_posix()
+        found = self.vault.walk_memory_files() if only is None else self._existing(only)
+        for posix, stat in found:
             if self.exclude_globs and any(PurePosixPath(posix).match(glob) for glob in self.exclude_globs):
                 continue
-            try:
-                stat = os.stat(self.vault.abs_path(rel))
-            except OSError:
-                continue  # vanished between the walk and the stat: the next sync sees it
             disk[posix] = FileStat(posix, stat.st_mtime_ns, stat.st_size)
         return disk
 
-    def _existing(self, paths: set[str]) -> Iterator[PurePosixPath]:
+    def _existing(self, paths: set[str]) -> Iterator[tuple[str, os.stat_result]]:
         """Memory files among `paths` as they are now; a folder yields the memory files under it."""
         for posix in sorted(paths):
             rel = PurePosixPath(posix)
-            if self.vault.abs_path(rel).is_dir():
-                yield from self.vault.iter_memory_paths(rel)
-            elif self.vault.is_memory_path(rel) and self.vault.abs_path(rel).is_file():
-                yield rel
+            path = self.vault.abs_path(rel)
+            candidates = self.vault.iter_memory_paths(rel) if path.is_dir() else [rel]
+            for candidate in candidates:
+                try:
+                    if self.vault.is_memory_path(candidate):
+                        yield candidate.as_posix(), os.stat(self.vault.abs_path(candidate))
+                except OSError:
+                    continue
 
     def _read(self, stat: FileStat) -> tuple[ReadResult, Memory | None]:
         path = self.vault.abs_path(PurePosixPath(stat.path))
@@ -580,25 +586,52 @@ class MemoryIndex:
         return [(memory_rowid, chunk_rowid, -rank) for chunk_rowid, memory_rowid, rank in rows]
 
     def vector_candidates(
-        self, query: np.ndarray, limit: int, coarse: int, languages: frozenset[str] | None = None
+        self, query: np.ndarray, limit: int, depth: int, languages: frozenset[str] | None = None
     ) -> list[tuple[int, int, float]]:
-        """(memory rowid, chunk rowid, cosine), best first: a Hamming pre-filter over sign bits in
-        sqlite-vec picks `coarse` chunks, exact cosine over their float16 vectors re-ranks them.
+        """(memory rowid, chunk rowid, cosine), best first.
+
+        A Hamming scan over the chunks' sign bits (held in memory, ~2 ms per 20k chunks) ranks every
+        chunk; the best `limit` and the one at rank `depth` get exact cosine from their float16 vectors.
+        That last one is the floor of the list: min-max fusion needs the weak end of a deep list (LoCoMo
+        R@10 .645 with 100 candidates, .681 with the whole vault) but not every chunk in between.
         Chunks in a script the embedder cannot read are dropped: their vectors are noise (DESIGN §11)."""
-        bits = np.packbits(np.asarray(query) > 0).tobytes()
+        chunk_ids, words = self._sign_bits()
+        if not len(chunk_ids):
+            return []
+        query = np.asarray(query, dtype=np.float32)
+        packed = np.packbits(query > 0)
+        packed = np.pad(packed, (0, words.shape[1] * 8 - len(packed))).view(np.uint64)
+        distances = np.bitwise_count(words ^ packed).sum(axis=1, dtype=np.int32)
+        depth = min(max(depth, limit), len(chunk_ids))
+        nearest = np.argpartition(distances, depth - 1)[:depth] if depth < len(chunk_ids) else np.arange(depth)
+        nearest = nearest[np.argsort(distances[nearest], kind="stable")]
+        picked = [*nearest[:limit].tolist(), int(nearest[-1])] if depth > limit else nearest.tolist()
         rows = self.conn.execute(
-            "SELECT v.rowid, c.memory_rowid, x.vec, c.script FROM chunks_vec v JOIN chunks c ON c.rowid = v.rowid "
-            "JOIN vectors x ON x.chunk_hash = c.chunk_hash WHERE v.embedding MATCH vec_bit(?) AND k = ?",
-            (bits, coarse),
+            "SELECT c.rowid, c.memory_rowid, x.vec, c.script FROM chunks c "
+            "JOIN vectors x ON x.chunk_hash = c.chunk_hash WHERE c.rowid IN (SELECT value FROM json_each(?))",
+            (json.dumps([int(chunk_ids[i]) for i in picked]),),
         ).fetchall()
         if languages is not None:
             rows = [row for row in rows if understands(languages, row[3])]
         if not rows:
             return []
         matrix = np.frombuffer(b"".join(row[2] for row in rows), dtype=np.float16).reshape(len(rows), -1)
-        scores = matrix.astype(np.float32) @ np.asarray(query, dtype=np.float32)
-        order = np.argsort(-scores)[:limit]
+        scores = matrix.astype(np.float32) @ query
+        order = np.argsort(-scores)
         return [(rows[i][1], rows[i][0], float(scores[i])) for i in order]
+
+    def _sign_bits(self) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk rowids, sign bits as uint64 words), loaded once and reloaded when the index changed:
+        by another process (`PRAGMA data_version`) or by a sync of this one (which drops the cache)."""
+        version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        if self._bits is None or self._bits[0] != version:
+            rows = self.conn.execute("SELECT rowid, embedding FROM chunks_vec").fetchall()
+            ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+            width = -(-len(rows[0][1]) // 8) * 8 if rows else 8
+            raw = b"".join(row[1].ljust(width, b"\0") for row in rows)
+            words = np.frombuffer(raw, dtype=np.uint64).reshape(len(rows), width // 8)
+            self._bits = (version, ids, words)
+        return self._bits[1], self._bits[2]
 
     def ranking_rows(self, memory_rowids: Iterable[int], where: MemoryFilter) -> dict[int, RankingRow]:
         """What ranking needs of these memories, for those that pass the filter (the filter runs in SQL).

@@ -28,6 +28,10 @@ from aimate_memory.vault.layout import Scope
 from aimate_memory.vault.model import Memory
 
 MAX_QUERY_CHARS = 10_000
+# Vector candidates that get an exact cosine (plus the floor at depth `retrieval.vector_candidates`), and
+# keyword candidates that enter fusion (plus the last one as the floor). See MemoryIndex.vector_candidates.
+EXACT_VECTOR_CANDIDATES = 1000
+FUSED_KEYWORD_CANDIDATES = 500
 
 
 @dataclass
@@ -111,11 +115,14 @@ class HybridSearcher:
                     keyword_hits.append(((position, memory_rowid), (position, chunk_rowid), value))
             if query_vector is not None and index.has_vectors:
                 for memory_rowid, chunk_rowid, value in index.vector_candidates(
-                    query_vector, self.vector_candidates, self.vector_candidates, languages
+                    query_vector, EXACT_VECTOR_CANDIDATES, self.vector_candidates, languages
                 ):
                     vector_hits.append(((position, memory_rowid), (position, chunk_rowid), value))
         metadata = self._eligible(indexes, keyword_hits, vector_hits, where)
         keyword_ranked, keyword_chunks = best_per_memory(h for h in keyword_hits if h[0] in metadata)
+        # Past the first few hundred, keyword-only candidates cannot reach the top k (their fused score is
+        # at most 0.4 × theirs); the last one stays as the floor min-max normalization needs.
+        keyword_ranked = keyword_ranked[:FUSED_KEYWORD_CANDIDATES] + keyword_ranked[FUSED_KEYWORD_CANDIDATES:][-1:]
         vector_ranked, vector_chunks = best_per_memory(h for h in vector_hits if h[0] in metadata)
         fused = fuse(
             vector_ranked,

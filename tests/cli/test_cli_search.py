@@ -146,4 +146,7 @@ def test_diagnose_checks_the_index_against_the_files(cli, home: Path) -> None:
     assert cli("mem", "diagnose").code == 0  # syncs first
     vectors_on = {"AIMATE_EMBEDDING__ENABLED": "true"}
     missing = cli("mem", "diagnose", "--no-sync", "--json", env=vectors_on)
-    assert missing.code == 1 and "IndexIdentity" in {p["kind"] for p in missing.json()}
+    assert missing.code == 1 and "VectorsMissing" in {p["kind"] for p in missing.json()}
+    other_model = {**vectors_on, "AIMATE_EMBEDDING__PROVIDER": "use"}
+    rebuild = cli("mem", "diagnose", "--no-sync", "--json", env=other_model)
+    assert rebuild.code == 1 and "IndexIdentity" in {p["kind"] for p in rebuild.json()}

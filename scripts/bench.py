@@ -1057,12 +1057,13 @@ def markdown_section(r: dict[str, Any]) -> str:
             f"median **{_f(m['cli_search_cold_ms_p50'] / 1000, 2)} s** "
             f"(max {_f(m['cli_search_cold_ms_max'] / 1000, 2)} s)",
         )
-    row("context build; watcher; daemon", "≤ 30 ms; p95 ≤ 1 s; ~0 % CPU", "not built yet")
+    row("context build", "≤ 30 ms", "not built yet")
+    row("watcher, daemon", "p95 ≤ 1 s; ~0 % CPU", "see *Live vault* (`scripts/bench_live.py`)")
     if vec:
         p = r["prefilter"]
         lines += [
             "",
-            f"Vector pre-filter (sign bits in sqlite-vec, then float16 cosine re-rank) against exact cosine over "
+            f"Vector pre-filter (sign bits stored in sqlite-vec and scanned in memory, then float16 cosine re-rank) against exact cosine over "
             f"all {p['chunks']:,} chunk vectors (numpy: p50 {_f(p['exact_ms']['p50'], 2)} ms), {r['queries']} "
             f"queries; recall@10 = share of the exact top-10 chunks among `vector_candidates` top-10, recall@100 "
             f"the same for the exact top-{RECALL_DEEP}; latency of `vector_candidates(q, coarse, coarse)` as hybrid "

@@ -3,13 +3,8 @@
 # AIMATE_HOME unless you set one), adds memories in English and Chinese, lists, shows, indexes, searches.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-VENV="${AIMATE_VENV:-.venv}"
-PYTHON="${PYTHON:-python3}"
-if [ ! -x "$VENV/bin/python" ]; then
-  "$PYTHON" -m venv "$VENV"
-fi
-"$VENV/bin/python" -m pip install --quiet --upgrade pip >/dev/null
-"$VENV/bin/python" -m pip install --quiet -e .
+source scripts/_venv.sh
+install_into_venv
 export AIMATE_HOME="${AIMATE_HOME:-$(mktemp -d)/aimate}"
 aimate() { "$VENV/bin/aimate" "$@"; }
 run() { printf '\n$ aimate %s\n' "$*"; aimate "$@"; }

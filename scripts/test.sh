@@ -3,13 +3,8 @@
 # Usage: bash scripts/test.sh [pytest args…]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-VENV="${AIMATE_VENV:-.venv}"
-PYTHON="${PYTHON:-python3}"
-if [ ! -x "$VENV/bin/python" ]; then
-  "$PYTHON" -m venv "$VENV"
-fi
-"$VENV/bin/python" -m pip install --quiet --upgrade pip >/dev/null
-"$VENV/bin/python" -m pip install --quiet -e ".[test]"
+source scripts/_venv.sh
+install_into_venv "[test]"
 "$VENV/bin/ruff" check .
 "$VENV/bin/ruff" format --check .
 # Tests never touch the real ~/.aimate: each one sets its own AIMATE_HOME.

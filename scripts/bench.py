@@ -1063,7 +1063,8 @@ def markdown_section(r: dict[str, Any]) -> str:
         p = r["prefilter"]
         lines += [
             "",
-            f"Vector pre-filter (sign bits stored in sqlite-vec and scanned in memory, then float16 cosine re-rank) against exact cosine over "
+            f"Vector pre-filter (sign bits stored in sqlite-vec and scanned in memory, then float16 cosine re-rank) "
+            f"against exact cosine over "
             f"all {p['chunks']:,} chunk vectors (numpy: p50 {_f(p['exact_ms']['p50'], 2)} ms), {r['queries']} "
             f"queries; recall@10 = share of the exact top-10 chunks among `vector_candidates` top-10, recall@100 "
             f"the same for the exact top-{RECALL_DEEP}; latency of `vector_candidates(q, coarse, coarse)` as hybrid "

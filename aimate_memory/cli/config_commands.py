@@ -6,7 +6,6 @@ import typer
 
 from aimate_memory.cli.app import mem, open_system
 from aimate_memory.cli.render import console, print_json
-from aimate_memory.config.loader import config_path, set_config_value
 from aimate_memory.errors import InvalidInputError
 
 config_app = typer.Typer(help="Read and change configuration (comments in the file are kept).", no_args_is_help=True)
@@ -29,6 +28,8 @@ def get(key: str = typer.Argument(None, help="section.key; omit for everything."
 @config_app.command("set")
 def set_(key: str, value: str, project_file: bool = PROJECT) -> None:
     """Set KEY to VALUE in the global config file (or the project's with --project-file)."""
+    from aimate_memory.config.loader import set_config_value
+
     system = open_system()
     path = _target(system, project_file)
     written = set_config_value(path, key, value)
@@ -42,6 +43,8 @@ def path(project_file: bool = PROJECT) -> None:
 
 
 def _target(system, project_file: bool):  # type: ignore[no-untyped-def]
+    from aimate_memory.config.loader import config_path
+
     if not project_file:
         return config_path(system.roots.home)
     if system.roots.project is None:

@@ -7,7 +7,6 @@ text is byte-identical). An unchanged document renders to its original bytes wit
 
 from __future__ import annotations
 
-import hashlib
 import io
 import re
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from aimate_memory.errors import (
     EncodingError,
     FileTooLargeError,
 )
+from aimate_memory.vault.hashing import content_hash as content_hash  # re-exported: part of the codec's surface
 
 _BOUNDARY = YAMLHandler.FM_BOUNDARY
 _CONFLICT_MARKER = re.compile(r"^(<{7}|>{7})(?: |$)", re.MULTILINE)
@@ -58,10 +58,6 @@ def _yaml() -> YAML:
 
 
 _YAML = _yaml()
-
-
-def content_hash(body: str) -> str:
-    return "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
 @dataclass

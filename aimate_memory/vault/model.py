@@ -7,10 +7,13 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aimate_memory.vault.codec import MemoryDocument, content_hash
+from aimate_memory.vault.hashing import content_hash
 from aimate_memory.vault.layout import DEFAULT_CATEGORY, Layer, Location, Scope, location_of
+
+if TYPE_CHECKING:  # the codec pulls in ruamel and python-frontmatter (~50 ms): not needed to use a Memory
+    from aimate_memory.vault.codec import MemoryDocument
 
 _PROVISIONAL_NAMESPACE = uuid.UUID("6f1d0c7e-2b1a-4c4e-9a57-5a3b2f0d7e11")
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)

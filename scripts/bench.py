@@ -1096,16 +1096,24 @@ def markdown_section(r: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+SIZE_SECTION = re.compile(r"<!-- bench:size=(\d+) -->.*?<!-- /bench:size=\1 -->\n?", re.S)
+
+
 def write_markdown(path: Path, result: dict[str, Any]) -> None:
+    """Replace (or add) this size's section; everything written outside the size sections is kept."""
     sections: dict[int, str] = {}
+    tail = ""
     if path.exists():
         text = path.read_text("utf-8")
-        for match in re.finditer(r"<!-- bench:size=(\d+) -->.*?<!-- /bench:size=\1 -->\n?", text, re.S):
+        matches = list(SIZE_SECTION.finditer(text))
+        for match in matches:
             sections[int(match.group(1))] = match.group(0).rstrip() + "\n"
+        if matches:
+            tail = text[matches[-1].end() :].strip()
     sections[result["size"]] = markdown_section(result)
     body = "\n".join(sections[size] for size in sorted(sections))
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(HEADER + "\n" + body, "utf-8")
+    path.write_text(HEADER + "\n" + body + ("\n" + tail + "\n" if tail else ""), "utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -40,7 +40,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "retrieval": {
         "decay": 0.95,
         "min_similarity": 0.0,
-        "candidates": 5000,  # keyword candidates (DESIGN §7: N = 5k)
+        # Keyword candidate chunks. DESIGN §7 suggests 5k; at 10k memories 1k cut keyword search from
+        # p50 28 / p95 48 ms to 17 / 20 ms (hybrid 63 → 44 ms p50) with the same bench recall.
+        "candidates": 1000,
         "vector_candidates": 1000,  # chunks kept by the vector pre-filter and re-ranked exactly
     },
     "maintenance": {

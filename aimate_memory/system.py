@@ -238,7 +238,7 @@ class MemorySystem:
         for index in self.indexes:
             if where.scopes and index.vault.scope not in where.scopes:
                 continue
-            found.extend(entry.memory for entry in index.query(where, limit, order))
+            found.extend(index.query(where, limit, order))
         return found[:limit] if limit is not None else found
 
     def get_stats(self) -> dict[str, Any]:

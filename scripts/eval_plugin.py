@@ -11,7 +11,6 @@ bench data is read at run time only; nothing of it is stored in the project.
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 import time
@@ -31,7 +30,6 @@ from aimate_memory.vault.roots import Roots  # noqa: E402
 
 WRITTEN_AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
 TITLE_CHARS = 60
-TITLE_MODE = os.environ.get("AIM_TITLE", "head")  # research switch: "head" (default) or "none"
 
 
 def _title(text: str) -> str:
@@ -52,7 +50,7 @@ def _write_vault(home: Path, docs: list) -> dict[str, str]:
             "type": "long_term",
             "scope": "global",
             "category": "knowledge",
-            "title": _title(doc.text) if TITLE_MODE == "head" else f"m{number:05d}",
+            "title": _title(doc.text),
             "tags": [],
             "status": "active",
             "importance": 3,

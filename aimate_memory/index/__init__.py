@@ -1,5 +1,5 @@
 """The index: one SQLite file per vault (metadata + FTS5 + sqlite-vec), derived from the files (DESIGN §6)."""
 
-from aimate_memory.index.memory_index import IndexedMemory, MemoryIndex, SyncReport
+from aimate_memory.index.memory_index import MemoryIndex, SyncReport
 
-__all__ = ["IndexedMemory", "MemoryIndex", "SyncReport"]
+__all__ = ["MemoryIndex", "SyncReport"]

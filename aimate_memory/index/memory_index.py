@@ -648,21 +648,21 @@ class MemoryIndex:
     def memories(self, memory_rowids: Iterable[int]) -> dict[int, Memory]:
         ids = json.dumps(sorted(set(memory_rowids)))
         rows = self.conn.execute(
-            f"SELECT {_MEMORY_COLUMNS}, updated_ts FROM memories WHERE rowid IN (SELECT value FROM json_each(?))",
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE rowid IN (SELECT value FROM json_each(?))",
             (ids,),
         ).fetchall()
-        return {row[0]: IndexedMemory.from_row(row, self.vault).memory for row in rows}
+        return {row[0]: memory_from_row(row, self.vault) for row in rows}
 
-    def query(self, where: MemoryFilter, limit: int | None = None, order: str = "path") -> list[IndexedMemory]:
+    def query(self, where: MemoryFilter, limit: int | None = None, order: str = "path") -> list[Memory]:
         """Metadata query (list, time ranges) straight from SQL indexes."""
         clause, params = filter_sql(where)
         order_sql = {"path": "path", "updated": "updated_ts DESC", "created": "created_ts DESC"}[order]
-        sql = f"SELECT {_MEMORY_COLUMNS}, updated_ts FROM memories"
+        sql = f"SELECT {_MEMORY_COLUMNS} FROM memories"
         sql += f" WHERE {clause}" if clause else ""
         sql += f" ORDER BY {order_sql}"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        return [IndexedMemory.from_row(row, self.vault) for row in self.conn.execute(sql, params)]
+        return [memory_from_row(row, self.vault) for row in self.conn.execute(sql, params)]
 
     def find_ids(self, prefix: str) -> list[tuple[str, str]]:
         """(id, path) of memories whose id starts with `prefix`."""
@@ -797,59 +797,49 @@ class RankingRow(NamedTuple):
     updated_ts: float
 
 
-@dataclass(frozen=True)
-class IndexedMemory:
-    """A memory's metadata as the index holds it: enough to filter, rank, list and show a result."""
-
-    rowid: int
-    memory: Memory
-    updated_ts: float
-
-    @classmethod
-    def from_row(cls, row: tuple[Any, ...], vault: Vault) -> IndexedMemory:
-        (
-            rowid,
-            id_,
-            path,
-            layer,
-            category,
-            title,
-            tags,
-            status,
-            importance,
-            created_at,
-            updated_at,
-            accessed_at,
-            access_count,
-            expires_at,
-            related,
-            source,
-            provisional,
-            updated_ts,
-        ) = row
-        memory = Memory(
-            id=id_,
-            rel_path=PurePosixPath(path),
-            scope=vault.scope,
-            layer=Layer(layer),
-            category=category,
-            title=title,
-            tags=json.loads(tags),
-            status=status,
-            importance=importance,
-            created_at=to_datetime(created_at),  # type: ignore[arg-type]
-            updated_at=to_datetime(updated_at),  # type: ignore[arg-type]
-            accessed_at=to_datetime(accessed_at),
-            access_count=access_count,
-            expires_at=to_datetime(expires_at),
-            related=json.loads(related),
-            source=source,
-            confidence=None,
-            body="",
-            archived=path.startswith("archive/"),
-            provisional_id=bool(provisional),
-        )
-        return cls(rowid, memory, updated_ts)
+def memory_from_row(row: tuple[Any, ...], vault: Vault) -> Memory:
+    """A memory's metadata as the index holds it (no body): enough to list and show a result."""
+    (
+        _rowid,
+        id_,
+        path,
+        layer,
+        category,
+        title,
+        tags,
+        status,
+        importance,
+        created_at,
+        updated_at,
+        accessed_at,
+        access_count,
+        expires_at,
+        related,
+        source,
+        provisional,
+    ) = row
+    return Memory(
+        id=id_,
+        rel_path=PurePosixPath(path),
+        scope=vault.scope,
+        layer=Layer(layer),
+        category=category,
+        title=title,
+        tags=json.loads(tags),
+        status=status,
+        importance=importance,
+        created_at=to_datetime(created_at),  # type: ignore[arg-type]
+        updated_at=to_datetime(updated_at),  # type: ignore[arg-type]
+        accessed_at=to_datetime(accessed_at),
+        access_count=access_count,
+        expires_at=to_datetime(expires_at),
+        related=json.loads(related),
+        source=source,
+        confidence=None,
+        body="",
+        archived=path.startswith("archive/"),
+        provisional_id=bool(provisional),
+    )
 
 
 def filter_sql(where: MemoryFilter) -> tuple[str, list[Any]]:
@@ -884,4 +874,4 @@ def filter_sql(where: MemoryFilter) -> tuple[str, list[Any]]:
     return " AND ".join(clauses), params
 
 
-__all__ = ["IndexedMemory", "MemoryIndex", "RankingRow", "SyncReport", "filter_sql"]
+__all__ = ["MemoryIndex", "RankingRow", "SyncReport", "filter_sql", "memory_from_row"]

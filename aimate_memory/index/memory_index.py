@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import sqlean
@@ -23,6 +23,14 @@ import sqlean
 from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.errors import MemoryFileError
 from aimate_memory.index import db
+from aimate_memory.index.candidates import (
+    TAIL_SAMPLES,
+    Candidates,
+    RankingColumns,
+    SignBits,
+    estimate_cosines,
+    exact_positions,
+)
 from aimate_memory.index.chunking import Chunk, chunk_memory
 from aimate_memory.index.sync_plan import (
     ErrorRecord,
@@ -35,7 +43,6 @@ from aimate_memory.index.sync_plan import (
 )
 from aimate_memory.index.textproc import fts_document, script_of
 from aimate_memory.locks import file_lock
-from aimate_memory.retrieval.fusion import understands
 from aimate_memory.vault.codec import decode_memory_bytes, parse_document
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Layer
@@ -97,7 +104,7 @@ class MemoryIndex:
         self.sensitive_keywords = [keyword.lower() for keyword in sensitive_keywords if keyword]
         self.exclude_globs = list(exclude_globs)
         self._conn: sqlean.Connection | None = None
-        self._bits: tuple[int, np.ndarray, np.ndarray] | None = None  # (data_version, chunk ids, sign bits)
+        self._bits: SignBits | None = None
         self.vec_error: str | None = None
 
     # -- connection ------------------------------------------------------------------------------
@@ -576,74 +583,77 @@ class MemoryIndex:
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def keyword_candidates(self, match: str, limit: int) -> list[tuple[int, int, float]]:
-        """(memory rowid, chunk rowid, score) by FTS5 bm25, best first; score = -bm25 (higher is better)."""
+    def keyword_candidates(self, match: str, limit: int) -> Candidates:
+        """Chunks by FTS5 bm25, best first; score = -bm25 (higher is better)."""
         rows = self.conn.execute(
-            "SELECT f.rowid, c.memory_rowid, bm25(chunks_fts, ?, ?, ?) AS rank FROM chunks_fts f "
-            "JOIN chunks c ON c.rowid = f.rowid WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
+            "SELECT c.memory_rowid, f.rowid, -bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts f "
+            "JOIN chunks c ON c.rowid = f.rowid WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?",
             (*BM25_WEIGHTS, match, limit),
         ).fetchall()
-        return [(memory_rowid, chunk_rowid, -rank) for chunk_rowid, memory_rowid, rank in rows]
+        return Candidates.from_rows(rows)
 
     def vector_candidates(
-        self, query: np.ndarray, limit: int, depth: int, languages: frozenset[str] | None = None
-    ) -> list[tuple[int, int, float]]:
-        """(memory rowid, chunk rowid, cosine), best first.
+        self, query: np.ndarray, exact: int, depth: int, languages: frozenset[str] | None = None
+    ) -> Candidates:
+        """The `depth` chunks nearest to `query` (a unit vector) by cosine, best first.
 
-        A Hamming scan over the chunks' sign bits (held in memory, ~2 ms per 20k chunks) ranks every
-        chunk; the best `limit` and the one at rank `depth` get exact cosine from their float16 vectors.
-        That last one is the floor of the list: min-max fusion needs the weak end of a deep list (LoCoMo
-        R@10 .645 with 100 candidates, .681 with the whole vault) but not every chunk in between.
-        Chunks in a script the embedder cannot read are dropped: their vectors are noise (DESIGN §11)."""
-        chunk_ids, words = self._sign_bits()
-        if not len(chunk_ids):
-            return []
+        The sign-bit scan ranks every chunk; the first `exact` get exact cosines from their float16
+        vectors, the rest cosines estimated from their Hamming distance (candidates.estimate_cosines).
+        Min-max fusion needs the weak end of a deep list (LoCoMo R@10 .645 with 100 candidates, .681
+        with the whole vault), but only the top of it exactly. Chunks in a script the embedder cannot
+        read are left out: their vectors are noise (DESIGN §11)."""
+        bits = self._sign_bits()
+        positions, distances = bits.nearest(query, max(depth, exact), languages)
+        if not len(positions):
+            return Candidates.empty()
+        chunk_rowids = bits.chunk_rowids[positions]
+        known = exact_positions(len(positions), exact, TAIL_SAMPLES)
+        scores = np.empty(len(positions))
+        scores[known] = self.cosines(query, chunk_rowids[known])
+        guessed = np.ones(len(positions), dtype=bool)
+        guessed[known] = False
+        scores[guessed] = estimate_cosines(distances[known], scores[known], distances[guessed])
+        order = np.argsort(-scores, kind="stable")
+        return Candidates(bits.memory_rowids[positions][order], chunk_rowids[order], scores[order], ~guessed[order])
+
+    def cosines(self, query: np.ndarray, chunk_rowids: np.ndarray) -> np.ndarray:
+        """Exact cosines of these chunks with `query` (a unit vector), from their float16 vectors.
+        A chunk a concurrent sync just removed scores 0."""
         query = np.asarray(query, dtype=np.float32)
-        packed = np.packbits(query > 0)
-        packed = np.pad(packed, (0, words.shape[1] * 8 - len(packed))).view(np.uint64)
-        distances = np.bitwise_count(words ^ packed).sum(axis=1, dtype=np.int32)
-        depth = min(max(depth, limit), len(chunk_ids))
-        nearest = np.argpartition(distances, depth - 1)[:depth] if depth < len(chunk_ids) else np.arange(depth)
-        nearest = nearest[np.argsort(distances[nearest], kind="stable")]
-        picked = [*nearest[:limit].tolist(), int(nearest[-1])] if depth > limit else nearest.tolist()
-        rows = self.conn.execute(
-            "SELECT c.rowid, c.memory_rowid, x.vec, c.script FROM chunks c "
-            "JOIN vectors x ON x.chunk_hash = c.chunk_hash WHERE c.rowid IN (SELECT value FROM json_each(?))",
-            (json.dumps([int(chunk_ids[i]) for i in picked]),),
-        ).fetchall()
-        if languages is not None:
-            rows = [row for row in rows if understands(languages, row[3])]
-        if not rows:
-            return []
-        matrix = np.frombuffer(b"".join(row[2] for row in rows), dtype=np.float16).reshape(len(rows), -1)
-        scores = matrix.astype(np.float32) @ query
-        order = np.argsort(-scores)
-        return [(rows[i][1], rows[i][0], float(scores[i])) for i in order]
+        rowids = chunk_rowids.tolist()
+        vectors = dict(
+            self.conn.execute(
+                "SELECT c.rowid, x.vec FROM chunks c JOIN vectors x ON x.chunk_hash = c.chunk_hash "
+                "WHERE c.rowid IN (SELECT value FROM json_each(?))",
+                (json.dumps(rowids),),
+            ).fetchall()
+        )
+        missing = bytes(2 * len(query))
+        raw = b"".join(vectors.get(rowid, missing) for rowid in rowids)
+        matrix = np.frombuffer(raw, dtype=np.float16).reshape(len(rowids), len(query))
+        return (matrix.astype(np.float32) @ query).astype(np.float64)
 
-    def _sign_bits(self) -> tuple[np.ndarray, np.ndarray]:
-        """(chunk rowids, sign bits as uint64 words), loaded once and reloaded when the index changed:
-        by another process (`PRAGMA data_version`) or by a sync of this one (which drops the cache)."""
+    def _sign_bits(self) -> SignBits:
+        """Every chunk's sign bits, loaded once and reloaded when the index changed: by another process
+        (`PRAGMA data_version`) or by a sync of this one (which drops the cache)."""
         version = self.conn.execute("PRAGMA data_version").fetchone()[0]
-        if self._bits is None or self._bits[0] != version:
-            rows = self.conn.execute("SELECT rowid, embedding FROM chunks_vec").fetchall()
-            ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
-            width = -(-len(rows[0][1]) // 8) * 8 if rows else 8
-            raw = b"".join(row[1].ljust(width, b"\0") for row in rows)
-            words = np.frombuffer(raw, dtype=np.uint64).reshape(len(rows), width // 8)
-            self._bits = (version, ids, words)
-        return self._bits[1], self._bits[2]
+        if self._bits is None or self._bits.version != version:
+            rows = self.conn.execute(
+                "SELECT v.rowid, v.embedding, c.memory_rowid, c.script "
+                "FROM chunks_vec v JOIN chunks c ON c.rowid = v.rowid"
+            ).fetchall()
+            self._bits = SignBits.from_rows(version, rows)
+        return self._bits
 
-    def ranking_rows(self, memory_rowids: Iterable[int], where: MemoryFilter) -> dict[int, RankingRow]:
-        """What ranking needs of these memories, for those that pass the filter (the filter runs in SQL).
-        Plain tuples: a search weighs up to thousands of candidates and builds records for the top k only."""
-        ids = json.dumps(sorted(set(memory_rowids)))
+    def ranking_columns(self, memory_rowids: np.ndarray, where: MemoryFilter) -> RankingColumns:
+        """What ranking needs of these memories, for those that pass the filter (the filter runs in SQL)."""
         clause, params = filter_sql(where)
         rows = self.conn.execute(
             "SELECT rowid, layer, importance, access_count, updated_ts FROM memories "
             f"WHERE rowid IN (SELECT value FROM json_each(?)){' AND ' + clause if clause else ''}",
-            (ids, *params),
+            (json.dumps(np.unique(memory_rowids).tolist()), *params),
         ).fetchall()
-        return {row[0]: RankingRow(*row) for row in rows}
+        return RankingColumns.from_rows(rows)
 
     def memories(self, memory_rowids: Iterable[int]) -> dict[int, Memory]:
         ids = json.dumps(sorted(set(memory_rowids)))
@@ -789,14 +799,6 @@ def _sqlite_files(path: Path) -> list[Path]:
     return [path, Path(str(path) + "-wal"), Path(str(path) + "-shm")]
 
 
-class RankingRow(NamedTuple):
-    rowid: int
-    layer: str
-    importance: int
-    access_count: int
-    updated_ts: float
-
-
 def memory_from_row(row: tuple[Any, ...], vault: Vault) -> Memory:
     """A memory's metadata as the index holds it (no body): enough to list and show a result."""
     (
@@ -874,4 +876,4 @@ def filter_sql(where: MemoryFilter) -> tuple[str, list[Any]]:
     return " AND ".join(clauses), params
 
 
-__all__ = ["MemoryIndex", "RankingRow", "SyncReport", "filter_sql", "memory_from_row"]
+__all__ = ["MemoryIndex", "SyncReport", "filter_sql", "memory_from_row"]

@@ -104,12 +104,12 @@ def find_duplicates(index: Any, threshold: float, neighbors: int = NEIGHBORS) ->
     for rowid, entry in entries.items():
         candidates: set[int] = set()
         if rowid in vectors:
-            found = index.vector_candidates(vectors[rowid], neighbors * 4, VECTOR_COARSE)
-            candidates.update(memory_rowid for memory_rowid, _, _ in found)
+            found = index.vector_candidates(vectors[rowid], VECTOR_COARSE, VECTOR_COARSE)
+            candidates.update(found.memory_rowids[: neighbors * 4].tolist())
         match = _terms_query(terms[rowid])
         if match is not None:
             found = index.keyword_candidates(match, neighbors * 4)
-            candidates.update(memory_rowid for memory_rowid, _, _ in found)
+            candidates.update(found.memory_rowids.tolist())
         ranked = [other for other in dict.fromkeys(candidates) if other != rowid and other in entries]
         for other in ranked[: neighbors * 4]:
             if entries[other].layer != entry.layer:

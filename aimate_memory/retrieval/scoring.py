@@ -3,38 +3,38 @@
     final = base × decay^(days/30) × (0.8 + 0.2·importance/5) × (1 + 0.1·log10(access_count + 1))
 
 ``days`` counts from ``updated_at``; core memories never decay. Every factor is returned so
-``search --explain`` can show why a memory ranks where it does.
+``search --explain`` can show why a memory ranks where it does. The same code scores one memory
+(plain numbers) or every candidate of a search at once (numpy arrays).
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
+from typing import Any
+
+import numpy as np
 
 DEFAULT_DECAY = 0.95  # per 30 days (config key retrieval.decay)
 DEFAULT_IMPORTANCE = 3
-NON_DECAYING_LAYERS = frozenset({"core"})
+NON_DECAYING_LAYERS = ("core",)
 
 
 @dataclass(frozen=True)
 class ScoreFactors:
-    base: float  # fused relevance (0..~1.3)
-    recency: float  # decay^(days/30); 1.0 for core
-    importance: float  # 0.8 + 0.2·importance/5  (0.84 … 1.0)
-    access: float  # 1 + 0.1·log10(access_count + 1)
-    final: float
-    days: float  # age used for recency (0 for core)
+    """Each field is a float for one memory, or an array with one value per candidate."""
 
-    def as_dict(self) -> dict[str, float]:
-        return {
-            "base": self.base,
-            "recency": self.recency,
-            "importance": self.importance,
-            "access": self.access,
-            "days": self.days,
-            "final": self.final,
-        }
+    base: Any  # fused relevance (0..~1.3)
+    recency: Any  # decay^(days/30); 1.0 for core
+    importance: Any  # 0.8 + 0.2·importance/5  (0.84 … 1.0)
+    access: Any  # 1 + 0.1·log10(access_count + 1)
+    final: Any
+    days: Any  # age used for recency (0 for core)
+
+    def as_dict(self, position: int | None = None) -> dict[str, float]:
+        """The factors as plain floats: of one memory, or of the candidate at ``position``."""
+        pick = (lambda value: value) if position is None else (lambda value: value[position])
+        return {f.name: float(pick(getattr(self, f.name))) for f in fields(self)}
 
 
 def days_between(then: datetime, now: datetime) -> float:
@@ -43,25 +43,30 @@ def days_between(then: datetime, now: datetime) -> float:
 
 
 def score(
-    base: float,
+    base: Any,
     *,
-    days: float,
-    importance: int | float | None = DEFAULT_IMPORTANCE,
-    access_count: int | None = 0,
-    layer: str = "long_term",
+    days: Any,
+    importance: Any = DEFAULT_IMPORTANCE,
+    access_count: Any = 0,
+    layer: Any = "long_term",
     decay: float = DEFAULT_DECAY,
 ) -> ScoreFactors:
-    """The final score of one memory and its factors.
+    """The final score and its factors, for one memory or for arrays of candidates.
 
     Out-of-range inputs are clamped rather than rejected (hand-edited frontmatter): importance to 1..5
     (None → 3), access_count to ≥ 0, days to ≥ 0, decay to (0, 1].
     """
-    imp = DEFAULT_IMPORTANCE if importance is None else min(5.0, max(1.0, float(importance)))
-    count = max(0, int(access_count or 0))
-    d = 0.0 if layer in NON_DECAYING_LAYERS else max(0.0, float(days))
+    scalar = np.ndim(base) == 0
+    imp = np.asarray(importance if importance is not None else DEFAULT_IMPORTANCE, dtype=np.float64)
+    imp = np.clip(np.where(np.isnan(imp), DEFAULT_IMPORTANCE, imp), 1.0, 5.0)
+    count = np.maximum(0.0, np.nan_to_num(np.asarray(access_count if access_count is not None else 0, dtype=float)))
+    d = np.where(np.isin(layer, NON_DECAYING_LAYERS), 0.0, np.maximum(0.0, np.asarray(days, dtype=np.float64)))
     k = min(1.0, max(1e-6, float(decay)))
     recency = k ** (d / 30.0)
     importance_f = 0.8 + 0.2 * imp / 5.0
-    access_f = 1.0 + 0.1 * math.log10(count + 1)
-    final = base * recency * importance_f * access_f
-    return ScoreFactors(base, recency, importance_f, access_f, final, d)
+    access_f = 1.0 + 0.1 * np.log10(count + 1)
+    final = np.asarray(base, dtype=np.float64) * recency * importance_f * access_f
+    values = (base, recency, importance_f, access_f, final, d)
+    if scalar:
+        return ScoreFactors(*(float(value) for value in values))
+    return ScoreFactors(*(np.asarray(value, dtype=np.float64) for value in values))

@@ -37,7 +37,7 @@ def main() -> None:
 
             def spy(vec, kw, captured=captured, **kwargs):
                 captured["args"] = (vec, kw, kwargs)
-                return []
+                return fusion.fuse(fusion.Ranked.from_pairs([]), fusion.Ranked.from_pairs([]))
 
             real = hp.fuse
             hp.fuse = spy
@@ -45,13 +45,13 @@ def main() -> None:
             lists = {}
             for q in corpus.queries:
                 retrieve(q.vault, q.text, 100)
-                lists[q.qid] = captured["args"]
+                lists[q.qid] = (*captured["args"], q.vault)
             hp.fuse = real
             for m in METHODS:
                 ranked = {}
-                for qid, (vec, kw, kwargs) in lists.items():
-                    kwargs = dict(kwargs, method=m)
-                    ranked[qid] = [str(f.id) for f in fusion.fuse(vec, kw, **kwargs)[:100]]
+                for qid, (vec, kw, kwargs, vault) in lists.items():
+                    fused = fusion.fuse(vec, kw, **dict(kwargs, method=m))
+                    ranked[qid] = [hp.doc_id_of(corpus, vault, n) for n in fused.ids[:100].tolist()]
                 res = ev.evaluate(corpus, ranked, 100, ("turn",))["turn"]["by_category"]["ALL"]
                 print(
                     f"{ds:10s} {spec:9s} {m:9s} R@5 {res['R@5']:.3f} R@10 {res['R@10']:.3f} MRR {res['MRR']:.3f}",

@@ -36,7 +36,7 @@ import sqlean as sqlite3  # noqa: E402
 from aimate_memory.embedding.base import l2_normalize  # noqa: E402
 from aimate_memory.index import textproc  # noqa: E402
 from aimate_memory.index.chunking import chunk_memory  # noqa: E402
-from aimate_memory.retrieval.fusion import best_per_memory, fuse  # noqa: E402
+from aimate_memory.retrieval.fusion import best_per_memory, fuse, understands  # noqa: E402
 
 CACHE = Path(os.environ.get("AIM_CACHE", "/tmp/aimate-research-cache"))
 
@@ -116,6 +116,10 @@ def build_embedder(spec: str):
     raise SystemExit(f"unknown AIM_EMBED {spec!r}")
 
 
+def doc_id_of(corpus, vault: str, number: int) -> str:
+    return corpus.vaults[vault][number].id
+
+
 def make(corpus):
     spec = os.environ.get("AIM_EMBED", "auto")
     method = os.environ.get("AIM_FUSION", "auto")
@@ -163,23 +167,29 @@ def make(corpus):
                 f"SELECT chunk, bm25({table}) FROM {table} WHERE {table} MATCH ? ORDER BY bm25({table}) LIMIT 5000",
                 (q,),
             ):
-                kw_hits.append((chunk_mem[cid], cid, -s))
+                kw_hits.append((cid, -s))
         vec_hits = []
         if mat is not None and len(mat):
             qv = emb.embed_query(question)
             sims = mat @ l2_normalize(qv[None, :])[0]
             top = np.argsort(-sims)[:5000]
-            vec_hits = [(chunk_mem[i], int(i), float(sims[i])) for i in top]
-        kw, _ = best_per_memory(kw_hits)
-        vec, _ = best_per_memory(vec_hits)
+            readable = emb.languages
+            vec_hits = [(int(i), float(sims[i])) for i in top if understands(readable, scripts[chunk_mem[i]])]
+        # fusion works on integer ids: a doc's number is its position in the vault (doc_id_of)
+        number = {doc.id: n for n, doc in enumerate(corpus.vaults[vault])}
+
+        def ranked(hits):
+            chunks = np.asarray([cid for cid, _ in hits], dtype=np.int64)
+            docs = np.asarray([number[chunk_mem[cid]] for cid, _ in hits], dtype=np.int64)
+            return best_per_memory(docs, chunks, np.asarray([s for _, s in hits], dtype=np.float64))
+
         fused = fuse(
-            vec,
-            kw,
+            ranked(vec_hits),
+            ranked(kw_hits),
             method=method,
             query_script=textproc.script_of(question),
             vector_languages=emb.languages if emb else (),
-            doc_script=scripts,
         )
-        return [f.id for f in fused[:k]]
+        return [doc_id_of(corpus, vault, n) for n in fused.ids[:k].tolist()]
 
     return retrieve

@@ -181,3 +181,36 @@ def test_sync_limited_to_changed_paths_handles_edits_moves_and_folder_renames(sy
     (vault / "long_term" / "决定" / "deploy.md").unlink()
     assert index.sync(paths=["long_term/决定/deploy.md"]).deleted == 1
     assert index.sync().changed == 0  # the full walk agrees with what the targeted syncs did
+
+
+def test_estimated_vector_scores_keep_the_exact_head_and_search_verifies_contenders(
+    system: MemorySystem, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aimate_memory.index.candidates import TAIL_SAMPLES
+    from aimate_memory.retrieval import hybrid
+
+    topics = ["cache", "deploy", "login", "数据库", "会话", "tests", "queue"]
+    for n in range(60):
+        topic = topics[n % len(topics)]
+        system.add(f"Note {n} on {topic}", f"Meeting note {n}: what we decided about {topic} this week.")
+    system.sync()
+    index = system.index_for(system.global_vault)
+    query = system.embedder.get().embed_query("which cache did we choose")
+    everything = index.vector_candidates(query, 1000, 1000)
+    estimated = index.vector_candidates(query, 3, 1000)
+    assert everything.exact.all() and len(everything.scores) > 3 + TAIL_SAMPLES
+    assert estimated.exact.sum() == 3 + TAIL_SAMPLES
+    assert set(estimated.chunk_rowids.tolist()) == set(everything.chunk_rowids.tolist())
+    truth = dict(zip(everything.chunk_rowids.tolist(), everything.scores.tolist(), strict=True))
+    head = estimated.take(estimated.exact)
+    for rowid, value in zip(head.chunk_rowids.tolist(), head.scores.tolist(), strict=True):
+        assert value == pytest.approx(truth[rowid], abs=1e-6)
+
+    def top(k: int = 8) -> list[tuple[str, float, float]]:
+        return [(hit.memory.id, hit.score, hit.factors["vector"]) for hit in system.search("which cache", k).results]
+
+    all_exact = top()
+    monkeypatch.setattr(hybrid, "EXACT_VECTOR_CANDIDATES", 3)
+    verified = top()  # the contenders' estimated cosines are replaced by exact ones before the final ranking
+    assert [row[0] for row in verified] == [row[0] for row in all_exact]
+    assert [row[2] for row in verified] == pytest.approx([row[2] for row in all_exact], abs=1e-6)

@@ -1,6 +1,7 @@
 import math
 from datetime import datetime, timedelta, timezone
 
+import numpy as np
 import pytest
 
 from aimate_memory.retrieval.scoring import days_between, score
@@ -46,3 +47,17 @@ def test_days_between():
     now = datetime(2026, 2, 3, tzinfo=timezone.utc)
     assert days_between(now - timedelta(days=2, hours=12), now) == pytest.approx(2.5)
     assert days_between(now + timedelta(days=1), now) == 0.0
+
+
+def test_arrays_score_like_single_memories():
+    arrays = score(
+        np.array([0.8, 0.5]),
+        days=np.array([60.0, 3650.0]),
+        importance=np.array([4.0, np.nan]),
+        access_count=np.array([9.0, 0.0]),
+        layer=np.array(["long_term", "core"]),
+    )
+    one = score(0.8, days=60, importance=4, access_count=9, layer="long_term")
+    core = score(0.5, days=3650, importance=None, access_count=0, layer="core")
+    assert arrays.as_dict(0) == pytest.approx(one.as_dict())
+    assert arrays.as_dict(1) == pytest.approx(core.as_dict())

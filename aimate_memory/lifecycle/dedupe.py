@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from aimate_memory.index.textproc import fts_query_from_terms, script_of, tokens
+from aimate_memory.index.textproc import script_of, tokens
 from aimate_memory.lifecycle.planner import Action, Kind
 from aimate_memory.vault.layout import archive_path_for
 from aimate_memory.vault.model import Memory
@@ -106,10 +106,8 @@ def find_duplicates(index: Any, threshold: float, neighbors: int = NEIGHBORS) ->
         if rowid in vectors:
             found = index.vector_candidates(vectors[rowid], VECTOR_COARSE, VECTOR_COARSE)
             candidates.update(found.memory_rowids[: neighbors * 4].tolist())
-        match = _terms_query(terms[rowid])
-        if match is not None:
-            found = index.keyword_candidates(match, neighbors * 4)
-            candidates.update(found.memory_rowids.tolist())
+        found = index.keyword_candidates(_top_terms(terms[rowid]), neighbors * 4)
+        candidates.update(found.memory_rowids.tolist())
         ranked = [other for other in dict.fromkeys(candidates) if other != rowid and other in entries]
         for other in ranked[: neighbors * 4]:
             if entries[other].layer != entry.layer:
@@ -151,9 +149,9 @@ def _memory_vectors(index: Any, entries: Mapping[int, Entry]) -> tuple[dict[int,
     return vectors, frozenset(embedder.languages)
 
 
-def _terms_query(counts: Counter[str]) -> str | None:
+def _top_terms(counts: Counter[str]) -> list[tuple[str, bool]]:
     best = sorted(counts.items(), key=lambda item: (-item[1], -len(item[0]), item[0]))[:MAX_QUERY_TERMS]
-    return fts_query_from_terms((term, False) for term, _ in best)
+    return [(term, False) for term, _ in best]
 
 
 def text_cosine(a: Mapping[str, int], b: Mapping[str, int]) -> float:

@@ -23,7 +23,7 @@ from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.index.candidates import Candidates, RankingColumns
 from aimate_memory.index.memory_index import MemoryIndex
-from aimate_memory.index.textproc import fts_query, script_of
+from aimate_memory.index.textproc import query_terms, script_of
 from aimate_memory.retrieval.fusion import Fused, Ranked, best_per_memory, fuse
 from aimate_memory.retrieval.scoring import ScoreFactors, score
 from aimate_memory.retrieval.snippet import make_snippet, match_pattern
@@ -131,10 +131,10 @@ class HybridSearcher:
         languages = self._languages()
         keyword_parts: list[Candidates] = []
         vector_parts: list[Candidates] = []
-        match = fts_query(query)
+        terms = query_terms(query)
         for position, index in enumerate(indexes):
-            if match is not None:
-                keyword_parts.append(_keyed(position, index.keyword_candidates(match, self.candidates)))
+            if terms:
+                keyword_parts.append(_keyed(position, index.keyword_candidates(terms, self.candidates)))
             if query_vector is not None and index.has_vectors:
                 found = index.vector_candidates(
                     query_vector, EXACT_VECTOR_CANDIDATES, self.vector_candidates, languages

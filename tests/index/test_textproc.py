@@ -114,3 +114,25 @@ def test_script_of():
     assert scripts_in("Redis 缓存") == frozenset({"latin", "cjk"})
     assert scripts_in("缓存") == frozenset({"cjk"})
     assert scripts_in("") == frozenset({"latin"})
+
+
+def test_common_terms_match_keeps_every_term_under_the_budget():
+    terms = [("cache", False), ("redis", False), ("会话", False)]
+    assert textproc.common_terms_match(terms, [10, 5, 3], budget=100) == '"cache" OR "redis" OR "会话"'
+    assert textproc.common_terms_match([], [], budget=100) is None
+
+
+def test_common_terms_stop_choosing_candidates_over_the_budget():
+    terms = [("handle", False), ("deployment", False), ("chat", False), ("缓", True)]
+    # the rarest terms that fit the budget, in rarity order; "handle" is a stopword for this index
+    match = textproc.common_terms_match(terms, [43_000, 6_000, 7_000, 500], budget=20_000)
+    assert match == '"缓"* OR "deployment" OR "chat"'
+
+
+def test_only_common_terms_are_all_required_and_the_rarest_is_the_fallback():
+    terms = [("dependency", False), ("upgrades", False), ('say "hi"', False)]
+    assert textproc.common_terms_match(terms, [40_000, 43_000, 50_000], budget=20_000) == (
+        '"dependency" AND "upgrades" AND "say ""hi"""'
+    )
+    assert textproc.rarest_term_match(terms, [40_000, 43_000, 50_000]) == '"dependency"'
+    assert textproc.rarest_term_match([], []) is None

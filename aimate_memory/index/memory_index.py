@@ -321,7 +321,7 @@ class MemoryIndex:
             if path.is_symlink() and not path.resolve().is_relative_to(self.vault.root.resolve()):
                 raise MemoryFileError(path, None, "symlink points outside the vault", "replace the link")
             text = decode_memory_bytes(data, path, self.vault.max_file_bytes)
-            doc = parse_document(text, path)
+            doc = parse_document(text, path, read_only=True)
             mtime = datetime.fromtimestamp(stat.mtime_ns / 1e9).astimezone().replace(microsecond=0)
             memory = memory_from_document(doc, PurePosixPath(stat.path), self.vault.scope, mtime)
         except MemoryFileError as exc:

@@ -1,0 +1,86 @@
+"""The indexer's fast frontmatter path must load exactly what ruamel loads, or step aside."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aimate_memory.vault.codec import MemoryDocument, load_simple_frontmatter, parse_document
+from aimate_memory.vault.model import to_datetime
+
+FAST = [
+    "id: 3f2a9c1e-1111-2222-3333-444455556666\ntitle: 选用 Redis 做会话缓存\ntags: [cache, redis]\n",
+    "importance: 4\naccess_count: 0\nstatus: active\n",
+    "created_at: 2026-03-01T09:00:00+08:00\nupdated_at: 2026-03-01T09:00:00Z\n",
+    "title: \"Quoted: with a colon\"\nsource: 'single'\n",
+    "on: yes\ncode: 0123\nflag: true\nnothing:\nempty_list: []\n",
+    "title: http://example.com/a:b\ncategory: -x\n",
+    "title: 数据库迁移规范：必须可回滚\ntags: [数据库, 迁移]\n",
+]
+SLOW = [
+    "title: a: b\n",  # ruamel refuses it; the fast path must not accept it
+    "title: Learn C#  # a comment\n",
+    "tags:\n  - a\n  - b\n",
+    "# own-line comment\nid: x\n",
+    'title: "with \\" escape"\n',
+    "importance: 1.5\n",
+    "created_at: 2026-03-01\n",
+    "x: &anchor 1\ny: *anchor\n",
+    "id: a\nid: b\n",
+    "title: -\n",
+    "tags: [a, 'b c']\n",
+    "title: >\n  folded\n",
+    "key:value\n",
+]
+
+
+def plain(value: Any) -> Any:
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    if isinstance(value, datetime):
+        return to_datetime(value)
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return int(value)
+    return str(value)
+
+
+@pytest.mark.parametrize("fm", FAST)
+def test_simple_frontmatter_loads_what_ruamel_loads(fm: str) -> None:
+    fast = load_simple_frontmatter(fm)
+    assert fast is not None
+    full = parse_document(f"---\n{fm}---\nbody\n", Path("m.md")).meta
+    assert list(fast) == list(full)
+    for key in full:
+        assert plain(fast[key]) == plain(full[key]), key
+        assert type(plain(fast[key])) is type(plain(full[key])), key
+
+
+@pytest.mark.parametrize("fm", SLOW)
+def test_anything_else_goes_to_ruamel(fm: str) -> None:
+    assert load_simple_frontmatter(fm) is None
+
+
+def test_tool_written_files_take_the_fast_path_and_read_only_parsing_matches() -> None:
+    meta = {
+        "id": "3f2a9c1e-1111-2222-3333-444455556666",
+        "type": "long_term",
+        "title": "选用 Redis 做会话缓存",
+        "tags": ["cache", "redis", "会话"],
+        "importance": 4,
+        "created_at": datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc),
+        "access_count": 0,
+        "source": "cli",
+    }
+    text = MemoryDocument.new(meta, "我们决定用 Redis。\n").render()
+    fm = text.split("---\n")[1]
+    assert load_simple_frontmatter(fm) is not None
+    fast = parse_document(text, Path("m.md"), read_only=True)
+    full = parse_document(text, Path("m.md"))
+    assert fast.body == full.body and {k: plain(v) for k, v in fast.meta.items()} == {
+        k: plain(v) for k, v in full.meta.items()
+    }

@@ -60,8 +60,9 @@ EMBED_BATCH = 64
 # Title matches count more than body matches: a title is what the memory is about.
 BM25_WEIGHTS = (3.0, 2.0, 1.0)
 # Postings a keyword query may rank (textproc.common_terms_match): bm25 costs ~1 µs per matching chunk,
-# and an OR of everyday words matched 30–65k chunks of a 100k-memory vault (65–80 ms a query).
-KEYWORD_POSTINGS_BUDGET = 20_000
+# and an OR of everyday words matched 30–65k chunks of a 100k-memory vault (65–80 ms a query). 10k
+# postings keep a keyword search inside DESIGN §12's 20 ms with room for the rest of the query.
+KEYWORD_POSTINGS_BUDGET = 10_000
 # Matches ranked when every query term is over that budget (bm25 over 5k chunks: ~7 ms).
 COMMON_TERMS_WINDOW = 5_000
 Progress = Callable[[str, int, int], None]  # (phase, done, total)

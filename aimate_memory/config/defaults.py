@@ -43,7 +43,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         # Keyword candidate chunks. DESIGN §7 suggests 5k; at 10k memories 1k cut keyword search from
         # p50 28 / p95 48 ms to 17 / 20 ms (hybrid 63 → 44 ms p50) with the same bench recall.
         "candidates": 1000,
-        "vector_candidates": 1000,  # chunks kept by the vector pre-filter and re-ranked exactly
+        # Depth of the vector list (the nearest 200 get exact cosines, the rest estimates; hybrid.py).
+        "vector_candidates": 1000,
     },
     "maintenance": {
         "enabled": True,

@@ -104,7 +104,8 @@ class Identity:
 
 def connect(path: Path, readonly: bool = False) -> sqlean.Connection:
     uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
-    conn = sqlean.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    # check_same_thread off: MemoryIndex keeps one connection per thread and may close them from another.
+    conn = sqlean.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys = ON")
     if not readonly:

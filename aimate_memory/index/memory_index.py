@@ -10,6 +10,7 @@ import contextlib
 import hashlib
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -64,12 +65,11 @@ EMBED_BATCH = 64
 # .571/.682, .738 (zh), .791 (en); no boost .583/.687, .738, .800. Leaving a copied title out of the
 # title column instead gave .573/.699, .731, .798.
 BM25_WEIGHTS = (1.0, 1.0, 1.0)
-# Postings a keyword query may rank (textproc.common_terms_match): bm25 costs ~1 µs per matching chunk,
-# and an OR of everyday words matched 30–65k chunks of a 100k-memory vault (65–80 ms a query). 10k
-# postings keep a keyword search inside DESIGN §12's 20 ms with room for the rest of the query.
-KEYWORD_POSTINGS_BUDGET = 10_000
-# Matches ranked when every query term is over that budget (bm25 over 5k chunks: ~7 ms).
-COMMON_TERMS_WINDOW = 5_000
+# Postings a keyword query may rank (textproc.common_terms_match): bm25 costs 1–1.5 µs per matching chunk
+# inside a search, and an OR of everyday words matched 30–65k chunks of a 100k-memory vault (65–80 ms a
+# query). 5k postings keep a keyword search inside DESIGN §12's 20 ms with the rest of the query (at 10k
+# postings the 100k bench measured keyword p50/p95 17.5/27 ms).
+KEYWORD_POSTINGS_BUDGET = 5_000
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
 _MEMORY_COLUMNS = (
@@ -120,18 +120,26 @@ class MemoryIndex:
         self.embedder = embedder
         self.sensitive_keywords = [keyword.lower() for keyword in sensitive_keywords if keyword]
         self.exclude_globs = list(exclude_globs)
-        self._conn: sqlean.Connection | None = None
+        # One connection per thread (hybrid search reads keyword candidates on a worker thread while
+        # this one embeds the query); all of them are closed together.
+        self._local = threading.local()
+        self._connections: list[sqlean.Connection] = []
+        self._connections_lock = threading.Lock()
         self._bits: SignBits | None = None
-        self._query_tables = False  # temp tables of keyword_candidates, per connection
         self.vec_error: str | None = None
 
     # -- connection ------------------------------------------------------------------------------
 
     @property
     def conn(self) -> sqlean.Connection:
-        if self._conn is None:
-            self._conn = self._open(self.db_path)
-        return self._conn
+        """This thread's connection to the index."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._open(self.db_path)
+            self._local.conn = conn
+            with self._connections_lock:
+                self._connections.append(conn)
+        return conn
 
     def _open(self, path: Path) -> sqlean.Connection:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -141,10 +149,11 @@ class MemoryIndex:
 
     def close(self) -> None:
         self._bits = None
-        self._query_tables = False
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        with self._connections_lock:
+            connections, self._connections = self._connections, []
+            self._local = threading.local()
+        for conn in connections:
+            conn.close()
 
     @property
     def exists(self) -> bool:
@@ -608,38 +617,38 @@ class MemoryIndex:
     def keyword_candidates(self, terms: Sequence[tuple[str, bool]], limit: int) -> Candidates:
         """Chunks holding query `terms` (textproc.query_terms), best first by bm25 (score = -bm25).
 
-        bm25 costs ~1 µs per matching chunk, so a large index bounds the work: terms common in it stop
-        choosing candidates (textproc.common_terms_match), and when every term is common only the
-        newest matches are ranked (chunk rowids follow `updated_at`, see _apply) — for a query of words
-        found everywhere, keyword relevance hardly tells chunks apart and recency is what ranks them."""
+        bm25 costs 1–1.5 µs per matching chunk, so a large index bounds the work: terms common in it stop
+        choosing candidates (textproc.common_terms_match), and when every term is common the newest
+        matching chunks are the candidates, all with the same score (chunk rowids follow `updated_at`,
+        see _apply): for words found everywhere keyword relevance hardly tells chunks apart, so the
+        vector score and recency rank them — and FTS5 skips bm25, whose idf alone reads every doclist."""
         if not terms:
             return Candidates.empty()
         postings = self._postings(terms)
         match = common_terms_match(terms, postings, KEYWORD_POSTINGS_BUDGET)
         if min(postings) <= KEYWORD_POSTINGS_BUDGET:
             return self._bm25(match, limit)
-        found = self._bm25(match, limit, newest=COMMON_TERMS_WINDOW)
-        if not len(found.scores):  # no chunk holds every term: rank by the rarest one
-            found = self._bm25(rarest_term_match(terms, postings), limit, newest=COMMON_TERMS_WINDOW)
+        found = self._newest(match, limit)
+        if not len(found.scores):  # no chunk holds every term: the rarest one decides
+            found = self._newest(rarest_term_match(terms, postings), limit)
         return found
 
-    def _bm25(self, match: str | None, limit: int, newest: int | None = None) -> Candidates:
-        """The `limit` best chunks for `match` (of its `newest` matches only, if given)."""
-        window = ""
-        params: list[Any] = [*BM25_WEIGHTS, match]
-        if newest is not None:
-            window = (
-                " AND rowid >= COALESCE((SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? "
-                "ORDER BY rowid DESC LIMIT 1 OFFSET ?), 0)"
-            )
-            params += [match, newest - 1]
+    def _bm25(self, match: str | None, limit: int) -> Candidates:
         # Rank and cut inside FTS5 first: joining `chunks` for every match before the LIMIT cost 20 ms of
         # 34 for a query matching 13k chunks at 100k memories.
         rows = self.conn.execute(
             "SELECT c.memory_rowid, f.rowid, f.score FROM (SELECT rowid, -bm25(chunks_fts, ?, ?, ?) AS score "
-            f"FROM chunks_fts WHERE chunks_fts MATCH ?{window} ORDER BY score DESC LIMIT ?) f "
+            "FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?) f "
             "JOIN chunks c ON c.rowid = f.rowid ORDER BY f.score DESC",
-            (*params, limit),
+            (*BM25_WEIGHTS, match, limit),
+        ).fetchall()
+        return Candidates.from_rows(rows)
+
+    def _newest(self, match: str | None, limit: int) -> Candidates:
+        rows = self.conn.execute(
+            "SELECT c.memory_rowid, f.rowid, 1.0 FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? "
+            "ORDER BY rowid DESC LIMIT ?) f JOIN chunks c ON c.rowid = f.rowid ORDER BY f.rowid DESC",
+            (match, limit),
         ).fetchall()
         return Candidates.from_rows(rows)
 
@@ -674,7 +683,7 @@ class MemoryIndex:
     def _ensure_query_tables(self) -> None:
         """Per-connection temp tables: the index's term statistics, and a scratch table whose only job
         is to tokenize query terms exactly as the index did."""
-        if self._query_tables:
+        if getattr(self._local, "query_tables", False):
             return
         for sql in (
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, 'row')",
@@ -683,7 +692,7 @@ class MemoryIndex:
             "USING fts5vocab(temp, query_tokens, 'instance')",
         ):
             self.conn.execute(sql)
-        self._query_tables = True
+        self._local.query_tables = True
 
     def vector_candidates(
         self, query: np.ndarray, exact: int, depth: int, languages: frozenset[str] | None = None

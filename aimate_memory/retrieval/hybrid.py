@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -127,20 +128,19 @@ class HybridSearcher:
         query = query[:MAX_QUERY_CHARS]
         indexes = [index for index in self.indexes if not where.scopes or index.vault.scope in where.scopes]
         warnings: list[str] = []
+        # The two lists are independent: keywords are read on a worker thread (its own connection; SQLite
+        # releases the GIL) while this one embeds the query and scans the vectors.
+        keywords = _keyword_worker().submit(_keyword_candidates, indexes, query_terms(query), self.candidates)
         query_vector = self._query_vector(query, indexes, warnings)
         languages = self._languages()
-        keyword_parts: list[Candidates] = []
         vector_parts: list[Candidates] = []
-        terms = query_terms(query)
         for position, index in enumerate(indexes):
-            if terms:
-                keyword_parts.append(_keyed(position, index.keyword_candidates(terms, self.candidates)))
             if query_vector is not None and index.has_vectors:
                 found = index.vector_candidates(
                     query_vector, EXACT_VECTOR_CANDIDATES, self.vector_candidates, languages
                 )
                 vector_parts.append(_keyed(position, found))
-        keyword, vector = Candidates.concat(keyword_parts), Candidates.concat(vector_parts)
+        keyword, vector = keywords.result(), Candidates.concat(vector_parts)
         columns = self._eligible(indexes, np.concatenate([keyword.memory_rowids, vector.memory_rowids]), where)
         keyword_ranked = _best_eligible(keyword, columns.rowids)
         # Past the first few hundred, keyword-only candidates cannot reach the top k (their fused score is
@@ -249,6 +249,25 @@ class HybridSearcher:
 # index's position and the rowid there into one int64, so fusion works on plain integer arrays.
 KEY_SHIFT = 40
 ROWID_MASK = (1 << KEY_SHIFT) - 1
+
+
+_worker: ThreadPoolExecutor | None = None
+
+
+def _keyword_worker() -> ThreadPoolExecutor:
+    """One long-lived thread, so each index keeps its worker connection between searches."""
+    global _worker
+    if _worker is None:
+        _worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="aimate-keywords")
+    return _worker
+
+
+def _keyword_candidates(indexes: list[MemoryIndex], terms: list[tuple[str, bool]], limit: int) -> Candidates:
+    if not terms:
+        return Candidates.empty()
+    return Candidates.concat(
+        _keyed(position, index.keyword_candidates(terms, limit)) for position, index in enumerate(indexes)
+    )
 
 
 def _keyed(position: int, found: Candidates) -> Candidates:

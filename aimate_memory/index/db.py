@@ -104,8 +104,7 @@ class Identity:
 
 def connect(path: Path, readonly: bool = False) -> sqlean.Connection:
     uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
-    # check_same_thread off: MemoryIndex keeps one connection per thread and may close them from another.
-    conn = sqlean.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    conn = sqlean.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys = ON")
     if not readonly:

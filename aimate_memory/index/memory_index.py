@@ -10,7 +10,6 @@ import contextlib
 import hashlib
 import json
 import os
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -120,26 +119,18 @@ class MemoryIndex:
         self.embedder = embedder
         self.sensitive_keywords = [keyword.lower() for keyword in sensitive_keywords if keyword]
         self.exclude_globs = list(exclude_globs)
-        # One connection per thread (hybrid search reads keyword candidates on a worker thread while
-        # this one embeds the query); all of them are closed together.
-        self._local = threading.local()
-        self._connections: list[sqlean.Connection] = []
-        self._connections_lock = threading.Lock()
+        self._conn: sqlean.Connection | None = None
         self._bits: SignBits | None = None
+        self._query_tables = False  # temp tables of keyword_candidates, per connection
         self.vec_error: str | None = None
 
     # -- connection ------------------------------------------------------------------------------
 
     @property
     def conn(self) -> sqlean.Connection:
-        """This thread's connection to the index."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._open(self.db_path)
-            self._local.conn = conn
-            with self._connections_lock:
-                self._connections.append(conn)
-        return conn
+        if self._conn is None:
+            self._conn = self._open(self.db_path)
+        return self._conn
 
     def _open(self, path: Path) -> sqlean.Connection:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -149,11 +140,10 @@ class MemoryIndex:
 
     def close(self) -> None:
         self._bits = None
-        with self._connections_lock:
-            connections, self._connections = self._connections, []
-            self._local = threading.local()
-        for conn in connections:
-            conn.close()
+        self._query_tables = False
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
 
     @property
     def exists(self) -> bool:
@@ -683,7 +673,7 @@ class MemoryIndex:
     def _ensure_query_tables(self) -> None:
         """Per-connection temp tables: the index's term statistics, and a scratch table whose only job
         is to tokenize query terms exactly as the index did."""
-        if getattr(self._local, "query_tables", False):
+        if self._query_tables:
             return
         for sql in (
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, 'row')",
@@ -692,7 +682,7 @@ class MemoryIndex:
             "USING fts5vocab(temp, query_tokens, 'instance')",
         ):
             self.conn.execute(sql)
-        self._local.query_tables = True
+        self._query_tables = True
 
     def vector_candidates(
         self, query: np.ndarray, exact: int, depth: int, languages: frozenset[str] | None = None

@@ -100,7 +100,7 @@ def test_ignored_files_cause_no_sync(live) -> None:
     root, _settle, _titles, calls = live
     for name in (".note.md.swp", "note.md~", ".#note.md", "x.tmp", "4913", "image.png"):
         write(root / "short_term/notes" / name, "x")
-    write(root / ".git/objects/ab", "x")
+    write(root / ".git/objects/zz", "x")  # not hex: never one of git's own object folders
     time.sleep(0.5)
     assert list(calls.queue) == []
 

@@ -107,8 +107,8 @@ class HybridSearcher:
         self.candidates = candidates
         # Min-max fusion normalizes each list over its own candidates, so the vector list must be deep
         # enough to reach the weak end of the vault: measured on LoCoMo (turn R@10), 100 vector
-        # candidates gave .645, the whole vault (~600) .681. The sign-bit scan keeps this many chunks
-        # and exact cosine re-ranks all of them.
+        # candidates gave .645, the whole vault (~600) .681. The list is this deep; only its nearest
+        # EXACT_VECTOR_CANDIDATES get exact cosines, the rest estimates (MemoryIndex.vector_candidates).
         self.vector_candidates = vector_candidates
         self.min_similarity = min_similarity
 

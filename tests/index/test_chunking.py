@@ -80,3 +80,15 @@ def test_estimate_tokens_roughly_counts():
     assert estimate_tokens("hello world") == 2
     assert estimate_tokens("会话缓存") == 4
     assert estimate_tokens("a, b.") == 4
+
+
+def test_token_counts_add_up_across_whitespace_so_chunking_can_keep_a_running_count():
+    parts = ["We chose Redis 2024 for sessions.", "我们决定用 Redis 做会话缓存。", "x", "1234567 abcdefghijkl"]
+    assert estimate_tokens("\n\n".join(parts)) == sum(estimate_tokens(p) for p in parts)
+
+
+def test_many_paragraphs_fill_chunks_up_to_the_budget():
+    body = "\n\n".join(f"Paragraph {i}: the deploy checklist item number {i} / 第{i}条部署检查。" for i in range(300))
+    chunks = chunk_memory("Checklist", body)
+    assert len(chunks) > 1 and all(c.tokens <= MAX_TOKENS for c in chunks)
+    assert "\n\n".join(c.text for c in chunks) == body  # nothing lost or repeated

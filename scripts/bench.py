@@ -656,7 +656,7 @@ def prefilter_recall(system: MemorySystem, embedder: Any, queries: list[str]) ->
     rowids = np.asarray([row[0] for row in rows])
     matrix = np.frombuffer(b"".join(row[2] for row in rows), dtype=np.float16).reshape(len(rows), -1)
     matrix = matrix.astype(np.float32)
-    out: dict[str, Any] = {"chunks": len(rows), "k": RECALL_K, "by_coarse": {}}
+    out: dict[str, Any] = {"chunks": len(rows), "k": RECALL_K, "exact": EXACT_VECTOR_CANDIDATES, "by_coarse": {}}
     exact_ms = []
     qvecs = [np.asarray(embedder.embed_query(q), dtype=np.float32) for q in queries]
     exact_sets = []
@@ -1070,8 +1070,9 @@ def markdown_section(r: dict[str, Any]) -> str:
             f"against exact cosine over "
             f"all {p['chunks']:,} chunk vectors (numpy: p50 {_f(p['exact_ms']['p50'], 2)} ms), {r['queries']} "
             f"queries; recall@10 = share of the exact top-10 chunks among `vector_candidates` top-10, recall@100 "
-            f"the same for the exact top-{RECALL_DEEP}; latency of `vector_candidates(q, 200, coarse)` as hybrid "
-            f"search calls it (exact cosines for the nearest 200, estimates below; retrieval.vector_candidates = "
+            f"the same for the exact top-{RECALL_DEEP}; latency of `vector_candidates(q, {p['exact']}, coarse)` as "
+            f"hybrid search calls it (exact cosines for the nearest {p['exact']}, estimates below; "
+            f"retrieval.vector_candidates = "
             f"{r['config'].get('vector_candidates')}, keyword candidates = {r['config'].get('candidates')}):",
             "",
             "| coarse | recall@10 (mean / worst) | recall@100 | latency p50 / p95 |",

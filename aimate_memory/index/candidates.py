@@ -91,7 +91,7 @@ class SignBits:
     memory_rowids: np.ndarray  # int64 [chunks]
     scripts: np.ndarray  # uint8 [chunks]: position in SCRIPTS
     words: np.ndarray  # uint64 [words, chunks]
-    _readable: dict[frozenset[str], np.ndarray] = field(default_factory=dict)
+    _readable: dict[frozenset[str], np.ndarray | None] = field(default_factory=dict)
 
     @classmethod
     def from_rows(cls, version: int, rows: list[tuple[int, bytes, int, str]]) -> SignBits:
@@ -111,13 +111,14 @@ class SignBits:
     def __len__(self) -> int:
         return len(self.chunk_rowids)
 
-    def readable(self, languages: frozenset[str] | None) -> np.ndarray:
-        """Which chunks an embedder reading ``languages`` understands (None: all of them)."""
+    def readable(self, languages: frozenset[str] | None) -> np.ndarray | None:
+        """Positions of the chunks an embedder reading ``languages`` understands; None when that is all."""
         if languages is None:
-            return np.ones(len(self), dtype=bool)
+            return None
         if languages not in self._readable:
             known = [number for number, script in enumerate(SCRIPTS) if understands(languages, script)]
-            self._readable[languages] = np.isin(self.scripts, known)
+            positions = np.flatnonzero(np.isin(self.scripts, known))
+            self._readable[languages] = positions if len(positions) < len(self) else None
         return self._readable[languages]
 
     def nearest(self, query: np.ndarray, depth: int, languages: frozenset[str] | None) -> tuple[np.ndarray, np.ndarray]:
@@ -128,15 +129,15 @@ class SignBits:
         distances = np.bitwise_count(self.words[0] ^ packed[0]).astype(np.uint16)
         for row, word in zip(self.words[1:], packed[1:], strict=True):
             distances += np.bitwise_count(row ^ word)
-        readable = np.flatnonzero(self.readable(languages))
-        if len(readable) < len(self):
+        readable = self.readable(languages)
+        if readable is not None:
             distances = distances[readable]
         depth = min(depth, len(distances))
         if depth == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint16)
         nearest = np.argpartition(distances, depth - 1)[:depth] if depth < len(distances) else np.arange(depth)
         nearest = nearest[np.argsort(distances[nearest], kind="stable")]
-        positions = readable[nearest] if len(readable) < len(self) else nearest
+        positions = readable[nearest] if readable is not None else nearest
         return positions, distances[nearest]
 
 

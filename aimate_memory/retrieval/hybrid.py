@@ -147,10 +147,13 @@ class HybridSearcher:
         if len(keyword_ranked) > FUSED_KEYWORD_CANDIDATES + 1:
             keep = np.r_[np.arange(FUSED_KEYWORD_CANDIDATES), len(keyword_ranked) - 1]
             keyword_ranked = keyword_ranked.take(keep)
-        ranking = self._rank(indexes, _best_eligible(vector, columns.rowids), keyword_ranked, columns, query)
+        script = script_of(query)
+        vector_ranked = _best_eligible(vector, columns.rowids)
+        ranking = self._rank(indexes, vector_ranked, keyword_ranked, columns, script, languages)
         contenders = ranking.fused.ids[ranking.order[: max(k, VERIFIED_CANDIDATES)]]
         if query_vector is not None and _verify(indexes, query_vector, vector, contenders):
-            ranking = self._rank(indexes, _best_eligible(vector, columns.rowids), keyword_ranked, columns, query)
+            vector_ranked = _best_eligible(vector, columns.rowids)  # with the contenders' exact cosines
+            ranking = self._rank(indexes, vector_ranked, keyword_ranked, columns, script, languages)
         order = ranking.order[:k]
         best_chunks = _best_chunks(ranking.fused.ids[order], keyword_ranked, ranking.vector)
         hits = self._hits(indexes, ranking, order, best_chunks, query)
@@ -159,13 +162,19 @@ class HybridSearcher:
         return SearchResponse(query, hits, mode, warnings, elapsed)
 
     def _rank(
-        self, indexes: list[MemoryIndex], vector: Ranked, keyword: Ranked, columns: RankingColumns, query: str
+        self,
+        indexes: list[MemoryIndex],
+        vector: Ranked,
+        keyword: Ranked,
+        columns: RankingColumns,
+        query_script: str,
+        languages: frozenset[str],
     ) -> Ranking:
         fused = fuse(
             vector,
             keyword,
-            query_script=script_of(query),
-            vector_languages=self._languages(),
+            query_script=query_script,
+            vector_languages=languages,
             min_similarity=self.min_similarity or None,
         )
         row = np.searchsorted(columns.rowids, fused.ids)

@@ -18,6 +18,7 @@ from frontmatter.default_handlers import YAMLHandler
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import ScalarNode
 
 from aimate_memory.errors import (
     BinaryFileError,
@@ -191,10 +192,10 @@ def load_simple_frontmatter(fm_text: str) -> CommentedMap | None:
     equal what ruamel loads (tests/vault/test_codec_fast.py compares them)."""
     meta = CommentedMap()
     for line in fm_text.splitlines():
+        if not line.strip():
+            continue
         found = _SIMPLE_LINE.fullmatch(line)
         if found is None or found.group(1) in meta:
-            if not line.strip():
-                continue
             return None
         value = _simple_value((found.group(2) or "").strip())
         if value is _NOT_SIMPLE:
@@ -221,9 +222,7 @@ def _simple_value(raw: str) -> Any:
 
 
 def _plain_scalar(raw: str) -> Any:
-    from ruamel.yaml.nodes import ScalarNode
-
-    kind = str(_YAML.resolver.resolve(ScalarNode, raw, (True, False))).rsplit(":", 1)[-1]
+    kind = _YAML.resolver.resolve(ScalarNode, raw, (True, False)).value.rsplit(":", 1)[-1]
     if kind == "str":
         return raw
     if kind == "int" and _DECIMAL.fullmatch(raw):

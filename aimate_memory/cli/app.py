@@ -1,14 +1,23 @@
-"""The root `aimate` app, the `mem` group, shared options, and error handling."""
+"""The root `aimate` app and the `mem` group: mounts each command module's commands, handles errors.
+
+Command modules declare their commands on their own `commands` Typer and import shared things from
+`cli/common.py`; only this module imports them (imports go down, never back up)."""
 
 from __future__ import annotations
 
-import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import typer
 
+from aimate_memory.cli import (
+    config_commands,
+    git_commands,
+    index_commands,
+    live_commands,
+    memory_commands,
+)
+from aimate_memory.cli.common import options
 from aimate_memory.cli.render import print_error
 from aimate_memory.errors import AimateError
 
@@ -26,15 +35,9 @@ mem = typer.Typer(
 )
 app.add_typer(mem, name="mem")
 
-
-@dataclass
-class Options:
-    project: Path | None = None
-    global_only: bool = False
-    debug: bool = False
-
-
-_options = Options()
+# The order here is the order of `aimate mem --help`.
+for module in (memory_commands, index_commands, git_commands, live_commands, config_commands):
+    mem.add_typer(module.commands)
 
 
 @mem.callback()
@@ -43,43 +46,23 @@ def mem_options(
     global_only: bool = typer.Option(False, "--global", help="Use only the global vault."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks on errors."),
 ) -> None:
-    _options.project = project
-    _options.global_only = global_only
-    _options.debug = debug or os.environ.get("AIMATE_DEBUG") == "1"
-
-
-def open_system():  # -> MemorySystem; imported lazily to keep `--help` fast
-    from aimate_memory.system import MemorySystem
-
-    system = MemorySystem.open(project=_options.project, global_only=_options.global_only)
-    if system.project_vault is not None and system.project_vault.exists:
-        # Using the CLI in a project registers it, so the daemon watches its vault too (DESIGN §6).
-        from aimate_memory.watch.daemon import register_project
-
-        register_project(system.roots.home, system.project_vault.root.parent)
-    return system
+    options.set(project, global_only, debug)
 
 
 def main() -> None:
-    # Command modules register themselves on `mem` when imported.
-    from aimate_memory.cli import config_commands, index_commands, live_commands, memory_commands  # noqa: F401
-    from aimate_memory.git.commands import register as register_git_commands
-
-    register_git_commands(mem, open_system)
-
     # Standalone mode: typer turns usage errors into exit 2 and `typer.Exit` into its code; what
     # reaches here is ours.
     try:
         app()
     except AimateError as exc:
-        if _options.debug:
+        if options.debug:
             raise
         print_error(exc.message, exc.hint)
         sys.exit(1)
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as exc:  # a bug: one line for the person, the traceback with --debug
-        if _options.debug:
+        if options.debug:
             raise
         print_error(f"unexpected {type(exc).__name__}: {exc}", "run again with --debug and report the traceback")
         sys.exit(1)

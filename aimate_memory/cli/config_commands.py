@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from aimate_memory.cli.app import mem, open_system
+from aimate_memory.cli.common import open_system
 from aimate_memory.cli.render import console, print_json
 from aimate_memory.errors import InvalidInputError
 
+commands = typer.Typer()
 config_app = typer.Typer(help="Read and change configuration (comments in the file are kept).", no_args_is_help=True)
-mem.add_typer(config_app, name="config")
+commands.add_typer(config_app, name="config")
 
 PROJECT = typer.Option(False, "--project-file", help="Use the project's .aimate/config.yaml.")
 

@@ -8,33 +8,17 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from aimate_memory.cli.app import mem, open_system
+from aimate_memory.cli.common import JSON, NO_SYNC, open_system, options, synced
 from aimate_memory.cli.progress import LazyProgress
 from aimate_memory.cli.render import console, print_json, print_warning
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
 from aimate_memory.vault.model import to_datetime
 
-JSON = typer.Option(False, "--json", help="Print JSON for tools.")
-NO_SYNC = typer.Option(False, "--no-sync", help="Read the index as it is, without syncing it first.")
+commands = typer.Typer()
 
 
-def synced(system, no_sync: bool = False):  # type: ignore[no-untyped-def]
-    """Read commands sync first (milliseconds when nothing changed), and say what went wrong."""
-    if no_sync:
-        return system
-    with LazyProgress() as progress:
-        reports = system.sync(progress)
-    for report in reports.values():
-        for warning in report.warnings:
-            print_warning(warning)
-    errors = sum(report.errors for report in reports.values())
-    if errors:
-        print_warning(f"{errors} file(s) could not be indexed; run `aimate mem diagnose`")
-    return system
-
-
-@mem.command("index")
+@commands.command("index")
 def index_(as_json: bool = JSON) -> None:
     """Sync the index with the files: only what changed is read, re-chunked and re-embedded."""
     system = open_system()
@@ -43,7 +27,7 @@ def index_(as_json: bool = JSON) -> None:
     _print_reports(reports, as_json)
 
 
-@mem.command()
+@commands.command()
 def reindex(as_json: bool = JSON) -> None:
     """Rebuild the index from the files (into a temp file, swapped in when done)."""
     system = open_system()
@@ -75,7 +59,7 @@ def _when(value: str | None, option: str) -> datetime | None:
     return parsed
 
 
-@mem.command()
+@commands.command()
 def search(
     query: list[str] = typer.Argument(..., help="What to look for (any language)."),
     limit: int = typer.Option(10, "--limit", "-n", help="How many results."),
@@ -106,12 +90,11 @@ def search(
         updated_before=_when(until, "--until"),
         path_glob=path,
     )
-    from aimate_memory.cli.app import _options
     from aimate_memory.watch.client import daemon_search
 
     # A running daemon answers warm (model loaded, index kept fresh by its watcher); else search here.
     response = daemon_search(
-        " ".join(query), limit, where, project=_options.project, global_only=_options.global_only, no_sync=no_sync
+        " ".join(query), limit, where, project=options.project, global_only=options.global_only, no_sync=no_sync
     )
     if response is None:
         system = synced(open_system(), no_sync)
@@ -138,7 +121,7 @@ def search(
     console.print(f"[dim]{len(response.results)} results, {response.mode}, {response.elapsed_ms:.0f} ms[/]")
 
 
-mem.command("recall", help="Alias of `search`.")(search)
+commands.command("recall", help="Alias of `search`.")(search)
 
 
 def _highlight(text: str, spans: list[tuple[int, int]]) -> str:
@@ -151,7 +134,7 @@ def _highlight(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(out)
 
 
-@mem.command()
+@commands.command()
 def stats(no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
     """Counts by layer and status, vectors, index size, last sync, index identity."""
     system = synced(open_system(), no_sync)

@@ -12,15 +12,16 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from aimate_memory.cli.app import mem, open_system
+from aimate_memory.cli.common import JSON, open_system
 from aimate_memory.cli.render import console, print_json, print_warning
 
-JSON = typer.Option(False, "--json", help="Print JSON for tools.")
+commands = typer.Typer()
+
 
 daemon_app = typer.Typer(
     help="The background daemon: watching, scheduled maintenance, warm search.", no_args_is_help=True
 )
-mem.add_typer(daemon_app, name="daemon")
+commands.add_typer(daemon_app, name="daemon")
 
 
 def _home() -> Path:
@@ -32,7 +33,7 @@ def _home() -> Path:
 # -- watch --------------------------------------------------------------------------------------------
 
 
-@mem.command()
+@commands.command()
 def watch(
     debounce: float = typer.Option(0.3, "--debounce", help="Seconds a file must be quiet before it is indexed."),
 ) -> None:
@@ -170,16 +171,13 @@ def _duration(seconds: float) -> str:
 # -- maintain / dedupe ----------------------------------------------------------------------------------
 
 
-@mem.command()
+@commands.command()
 def maintain(
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan; change nothing."),
     as_json: bool = JSON,
 ) -> None:
     """Expire, promote and archive by the lifecycle rules; fold access counts; report near-duplicates."""
-    from aimate_memory.lifecycle.maintenance import run_maintenance
-
-    system = open_system()
-    runs = run_maintenance(system, dry_run=dry_run)
+    runs = open_system().maintain(dry_run=dry_run)
     if as_json:
         print_json([run.to_dict() for run in runs])
         return
@@ -205,16 +203,13 @@ def maintain(
             print_warning(warning)
 
 
-@mem.command()
+@commands.command()
 def dedupe(
     apply: bool = typer.Option(False, "--apply", help="Merge each group into its survivor."),
     as_json: bool = JSON,
 ) -> None:
     """Find near-duplicate memories (same layer and vault); --apply merges them."""
-    from aimate_memory.lifecycle.maintenance import run_dedupe
-
-    system = open_system()
-    runs = run_dedupe(system, apply=apply)
+    runs = open_system().dedupe(apply=apply)
     if as_json:
         print_json([run.to_dict() for run in runs])
         return
@@ -242,6 +237,3 @@ def _print_duplicates(groups, hint: bool, scope: str | None = None) -> None:  # 
             console.print(f"    ≈ {escape(entry.title)} [dim]{escape(entry.path)}  {similarity:.3f} ({method})[/]")
     if hint:
         console.print("[dim]merge them with `aimate mem dedupe --apply`[/]")
-
-
-__all__ = ["daemon_app"]

@@ -10,17 +10,16 @@ from pathlib import Path
 
 import typer
 
-from aimate_memory.cli.app import mem, open_system
-from aimate_memory.cli.index_commands import NO_SYNC, synced
+from aimate_memory.cli.common import JSON, NO_SYNC, open_system, synced
 from aimate_memory.cli.render import console, frontmatter_json, memory_table, print_json
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.vault.fields import parse_assignments
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
 
-JSON = typer.Option(False, "--json", help="Print JSON for tools.")
+commands = typer.Typer()
 
 
-@mem.command()
+@commands.command()
 def init() -> None:
     """Create the global vault (and, inside a project, the project vault). Safe to run again."""
     system = open_system()
@@ -33,7 +32,7 @@ def init() -> None:
         register_project(system.roots.home, system.project_vault.root.parent)
 
 
-@mem.command()
+@commands.command()
 def add(
     title: str = typer.Argument(..., help="Title of the memory."),
     body: str = typer.Option(None, "--body", "-b", help="Body text (Markdown)."),
@@ -80,7 +79,7 @@ def _body_from(body: str | None, file: Path | None) -> str:
     return ""
 
 
-@mem.command("list")
+@commands.command("list")
 def list_(
     layer: str = typer.Option(None, "--layer", "-l"),
     category: str = typer.Option(None, "--category", "-c"),
@@ -107,7 +106,7 @@ def list_(
         console.print(f"[dim]{len(memories)} memories[/]")
 
 
-@mem.command()
+@commands.command()
 def show(ref: str = typer.Argument(..., metavar="ID|PATH"), no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
     """Show one memory: its file exactly as written."""
     system = synced(open_system(), no_sync)
@@ -123,7 +122,7 @@ def show(ref: str = typer.Argument(..., metavar="ID|PATH"), no_sync: bool = NO_S
     sys.stdout.write(path.read_text(encoding="utf-8"))
 
 
-@mem.command()
+@commands.command()
 def edit(ref: str = typer.Argument(..., metavar="ID|PATH")) -> None:
     """Open a memory in $EDITOR, then check what was saved."""
     system = open_system()
@@ -137,7 +136,7 @@ def edit(ref: str = typer.Argument(..., metavar="ID|PATH")) -> None:
     console.print(f"saved {edited.scope.value}:{edited.rel_path.as_posix()}")
 
 
-@mem.command("set")
+@commands.command("set")
 def set_(
     ref: str = typer.Argument(..., metavar="ID|PATH"),
     assignments: list[str] = typer.Argument(..., metavar="KEY=VALUE..."),
@@ -152,7 +151,7 @@ def set_(
         console.print(f"updated {memory.id[:8]}  {memory.scope.value}:{memory.rel_path.as_posix()}")
 
 
-@mem.command()
+@commands.command()
 def rm(
     ref: str = typer.Argument(..., metavar="ID|PATH"),
     purge: bool = typer.Option(False, "--purge", help="Delete the file instead of archiving it."),
@@ -170,7 +169,7 @@ def rm(
     console.print(f"{verb} {memory.scope.value}:{memory.rel_path.as_posix()}")
 
 
-@mem.command()
+@commands.command()
 def fix(dry_run: bool = typer.Option(False, "--dry-run", help="Print what would change.")) -> None:
     """Write missing ids and derived fields into hand-made files; give duplicate ids new ones."""
     system = open_system()
@@ -181,7 +180,7 @@ def fix(dry_run: bool = typer.Option(False, "--dry-run", help="Print what would 
     console.print(f"{verb} {len(fixes)} file(s)")
 
 
-@mem.command()
+@commands.command()
 def diagnose(no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
     """List every problem file with path:line and reason, and how the index disagrees with the files or
     the model. Exit 1 when there are problems."""

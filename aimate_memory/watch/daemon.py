@@ -494,13 +494,11 @@ class Daemon:
         }
 
     def _maintain(self) -> dict[str, Any]:
-        from aimate_memory.lifecycle.maintenance import run_maintenance
-
         summaries: dict[str, str] = {}
         for key, (system, vault) in list(self.targets.items()):
             if not vault.exists or not system.config.get("maintenance.enabled"):
                 continue
-            for run in run_maintenance(system, vaults=[vault]):
+            for run in system.maintain(vaults=[vault]):
                 summaries[key] = run.to_dict()["summary"]
                 if run.changeset:
                     log.info("maintenance %s: %s", key, run.changeset.subject)

@@ -1,0 +1,67 @@
+"""What every command module shares: the global options, `open_system`, option declarations, `synced`.
+
+Imports only go down from here (render, progress, the facade), so command modules can import it without
+importing each other or the app."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from aimate_memory.cli.progress import LazyProgress
+from aimate_memory.cli.render import print_warning
+
+if TYPE_CHECKING:
+    from aimate_memory.system import MemorySystem
+
+JSON = typer.Option(False, "--json", help="Print JSON for tools.")
+NO_SYNC = typer.Option(False, "--no-sync", help="Read the index as it is, without syncing it first.")
+
+
+@dataclass
+class Options:
+    """`aimate mem [--project PATH | --global] [--debug] COMMAND`: set once by the `mem` callback."""
+
+    project: Path | None = None
+    global_only: bool = False
+    debug: bool = False
+
+    def set(self, project: Path | None, global_only: bool, debug: bool) -> None:
+        self.project = project
+        self.global_only = global_only
+        self.debug = debug or os.environ.get("AIMATE_DEBUG") == "1"
+
+
+options = Options()
+
+
+def open_system() -> MemorySystem:
+    # Imported here: `aimate --help` must not pay for the facade's imports.
+    from aimate_memory.system import MemorySystem
+
+    system = MemorySystem.open(project=options.project, global_only=options.global_only)
+    if system.project_vault is not None and system.project_vault.exists:
+        # Using the CLI in a project registers it, so the daemon watches its vault too.
+        from aimate_memory.watch.daemon import register_project
+
+        register_project(system.roots.home, system.project_vault.root.parent)
+    return system
+
+
+def synced(system: MemorySystem, no_sync: bool = False) -> MemorySystem:
+    """Read commands sync first (milliseconds when nothing changed), and say what went wrong."""
+    if no_sync:
+        return system
+    with LazyProgress() as progress:
+        reports = system.sync(progress)
+    for report in reports.values():
+        for warning in report.warnings:
+            print_warning(warning)
+    errors = sum(report.errors for report in reports.values())
+    if errors:
+        print_warning(f"{errors} file(s) could not be indexed; run `aimate mem diagnose`")
+    return system

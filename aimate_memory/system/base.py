@@ -1,0 +1,197 @@
+"""The facade's foundation: the vaults, their indexes, the embedder, and the change listeners every action
+reports to (the git layer commits there)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from aimate_memory.clock import Clock, SystemClock
+from aimate_memory.config import Config, load_config
+from aimate_memory.errors import InvalidInputError, NotFoundError
+from aimate_memory.vault.changes import ChangeSet, FileChange
+from aimate_memory.vault.layout import Scope
+from aimate_memory.vault.roots import Roots, detect_roots
+from aimate_memory.vault.setup import PROJECT_GITIGNORE, create_skeleton
+from aimate_memory.vault.store import Vault
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from aimate_memory.embedding.lazy import LazyEmbedder
+    from aimate_memory.index.memory_index import MemoryIndex, SyncReport
+    from aimate_memory.lifecycle.journal import AccessJournal
+
+ChangeListener = Callable[[Vault, ChangeSet], None]
+Progress = Callable[[str, int, int], None]
+
+
+class SystemBase:
+    """The global vault plus, inside a project, the project vault (project first on ties)."""
+
+    def __init__(self, roots: Roots, config: Config | None = None, clock: Clock | None = None) -> None:
+        self.roots = roots
+        self.clock = clock or SystemClock()
+        self.config = config or load_config(roots.home, roots.project)
+        max_bytes = self.config.get("storage.max_file_bytes")
+        self.global_vault = Vault(Roots.vault_dir(roots.home), Scope.GLOBAL, max_bytes, self.clock)
+        self.project_vault = (
+            Vault(Roots.vault_dir(roots.project), Scope.PROJECT, max_bytes, self.clock) if roots.project else None
+        )
+        self._listeners: list[ChangeListener] = [self._auto_commit]
+        self._indexes: dict[Scope, MemoryIndex] = {}
+
+    @classmethod
+    def open(
+        cls,
+        cwd: Path | None = None,
+        project: Path | None = None,
+        global_only: bool = False,
+        clock: Clock | None = None,
+    ) -> Self:
+        return cls(detect_roots(cwd=cwd, project=project, global_only=global_only), clock=clock)
+
+    def close(self) -> None:
+        """Close the index connections. Safe to call twice."""
+        for index in self._indexes.values():
+            index.close()
+        self._indexes.clear()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- vaults --------------------------------------------------------------------------------
+
+    @property
+    def vaults(self) -> list[Vault]:
+        """Existing vaults, project first."""
+        found = [self.project_vault, self.global_vault]
+        return [vault for vault in found if vault is not None and vault.exists]
+
+    def vault_for(self, scope: Scope | None) -> Vault:
+        if scope is Scope.GLOBAL:
+            return self._require(self.global_vault)
+        if scope is Scope.PROJECT:
+            if self.project_vault is None:
+                raise InvalidInputError(
+                    "not inside a project",
+                    "run in a project folder, pass --project PATH, or use --scope global",
+                )
+            return self._require(self.project_vault)
+        # Unsure → project (never pollute global, DESIGN §5), unless there is no project.
+        if self.project_vault is not None and self.project_vault.exists:
+            return self.project_vault
+        return self._require(self.global_vault)
+
+    def root_of(self, vault: Vault) -> Path:
+        """`~/.aimate` or `{project}/.aimate`: where the vault's index and state live."""
+        root = self.roots.home if vault.scope is Scope.GLOBAL else self.roots.project
+        assert root is not None
+        return root
+
+    @staticmethod
+    def _require(vault: Vault) -> Vault:
+        if not vault.exists:
+            where = "" if vault.scope is Scope.GLOBAL else " in this project"
+            raise NotFoundError(f"no {vault.scope.value} vault at {vault.root}", f"run `aimate mem init`{where}")
+        return vault
+
+    def on_change(self, listener: ChangeListener) -> None:
+        """Called after every tool action with what it changed (the git layer commits here)."""
+        self._listeners.append(listener)
+
+    def _auto_commit(self, vault: Vault, changeset: ChangeSet) -> None:
+        """One commit per action in the global vault when it is a git repository (DESIGN §8).
+        gitpython costs ~150 ms to import, so it is imported only when there is something to commit."""
+        if vault.scope is not Scope.GLOBAL or not (vault.root / ".git").exists():
+            return
+        from aimate_memory.git.repo import GitCommitter
+
+        GitCommitter(self.config)(vault, changeset)
+
+    def _record(self, vault: Vault, changeset: ChangeSet) -> None:
+        if changeset:
+            for listener in self._listeners:
+                listener(vault, changeset)
+
+    def init(self) -> list[tuple[Vault, list[FileChange]]]:
+        """Create the global vault, and the project vault when inside a project. Idempotent."""
+        done = []
+        Roots.state_dir(self.roots.home).mkdir(parents=True, exist_ok=True)
+        changes = create_skeleton(self.global_vault, self.clock, with_core_templates=True)
+        done.append((self.global_vault, changes))
+        if self.project_vault is not None and self.roots.project is not None:
+            gitignore = self.roots.project / ".gitignore"
+            self.roots.project.mkdir(exist_ok=True)
+            if not gitignore.exists():
+                gitignore.write_text(PROJECT_GITIGNORE, encoding="utf-8")
+            changes = create_skeleton(self.project_vault, self.clock, with_core_templates=False)
+            done.append((self.project_vault, changes))
+        self._init_git()
+        for vault, vault_changes in done:
+            self._record(vault, ChangeSet(f"memory: initialize the {vault.scope.value} vault", vault_changes))
+        return done
+
+    def _init_git(self) -> None:
+        """The global vault is its own repository; a project vault lives in the project's repository
+        and only gets the merge driver (the tool commits there only when asked)."""
+        from aimate_memory.git.repo import init_vault_repo, install_project_attributes
+
+        init_vault_repo(
+            self.global_vault.root,
+            author=self.config.get("git.author"),
+            sensitive_keywords=self.config.get("privacy.sensitive_keywords"),
+        )
+        if self.project_vault is not None and _inside_git_repo(self.project_vault.root):
+            install_project_attributes(self.project_vault.root)
+
+    # -- index ---------------------------------------------------------------------------------
+
+    @cached_property
+    def embedder(self) -> LazyEmbedder:
+        from aimate_memory.embedding.lazy import LazyEmbedder
+
+        settings = self.config.section("embedding")
+        settings["cache_dir"] = settings.get("cache_dir") or str(Roots.state_dir(self.roots.home) / "models")
+        return LazyEmbedder(settings)
+
+    def index_for(self, vault: Vault) -> MemoryIndex:
+        if vault.scope not in self._indexes:
+            from aimate_memory.index.memory_index import MemoryIndex
+
+            root = self.root_of(vault)
+            self._indexes[vault.scope] = MemoryIndex(
+                vault,
+                Roots.index_path(root),
+                Roots.state_dir(root) / "index.lock",
+                self.embedder,
+                sensitive_keywords=self.config.get("privacy.sensitive_keywords"),
+                exclude_globs=self.config.get("privacy.exclude_paths"),
+            )
+        return self._indexes[vault.scope]
+
+    @property
+    def indexes(self) -> list[MemoryIndex]:
+        return [self.index_for(vault) for vault in self.vaults]
+
+    def sync(self, progress: Progress | None = None) -> dict[str, SyncReport]:
+        """Hash-sync every vault's index with its files (milliseconds when nothing changed)."""
+        return {index.vault.scope.value: index.sync(progress) for index in self.indexes}
+
+    def reindex(self, progress: Progress | None = None) -> dict[str, SyncReport]:
+        """Rebuild every index from the files into a temp file, swapped in atomically."""
+        return {index.vault.scope.value: index.sync(progress, force_rebuild=True) for index in self.indexes}
+
+    def journal_for(self, vault: Vault) -> AccessJournal:
+        from aimate_memory.lifecycle.journal import AccessJournal
+
+        return AccessJournal(Roots.state_dir(self.root_of(vault)) / "access.jsonl")
+
+
+def _inside_git_repo(folder: Path) -> bool:
+    return any((parent / ".git").exists() for parent in (folder, *folder.parents))

@@ -1,0 +1,13 @@
+"""`MemorySystem`: the one facade the CLI, the daemon, the MCP server, hooks and agents call (seed 002 核心组件).
+
+Each group of actions lives in a module of its own (memories, search, upkeep, …); this class only composes
+them, so every face reaches the same code."""
+
+from __future__ import annotations
+
+from aimate_memory.system.memories import MemoryActions
+from aimate_memory.system.upkeep import UpkeepActions
+
+
+class MemorySystem(MemoryActions, UpkeepActions):
+    """The global vault plus, inside a project, the project vault (project first on ties)."""

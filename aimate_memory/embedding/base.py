@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -32,6 +32,15 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> np.ndarray:
         """(dimension,) float32, L2-normalized."""
         ...
+
+
+# The scripts a text of each kind needs its embedder to read ("mixed" holds Latin and CJK runs).
+_SCRIPT_NEEDS = {"latin": frozenset({"latin"}), "cjk": frozenset({"cjk"}), "mixed": frozenset({"latin", "cjk"})}
+
+
+def understands(languages: Iterable[str], script: str) -> bool:
+    """Whether an embedder declaring ``languages`` can read text of ``script`` (latin/cjk/mixed)."""
+    return _SCRIPT_NEEDS.get(script, frozenset({script})) <= frozenset(languages)
 
 
 def l2_normalize(x: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from aimate_memory.retrieval.fusion import understands
+from aimate_memory.embedding.base import understands
 
 SCRIPTS = ("latin", "cjk", "mixed")
 # Vector candidates past the exact ones are estimated from a line through exact cosines; these are spread

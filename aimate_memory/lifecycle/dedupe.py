@@ -96,7 +96,7 @@ def find_duplicates(index: Any, threshold: float, neighbors: int = NEIGHBORS) ->
     vectors, languages = _memory_vectors(index, entries)
 
     def understood(rowid: int) -> bool:
-        from aimate_memory.retrieval.fusion import understands
+        from aimate_memory.embedding.base import understands
 
         return rowid in vectors and understands(languages, scripts[rowid])
 

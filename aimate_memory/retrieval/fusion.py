@@ -31,13 +31,13 @@ from typing import Literal
 
 import numpy as np
 
+from aimate_memory.embedding.base import understands
+
 Method = Literal["auto", "maxmin", "weighted", "rrf", "keyword", "vector"]
 
 MAXMIN_BONUS = 0.3
 VECTOR_WEIGHT = 0.6
 RRF_K = 60
-
-_SCRIPT_NEEDS = {"latin": frozenset({"latin"}), "cjk": frozenset({"cjk"}), "mixed": frozenset({"latin", "cjk"})}
 
 
 @dataclass(frozen=True)
@@ -73,11 +73,6 @@ class Fused:
 
     def __len__(self) -> int:
         return len(self.ids)
-
-
-def understands(languages: Iterable[str], script: str) -> bool:
-    """Whether an embedder declaring ``languages`` can read text of ``script`` (latin/cjk/mixed)."""
-    return _SCRIPT_NEEDS.get(script, frozenset({script})) <= frozenset(languages)
 
 
 def minmax(scores: np.ndarray) -> np.ndarray:

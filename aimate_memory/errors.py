@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -34,7 +35,7 @@ class MemoryFileError(AimateError):
     """A memory file that cannot be read as a memory. The file is never rewritten because of it."""
 
     def __init__(self, path: Path, line: int | None, reason: str, hint: str | None = None) -> None:
-        location = f"{path}:{line}" if line else str(path)
+        location = f"{printable_path(path)}:{line}" if line else printable_path(path)
         super().__init__(f"{location}: {reason}", hint)
         self.path = path
         self.line = line
@@ -60,3 +61,12 @@ class FileTooLargeError(MemoryFileError):
 
 class EncodingError(MemoryFileError):
     pass
+
+
+class FileNameError(MemoryFileError):
+    """A file name that is not valid UTF-8: it cannot be stored, printed or committed as text."""
+
+
+def printable_path(path: Path | str) -> str:
+    """A path as text even when its name is not valid UTF-8 (undecodable bytes shown as \\xNN escapes)."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")

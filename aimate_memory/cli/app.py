@@ -18,6 +18,7 @@ from aimate_memory.cli import (
     memory_commands,
 )
 from aimate_memory.cli.common import options
+from aimate_memory.cli.faults import describe_fault
 from aimate_memory.cli.render import print_error
 from aimate_memory.errors import AimateError
 
@@ -52,6 +53,12 @@ def mem_options(
 def main() -> None:
     # Standalone mode: typer turns usage errors into exit 2 and `typer.Exit` into its code; what
     # reaches here is ours.
+    dash_query = query_starting_with_dash(sys.argv[1:])
+    if dash_query is not None:
+        print_error(
+            f"no such option: {dash_query}", f"use -- before a query that starts with '-': search -- {dash_query}"
+        )
+        sys.exit(2)
     try:
         app()
     except AimateError as exc:
@@ -61,8 +68,26 @@ def main() -> None:
         sys.exit(1)
     except KeyboardInterrupt:
         sys.exit(130)
-    except Exception as exc:  # a bug: one line for the person, the traceback with --debug
+    except Exception as exc:  # the environment's fault, or a bug: one line, the traceback with --debug
         if options.debug:
             raise
-        print_error(f"unexpected {type(exc).__name__}: {exc}", "run again with --debug and report the traceback")
+        fault = describe_fault(exc)
+        if fault is None:
+            fault = (f"unexpected {type(exc).__name__}: {exc}", "run again with --debug and report the traceback")
+        print_error(*fault)
         sys.exit(1)
+
+
+def query_starting_with_dash(argv: list[str]) -> str | None:
+    """`search -foo` / `search "-foo bar"`: click reads the query as an unknown option; name it with a hint."""
+    for position, word in enumerate(argv):
+        if word in ("search", "recall"):
+            command = index_commands.search_command_options()
+            for arg in argv[position + 1 :]:
+                if arg == "--":
+                    return None
+                # A lone "-" is an argument to click, so it is searched as it is.
+                if arg.startswith("-") and arg != "-" and arg.split("=", 1)[0] not in command:
+                    return arg
+            return None
+    return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -65,3 +66,12 @@ def synced(system: MemorySystem, no_sync: bool = False) -> MemorySystem:
     if errors:
         print_warning(f"{errors} file(s) could not be indexed; run `aimate mem diagnose`")
     return system
+
+
+def when(value: str | None, option: str) -> datetime | None:
+    """A date option (`--since 7d`, `yesterday`, `2026-03-01`, `昨天`) as an aware datetime."""
+    if value is None:
+        return None
+    from aimate_memory.vault.dates import parse_when
+
+    return parse_when(value, datetime.now().astimezone(), option)

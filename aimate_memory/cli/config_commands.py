@@ -16,7 +16,10 @@ PROJECT = typer.Option(False, "--project-file", help="Use the project's .aimate/
 
 
 @config_app.command("get")
-def get(key: str = typer.Argument(None, help="section.key; omit for everything."), as_json: bool = False) -> None:
+def get(
+    key: str = typer.Argument(None, help="section.key; omit for everything."),
+    as_json: bool = typer.Option(False, "--json", "--as-json", help="Print JSON for tools."),
+) -> None:
     """Print the effective value of a key (after files and environment)."""
     system = open_system()
     value = system.config.get(key) if key else system.config.as_dict()

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from aimate_memory.cli.common import JSON, NO_SYNC, open_system, options, synced
+from aimate_memory.cli.common import JSON, NO_SYNC, open_system, options, synced, when
 from aimate_memory.cli.progress import LazyProgress
 from aimate_memory.cli.render import console, print_json, print_warning
-from aimate_memory.errors import InvalidInputError
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
-from aimate_memory.vault.model import to_datetime
 
 commands = typer.Typer()
 
@@ -50,15 +46,6 @@ def _print_reports(reports, as_json: bool) -> None:  # type: ignore[no-untyped-d
             print_warning(warning)
 
 
-def _when(value: str | None, option: str) -> datetime | None:
-    if value is None:
-        return None
-    parsed = to_datetime(value)
-    if parsed is None:
-        raise InvalidInputError(f"{option}: not a date: {value!r}", "use YYYY-MM-DD or ISO 8601")
-    return parsed
-
-
 @commands.command()
 def search(
     query: list[str] = typer.Argument(..., help="What to look for (any language)."),
@@ -84,10 +71,10 @@ def search(
         categories=tuple(category),
         tags=tuple(tag),
         statuses=parse_statuses(status),
-        created_after=_when(created_after, "--created-after"),
-        created_before=_when(created_before, "--created-before"),
-        updated_after=_when(since, "--since"),
-        updated_before=_when(until, "--until"),
+        created_after=when(created_after, "--created-after"),
+        created_before=when(created_before, "--created-before"),
+        updated_after=when(since, "--since"),
+        updated_before=when(until, "--until"),
         path_glob=path,
     )
     from aimate_memory.watch.client import daemon_search
@@ -155,3 +142,15 @@ def stats(no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
         table.add_row("embedder", f"{identity['embedder'] or 'none (keyword only)'} ({identity['dimension']}-d)")
         table.add_row("schema / tokenizer", f"{identity['schema']} / {identity['tokenizer']}")
         console.print(table)
+
+
+def search_command_options() -> set[str]:
+    """Every option string `search` accepts (for the `search -foo` hint)."""
+    import typer.main
+
+    command = typer.main.get_command_from_info(
+        commands.registered_commands[[c.callback for c in commands.registered_commands].index(search)],
+        pretty_exceptions_short=False,
+        rich_markup_mode=None,
+    )
+    return {name for param in command.params for name in (*param.opts, *param.secondary_opts)} | {"--help"}

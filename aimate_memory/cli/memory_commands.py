@@ -10,9 +10,9 @@ from pathlib import Path
 
 import typer
 
-from aimate_memory.cli.common import JSON, NO_SYNC, open_system, synced
+from aimate_memory.cli.common import JSON, NO_SYNC, open_system, synced, when
 from aimate_memory.cli.render import console, frontmatter_json, memory_table, print_json
-from aimate_memory.errors import InvalidInputError
+from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
 from aimate_memory.vault.fields import parse_assignments
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
 
@@ -43,20 +43,23 @@ def add(
     importance: int = typer.Option(3, "--importance", "-i", min=1, max=5, help="1 (low) to 5 (high)."),
     ttl: float = typer.Option(None, "--ttl", help="Days until a short-term memory expires."),
     scope: str = typer.Option(None, "--scope", "-s", help="global or project (default: project when in one)."),
+    allow_secret: bool = typer.Option(False, "--allow-secret", help="Write even if the text looks like a secret."),
     as_json: bool = JSON,
 ) -> None:
-    """Add a memory. The body comes from --body, --file or standard input."""
+    """Add a memory. The body comes from --body, --file or standard input. Nothing is written when the
+    text is refused (a secret, a control character)."""
     text = _body_from(body, file)
     system = open_system()
     memory = system.add(
         title,
         text,
-        layer=parse_layer(layer),
+        layer=layer,
         category=category,
-        tags=[tag.strip() for tag in tags.split(",") if tag.strip()],
+        tags=tags,
         importance=importance,
         ttl_days=ttl,
-        scope=parse_scope(scope) if scope else None,
+        scope=scope,
+        allow_secret=allow_secret,
     )
     if as_json:
         print_json(memory.public_dict())
@@ -86,6 +89,9 @@ def list_(
     tag: list[str] = typer.Option([], "--tag", "-t", help="Only memories with this tag (repeatable)."),
     status: str = typer.Option(None, "--status", help="active, pending, archived, expired, superseded, all."),
     scope: str = typer.Option(None, "--scope", "-s"),
+    since: str = typer.Option(None, "--since", help="Updated on or after: 2026-03-01, yesterday, 7d, 2w."),
+    until: str = typer.Option(None, "--until", help="Updated before this date."),
+    limit: int = typer.Option(None, "--limit", "-n", min=1, help="At most this many (newest first)."),
     no_sync: bool = NO_SYNC,
     as_json: bool = JSON,
 ) -> None:
@@ -96,9 +102,11 @@ def list_(
         categories=(category,) if category else (),
         tags=tuple(tag),
         statuses=parse_statuses(status),
+        updated_after=when(since, "--since"),
+        updated_before=when(until, "--until"),
     )
     system = synced(open_system(), no_sync)
-    memories = system.list(where)
+    memories = system.list(where, limit=limit)
     if as_json:
         print_json([memory.public_dict() for memory in memories])
     else:
@@ -110,7 +118,7 @@ def list_(
 def show(ref: str = typer.Argument(..., metavar="ID|PATH"), no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
     """Show one memory: its file exactly as written."""
     system = synced(open_system(), no_sync)
-    memory = system.get(ref)
+    memory = system.read(ref)
     if as_json:
         data = memory.public_dict()
         data["frontmatter"] = frontmatter_json(memory)
@@ -123,17 +131,35 @@ def show(ref: str = typer.Argument(..., metavar="ID|PATH"), no_sync: bool = NO_S
 
 
 @commands.command()
-def edit(ref: str = typer.Argument(..., metavar="ID|PATH")) -> None:
-    """Open a memory in $EDITOR, then check what was saved."""
+def edit(ref: str = typer.Argument(..., metavar="ID|PATH|TITLE")) -> None:
+    """Open a memory in $EDITOR (a broken file too), then check what was saved; offers to reopen the editor
+    when the saved file does not parse."""
     system = open_system()
-    memory = system.get(ref)
-    path = system.vault_for(memory.scope).abs_path(memory.rel_path)
+    vault, rel = system.locate(ref)
+    path = vault.abs_path(rel)
+    before = path.read_bytes()
+    while True:
+        _run_editor(path)
+        try:
+            edited = system.after_edit(vault, rel, before)
+        except MemoryFileError as exc:
+            if sys.stdin.isatty() and typer.confirm(f"{exc.message}. Open the editor again?", default=True):
+                continue
+            raise
+        break
+    console.print(f"saved {edited.scope.value}:{edited.rel_path.as_posix()}")
+
+
+def _run_editor(path: Path) -> None:
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    result = subprocess.run([*shlex.split(editor), str(path)], check=False)
+    try:
+        result = subprocess.run([*shlex.split(editor), str(path)], check=False)
+    except FileNotFoundError:
+        raise InvalidInputError(
+            f"editor not found: {editor}", "set $EDITOR (or $VISUAL) to an installed editor, e.g. EDITOR=nano"
+        ) from None
     if result.returncode != 0:
         raise InvalidInputError(f"the editor exited with code {result.returncode}", f"editor was: {editor}")
-    edited = system.after_edit(memory)
-    console.print(f"saved {edited.scope.value}:{edited.rel_path.as_posix()}")
 
 
 @commands.command("set")
@@ -170,10 +196,15 @@ def rm(
 
 
 @commands.command()
-def fix(dry_run: bool = typer.Option(False, "--dry-run", help="Print what would change.")) -> None:
+def fix(
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print what would change."), as_json: bool = JSON
+) -> None:
     """Write missing ids and derived fields into hand-made files; give duplicate ids new ones."""
     system = open_system()
     fixes = system.fix(dry_run=dry_run)
+    if as_json:
+        print_json([{"scope": vault.scope.value, **change.to_dict()} for vault, change in fixes])
+        return
     for vault, change in fixes:
         console.print(f"{vault.scope.value}:{change.describe()}")
     verb = "would fix" if dry_run else "fixed"
@@ -189,7 +220,7 @@ def diagnose(no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
     if as_json:
         print_json(
             [
-                {"path": str(p.path), "line": p.line, "kind": p.kind, "reason": p.reason, "hint": p.hint}
+                {"path": printable_path(p.path), "line": p.line, "kind": p.kind, "reason": p.reason, "hint": p.hint}
                 for p in problems
             ]
         )

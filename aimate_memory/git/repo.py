@@ -932,6 +932,7 @@ class GitCommitter:
                 changeset,
                 author=config.get("git.author"),
                 sensitive_keywords=config.get("privacy.sensitive_keywords") or (),
+                allow_secret=changeset.allow_secret,
             )
         except SecretFoundError as error:
             error.message = error.message.replace("not committed", "saved but not committed")

@@ -12,6 +12,7 @@ from aimate_memory.clock import Clock, SystemClock
 from aimate_memory.config import Config, load_config
 from aimate_memory.errors import InvalidInputError, NotFoundError
 from aimate_memory.vault.changes import ChangeSet, FileChange
+from aimate_memory.vault.filters import parse_scope
 from aimate_memory.vault.layout import Scope
 from aimate_memory.vault.roots import Roots, detect_roots
 from aimate_memory.vault.setup import PROJECT_GITIGNORE, create_skeleton
@@ -46,12 +47,20 @@ class SystemBase:
     @classmethod
     def open(
         cls,
-        cwd: Path | None = None,
-        project: Path | None = None,
+        cwd: str | Path | None = None,
+        project: str | Path | None = None,
         global_only: bool = False,
         clock: Clock | None = None,
     ) -> Self:
-        return cls(detect_roots(cwd=cwd, project=project, global_only=global_only), clock=clock)
+        """The vaults seen from `cwd` (default: the working directory), or of `project`; paths may be str."""
+        return cls(
+            detect_roots(
+                cwd=Path(cwd) if cwd is not None else None,
+                project=Path(project) if project is not None else None,
+                global_only=global_only,
+            ),
+            clock=clock,
+        )
 
     def close(self) -> None:
         """Close the index connections. Safe to call twice."""
@@ -73,7 +82,9 @@ class SystemBase:
         found = [self.project_vault, self.global_vault]
         return [vault for vault in found if vault is not None and vault.exists]
 
-    def vault_for(self, scope: Scope | None) -> Vault:
+    def vault_for(self, scope: Scope | str | None) -> Vault:
+        """The vault of `scope` ("global"/"project" or the enum); None → the project's when there is one."""
+        scope = parse_scope(scope) if scope is not None else None
         if scope is Scope.GLOBAL:
             return self._require(self.global_vault)
         if scope is Scope.PROJECT:

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from aimate_memory.clock import Clock
-from aimate_memory.errors import MemoryFileError
+from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
 from aimate_memory.system.search import SearchActions
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.codec import content_hash
 from aimate_memory.vault.fields import coerce_field
-from aimate_memory.vault.filters import MemoryFilter
-from aimate_memory.vault.layout import Layer, Scope
+from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_status
+from aimate_memory.vault.layout import Layer, Scope, home_of
 from aimate_memory.vault.model import Memory, new_id
-from aimate_memory.vault.resolve import check_reference, looks_like_path, pick_by_id, resolve_path
+from aimate_memory.vault.resolve import check_reference, looks_like_path, pick_by_id, pick_by_title, resolve_path
 from aimate_memory.vault.store import ScanResult, Vault
+from aimate_memory.vault.validate import check_writable_text
 
 
 @dataclass
@@ -31,7 +33,7 @@ class Problem:
 
     @property
     def location(self) -> str:
-        return f"{self.path}:{self.line}" if self.line else str(self.path)
+        return f"{printable_path(self.path)}:{self.line}" if self.line else printable_path(self.path)
 
 
 class MemoryActions(SearchActions):
@@ -46,53 +48,91 @@ class MemoryActions(SearchActions):
             combined.duplicates.extend(result.duplicates)
         return combined
 
-    def list(self, where: MemoryFilter | None = None) -> list[Memory]:
-        """Memories matching `where`, project first, from the index (call `sync()` first for fresh data)."""
-        return self.query(where)
+    def list(self, where: MemoryFilter | None = None, limit: int | None = None) -> list[Memory]:
+        """Memories matching `where` from the index (call `sync()` first for fresh data): project first by
+        path, or with `limit` the newest `limit` of them."""
+        if limit is None:
+            return self.query(where)
+        newest = sorted(self.query(where, limit, order="updated"), key=lambda m: m.updated_at, reverse=True)
+        return newest[:limit]
 
     def get(self, ref: str) -> Memory:
-        """One memory, read from its file, by id, unique id prefix or path."""
+        """One memory, read from its file, by id, unique id prefix, path or exact title."""
+        vault, rel = self.locate(ref)
+        return vault.load(rel)
+
+    def locate(self, ref: str) -> tuple[Vault, PurePosixPath]:
+        """Where the memory `ref` names is (id, unique id prefix, path or exact title), without reading it:
+        `edit` opens a file even when it is broken."""
         ref = check_reference(ref)
         if looks_like_path(ref):
-            vault, rel = resolve_path(ref, self.vaults)
-            return vault.load(rel)
+            return resolve_path(ref, self.vaults)
         candidates: list[tuple[str, tuple[Vault, str]]] = []
         for index in self.indexes:
             if index.exists:
                 candidates.extend((memory_id, (index.vault, path)) for memory_id, path in index.find_ids(ref))
         if not candidates:
             # Not indexed yet (a file made a moment ago, or no index): read the files.
-            candidates = [(m.id, (self.vault_for(m.scope), m.rel_path.as_posix())) for m in self.scan().memories]
+            scanned = self.scan().memories
+            candidates = [(m.id, (self.vault_for(m.scope), m.rel_path.as_posix())) for m in scanned]
             candidates = [(memory_id, found) for memory_id, found in candidates if memory_id.startswith(ref)]
+        if not candidates:
+            titled = self._by_title(ref)
+            if titled is not None:
+                return titled
         vault, path = pick_by_id(ref, candidates)
-        return vault.load(PurePosixPath(path))
+        return vault, PurePosixPath(path)
+
+    def _by_title(self, title: str) -> tuple[Vault, PurePosixPath] | None:
+        everything = MemoryFilter(statuses=())
+        memories = self.query(everything) if any(index.exists for index in self.indexes) else self.scan().memories
+        found = pick_by_title(title, [(m.title, m.id, m) for m in memories])
+        return (self.vault_for(found.scope), found.rel_path) if found is not None else None
 
     # -- writing -------------------------------------------------------------------------------
+
+    def read(self, ref: str) -> Memory:
+        """`get`, counted as a use: what `show`, `edit` and an assistant's get call (docs/design.md §5).
+        The use is journaled (no file write); maintenance folds it into the frontmatter."""
+        memory = self.get(ref)
+        self.journal_for(self.vault_for(memory.scope)).record([memory.id], self.clock.now())
+        return memory
 
     def add(
         self,
         title: str,
         body: str = "",
         *,
-        layer: Layer = Layer.LONG_TERM,
+        layer: Layer | str = Layer.LONG_TERM,
         category: str | None = None,
-        tags: list[str] | None = None,
+        tags: list[str] | str | None = None,
         importance: int = 3,
         ttl_days: float | None = None,
-        scope: Scope | None = None,
+        scope: Scope | str | None = None,
         status: str = "active",
         source: str = "cli",
         extra: dict[str, Any] | None = None,
+        allow_secret: bool = False,
     ) -> Memory:
+        """Write a new memory. Everything is checked before anything is written: a refused memory leaves
+        nothing on disk. Layer, scope and status take their names or the enums."""
+        layer = parse_layer(layer)
+        if layer is Layer.SESSION:
+            raise InvalidInputError(
+                "sessions are written turn by turn, not added", "use `aimate mem session start|append`"
+            )
+        fields = {key: coerce_field(key, value) for key, value in _given(category=category, tags=tags).items()}
+        status = parse_status(status)
+        ttl_days = _ttl(ttl_days, self.config.get("short_term.default_ttl_days") if layer is Layer.SHORT_TERM else None)
+        check_writable_text({"title": title, "body": body})
+        self.guard_secrets(f"{title}\n{body}", allow_secret)
         vault = self.vault_for(scope)
-        if layer is Layer.SHORT_TERM and ttl_days is None:
-            ttl_days = self.config.get("short_term.default_ttl_days")
         memory, change = vault.create(
             title=title,
             body=body,
             layer=layer,
-            category=category,
-            tags=tags,
+            category=fields.get("category"),
+            tags=fields.get("tags"),
             importance=importance,
             ttl_days=ttl_days,
             status=status,
@@ -100,30 +140,61 @@ class MemoryActions(SearchActions):
             extra=extra,
         )
         where = f"{layer.value}/{memory.category}"
-        self._record(vault, ChangeSet(f'memory: add "{memory.title}" ({where})', [change]))
+        self._record(vault, ChangeSet(f'memory: add "{memory.title}" ({where})', [change], allow_secret))
         return memory
 
+    def guard_secrets(self, text: str, allow_secret: bool = False) -> None:
+        """Refuse text that looks like it holds a secret, before it reaches the disk (docs/design.md §8)."""
+        if allow_secret:
+            return
+        from aimate_memory.git.secrets import scan_text
+
+        findings = scan_text(text, self.config.get("privacy.sensitive_keywords") or ())
+        if findings:
+            first = findings[0]
+            more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
+            raise InvalidInputError(
+                f"refused, nothing written: {first.location} looks like a {first.kind}: {first.excerpt_masked}{more}",
+                "remove the secret (keep it in a password manager), or pass --allow-secret if it is not one",
+            )
+
     def set_fields(self, ref: str, fields: dict[str, Any]) -> Memory:
+        """Set frontmatter fields. `layer`/`category` move the file where `fix` would put it and
+        `status: archived` moves it to archive/ like `remove` — each one commit."""
         fields = {key: coerce_field(key, value) for key, value in fields.items()}
         memory = self.get(ref)
         vault = self.vault_for(memory.scope)
+        if "layer" in fields:
+            fields["type"] = fields.pop("layer")
+        if fields.get("status") == "archived" and not memory.archived:
+            others = {key: value for key, value in fields.items() if key != "status"}
+            archived, change = vault.archive(memory, "archived", "archived by `set status=archived`", **others)
+            self._record(vault, ChangeSet(f'memory: archive "{memory.title}"', [change]))
+            return archived
         updated = vault.update(memory, fields)
+        target = home_of(updated.rel_path, updated.layer, updated.category)
+        reason = ", ".join(f"{'layer' if key == 'type' else key}={value}" for key, value in fields.items())
+        if target is not None:
+            moved = vault.move(updated, vault.unique_path(target.parent, target.name), {})
+            change = FileChange("move", moved.rel_path, f"set {reason}", old_path=memory.rel_path)
+            self._record(vault, ChangeSet(f'memory: move "{moved.title}" to {moved.rel_path.parent}', [change]))
+            return moved
         if updated is not memory:
-            reason = ", ".join(f"{key}={value}" for key, value in fields.items())
             change = FileChange("update", updated.rel_path, f"set {reason}")
             self._record(vault, ChangeSet(f'memory: update "{updated.title}"', [change]))
         return updated
 
-    def after_edit(self, memory: Memory) -> Memory:
-        """Re-validate a file a person just edited; a broken file raises with path:line and is kept
-        as saved. An edited body gets a fresh `content_hash` and `updated_at`."""
-        vault = self.vault_for(memory.scope)
-        edited = vault.load(memory.rel_path)
+    def after_edit(self, vault: Vault, rel_path: PurePosixPath, before: bytes) -> Memory:
+        """Re-validate a file a person just edited (`before`: its bytes when the editor opened). A broken
+        file raises with path:line and is kept as saved; an edited body gets a fresh `content_hash` and
+        `updated_at`; the edit is one commit."""
+        edited = vault.load(rel_path)
         if edited.hand_edited or edited.doc is None or not edited.doc.get("content_hash"):
             edited = vault.update(edited, {"content_hash": content_hash(edited.body)})
-        if edited.doc is not None and edited.doc.original != (memory.doc.original if memory.doc else None):
+        if vault.abs_path(rel_path).read_bytes() != before:
             change = FileChange("update", edited.rel_path, "edited in $EDITOR")
             self._record(vault, ChangeSet(f'memory: edit "{edited.title}"', [change]))
+        self.journal_for(vault).record([edited.id], self.clock.now())
         return edited
 
     def remove(self, ref: str, purge: bool = False) -> Memory:
@@ -214,3 +285,14 @@ def _missing_fields(memory: Memory, reassign_id: bool, clock: Clock) -> dict[str
     if memory.hand_edited:
         fields["updated_at"] = memory.updated_at
     return fields
+
+
+def _given(**values: Any) -> dict[str, Any]:
+    return {key: value for key, value in values.items() if value is not None}
+
+
+def _ttl(ttl_days: float | None, default: float | None) -> float | None:
+    ttl = default if ttl_days is None else ttl_days
+    if ttl is not None and not (math.isfinite(ttl) and ttl > 0):
+        raise InvalidInputError(f"a time to live must be a positive number of days, got {ttl_days}", "e.g. --ttl 7")
+    return ttl

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 class SearchActions(SystemBase):
     def search(self, query: str, top_k: int = 10, where: MemoryFilter | None = None) -> SearchResponse:
-        """Hybrid search over the project and global vaults; returned memories are journaled as accessed."""
+        """Hybrid search over the project and global vaults, best first; only relevant memories are returned."""
         from aimate_memory.retrieval.hybrid import HybridSearcher
 
         retrieval = self.config.section("retrieval")
@@ -27,12 +27,9 @@ class SearchActions(SystemBase):
             vector_candidates=retrieval["vector_candidates"],
             min_similarity=retrieval["min_similarity"],
         )
-        response = searcher.search(query, top_k, where)
-        now = self.clock.now()
-        for vault in self.vaults:
-            ids = [hit.memory.id for hit in response.results if hit.memory.scope is vault.scope]
-            self.journal_for(vault).record(ids, now)
-        return response
+        # A result list is not a use (docs/design.md §5): only explicit reads (`read`) are journaled, so a
+        # note that keeps showing up in searches is never promoted for it.
+        return searcher.search(query, top_k, where)
 
     def query(self, where: MemoryFilter | None = None, limit: int | None = None, order: str = "path") -> list[Memory]:
         """Metadata query from the index (no file reads): list, time ranges, filters."""

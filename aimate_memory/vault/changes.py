@@ -18,6 +18,14 @@ class FileChange:
             return f"{self.action} {self.old_path} → {self.path}: {self.reason}"
         return f"{self.action} {self.path}: {self.reason}"
 
+    def to_dict(self) -> dict[str, str | None]:
+        return {
+            "action": self.action,
+            "path": self.path.as_posix(),
+            "old_path": self.old_path.as_posix() if self.old_path is not None else None,
+            "reason": self.reason,
+        }
+
 
 @dataclass
 class ChangeSet:
@@ -25,6 +33,8 @@ class ChangeSet:
 
     subject: str
     changes: list[FileChange] = field(default_factory=list)
+    # A person checked the text and said it is not a secret (`--allow-secret`): the commit guard lets it by.
+    allow_secret: bool = False
 
     @property
     def paths(self) -> list[PurePosixPath]:

@@ -173,7 +173,29 @@ def parse_document(text: str, path: Path, *, read_only: bool = False) -> MemoryD
         raise BrokenYamlError(
             path, 2, "frontmatter is not a mapping of keys to values", "write it as `key: value` lines"
         )
+    if _has_shared_nodes(loaded):
+        # Nine lines of `&a [*a, *a, …]` expand to billions of items once anything walks them (JSON output
+        # took > 120 s and 1.9 GB): aliases are reported, never expanded.
+        raise BrokenYamlError(
+            path, 2, "YAML anchors/aliases (&name, *name) are not allowed in frontmatter", "write the values out"
+        )
     return MemoryDocument(meta=loaded, body=body, has_frontmatter=True, original=text)
+
+
+def _has_shared_nodes(root: Any) -> bool:
+    """Whether any list or mapping is anchored or reached twice; each node is visited once, so an alias
+    bomb costs its size on disk, not its expansion."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, (dict, list)):
+            continue
+        if id(node) in seen or getattr(getattr(node, "anchor", None), "value", None):
+            return True
+        seen.add(id(node))
+        stack.extend(node.values() if isinstance(node, dict) else node)
+    return False
 
 
 # The simple frontmatter the tool writes: `key: value` lines, values plain, quoted without escapes, or a

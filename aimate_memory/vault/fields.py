@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from aimate_memory.errors import InvalidInputError
-from aimate_memory.vault.layout import STATUSES
+from aimate_memory.vault.filters import parse_layer, parse_status
 from aimate_memory.vault.model import to_datetime
 
-SETTABLE_FIELDS = ("title", "tags", "importance", "status", "category", "expires_at", "related", "confidence")
+SETTABLE_FIELDS = (
+    "title",
+    "tags",
+    "importance",
+    "status",
+    "category",
+    "layer",
+    "expires_at",
+    "related",
+    "confidence",
+)
+# Letters and digits of any script (Chinese categories are fine), `-` and `_`; no dots, no slashes.
+CATEGORY_NAME = re.compile(r"[\w-]+")
 
 
 def coerce_field(key: str, value: Any) -> Any:
@@ -46,11 +59,18 @@ def _importance(value: Any) -> int:
     return number
 
 
-def _status(value: Any) -> str:
-    status = str(value).strip()
-    if status not in STATUSES:
-        raise InvalidInputError(f"unknown status '{status}'", f"use one of: {', '.join(STATUSES)}")
-    return status
+def _category(value: Any) -> str:
+    category = _text("category")(value)
+    # A category names a folder under its layer: a name, never a path (`a/../../b` would leave the vault).
+    if not CATEGORY_NAME.fullmatch(category):
+        raise InvalidInputError(
+            f"category must be a name (letters, digits, - or _), got {category!r}", "e.g. category=decision"
+        )
+    return category
+
+
+def _layer(value: Any) -> str:
+    return parse_layer(str(value)).value
 
 
 def _datetime(value: Any) -> Any:
@@ -72,11 +92,12 @@ def _confidence(value: Any) -> float:
 
 _COERCERS = {
     "title": _text("title"),
-    "category": _text("category"),
+    "category": _category,
+    "layer": _layer,
     "tags": _string_list,
     "related": _string_list,
     "importance": _importance,
-    "status": _status,
+    "status": parse_status,
     "expires_at": _datetime,
     "confidence": _confidence,
 }

@@ -43,7 +43,10 @@ class MemoryFilter:
         return all(checks)
 
 
-def parse_layer(value: str) -> Layer:
+def parse_layer(value: str | Layer) -> Layer:
+    """A layer from its name (or an alias) — or the enum itself, so the API takes what a caller writes."""
+    if isinstance(value, Layer):
+        return value
     aliases = {
         "short": "short_term",
         "long": "long_term",
@@ -52,18 +55,27 @@ def parse_layer(value: str) -> Layer:
         "long-term": "long_term",
     }
     try:
-        return Layer(aliases.get(value, value))
+        return Layer(aliases.get(str(value).strip(), str(value).strip()))
     except ValueError:
         raise InvalidInputError(
             f"unknown layer '{value}'", f"use one of: {', '.join(layer.value for layer in Layer)}"
         ) from None
 
 
-def parse_scope(value: str) -> Scope:
+def parse_scope(value: str | Scope) -> Scope:
+    if isinstance(value, Scope):
+        return value
     try:
-        return Scope(value)
+        return Scope(str(value).strip())
     except ValueError:
         raise InvalidInputError(f"unknown scope '{value}'", "use global or project") from None
+
+
+def parse_status(value: str) -> str:
+    status = str(value).strip()
+    if status not in STATUSES:
+        raise InvalidInputError(f"unknown status '{status}'", f"use one of: {', '.join(STATUSES)}")
+    return status
 
 
 def parse_statuses(value: str | None) -> tuple[str, ...]:
@@ -71,8 +83,4 @@ def parse_statuses(value: str | None) -> tuple[str, ...]:
         return LIVE_STATUSES
     if value == "all":
         return ()
-    statuses = tuple(part.strip() for part in value.split(",") if part.strip())
-    for status in statuses:
-        if status not in STATUSES:
-            raise InvalidInputError(f"unknown status '{status}'", f"use one of: {', '.join(STATUSES)}, all")
-    return statuses
+    return tuple(parse_status(part) for part in value.split(",") if part.strip())

@@ -160,3 +160,17 @@ def find_project_root(start: Path, home: Path | None = None) -> Path | None:
         if any((folder / marker).exists() for marker in PROJECT_MARKERS):
             return folder
     return None
+
+
+def home_of(rel_path: PurePosixPath, layer: Layer, category: str) -> PurePosixPath | None:
+    """Where a file of this layer and category belongs when it is elsewhere (None: it is in place).
+
+    What `fix` and `set layer=/category=` move a file to. Archived files keep their place under
+    `archive/`, which mirrors the layer paths; sessions are filed by month by maintenance."""
+    if layer is Layer.SESSION:
+        return None
+    location = location_of(rel_path)
+    if location.layer is layer and (layer is Layer.CORE or location.category == category):
+        return None
+    target = folder_for(layer, category) / rel_path.name
+    return archive_path_for(target) if location.archived else target

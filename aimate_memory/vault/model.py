@@ -10,7 +10,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from aimate_memory.vault.hashing import content_hash
-from aimate_memory.vault.layout import DEFAULT_CATEGORY, Layer, Location, Scope, location_of
+from aimate_memory.vault.layout import DEFAULT_CATEGORY, Layer, Location, Scope, folder_for, location_of
 
 if TYPE_CHECKING:  # the codec pulls in ruamel and python-frontmatter (~50 ms): not needed to use a Memory
     from aimate_memory.vault.codec import MemoryDocument
@@ -112,7 +112,7 @@ def memory_from_document(
         rel_path=rel_path,
         scope=scope,
         layer=layer,
-        category=str(location.category or doc.get("category") or DEFAULT_CATEGORY[layer]),
+        category=_category(doc, location, layer, problems),
         title=_title(doc, rel_path),
         tags=_string_list(doc.get("tags")),
         status=status,
@@ -135,18 +135,36 @@ def memory_from_document(
 
 
 def _layer(doc: MemoryDocument, location: Location, problems: list[str]) -> Layer:
+    """The frontmatter is the truth; the folder is the default when `type` is absent (docs/design.md §3)."""
     declared = doc.get("type")
-    if location.layer is not None:
-        if declared and str(declared) != location.layer.value:
-            problems.append(
-                f"frontmatter says type '{declared}' but the file is in {location.layer.folder}/ (the folder wins)"
-            )
-        return location.layer
+    if not declared:
+        return location.layer or Layer.LONG_TERM
     try:
-        return Layer(str(declared)) if declared else Layer.LONG_TERM
+        layer = Layer(str(declared))
     except ValueError:
-        problems.append(f"unknown type '{declared}', treated as long_term")
-        return Layer.LONG_TERM
+        problems.append(f"unknown type '{declared}', treated as {(location.layer or Layer.LONG_TERM).value}")
+        return location.layer or Layer.LONG_TERM
+    if location.layer is not None and layer is not location.layer:
+        problems.append(
+            f"frontmatter says type '{layer.value}' but the file is in {location.layer.folder}/; "
+            f"`aimate mem fix` moves it to {layer.folder}/"
+        )
+    return layer
+
+
+def _category(doc: MemoryDocument, location: Location, layer: Layer, problems: list[str]) -> str:
+    """Frontmatter first, then the folder, then the layer's default; a folder that disagrees is reported."""
+    declared = doc.get("category")
+    if not declared or not str(declared).strip():
+        return str(location.category if location.layer is layer and location.category else DEFAULT_CATEGORY[layer])
+    category = str(declared).strip()
+    folder_says = location.category if location.layer is layer else None
+    if folder_says and folder_says != category and layer not in (Layer.CORE, Layer.SESSION):
+        problems.append(
+            f"frontmatter says category '{category}' but the file is in a '{folder_says}' folder; "
+            f"`aimate mem fix` moves it to {folder_for(layer, category)}/"
+        )
+    return category
 
 
 def _title(doc: MemoryDocument, rel_path: PurePosixPath) -> str:

@@ -35,7 +35,18 @@ def pick_by_id(ref: str, candidates: Sequence[tuple[str, T]]) -> T:
     if len(matches) > 1:
         shown = ", ".join(memory_id[:13] for memory_id, _ in matches[:5])
         raise InvalidInputError(f"id prefix '{ref}' matches {len(matches)} memories ({shown})", "type more of it")
-    raise NotFoundError(f"no memory with id '{ref}'", "run `aimate mem list` to see ids")
+    raise NotFoundError(f"no memory with id or title '{ref}'", "run `aimate mem list` to see ids and titles")
+
+
+def pick_by_title(ref: str, candidates: Sequence[tuple[str, str, T]]) -> T | None:
+    """From (title, id, thing) triples: the one whose title is `ref` (case-insensitive), None when none is;
+    several → an error listing them, so the person can pick by id."""
+    wanted = ref.casefold()
+    matches = [(memory_id, thing) for title, memory_id, thing in candidates if title.strip().casefold() == wanted]
+    if len(matches) > 1:
+        shown = ", ".join(memory_id[:8] for memory_id, _ in matches[:5])
+        raise InvalidInputError(f"{len(matches)} memories are titled '{ref}' ({shown})", "give one of these ids")
+    return matches[0][1] if matches else None
 
 
 def resolve_path(ref: str, vaults: list[Vault]) -> tuple[Vault, PurePosixPath]:

@@ -9,7 +9,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from aimate_memory.clock import Clock, SystemClock
-from aimate_memory.errors import InvalidInputError, MemoryFileError, OutsideVaultError
+from aimate_memory.errors import FileNameError, InvalidInputError, MemoryFileError, OutsideVaultError
 from aimate_memory.vault.atomic import atomic_write_text
 from aimate_memory.vault.changes import FileChange
 from aimate_memory.vault.codec import MemoryDocument, content_hash, read_document
@@ -114,6 +114,8 @@ class Vault:
                 if entry.name.startswith("."):
                     continue
                 rel = prefix + entry.name
+                if not _is_utf8(rel):
+                    continue  # never indexed; `scan` reports it (FileNameError) so `diagnose` lists it
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((entry.path, rel + "/"))
                 elif prefix and entry.name.endswith(".md") and entry.name.lower() not in README_NAMES:
@@ -139,6 +141,8 @@ class Vault:
 
     def load(self, rel_path: PurePosixPath) -> Memory:
         path = self.abs_path(rel_path)
+        if not _is_utf8(rel_path.as_posix()):
+            raise FileNameError(path, None, "the file name is not valid UTF-8", "rename the file (e.g. with `mv`)")
         if path.is_symlink() and not path.resolve().is_relative_to(self.root.resolve()):
             raise MemoryFileError(path, None, "symlink points outside the vault", "replace the link with the file")
         doc = read_document(path, self.max_file_bytes)
@@ -284,3 +288,12 @@ class Vault:
 
     def _write(self, rel_path: PurePosixPath, doc: MemoryDocument) -> None:
         atomic_write_text(self.abs_path(rel_path), doc.render())
+
+
+def _is_utf8(name: str) -> bool:
+    """os.scandir gives undecodable bytes as surrogates; such a name cannot go into SQLite, JSON or git text."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -112,7 +112,12 @@ def test_filters_on_the_command_line(cli) -> None:
     tagged = cli("mem", "search", "deploy", "--tag", "ops", "--json").json()
     assert [r["title"] for r in tagged] == ["Deploy checklist"]
     assert cli("mem", "search", "deploy", "--since", "2999-01-01", "--json").json() == []
-    assert cli("mem", "search", "deploy", "--since", "yesterday").code == 1
+    assert cli("mem", "search", "deploy", "--since", "last tuesday").code == 1
+    for recent in ("7d", "2w", "yesterday", "今天", "3天"):
+        assert "Deploy checklist" in [
+            r["title"] for r in cli("mem", "search", "deploy", "--since", recent, "--json").json()
+        ]
+    assert cli("mem", "search", "deploy", "--until", "30d", "--json").json() == []
     assert cli("mem", "search", "deploy", "--layer", "nope").code == 1
 
 

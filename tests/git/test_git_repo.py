@@ -7,6 +7,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
+from aimate_memory.errors import InvalidInputError
 from aimate_memory.git import (
     GitCommitter,
     SecretFoundError,
@@ -213,19 +214,20 @@ def test_review_accept_reject(system, run_git, tmp_path: Path) -> None:
 
 def test_aws_key_never_reaches_history(system, run_git) -> None:
     root = system.global_vault.root
-    with pytest.raises(SecretFoundError) as caught:
+    before = sorted(root.rglob("*.md"))
+    with pytest.raises(InvalidInputError) as refused:  # the tool refuses before anything reaches the disk
         system.add("部署凭据", f"# 部署凭据\n\n用这个 key：{AWS_ID}\n", layer=Layer.LONG_TERM, category="knowledge")
-    (finding,) = caught.value.findings
-    saved = (root / finding.path).read_text(encoding="utf-8").splitlines()
-    assert AWS_ID in saved[finding.line - 1]
-    assert f"{finding.path}:{finding.line}: AWS access key id" in caught.value.message
-    assert AWS_ID not in caught.value.message
-    assert caught.value.hint and "--allow-secret" in caught.value.hint
-    # the file is saved but neither the tool nor `mem commit`-style commits let it in
+    assert AWS_ID not in refused.value.message and "--allow-secret" in (refused.value.hint or "")
+    assert sorted(root.rglob("*.md")) == before
+    # a person saves the key in a file by hand: no commit lets it in
+    (root / "long_term/knowledge/deploy.md").write_text(f"# 部署凭据\n\n用这个 key：{AWS_ID}\n", encoding="utf-8")
     pending = pending_changes(root)
     assert len(pending) == 1
-    with pytest.raises(SecretFoundError):
+    with pytest.raises(SecretFoundError) as caught:
         accept(root, pending[0].path)
+    (finding,) = caught.value.findings
+    assert f"{finding.path}:{finding.line}: AWS access key id" in caught.value.message
+    assert AWS_ID not in caught.value.message
     with pytest.raises(SecretFoundError):
         commit_paths(root, [pending[0].path], "memory: try again")
     assert AWS_ID not in run_git(root, "log", "-p", "--all")
@@ -241,7 +243,7 @@ def test_sensitive_keywords_block_commits(tmp_path: Path, new_system, run_git) -
     system.init()
     init_vault_repo(system.global_vault.root)
     system.on_change(GitCommitter(system.config))
-    with pytest.raises(SecretFoundError, match="sensitive keyword"):
+    with pytest.raises(InvalidInputError, match="sensitive keyword"):  # refused before it is written
         system.add("内部项目", "关于青龙计划的安排")
     assert "青龙计划" not in run_git(system.global_vault.root, "log", "-p", "--all")
 

@@ -159,7 +159,7 @@ def test_journal_folds_in_one_batch_without_touching_updated_at(system: MemorySy
     [run] = run_maintenance(system)
     assert sorted(x.kind for x in run.actions) == [Kind.FOLD, Kind.FOLD]
     after_a, after_b = by_id(system, a.id), by_id(system, b.id)
-    assert (after_a.access_count, after_b.access_count) == (3, 1)  # one search recorded above + two
+    assert (after_a.access_count, after_b.access_count) == (2, 1)  # the search above is not a use
     assert after_a.updated_at == a.updated_at and after_a.accessed_at == system.clock.now()
     [changeset] = system.recorded  # type: ignore[attr-defined]
     assert isinstance(changeset, ChangeSet)

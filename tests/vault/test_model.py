@@ -28,10 +28,23 @@ def test_file_without_frontmatter_is_adopted() -> None:
     assert memory.importance == 3 and memory.status == "active"
 
 
-def test_half_frontmatter_is_completed_and_folder_wins() -> None:
+def test_frontmatter_wins_and_a_disagreeing_folder_is_reported() -> None:
     memory = adopt("---\ntitle: Only a title\ntype: core\n---\nbody\n", "long_term/knowledge/x.md")
-    assert memory.layer is Layer.LONG_TERM and memory.category == "knowledge"
-    assert any("folder wins" in problem for problem in memory.problems)
+    assert memory.layer is Layer.CORE
+    assert any("`aimate mem fix` moves it to core/" in problem for problem in memory.problems)
+
+
+def test_half_frontmatter_takes_layer_and_category_from_the_folder() -> None:
+    memory = adopt("---\ntitle: Only a title\n---\nbody\n", "long_term/decisions/x.md")
+    assert memory.layer is Layer.LONG_TERM and memory.category == "decision" and not memory.problems
+
+
+def test_declared_category_wins_over_its_folder() -> None:
+    memory = adopt("---\ntitle: 缓存\ncategory: decision\n---\nbody\n", "long_term/knowledge/x.md")
+    assert memory.category == "decision"
+    assert any("long_term/decisions" in problem for problem in memory.problems)
+    core = adopt("---\ntitle: Tabs\ncategory: preference\n---\n我习惯用 Tab\n", "core/20261124_preference_tabs.md")
+    assert core.layer is Layer.CORE and core.category == "preference" and not core.problems
 
 
 def test_title_falls_back_to_file_name() -> None:

@@ -1,0 +1,87 @@
+"""The Python API takes what a caller writes: strings or enums, str paths, scopes honoured (issue 16 §5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from aimate_memory.errors import InvalidInputError
+from aimate_memory.system import MemorySystem
+from aimate_memory.vault.layout import Layer, Scope
+
+
+@pytest.fixture
+def project(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("[project]\nname = 'demo'\n", encoding="utf-8")
+    with MemorySystem.open(project=str(folder)) as system:
+        system.init()
+    return folder
+
+
+def test_open_takes_a_str_project_and_add_takes_layer_and_scope_names(project: Path) -> None:
+    with MemorySystem.open(project=str(project)) as system:
+        note = system.add("Flaky login test", "TODO fix", layer="short_term", category="task")
+        assert note.layer is Layer.SHORT_TERM and note.scope is Scope.PROJECT and note.expires_at is not None
+        chosen = system.add("选用 Redis 做会话缓存", "延迟低", layer="long_term", category="decision", scope="global")
+        assert chosen.scope is Scope.GLOBAL
+        assert system.global_vault.abs_path(chosen.rel_path).is_file()
+        assert not system.project_vault.abs_path(chosen.rel_path).exists()  # type: ignore[union-attr]
+        enum_too = system.add("Prefer tabs", layer=Layer.CORE, category="preference", scope=Scope.GLOBAL)
+        assert enum_too.category == "preference"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"layer": "medium_term"}, "layer"),
+        ({"scope": "team"}, "scope"),
+        ({"status": "done"}, "status"),
+        ({"category": "a/../../b"}, "category"),
+        ({"ttl_days": float("nan"), "layer": "short_term"}, "time to live"),
+    ],
+)
+def test_an_invalid_value_names_the_field_and_writes_nothing(project: Path, kwargs: dict, field: str) -> None:
+    with MemorySystem.open(project=project) as system:
+        before = sorted(p for p in (project / ".aimate").rglob("*.md"))
+        with pytest.raises(InvalidInputError) as caught:
+            system.add("Something", "body", **kwargs)
+        assert field in caught.value.message
+        assert sorted(p for p in (project / ".aimate").rglob("*.md")) == before
+
+
+def test_sessions_are_not_added_as_memories(project: Path) -> None:
+    with MemorySystem.open(project=project) as system, pytest.raises(InvalidInputError) as caught:
+        system.add("A chat", layer="session")
+    assert "session" in (caught.value.hint or "")
+
+
+def test_a_refused_secret_or_nul_leaves_nothing_on_disk(project: Path) -> None:
+    with MemorySystem.open(project=project) as system:
+        before = sorted((project / ".aimate").rglob("*.md"))
+        with pytest.raises(InvalidInputError) as caught:
+            system.add("AWS 凭据", "key AKIAIOSFODNN7EXAMPLE in the deploy script")
+        assert "AKIAIOSFODNN7EXAMPLE" not in caught.value.message
+        with pytest.raises(InvalidInputError):
+            system.add("binary", "a\x00b")
+        assert sorted((project / ".aimate").rglob("*.md")) == before
+        allowed = system.add("Example key", "AKIAIOSFODNN7EXAMPLE is AWS's documented example", allow_secret=True)
+        assert allowed.title == "Example key"
+
+
+def test_read_is_a_use_and_search_is_not(project: Path) -> None:
+    with MemorySystem.open(project=project) as system:
+        note = system.add("Redis note", "Redis keeps session keys", layer="short_term", category="note")
+        system.sync()
+        for _ in range(6):
+            assert [hit.memory.id for hit in system.search("Redis").results] == [note.id]
+        journal = system.journal_for(system.vault_for("project"))
+        assert journal.tally()[0] == {}
+        for _ in range(5):
+            system.read(note.id[:8])
+        assert journal.tally()[0][note.id].count == 5
+        plan = system.maintain(dry_run=True)
+        assert [action.kind for run in plan for action in run.actions] == ["promote"]

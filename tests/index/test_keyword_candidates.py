@@ -12,7 +12,7 @@ import pytest
 
 from aimate_memory.clock import FixedClock
 from aimate_memory.embedding.lazy import LazyEmbedder
-from aimate_memory.index import memory_index
+from aimate_memory.index import keyword_search
 from aimate_memory.index.memory_index import MemoryIndex
 from aimate_memory.index.textproc import query_terms
 from aimate_memory.system import MemorySystem
@@ -37,7 +37,7 @@ def system(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MemorySystem
         clock.advance(hours=1)
     mem.add("部署流水线", "部署流水线今天又失败了，需要排查缓存。")
     mem.sync()
-    monkeypatch.setattr(memory_index, "KEYWORD_POSTINGS_BUDGET", 30)
+    monkeypatch.setattr(keyword_search, "KEYWORD_POSTINGS_BUDGET", 30)
     yield mem
     mem.close()
 
@@ -50,7 +50,7 @@ def titles(index: MemoryIndex, query: str, limit: int = 100) -> list[str]:
 
 def test_postings_count_stems_and_chinese_bigrams(system: MemorySystem) -> None:
     index = system.index_for(system.global_vault)
-    postings = index._postings(query_terms("pipelines failing buildkite 流水线 zzz"))
+    postings = index._keywords.postings(query_terms("pipelines failing buildkite 流水线 zzz"))
     pipeline, fail, buildkite, liushui, shuixian, nothing = postings
     assert pipeline >= 40 and fail >= 40  # "pipelines" and "failing" count as their stems
     assert buildkite == 4 and liushui == shuixian == 1 and nothing == 0

@@ -1,0 +1,112 @@
+"""Keyword candidates: chunks holding the query's terms, best first by bm25 (FTS5 over title, tags, body)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlean
+
+from aimate_memory.index.candidates import Candidates
+from aimate_memory.index.store import IndexStore
+from aimate_memory.index.textproc import FTS_TOKENIZE, common_terms_match, rarest_term_match
+
+# bm25 weights of the title, tags and body columns: no column is boosted. FTS5 adds the weighted counts
+# of a term over the columns, so a title counts as more text about the memory; the title is usually the
+# memory's gist or its first words (a "lead"), which the repeat emphasises. Measured with titles that are
+# the start of the text (../shared/bench; LoCoMo turn R@5/R@10, MADial R@10): title ×3, tags ×2 gave
+# .571/.682, .738 (zh), .791 (en); no boost .583/.687, .738, .800. Leaving a copied title out of the
+# title column instead gave .573/.699, .731, .798.
+BM25_WEIGHTS = (1.0, 1.0, 1.0)
+# Postings a keyword query may rank (textproc.common_terms_match): bm25 costs 1–1.5 µs per matching chunk
+# inside a search, and an OR of everyday words matched 30–65k chunks of a 100k-memory vault (65–80 ms a
+# query). 5k postings keep a keyword search inside DESIGN §12's 20 ms with the rest of the query (at 10k
+# postings the 100k bench measured keyword p50/p95 17.5/27 ms).
+KEYWORD_POSTINGS_BUDGET = 5_000
+
+
+class KeywordSearch:
+    def __init__(self, store: IndexStore) -> None:
+        self.store = store
+        self._tables_on: sqlean.Connection | None = None  # the connection holding the query temp tables
+
+    def candidates(self, terms: Sequence[tuple[str, bool]], limit: int) -> Candidates:
+        """Chunks holding query `terms` (textproc.query_terms), best first by bm25 (score = -bm25).
+
+        bm25 costs 1–1.5 µs per matching chunk, so a large index bounds the work: terms common in it stop
+        choosing candidates (textproc.common_terms_match), and when every term is common the newest
+        matching chunks are the candidates, all with the same score (chunk rowids follow `updated_at`,
+        see sync_apply): for words found everywhere keyword relevance hardly tells chunks apart, so the
+        vector score and recency rank them — and FTS5 skips bm25, whose idf alone reads every doclist."""
+        if not terms:
+            return Candidates.empty()
+        postings = self.postings(terms)
+        match = common_terms_match(terms, postings, KEYWORD_POSTINGS_BUDGET)
+        if min(postings) <= KEYWORD_POSTINGS_BUDGET:
+            return self._bm25(match, limit)
+        found = self._newest(match, limit)
+        if not len(found.scores):  # no chunk holds every term: the rarest one decides
+            found = self._newest(rarest_term_match(terms, postings), limit)
+        return found
+
+    def postings(self, terms: Sequence[tuple[str, bool]]) -> list[int]:
+        """How many chunks hold each term (an upper bound for prefix terms). When the index is too small
+        for the answer to matter, its size stands in for every term (no lookup)."""
+        conn = self.store.conn
+        chunks = conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM chunks").fetchone()[0]
+        if chunks * len(terms) <= KEYWORD_POSTINGS_BUDGET:
+            return [chunks] * len(terms)
+        self._ensure_query_tables(conn)
+        # The index holds tokens (porter stems, folded diacritics): tokenize the terms the same way.
+        conn.execute("DELETE FROM temp.query_tokens")
+        conn.executemany(
+            "INSERT INTO temp.query_tokens(rowid, term) VALUES (?, ?)", enumerate(term for term, _ in terms)
+        )
+        tokens: dict[int, list[str]] = {}
+        for position, token in conn.execute("SELECT doc, term FROM temp.query_tokens_vocab"):
+            tokens.setdefault(position, []).append(token)
+        postings = []
+        for position, (_, prefix) in enumerate(terms):
+            counts = [self._token_postings(conn, token, prefix) for token in tokens.get(position, [])]
+            postings.append(min(counts, default=0))  # a phrase of several tokens needs all of them
+        return postings
+
+    def _bm25(self, match: str | None, limit: int) -> Candidates:
+        # Rank and cut inside FTS5 first: joining `chunks` for every match before the LIMIT cost 20 ms of
+        # 34 for a query matching 13k chunks at 100k memories.
+        rows = self.store.conn.execute(
+            "SELECT c.memory_rowid, f.rowid, f.score FROM (SELECT rowid, -bm25(chunks_fts, ?, ?, ?) AS score "
+            "FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?) f "
+            "JOIN chunks c ON c.rowid = f.rowid ORDER BY f.score DESC",
+            (*BM25_WEIGHTS, match, limit),
+        ).fetchall()
+        return Candidates.from_rows(rows)
+
+    def _newest(self, match: str | None, limit: int) -> Candidates:
+        rows = self.store.conn.execute(
+            "SELECT c.memory_rowid, f.rowid, 1.0 FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? "
+            "ORDER BY rowid DESC LIMIT ?) f JOIN chunks c ON c.rowid = f.rowid ORDER BY f.rowid DESC",
+            (match, limit),
+        ).fetchall()
+        return Candidates.from_rows(rows)
+
+    @staticmethod
+    def _token_postings(conn: sqlean.Connection, token: str, prefix: bool) -> int:
+        if prefix:
+            sql = "SELECT COALESCE(SUM(doc), 0) FROM temp.chunks_vocab WHERE term >= ?1 AND term < ?1 || char(1114111)"
+        else:
+            sql = "SELECT COALESCE(SUM(doc), 0) FROM temp.chunks_vocab WHERE term = ?1"
+        return conn.execute(sql, (token,)).fetchone()[0]
+
+    def _ensure_query_tables(self, conn: sqlean.Connection) -> None:
+        """Per-connection temp tables: the index's term statistics, and a scratch table whose only job
+        is to tokenize query terms exactly as the index did. A rebuild or `close` replaces the connection."""
+        if self._tables_on is conn:
+            return
+        for sql in (
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, 'row')",
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tokens USING fts5(term, tokenize='{FTS_TOKENIZE}')",
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tokens_vocab "
+            "USING fts5vocab(temp, query_tokens, 'instance')",
+        ):
+            conn.execute(sql)
+        self._tables_on = conn

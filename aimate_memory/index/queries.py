@@ -1,0 +1,155 @@
+"""Metadata queries: memories by filter, id prefix or rowid, chunk texts, ranking columns, file errors.
+
+The index holds each memory's metadata, not its body: enough to list, filter and rank without a file read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import PurePosixPath
+from typing import Any
+
+import numpy as np
+
+from aimate_memory.index.candidates import RankingColumns
+from aimate_memory.index.store import IndexStore
+from aimate_memory.vault.filters import MemoryFilter
+from aimate_memory.vault.layout import Layer
+from aimate_memory.vault.model import Memory, to_datetime
+from aimate_memory.vault.store import Vault
+
+MEMORY_COLUMNS = (
+    "rowid, id, path, layer, category, title, tags, status, importance, created_at, updated_at, "
+    "accessed_at, access_count, expires_at, related, source, provisional"
+)
+
+
+class MetadataQueries:
+    def __init__(self, store: IndexStore, vault: Vault) -> None:
+        self.store = store
+        self.vault = vault
+
+    def ranking_columns(self, memory_rowids: np.ndarray, where: MemoryFilter) -> RankingColumns:
+        """What ranking needs of these memories, for those that pass the filter (the filter runs in SQL)."""
+        clause, params = filter_sql(where)
+        rows = self.store.conn.execute(
+            "SELECT rowid, layer, importance, access_count, updated_ts FROM memories "
+            f"WHERE rowid IN (SELECT value FROM json_each(?)){' AND ' + clause if clause else ''}",
+            (json.dumps(np.unique(memory_rowids).tolist()), *params),
+        ).fetchall()
+        return RankingColumns.from_rows(rows)
+
+    def memories(self, memory_rowids: Iterable[int]) -> dict[int, Memory]:
+        ids = json.dumps(sorted(set(memory_rowids)))
+        rows = self.store.conn.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE rowid IN (SELECT value FROM json_each(?))",
+            (ids,),
+        ).fetchall()
+        return {row[0]: memory_from_row(row, self.vault) for row in rows}
+
+    def query(self, where: MemoryFilter, limit: int | None = None, order: str = "path") -> list[Memory]:
+        """Metadata query (list, time ranges) straight from SQL indexes."""
+        clause, params = filter_sql(where)
+        order_sql = {"path": "path", "updated": "updated_ts DESC", "created": "created_ts DESC"}[order]
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories"
+        sql += f" WHERE {clause}" if clause else ""
+        sql += f" ORDER BY {order_sql}"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [memory_from_row(row, self.vault) for row in self.store.conn.execute(sql, params)]
+
+    def find_ids(self, prefix: str) -> list[tuple[str, str]]:
+        """(id, path) of memories whose id starts with `prefix`."""
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return self.store.conn.execute(
+            "SELECT id, path FROM memories WHERE id LIKE ? ESCAPE '\\' LIMIT 10", (escaped + "%",)
+        ).fetchall()
+
+    def chunk_texts(self, chunk_rowids: Iterable[int]) -> dict[int, str]:
+        ids = json.dumps(sorted(set(chunk_rowids)))
+        rows = self.store.conn.execute(
+            "SELECT rowid, text FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))", (ids,)
+        )
+        return dict(rows.fetchall())
+
+    def file_errors(self) -> list[tuple[str, int | None, str, str]]:
+        """(path, line, kind, reason) of every file the index could not or would not take."""
+        return self.store.conn.execute("SELECT path, line, kind, reason FROM file_errors ORDER BY path").fetchall()
+
+
+def memory_from_row(row: tuple[Any, ...], vault: Vault) -> Memory:
+    """A memory's metadata as the index holds it (no body): enough to list and show a result."""
+    (
+        _rowid,
+        id_,
+        path,
+        layer,
+        category,
+        title,
+        tags,
+        status,
+        importance,
+        created_at,
+        updated_at,
+        accessed_at,
+        access_count,
+        expires_at,
+        related,
+        source,
+        provisional,
+    ) = row
+    return Memory(
+        id=id_,
+        rel_path=PurePosixPath(path),
+        scope=vault.scope,
+        layer=Layer(layer),
+        category=category,
+        title=title,
+        tags=json.loads(tags),
+        status=status,
+        importance=importance,
+        created_at=to_datetime(created_at),  # type: ignore[arg-type]
+        updated_at=to_datetime(updated_at),  # type: ignore[arg-type]
+        accessed_at=to_datetime(accessed_at),
+        access_count=access_count,
+        expires_at=to_datetime(expires_at),
+        related=json.loads(related),
+        source=source,
+        confidence=None,
+        body="",
+        archived=path.startswith("archive/"),
+        provisional_id=bool(provisional),
+    )
+
+
+def filter_sql(where: MemoryFilter) -> tuple[str, list[Any]]:
+    """The SQL form of a MemoryFilter over the `memories` table (scope is per index, handled by the caller)."""
+    clauses: list[str] = []
+    params: list[Any] = []
+
+    def any_of(column: str, values: Iterable[Any]) -> None:
+        values = list(values)
+        if values:
+            clauses.append(f"{column} IN ({','.join('?' * len(values))})")
+            params.extend(values)
+
+    any_of("layer", [layer.value for layer in where.layers])
+    any_of("category", where.categories)
+    any_of("status", where.statuses)
+    for tag in where.tags:
+        clauses.append("EXISTS (SELECT 1 FROM json_each(memories.tags) WHERE value = ?)")
+        params.append(tag)
+    for column, bound, op in (
+        ("created_ts", where.created_after, ">="),
+        ("created_ts", where.created_before, "<"),
+        ("updated_ts", where.updated_after, ">="),
+        ("updated_ts", where.updated_before, "<"),
+    ):
+        if bound is not None:
+            clauses.append(f"{column} {op} ?")
+            params.append(bound.timestamp())
+    if where.path_glob:
+        clauses.append("path GLOB ?")
+        params.append(where.path_glob)
+    return " AND ".join(clauses), params

@@ -1,0 +1,130 @@
+"""The sync: bring the index up to date with the files, in place, or by a rebuild when it must.
+
+Steps, each in its own module: look at the files (`sync_scan`), decide (`sync_plan`, pure), write
+(`sync_apply`), give new chunks vectors (`sync_embed`). The files are the truth (DESIGN §2.1): a damaged,
+outdated or foreign index is rebuilt into a temp file and swapped in atomically rather than repaired.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+
+import sqlean
+
+from aimate_memory.embedding.lazy import LazyEmbedder
+from aimate_memory.errors import MemoryFileError
+from aimate_memory.index import db
+from aimate_memory.index.store import IndexStore
+from aimate_memory.index.sync_apply import apply_plan
+from aimate_memory.index.sync_embed import embed_missing
+from aimate_memory.index.sync_plan import ReadResult, plan_reads, plan_sync
+from aimate_memory.index.sync_report import Progress, SyncReport
+from aimate_memory.index.sync_scan import VaultScan, error_records, expand_scope, indexed_files
+from aimate_memory.locks import file_lock
+from aimate_memory.vault.model import Memory
+
+
+class IndexSync:
+    """Syncs one vault's index with its files; one sync at a time across processes (a file lock)."""
+
+    def __init__(self, store: IndexStore, scan: VaultScan, embedder: LazyEmbedder, lock_path: Path) -> None:
+        self.store = store
+        self.scan = scan
+        self.embedder = embedder
+        self.lock_path = lock_path
+
+    def run(
+        self, progress: Progress | None = None, force_rebuild: bool = False, paths: Iterable[str] | None = None
+    ) -> SyncReport:
+        """See `MemoryIndex.sync`."""
+        start = time.perf_counter()
+        # One writer per index across processes (CLI, daemon, a second CLI): SQLite would serialize the
+        # transactions anyway, but one lock over the whole sync keeps two syncs from doing the same work.
+        with file_lock(self.lock_path):
+            reason = "requested" if force_rebuild else self.store.rebuild_reason()
+            if reason is not None:
+                report = self._rebuild(progress)
+                if reason not in ("requested", "no index yet"):
+                    report.warnings.append(f"rebuilt the {self.scan.vault.scope.value} index: {reason}")
+            else:
+                report = self._sync_into(self.store.conn, progress, paths)
+        report.seconds = time.perf_counter() - start
+        return report
+
+    def _rebuild(self, progress: Progress | None) -> SyncReport:
+        """Build a fresh index beside the old one and swap it in: readers keep the old one until then.
+        Vectors already computed for the same model are carried over, so a rebuild re-embeds nothing
+        that did not change."""
+        tmp_path = self.store.rebuild_path()
+        carried, carried_embedder = self._carry_vectors()
+        conn = self.store.open(tmp_path)
+        try:
+            identity = db.Identity.current("", 0)
+            db.create_schema(conn, identity, with_vectors=False)
+            db.set_meta(conn, "embedder_fingerprint", self.embedder.fingerprint)
+            if carried and carried_embedder:
+                conn.executemany("INSERT OR IGNORE INTO vectors(chunk_hash, vec) VALUES (?, ?)", carried.items())
+                db.set_meta(conn, "vector_embedder", carried_embedder)
+            report = self._sync_into(conn, progress)
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            conn.close()
+        self.store.swap_in(tmp_path)
+        report.rebuilt = True
+        return report
+
+    def _carry_vectors(self) -> tuple[dict[str, bytes], str | None]:
+        if not self.store.exists:
+            return {}, None
+        try:
+            conn = self.store.conn  # opening a damaged file can fail too
+            same_model = db.get_meta(conn, "embedder_fingerprint") == self.embedder.fingerprint
+            if not same_model:
+                return {}, None
+            vectors = dict(conn.execute("SELECT chunk_hash, vec FROM vectors").fetchall())
+            return vectors, db.get_meta(conn, "vector_embedder")
+        except sqlean.DatabaseError:
+            return {}, None
+
+    def _sync_into(
+        self, conn: sqlean.Connection, progress: Progress | None, paths: Iterable[str] | None = None
+    ) -> SyncReport:
+        report = SyncReport()
+        indexed = indexed_files(conn)
+        errors = error_records(conn)
+        if paths is None:
+            disk, in_scope = self.scan.walk(), None
+        else:
+            in_scope = expand_scope(paths, [*indexed, *errors])
+            disk = self.scan.walk(in_scope)
+        report.scanned = len(disk)
+        # Vanished = indexed in the synced scope and not on disk; ids are looked up in the whole index,
+        # so a file moved from one watched path to another is still a move.
+        scoped = indexed if in_scope is None else {p: f for p, f in indexed.items() if p in in_scope}
+        read_plan = plan_reads(disk, scoped, errors)
+        report.unchanged = read_plan.unchanged
+        # Error records for files that are gone are dropped.
+        gone_errors = [path for path in errors if path not in disk and (in_scope is None or path in in_scope)]
+        if gone_errors:
+            conn.executemany("DELETE FROM file_errors WHERE path = ?", [(p,) for p in gone_errors])
+        parsed: dict[str, Memory | MemoryFileError] = {}
+        reads: list[ReadResult] = []
+        for done, stat in enumerate(read_plan.to_read, 1):
+            result, memory = self.scan.read(stat)
+            reads.append(result)
+            if memory is not None:
+                parsed[stat.path] = memory
+            if progress:
+                progress("reading", done, len(read_plan.to_read))
+        plan = plan_sync(reads, indexed, read_plan.vanished, errors)
+        apply_plan(conn, plan, parsed, report, progress)
+        embed_missing(conn, self.embedder, self.store.vec_error, report, progress)
+        db.set_meta(conn, "last_sync", datetime.now().astimezone().isoformat(timespec="seconds"))
+        if report.changed:
+            # Fresh statistics let the planner use updated_ts for time-range queries instead of the layer
+            # index plus a sort (measured at 100k: 20 ms → 0.2 ms); cheap, and a no-op when nothing changed.
+            conn.execute("PRAGMA optimize=0x10002")
+        return report

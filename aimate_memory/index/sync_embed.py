@@ -1,0 +1,107 @@
+"""A sync's last step: every chunk gets a vector (from the cache by chunk hash, else embedded in batches)
+and its sign bits in `chunks_vec`, the table the vector pre-filter scans."""
+
+from __future__ import annotations
+
+import numpy as np
+import sqlean
+
+from aimate_memory.embedding.lazy import LazyEmbedder
+from aimate_memory.index import db
+from aimate_memory.index.store import has_table
+from aimate_memory.index.sync_report import Progress, SyncReport
+
+EMBED_BATCH = 64
+
+
+def embed_missing(
+    conn: sqlean.Connection,
+    embedder: LazyEmbedder,
+    vec_error: str | None,
+    report: SyncReport,
+    progress: Progress | None,
+) -> None:
+    """Give every chunk a vector. Chunks left without one (model unavailable) are filled by a later sync."""
+    if not embedder.enabled:
+        return
+    if vec_error is not None:
+        report.warnings.append(f"{vec_error} — keyword search only")
+        return
+    pending = chunks_without_vectors(conn)
+    if not pending:
+        return
+    texts = {chunk_hash: text for _, chunk_hash, text in pending}
+    need = sorted(set(texts) - _cached_hashes(conn, sorted(texts)))
+    embedder_id = db.get_meta(conn, "vector_embedder")
+    if need or embedder_id is None:
+        model = embedder.get()
+        if model is None:
+            assert embedder.unavailable is not None
+            report.warnings.append(f"{embedder.unavailable.message} — keyword search only")
+            return
+        embedder_id = model.identity
+        db.set_meta(conn, "vector_embedder", embedder_id)
+        for start in range(0, len(need), EMBED_BATCH * 4):
+            batch = need[start : start + EMBED_BATCH * 4]
+            vectors = np.asarray(model.embed([texts[h] for h in batch]), dtype=np.float16)
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany(
+                "INSERT OR REPLACE INTO vectors(chunk_hash, vec) VALUES (?, ?)",
+                [(h, v.tobytes()) for h, v in zip(batch, vectors, strict=True)],
+            )
+            conn.execute("COMMIT")
+            report.embedded_chunks += len(batch)
+            if progress:
+                progress("embedding", min(start + len(batch), len(need)), len(need))
+    _write_sign_bits(conn, pending, embedder_id, embedder.fingerprint)
+
+
+def _write_sign_bits(
+    conn: sqlean.Connection, pending: list[tuple[int, str, str]], embedder_id: str, fingerprint: str
+) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for chunk_rowid, chunk_hash, _ in pending:
+            row = conn.execute("SELECT vec FROM vectors WHERE chunk_hash = ?", (chunk_hash,)).fetchone()
+            if row is None:
+                continue
+            vector = np.frombuffer(row[0], dtype=np.float16)
+            _ensure_vec_table(conn, embedder_id, len(vector), fingerprint)
+            bits = np.packbits(vector > 0).tobytes()
+            conn.execute("INSERT INTO chunks_vec(rowid, embedding) VALUES (?, vec_bit(?))", (chunk_rowid, bits))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def chunks_without_vectors(conn: sqlean.Connection) -> list[tuple[int, str, str]]:
+    """(chunk rowid, chunk hash, embed text) of every chunk not in `chunks_vec`."""
+    if not has_table(conn, "chunks_vec"):
+        return [tuple(row) for row in conn.execute("SELECT rowid, chunk_hash, embed_text FROM chunks")]
+    return [
+        tuple(row)
+        for row in conn.execute(
+            "SELECT c.rowid, c.chunk_hash, c.embed_text FROM chunks c "
+            "WHERE NOT EXISTS (SELECT 1 FROM chunks_vec v WHERE v.rowid = c.rowid)"
+        )
+    ]
+
+
+def _cached_hashes(conn: sqlean.Connection, hashes: list[str]) -> set[str]:
+    found: set[str] = set()
+    for start in range(0, len(hashes), 500):
+        part = hashes[start : start + 500]
+        rows = conn.execute(f"SELECT chunk_hash FROM vectors WHERE chunk_hash IN ({','.join('?' * len(part))})", part)
+        found.update(row[0] for row in rows)
+    return found
+
+
+def _ensure_vec_table(conn: sqlean.Connection, embedder_id: str, dimension: int, fingerprint: str) -> None:
+    identity = db.read_identity(conn)
+    if identity is not None and identity.embedder == embedder_id and identity.dimension == dimension:
+        return
+    conn.execute("DROP TABLE IF EXISTS chunks_vec")
+    conn.execute(db.vec_table_sql(dimension))
+    db.write_identity(conn, db.Identity.current(embedder_id, dimension))
+    db.set_meta(conn, "embedder_fingerprint", fingerprint)

@@ -24,7 +24,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "protected_rounds": 3,
     },
     "capture": {
-        # Confidence routing (DESIGN "Capture"): an agent's capture at or above write_threshold is written
+        # Confidence routing (docs/design.md, "Capture"): an agent's capture at or above write_threshold is written
         # active, between the two thresholds pending (for review), below pending_threshold dropped.
         "write_threshold": 0.85,
         "pending_threshold": 0.6,

@@ -144,8 +144,9 @@ class SessionFile:
             if not self.path.exists():
                 self._write_new(None)
             doc = self._doc()
-            doc.set_body(_with_newline(doc.body) + render_turn(len(parse_turns(doc.body)) + 1, turn))
-            turns = parse_turns(doc.body)
+            earlier = parse_turns(doc.body)
+            doc.set_body(_with_newline(doc.body) + render_turn(len(earlier) + 1, turn))
+            turns = [*earlier, turn]  # the block round-trips exactly (tests/sessions)
             window_start = int(doc.get("window_start") or 0)
             trim = self._plan(turns, window_start)
             summary, warnings = None, []

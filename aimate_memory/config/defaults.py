@@ -23,6 +23,29 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "trim_target_ratio": 0.5,
         "protected_rounds": 3,
     },
+    "capture": {
+        # Confidence routing (docs/design.md, "Capture"): an agent's capture at or above write_threshold is written
+        # active, between the two thresholds pending (for review), below pending_threshold dropped.
+        "write_threshold": 0.85,
+        "pending_threshold": 0.6,
+        # Cosine at or above which a capture supersedes an active memory of the same layer, scope and
+        # category. scripts/research/supersede_threshold.py on 41 labelled zh/en pairs: the highest
+        # "different" pair scored 0.679, so 0.70 (precision 1.0, recall .86, accuracy .93; the
+        # accuracy-optimal 0.69 sits 0.01 above that pair).
+        "supersede_threshold": 0.7,
+        # Jaccard of keyword sets, the fallback when no model is loaded. Same pairs: highest "different"
+        # pair 0.60 → 0.65 (precision 1.0, recall .23): without a model it supersedes only near-copies.
+        "keyword_supersede_threshold": 0.65,
+    },
+    "summarizer": {
+        # An OpenAI-compatible chat endpoint (…/v1/chat/completions); None = the offline extractive one.
+        "endpoint": None,
+        "model": None,
+        # Name of the environment variable holding the endpoint's API key (never the key itself).
+        "api_key_env": "AIMATE_SUMMARIZER_API_KEY",
+        "timeout_seconds": 20.0,
+        "max_chars": 1200,
+    },
     "short_term": {
         "default_ttl_days": 14,
         "promote_threshold": 5,
@@ -63,4 +86,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 # Keys whose default is None take a string (or null).
-NULLABLE_STRING_KEYS = {"embedding.model", "embedding.cache_dir", "git.remote", "git.author"}
+NULLABLE_STRING_KEYS = {
+    "embedding.model",
+    "embedding.cache_dir",
+    "git.remote",
+    "git.author",
+    "summarizer.endpoint",
+    "summarizer.model",
+}

@@ -1,0 +1,141 @@
+"""Capture rules as data: which words put a captured text in which layer, category and scope.
+
+Why a table: the rules are reviewed and extended by reading them, and one loop applies them all
+(docs/design.md, "Capture"). Rules are tried in table order and the first one with a matching pattern
+wins, so the order encodes the precedence between overlapping cues:
+
+- preference before everything: "I always use tabs" is a preference, not an `always` rule;
+- task before decision and rule: "don't forget to …" / "明天不要忘了…" is a task, not a `don't` rule;
+- decision before rule: "we decided to never use ORMs" records a decision.
+
+`scope` None means "the project when there is one": decisions and tasks belong to the work at hand.
+A rule whose `scope` is global still lands in the project when the text names the project
+(`PROJECT_REFERENCES`, or a path that exists in it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from aimate_memory.vault.layout import Layer, Scope
+
+
+@dataclass(frozen=True)
+class CaptureRule:
+    name: str
+    layer: Layer
+    category: str
+    scope: Scope | None  # None: project when there is one (never pollute global)
+    patterns: dict[str, tuple[re.Pattern[str], ...]]  # language → patterns
+
+
+def _zh(*words: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(re.escape(word)) for word in words)
+
+
+def _en(*phrases: str) -> tuple[re.Pattern[str], ...]:
+    # Phrases are regex fragments matched on word boundaries, case-insensitively.
+    return tuple(re.compile(rf"(?<![\w']){phrase}(?![\w'])", re.IGNORECASE) for phrase in phrases)
+
+
+_APOSTROPHE = "['’]"
+
+RULES: tuple[CaptureRule, ...] = (
+    CaptureRule(
+        "preference",
+        Layer.CORE,
+        "preference",
+        Scope.GLOBAL,
+        {
+            "zh": _zh("我习惯", "我喜欢", "我偏好", "我更喜欢", "我倾向", "我一般用", "我通常", "我总是", "我爱用"),
+            "en": _en(
+                "I prefer",
+                "I like(?! that)",  # "I like that we …" approves of something; it states no preference
+                "I love",
+                "I always",
+                "I usually",
+                "I normally",
+                "I tend to",
+                f"I{_APOSTROPHE}d rather",
+                "my preferred",
+                "my preference",
+            ),
+        },
+    ),
+    CaptureRule(
+        "task",
+        Layer.SHORT_TERM,
+        "task",
+        None,
+        {
+            "zh": _zh("TODO", "待办", "明天", "下周", "记得", "别忘了", "不要忘了", "不要忘记", "回头", "稍后", "截止"),
+            "en": _en(
+                "TODO",
+                "FIXME",
+                "remember to",
+                f"don{_APOSTROPHE}t forget",
+                "do not forget",
+                "tomorrow",
+                "next week",
+                "follow up",
+                r"fix\b.{1,80}?\bby",
+                r"by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|eod|end of (?:day|week))",
+            ),
+        },
+    ),
+    CaptureRule(
+        "decision",
+        Layer.LONG_TERM,
+        "decision",
+        None,
+        {
+            "zh": _zh("我们决定", "决定用", "决定使用", "决定采用", "选用", "改用", "采用", "最终选择", "换成"),
+            "en": _en(
+                "we decided",
+                f"we{_APOSTROPHE}ve decided",
+                "we chose",
+                f"we{_APOSTROPHE}ve chosen",
+                f"we{_APOSTROPHE}ll use",
+                "we will use",
+                f"we{_APOSTROPHE}re going with",
+                "we went with",
+                "we settled on",
+                "switched to",
+                "migrated to",
+                "decided (?:to|on)",
+                f"let{_APOSTROPHE}s (?:use|go with|switch to)",
+            ),
+        },
+    ),
+    CaptureRule(
+        "rule",
+        Layer.CORE,
+        "rule",
+        Scope.GLOBAL,
+        {
+            "zh": _zh("不要", "必须", "禁止", "永远不", "不得", "不允许", "务必", "一定要", "切勿", "始终", "一律"),
+            "en": _en(
+                "always",
+                "never",
+                "must",
+                f"don{_APOSTROPHE}t",
+                "do not",
+                "make sure",
+                "is forbidden",
+                "not allowed",
+            ),
+        },
+    ),
+)
+
+# What everything else becomes: a project note (global only when there is no project).
+FALLBACK = CaptureRule("note", Layer.SHORT_TERM, "note", None, {})
+
+PROJECT_REFERENCES: dict[str, tuple[re.Pattern[str], ...]] = {
+    "zh": _zh("这个项目", "本项目", "该项目", "此项目", "这个仓库", "本仓库", "项目里"),
+    "en": _en("this repo", "this repository", "this project", "this codebase", "our repo", "in the repo"),
+}
+
+# Words that could be a path in the project: a slash inside, or a name with a file extension.
+PATH_CANDIDATE = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)+[\w.-]*|(?<![\w/.-])[\w-]+\.[A-Za-z][\w]{0,7}(?![\w/])")

@@ -1,0 +1,39 @@
+"""A whole context: allocate the sections, render the text, gather the warnings (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from aimate_memory.context.budget import allocate, core_warnings
+from aimate_memory.context.model import Context, ContextWarning, SectionRequest
+from aimate_memory.context.render import render_context
+from aimate_memory.index.chunking import estimate_tokens
+from aimate_memory.sessions.trimming import SessionUsage
+
+
+def build_context(
+    requests: Sequence[SectionRequest],
+    total_budget: int,
+    *,
+    session_usage: SessionUsage | None = None,
+    pending_captures: int = 0,
+) -> Context:
+    """Sections in the order given (the caller's loading order: global core, project core, session
+    window, project short-term, long-term, then global short/long-term for a query)."""
+    sections = allocate(requests, total_budget)
+    text = render_context(sections)
+    warnings = [*session_warnings(session_usage), *core_warnings(sections), *pending_warnings(pending_captures)]
+    return Context(sections, estimate_tokens(text), total_budget, warnings, text)
+
+
+def session_warnings(session_usage: SessionUsage | None) -> list[ContextWarning]:
+    if session_usage is None:
+        return []
+    return [ContextWarning("session_usage", message) for message in session_usage.warnings()]
+
+
+def pending_warnings(count: int) -> list[ContextWarning]:
+    if count <= 0:
+        return []
+    noun = "capture waits" if count == 1 else "captures wait"
+    return [ContextWarning("pending_captures", f"{count} pending {noun} for review (aimate mem review)")]

@@ -1,0 +1,288 @@
+"""`sessions/current.md` of one vault: start, append (trimming the window as it fills), read, end, list.
+
+Every change happens under `state/session.lock` (`locks.file_lock`) as read → change → atomic write, so
+two appenders at once lose nothing. The file is a valid session memory for the vault codec (`type:
+session`, a real `id`, `title`, `status`); its frontmatter carries `started_at`, `turns`, `tokens` (all
+turns), `window_start` (0-based index of the first turn still in the window = turns trimmed out of it),
+`window_tokens` and `summaries` (ids of the context memories made by trimming).
+
+Choices: `start` refuses while a session is active unless `replace=True` (which ends it first): an
+agent that forgot a session should not silently lose it. `append` with no active session starts one.
+`end` sets `status: ended`, `ended_at` and renames the file to `sessions/YYYYMMDD_session_<title>.md`;
+maintenance then moves it into `sessions/YYYY-MM/` (lifecycle/planner.py, rule 4).
+A trim writes the summary memory before the session file: a crash in between leaves a summary whose
+turns are still in the window (the next append summarizes them again), never trimmed turns without one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from aimate_memory.clock import Clock
+from aimate_memory.errors import AimateError, InvalidInputError
+from aimate_memory.index.chunking import estimate_tokens
+from aimate_memory.locks import file_lock
+from aimate_memory.sessions.summarize import Summarizer, summarize_with_fallback
+from aimate_memory.sessions.transcript import Turn, parse_turns, render_turn, total_tokens
+from aimate_memory.sessions.trimming import SessionUsage, TrimPlan, plan_trim, usage, usage_level
+from aimate_memory.vault.codec import MemoryDocument, content_hash, read_document
+from aimate_memory.vault.layout import Layer, memory_file_name
+from aimate_memory.vault.model import Memory, memory_from_document, mtime_of, new_id, to_datetime
+from aimate_memory.vault.store import Vault
+
+CURRENT = PurePosixPath(Layer.SESSION.folder, "current.md")
+LOCK_NAME = "session.lock"
+# A transcript keeps every turn and may outgrow storage.max_file_bytes (meant for hand-made notes).
+MAX_SESSION_BYTES = 64 * 1024 * 1024
+ROLES = frozenset({"user", "assistant", "system", "tool"})
+
+
+class SessionActiveError(AimateError):
+    pass
+
+
+class NoSessionError(AimateError):
+    pass
+
+
+@dataclass(frozen=True)
+class SessionSettings:
+    max_tokens: int = 128_000
+    warning_ratio: float = 0.7
+    critical_ratio: float = 0.85
+    trim_target_ratio: float = 0.5
+    protected_rounds: int = 3
+    summary_ttl_days: float = 14
+    summary_max_chars: int = 1200
+
+    @classmethod
+    def from_config(cls, config: Any) -> SessionSettings:
+        return cls(
+            max_tokens=int(config.get("session.max_tokens")),
+            warning_ratio=float(config.get("session.warning_ratio")),
+            critical_ratio=float(config.get("session.critical_ratio")),
+            trim_target_ratio=float(config.get("session.trim_target_ratio")),
+            protected_rounds=int(config.get("session.protected_rounds")),
+            summary_ttl_days=float(config.get("short_term.default_ttl_days")),
+            summary_max_chars=int(config.get("summarizer.max_chars")),
+        )
+
+
+@dataclass(frozen=True)
+class SessionSnapshot:
+    id: str
+    title: str
+    status: str
+    started_at: datetime
+    window_start: int
+    turns: list[Turn]
+    rel_path: PurePosixPath
+    summaries: list[str] = field(default_factory=list)
+
+    @property
+    def window(self) -> list[Turn]:
+        """System turns before the window start, then every turn from it."""
+        return [turn for index, turn in enumerate(self.turns) if index >= self.window_start or turn.role == "system"]
+
+    @property
+    def window_tokens(self) -> int:
+        return usage(self.turns, self.window_start)
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    number: int  # 1-based number of the appended turn
+    usage: SessionUsage  # the window after the append (and the trim, if any)
+    trim: TrimPlan | None  # the trim this append caused
+    summary: Memory | None  # the short_term/contexts memory holding the trimmed turns
+    warnings: list[str]
+
+
+class SessionFile:
+    def __init__(
+        self,
+        vault: Vault,
+        state_dir: Path,
+        settings: SessionSettings | None = None,
+        summarizer: Summarizer | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self.vault = vault
+        self.lock_path = state_dir / LOCK_NAME
+        self.settings = settings or SessionSettings()
+        self.summarizer = summarizer  # None: the extractive summarizer
+        self.clock = clock or vault.clock
+
+    @property
+    def path(self) -> Path:
+        return self.vault.abs_path(CURRENT)
+
+    # -- public --------------------------------------------------------------------------------
+
+    def start(self, title: str | None = None, *, replace: bool = False) -> SessionSnapshot:
+        with file_lock(self.lock_path):
+            if self.path.exists():
+                if not replace:
+                    current = self._read()
+                    raise SessionActiveError(
+                        f"session {current.id[:8]} '{current.title}' is still active",
+                        "end it first, or start with replace (ends it, then starts a new one)",
+                    )
+                self._end_locked()
+            self._write_new(title)
+            return self._read()
+
+    def append(self, role: str, text: str, *, tokens: int | None = None, time: datetime | None = None) -> AppendResult:
+        if role not in ROLES:
+            raise InvalidInputError(f"unknown role '{role}'", f"use one of: {', '.join(sorted(ROLES))}")
+        turn = Turn(role, time or self.clock.now(), estimate_tokens(text) if tokens is None else tokens, text)
+        with file_lock(self.lock_path):
+            if not self.path.exists():
+                self._write_new(None)
+            doc = self._doc()
+            earlier = parse_turns(doc.body)
+            doc.set_body(_with_newline(doc.body) + render_turn(len(earlier) + 1, turn))
+            turns = [*earlier, turn]  # the block round-trips exactly (tests/sessions)
+            window_start = int(doc.get("window_start") or 0)
+            trim = self._plan(turns, window_start)
+            summary, warnings = None, []
+            if trim.needed:
+                summary, warnings = self._summarize(doc, turns, trim)
+                window_start = trim.new_window_start
+                doc.set("summaries", [*_string_list(doc.get("summaries")), summary.id])
+            self._save(doc, turns, window_start)
+        settings = self.settings
+        level = usage_level(
+            usage(turns, window_start), settings.max_tokens, settings.warning_ratio, settings.critical_ratio
+        )
+        return AppendResult(len(turns), level, trim if trim.needed else None, summary, [*warnings, *level.warnings()])
+
+    def read(self) -> SessionSnapshot | None:
+        """The active session, or None."""
+        if not self.path.exists():
+            return None
+        return self._read()
+
+    def end(self) -> Memory:
+        """End the active session: `status: ended`, `ended_at`, renamed out of `current.md`."""
+        with file_lock(self.lock_path):
+            if not self.path.exists():
+                raise NoSessionError("no active session", "start one first")
+            return self._end_locked()
+
+    def list(self) -> list[Memory]:
+        """Past sessions (ended or archived, month folders included), newest first."""
+        sessions = [
+            self._load(rel)
+            for rel in self.vault.iter_memory_paths(PurePosixPath(Layer.SESSION.folder))
+            if rel != CURRENT
+        ]
+        return sorted(sessions, key=_started_at, reverse=True)
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _doc(self, rel_path: PurePosixPath = CURRENT) -> MemoryDocument:
+        return read_document(self.vault.abs_path(rel_path), max(self.vault.max_file_bytes, MAX_SESSION_BYTES))
+
+    def _load(self, rel_path: PurePosixPath) -> Memory:
+        path = self.vault.abs_path(rel_path)
+        return memory_from_document(self._doc(rel_path), rel_path, self.vault.scope, mtime_of(path))
+
+    def _read(self) -> SessionSnapshot:
+        doc = self._doc()
+        return SessionSnapshot(
+            id=str(doc.get("id")),
+            title=str(doc.get("title") or "session"),
+            status=str(doc.get("status") or "active"),
+            started_at=to_datetime(doc.get("started_at")) or self.clock.now(),
+            window_start=int(doc.get("window_start") or 0),
+            turns=parse_turns(doc.body),
+            rel_path=CURRENT,
+            summaries=_string_list(doc.get("summaries")),
+        )
+
+    def _write_new(self, title: str | None) -> None:
+        now = self.clock.now()
+        title = (title or "").strip() or f"Session {now.strftime('%Y-%m-%d %H:%M')}"
+        meta: dict[str, Any] = {
+            "id": new_id(now),
+            "type": Layer.SESSION.value,
+            "scope": self.vault.scope.value,
+            "category": "session",
+            "title": title,
+            "tags": [],
+            "status": "active",
+            "created_at": now,
+            "updated_at": now,
+            "started_at": now,
+            "turns": 0,
+            "tokens": 0,
+            "window_start": 0,
+            "window_tokens": 0,
+            "summaries": [],
+            "source": "session",
+        }
+        body = f"# {title}\n\n"
+        meta["content_hash"] = content_hash(body)
+        self.vault.write_document(CURRENT, MemoryDocument.new(meta, body))
+
+    def _plan(self, turns: Sequence[Turn], window_start: int) -> TrimPlan:
+        s = self.settings
+        return plan_trim(turns, window_start, s.max_tokens, s.critical_ratio, s.trim_target_ratio, s.protected_rounds)
+
+    def _summarize(self, doc: MemoryDocument, turns: Sequence[Turn], trim: TrimPlan) -> tuple[Memory, list[str]]:
+        indexes = trim.trimmed_turn_indexes(turns)
+        first, last = indexes[0] + 1, indexes[-1] + 1  # 1-based, as the headers number them
+        summary = summarize_with_fallback([turns[i] for i in indexes], self.settings.summary_max_chars, self.summarizer)
+        session_id, session_title = str(doc.get("id")), str(doc.get("title"))
+        body = f"{summary.text}\n\n_From session {session_id[:8]} “{session_title}”, turns {first}–{last}._\n"
+        memory, _ = self.vault.create(
+            title=f"{session_title}: turns {first}–{last}",
+            body=body,
+            layer=Layer.SHORT_TERM,
+            category="context",
+            tags=["session-summary"],
+            ttl_days=self.settings.summary_ttl_days,
+            source="session_trim",
+            extra={"source_session": session_id, "turn_range": f"{first}-{last}", "summarizer": summary.summarizer},
+        )
+        return memory, [summary.warning] if summary.warning else []
+
+    def _save(self, doc: MemoryDocument, turns: Sequence[Turn], window_start: int) -> None:
+        doc.set("turns", len(turns))
+        doc.set("tokens", total_tokens(turns))
+        doc.set("window_start", window_start)
+        doc.set("window_tokens", usage(turns, window_start))
+        doc.set("updated_at", self.clock.now())
+        doc.set("content_hash", content_hash(doc.body))
+        self.vault.write_document(CURRENT, doc)
+
+    def _end_locked(self) -> Memory:
+        now = self.clock.now()
+        doc = self._doc()
+        started = to_datetime(doc.get("started_at")) or now
+        name = memory_file_name(started, "session", str(doc.get("title") or "session"))
+        target = self.vault.unique_path(PurePosixPath(Layer.SESSION.folder), name)
+        doc.set("status", "ended")
+        doc.set("ended_at", now)
+        doc.set("updated_at", now)
+        self.vault.write_document(target, doc)
+        self.path.unlink()
+        return self._load(target)
+
+
+def _with_newline(body: str) -> str:
+    return body if body.endswith("\n") or not body else body + "\n"
+
+
+def _string_list(value: Any) -> list[str]:
+    return [str(item) for item in value] if isinstance(value, (list, tuple)) else []
+
+
+def _started_at(memory: Memory) -> datetime:
+    doc = memory.doc
+    return (to_datetime(doc.get("started_at")) if doc is not None else None) or memory.created_at

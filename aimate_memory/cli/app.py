@@ -15,6 +15,7 @@ from aimate_memory.cli import (
     git_commands,
     index_commands,
     live_commands,
+    mcp_commands,
     memory_commands,
 )
 from aimate_memory.cli.common import options
@@ -37,7 +38,7 @@ mem = typer.Typer(
 app.add_typer(mem, name="mem")
 
 # The order here is the order of `aimate mem --help`.
-for module in (memory_commands, index_commands, git_commands, live_commands, config_commands):
+for module in (memory_commands, index_commands, git_commands, live_commands, mcp_commands, config_commands):
     mem.add_typer(module.commands)
 
 

@@ -1,0 +1,93 @@
+"""What each tool returns, as TypedDicts: the SDK turns them into each tool's `outputSchema`, and the
+result's `structuredContent` is checked against it. Shapes of the agent facade's results follow its
+contract (`CaptureResult.to_dict()`, `Context.to_dict()`, `AppendResult.to_dict()`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from typing_extensions import NotRequired, TypedDict
+
+
+class SearchItem(TypedDict):
+    id: str
+    title: str
+    location: str  # scope:path, e.g. "project:long_term/decisions/….md"
+    layer: str
+    category: str
+    tags: list[str]
+    updated_at: str
+    score: float
+    snippet: str
+
+
+class SearchResult(TypedDict):
+    query: str
+    mode: str  # "hybrid" (meaning + keywords) or "keyword" (no model)
+    via: str  # "daemon" or "in-process"
+    results: list[SearchItem]
+    warnings: list[str]
+
+
+class MemoryRecord(TypedDict):
+    id: str
+    title: str
+    location: str
+    path: str
+    scope: str
+    layer: str
+    category: str
+    tags: list[str]
+    status: str
+    importance: int
+    created_at: str
+    updated_at: str
+    expires_at: str | None
+    related: list[str]
+    source: str
+    body: str
+
+
+class ContextItem(TypedDict):
+    id: str
+    title: str
+    tokens: int
+    score: NotRequired[float | None]
+
+
+class ContextSection(TypedDict):
+    layer: str
+    scope: str
+    tokens: int
+    items: list[ContextItem]
+
+
+class ContextResult(TypedDict):
+    text: str
+    sections: list[ContextSection]
+    total_tokens: int
+    budget: int | None
+    warnings: list[Any]
+
+
+class RememberResult(TypedDict):
+    action: str  # written | pending | dropped | exists
+    memory: dict[str, Any] | None
+    supersedes: str | None
+    reason: str
+
+
+class ForgetResult(TypedDict):
+    id: str
+    title: str
+    status: str
+    location: str  # where the memory now lives (under archive/)
+
+
+class AppendResult(TypedDict):
+    turns: int
+    window_tokens: int
+    usage: Any  # the contract leaves these two open (a share of the window, a count or a flag)
+    trimmed: Any
+    summary_id: str | None
+    warnings: list[Any]

@@ -1,0 +1,249 @@
+"""The stdio MCP server: the official SDK's FastMCP with our tools and the `memory://core` resource.
+
+Only this module names the SDK. It is mcp 1.x (see the pin in pyproject.toml): `from mcp.server.fastmcp
+import FastMCP`, camelCase type fields. Moving to 2.x is a rename here (`from mcp.server import MCPServer`,
+`read_only_hint`, `is_error`, `call_tool(name, arguments, context)`).
+
+Start-up is the budget (`tools/list` within 1 s of spawn): importing the SDK is most of it, so nothing of the
+facade is imported until a tool runs, and the model, index and vaults are warmed on the worker thread once the
+client has listed the tools (or a few seconds after start, for clients that never list them)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp.exceptions import ResourceError, ToolError
+from mcp.types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
+from pydantic import ValidationError
+
+from aimate_memory.mcp.errors import ToolFailure, failure_from, invalid_arguments, logger
+from aimate_memory.mcp.params import normalize_arguments
+from aimate_memory.mcp.tools import TOOL_NAMES, MemoryTools
+
+SERVER_NAME = "aimate-memory"
+# Warm-up starts this long after the client's first `tools/list` (its answer is written first: loading the
+# model competes for the GIL and for one of the machine's two cores) or, at the latest, after WARM_UP_LATEST.
+WARM_UP_DELAY_S = 0.05
+WARM_UP_LATEST_S = 3.0
+
+INSTRUCTIONS = """\
+Long-term memory for this project and for the user, kept as Markdown files (AIMate memory).
+Call memory_search before answering questions about earlier decisions, preferences, conventions or tasks;
+memory_get reads one memory whole. Call memory_remember when the user states a durable fact, decision,
+preference or task (one sentence each). memory_context gives a prompt-ready summary of what matters now.
+Memories are in Chinese and English; search in either language."""
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    title: str
+    description: str
+    annotations: ToolAnnotations
+
+
+READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+
+TOOL_SPECS: dict[str, ToolSpec] = {
+    "memory_search": ToolSpec(
+        "Search memories",
+        "Search long-term memory by meaning and keywords (hybrid), in Chinese or English. Use it before answering "
+        "anything about past decisions, preferences, conventions, people or open tasks. Returns ids, titles, "
+        "snippets, scores and locations (scope:path); read one whole with memory_get. Filters: layer "
+        "(core, session, short_term, long_term), scope (project, global), tags, since (a date or 7d, 2w, today).",
+        READ_ONLY,
+    ),
+    "memory_get": ToolSpec(
+        "Read a memory",
+        "Read one memory whole (fields and Markdown body) by its id or a unique id prefix, as returned by "
+        "memory_search.",
+        READ_ONLY,
+    ),
+    "memory_context": ToolSpec(
+        "Build context",
+        "Prompt-ready Markdown of what matters now: core rules and preferences, the current session, recent "
+        "short-term memories and, given a query, the long-term memories relevant to it, within a token budget. "
+        "Returns the text and its sections (which memories, how many tokens each).",
+        READ_ONLY,
+    ),
+    "memory_remember": ToolSpec(
+        "Remember",
+        "Remember one durable fact, decision, preference or task stated in the conversation (one sentence, any "
+        "language). It is routed: written to the right layer and scope, kept pending for review when unsure, "
+        "dropped when it is chatter, or matched to a memory that already says it. Returns the action taken "
+        "(written, pending, dropped, exists), the memory, and the id of a memory it supersedes.",
+        ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False),
+    ),
+    "memory_update": ToolSpec(
+        "Update a memory",
+        "Edit a memory: its title, Markdown body, tags, importance (1–5) or status (active, pending, archived). "
+        "Only the fields you pass change. Returns the memory as saved.",
+        ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False),
+    ),
+    "memory_forget": ToolSpec(
+        "Forget a memory",
+        "Forget a memory that is wrong or obsolete: it is moved to the archive (never deleted; a person can "
+        "restore it) and no longer found by search. Returns where it now lives.",
+        ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False),
+    ),
+    "memory_session_append": ToolSpec(
+        "Log a conversation turn",
+        "Append one turn of the conversation (role user, assistant, system or tool, and its content) to the current "
+        "session, starting one if needed. For clients without hooks; long sessions are summarized automatically.",
+        ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False),
+    ),
+}
+
+
+class Worker:
+    """One thread for every facade call: SQLite connections stay on the thread that opened them, and calls
+    run one at a time, in order (the warm-up first)."""
+
+    def __init__(self) -> None:
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="aimate-mcp")
+
+    async def run(self, fn: Callable[..., Any], /, **kwargs: Any) -> Any:
+        return await asyncio.wrap_future(self._executor.submit(fn, **kwargs))
+
+    def submit(self, fn: Callable[[], Any]) -> None:
+        self._executor.submit(fn)
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=False)
+
+
+class MemoryServer(FastMCP):
+    """FastMCP whose tool calls take forgiving argument names and fail as one line plus a hint."""
+
+    def __init__(self, tools: MemoryTools, worker: Worker) -> None:
+        super().__init__(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING", lifespan=self._lifespan)
+        self.memory_tools = tools
+        self.worker = worker
+        self._warm_up_started = False
+        for name in TOOL_NAMES:
+            spec = TOOL_SPECS[name]
+            self.add_tool(
+                _on_worker(worker, getattr(tools, name)),
+                name=name,
+                title=spec.title,
+                description=spec.description,
+                annotations=spec.annotations,
+                structured_output=True,
+            )
+        self.resource(
+            "memory://core",
+            name="core-memories",
+            title="Core memories",
+            description="The user's global rules and preferences, then this project's, as Markdown.",
+            mime_type="text/markdown",
+        )(self._read_core)
+        # The SDK logs a failed resource read with its traceback on stderr; ours is in mcp.log already.
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(_drop_traceback)
+
+    async def list_tools(self) -> Any:
+        listed = await super().list_tools()
+        self._start_warm_up(WARM_UP_DELAY_S)
+        return listed
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Sequence[ContentBlock] | dict[str, Any]:
+        tool = self._tool_manager.get_tool(name)
+        if tool is None:
+            return _error_result(ToolFailure(f"unknown tool {name!r}", f"tools: {', '.join(TOOL_NAMES)}"))
+        self._start_warm_up(0)  # queued ahead of this call: one model load, never two
+        arguments = normalize_arguments(arguments, tool.parameters.get("properties", {}))
+        try:
+            return await super().call_tool(name, arguments)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError) and cause.title.endswith("Arguments"):
+                return _error_result(_invalid(name, cause, tool.parameters))
+            return _error_result(failure_from(cause or exc, name))
+
+    async def _read_core(self) -> str:
+        try:
+            return await self.worker.run(self.memory_tools.core_markdown)
+        except Exception as exc:
+            raise ResourceError(failure_from(exc, "memory://core").text) from None
+
+    def _start_warm_up(self, delay: float) -> None:
+        if self._warm_up_started:
+            return
+        self._warm_up_started = True
+        if delay > 0:
+            asyncio.get_running_loop().call_later(delay, self.worker.submit, self._warm_up)
+        else:
+            self.worker.submit(self._warm_up)
+
+    def _warm_up(self) -> None:
+        try:
+            self.memory_tools.warm_up()
+        except Exception as exc:  # the first tool call reports it properly; here it is only logged
+            failure_from(exc, "warm-up")
+
+    @staticmethod
+    @asynccontextmanager
+    async def _lifespan(server: FastMCP) -> AsyncIterator[None]:
+        assert isinstance(server, MemoryServer)
+        loop = asyncio.get_running_loop()
+        latest = loop.call_later(WARM_UP_LATEST_S, server._start_warm_up, 0)
+        try:
+            yield
+        finally:
+            latest.cancel()
+            server.worker.submit(server.memory_tools.close)
+            server.worker.shutdown()
+
+
+def _drop_traceback(record: logging.LogRecord) -> bool:
+    if record.name.split(".")[0] == "mcp":  # the SDK's records only
+        record.exc_info = None
+        record.exc_text = None
+    return True
+
+
+def _on_worker(worker: Worker, method: Callable[..., Any]) -> Callable[..., Any]:
+    """An async tool with `method`'s signature (the SDK reads it for the schemas) running on the worker."""
+
+    @functools.wraps(method)
+    async def tool(**kwargs: Any) -> Any:
+        return await worker.run(method, **kwargs)
+
+    return tool
+
+
+def _error_result(failure: ToolFailure) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=failure.text)], isError=True)
+
+
+def _invalid(tool: str, error: ValidationError, schema: dict[str, Any]) -> ToolFailure:
+    problems = error.errors()
+    fields = sorted({".".join(str(part) for part in problem["loc"]) for problem in problems})
+    required = set(schema.get("required", []))
+    parameters = [name + (" (required)" if name in required else "") for name in schema.get("properties", {})]
+    return invalid_arguments(tool, fields, problems[0]["msg"] if problems else "rejected", parameters)
+
+
+def build_server(
+    open_system: Callable[[], Any], project: Path | None = None, global_only: bool = False
+) -> MemoryServer:
+    """The server over one `MemorySystem`, opened by `open_system` on the worker thread at first need."""
+    return MemoryServer(MemoryTools(open_system, project, global_only), Worker())
+
+
+def serve(open_system: Callable[[], Any], project: Path | None = None, global_only: bool = False) -> None:
+    """Run over stdio until the client closes stdin."""
+    from aimate_memory.mcp.errors import configure_logging
+    from aimate_memory.vault.roots import Roots, aimate_home
+
+    configure_logging(Roots.state_dir(aimate_home()))
+    logger.info("mcp server starting (project=%s, global_only=%s)", project, global_only)
+    build_server(open_system, project, global_only).run("stdio")

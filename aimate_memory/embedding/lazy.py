@@ -5,6 +5,7 @@ keyword search instead of stopping anything (DESIGN §2.5)."""
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 from aimate_memory.embedding.base import Embedder, EmbedderUnavailable
@@ -14,6 +15,8 @@ class LazyEmbedder:
     def __init__(self, settings: dict[str, Any], preloaded: Embedder | None = None) -> None:
         self.settings = dict(settings)
         self._embedder = preloaded
+        # The MCP server and the daemon warm the model on a thread while requests arrive: one load only.
+        self._loading = threading.Lock()
         self.unavailable: EmbedderUnavailable | None = None
         if not self.settings.get("enabled", True):
             self.unavailable = EmbedderUnavailable(
@@ -40,6 +43,12 @@ class LazyEmbedder:
         """The embedder, or None (with `unavailable` saying why and how to fix it)."""
         if self._embedder is not None or self.unavailable is not None:
             return self._embedder
+        with self._loading:
+            if self._embedder is None and self.unavailable is None:
+                self._load()
+        return self._embedder
+
+    def _load(self) -> None:
         from aimate_memory.embedding import create_embedder
 
         try:
@@ -51,4 +60,3 @@ class LazyEmbedder:
                 f"the embedding model could not be loaded ({type(exc).__name__}: {exc})",
                 "run `aimate mem diagnose`, or `aimate mem config set embedding.enabled false`",
             )
-        return self._embedder

@@ -90,7 +90,9 @@ def test_moved_file_is_found_at_its_new_path_without_reembedding(system: MemoryS
     assert report.moved == 1 and report.embedded_chunks == 0 and report.added == report.deleted == 0
     hit = system.search("deploy smoke tests", 1).results[0]
     assert hit.memory.id == memory.id and hit.memory.rel_path.as_posix() == "long_term/decisions/deploy.md"
-    assert hit.memory.category == "decision"  # the folder decides
+    # The frontmatter decides (docs/design.md §3); the folder that disagrees is a diagnosed problem.
+    assert hit.memory.category == "knowledge"
+    assert any("category 'knowledge'" in problem.reason for problem in system.diagnose())
 
 
 def test_edit_reembeds_only_the_changed_chunk(system: MemorySystem, home: Path) -> None:

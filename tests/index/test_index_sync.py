@@ -140,12 +140,14 @@ def test_filters_layer_status_tags_and_time(system: MemorySystem) -> None:
     assert len(system.query(MemoryFilter(layers=(Layer.LONG_TERM,)))) == len(MEMORIES)
 
 
-def test_search_records_access_in_the_journal_not_the_files(system: MemorySystem, home: Path) -> None:
+def test_reads_are_journaled_not_written_and_results_are_not_uses(system: MemorySystem, home: Path) -> None:
     system.sync()
     before = {p: p.read_bytes() for p in (home / "memory").rglob("*.md")}
     hits = system.search("Redis 缓存", 2).results
+    assert hits and system.journal_for(system.global_vault).tally()[0] == {}
+    system.read(hits[0].memory.id)
     tallies, _ = system.journal_for(system.global_vault).tally()
-    assert {h.memory.id for h in hits} <= set(tallies)
+    assert set(tallies) == {hits[0].memory.id}
     assert {p: p.read_bytes() for p in (home / "memory").rglob("*.md")} == before
 
 
@@ -155,8 +157,10 @@ def test_sensitive_memories_are_not_indexed(home: Path, shared_embedder: LazyEmb
     mem = MemorySystem(Roots(home, None))
     mem.embedder = shared_embedder  # type: ignore[misc]
     mem.init()
-    with pytest.raises(AimateError, match="saved but not committed"):  # the git secret guard
+    with pytest.raises(AimateError, match="nothing written"):  # refused before it reaches the disk
         mem.add("VPN", "内部密码是 hunter2", category="knowledge")
+    # Written by hand instead: kept out of the index.
+    (home / "memory/long_term/knowledge/vpn.md").write_text("# VPN\n\n内部密码是 hunter2\n", encoding="utf-8")
     mem.add("Public", "the public roadmap", category="knowledge")
     report = mem.sync()["global"]
     assert report.excluded == 1
@@ -179,7 +183,8 @@ def test_sync_limited_to_changed_paths_handles_edits_moves_and_folder_renames(sy
     report = index.sync(paths=["long_term/decisions", "long_term/决定"])
     assert report.moved == 2 and report.deleted == 0  # the Redis decision and the moved checklist
     hit = system.search("deploy smoke tests", 1).results[0]
-    assert hit.memory.rel_path.as_posix() == "long_term/决定/deploy.md" and hit.memory.category == "决定"
+    # The frontmatter's category stands; the renamed folder only changes the path.
+    assert hit.memory.rel_path.as_posix() == "long_term/决定/deploy.md" and hit.memory.category == "knowledge"
     (vault / "long_term" / "决定" / "deploy.md").unlink()
     assert index.sync(paths=["long_term/决定/deploy.md"]).deleted == 1
     assert index.sync().changed == 0  # the full walk agrees with what the targeted syncs did

@@ -11,7 +11,7 @@ from pathlib import Path
 import typer
 
 from aimate_memory.cli.common import JSON, NO_SYNC, open_system, synced
-from aimate_memory.cli.render import console, frontmatter_json, memory_table, print_json
+from aimate_memory.cli.render import console, frontmatter_json, memory_table, print_json, print_warning
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.vault.fields import parse_assignments
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
@@ -173,11 +173,13 @@ def rm(
 def fix(dry_run: bool = typer.Option(False, "--dry-run", help="Print what would change.")) -> None:
     """Write missing ids and derived fields into hand-made files; give duplicate ids new ones."""
     system = open_system()
-    fixes = system.fix(dry_run=dry_run)
-    for vault, change in fixes:
+    report = system.fix(dry_run=dry_run)
+    for vault, change in report.changes:
         console.print(f"{vault.scope.value}:{change.describe()}")
     verb = "would fix" if dry_run else "fixed"
-    console.print(f"{verb} {len(fixes)} file(s)")
+    console.print(f"{verb} {len(report.changes)} file(s)")
+    for warning in report.warnings:
+        print_warning(warning)
 
 
 @commands.command()

@@ -78,14 +78,21 @@ _PLACEHOLDER = re.compile(
 )
 
 
-def mask(secret: str) -> str:
-    """Keep a 4-character prefix so a person can find it; hide the rest."""
+# Kinds whose value has no public prefix: a password shows nothing of itself. Token kinds keep 4
+# characters, which are the token's published type marker (`ghp_`, `AKIA`, `sk-p`), so a person can find it.
+_REVEAL_NOTHING = frozenset({"password or key assignment"})
+
+
+def mask(secret: str, reveal: bool = True) -> str:
+    """Keep a 4-character prefix so a person can find it (`reveal`), hide the rest; length not shown."""
+    if not reveal:
+        return "*" * 4
     keep = 4 if len(secret) > 8 else 1
     return secret[:keep] + "…" + "*" * 4
 
 
-def _excerpt(line: str, start: int, end: int) -> str:
-    masked = line[:start] + mask(line[start:end]) + line[end:]
+def _excerpt(line: str, start: int, end: int, reveal: bool = True) -> str:
+    masked = line[:start] + mask(line[start:end], reveal) + line[end:]
     masked = masked.strip()
     return masked if len(masked) <= 100 else masked[:99] + "…"
 
@@ -105,7 +112,7 @@ def scan_text(text: str, sensitive_keywords: Iterable[str] = ()) -> list[Finding
                 if kind == "password or key assignment" and _PLACEHOLDER.match(value):
                     continue
                 taken.append((start, end))
-                findings.append(Finding(number, kind, _excerpt(line, start, end)))
+                findings.append(Finding(number, kind, _excerpt(line, start, end, kind not in _REVEAL_NOTHING)))
         folded = line.casefold()
         for keyword in keywords:
             at = folded.find(keyword)

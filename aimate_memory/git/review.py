@@ -14,7 +14,7 @@ from typing import Any
 
 from aimate_memory.errors import InvalidInputError, MemoryFileError, NotFoundError
 from aimate_memory.git.repo import VaultRepo
-from aimate_memory.git.secrets import Finding, scan_text
+from aimate_memory.git.secrets import Finding, mask_text, scan_text
 from aimate_memory.vault.codec import parse_document
 
 _CONFLICT_LINE = "^(<<<<<<<|>>>>>>>)( |$)"
@@ -97,10 +97,12 @@ def pending_changes(
             old_repo = repo.repo_path(change.old_path) if change.old_path else path
             old = "" if change.status == "added" else repo.blob_text(tree, old_repo) or ""
             new = "" if change.status == "deleted" else repo.worktree_text(path) or ""
-            if with_diff:
-                change.diff = _unified(old, new, old_repo, path, change.status)
             if scan_secrets:
                 change.secrets = added_secrets(old, new, sensitive_keywords)
+            if with_diff:
+                change.diff = _unified(old, new, old_repo, path, change.status)
+                if change.secrets:  # the review list goes to tools too: show where, never the value
+                    change.diff = mask_text(change.diff)
         change.path = vault_rel
         result.append(change)
     return result

@@ -198,7 +198,10 @@ class MemoryActions(SearchActions):
             for memory, fields in planned:
                 vault.update(memory, fields, touch=False)
             commit = self._record(
-                vault, ChangeSet(f"memory: fix {len(batch)} file(s)", batch), automatic=True, hold=unreviewed
+                vault,
+                ChangeSet(f"memory: fix {len(batch) - len(unreviewed)} file(s)", batch),
+                automatic=True,
+                hold=unreviewed,
             )
             if commit is not None:
                 report.held.extend(h for h in commit.held if h.path not in unreviewed)

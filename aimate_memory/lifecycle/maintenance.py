@@ -41,6 +41,7 @@ from aimate_memory.lifecycle.planner import Action, Kind, Policy, plan, summariz
 from aimate_memory.locks import file_lock
 from aimate_memory.vault.atomic import atomic_write_text
 from aimate_memory.vault.changes import ChangeSet, FileChange
+from aimate_memory.vault.layout import Layer
 from aimate_memory.vault.model import to_datetime
 from aimate_memory.vault.roots import Roots
 from aimate_memory.vault.store import Vault
@@ -51,6 +52,9 @@ PENDING_FILE = "maintenance.pending.json"
 FOLDING_FILE = "access.folding.jsonl"
 CARRIED_FILE = "access.carried.jsonl"
 LOCK_FILE = "maintenance.lock"
+# Folders whose files the tool writes turn by turn without a commit each (conversation transcripts): an
+# uncommitted change there is the tool's own, not a person's, so it does not hold maintenance back.
+TOOL_WRITTEN_FOLDERS = frozenset({Layer.SESSION.folder})
 
 
 @dataclass
@@ -146,15 +150,19 @@ def _plan_run(
     system: Any, vault: Vault, policy: Policy, run: VaultRun, tallies: dict[str, AccessTally]
 ) -> dict[str, AccessTally]:
     """Plan the run into `run.actions`/`run.skipped`; returns the recalls to carry to the next run."""
-    from aimate_memory.git.committer import unreviewed_paths_for
-
     memories = vault.scan().memories
     planned = plan(memories, tallies, system.clock.now(), policy)
-    unreviewed = unreviewed_paths_for(vault, system.config)
+    unreviewed = _person_changed(vault, system.config)
     bare = {memory.id for memory in memories if memory.doc is None or not memory.doc.has_frontmatter}
     run.actions, run.skipped, kept_out = leave_hand_edits_alone(planned, unreviewed, bare)
     run.warnings.extend(_skipped_warnings(run.skipped))
     return {action.memory_id: tallies[action.memory_id] for action in kept_out if action.memory_id in tallies}
+
+
+def _person_changed(vault: Vault, config: Any) -> set[PurePosixPath]:
+    from aimate_memory.git.committer import unreviewed_paths_for
+
+    return {path for path in unreviewed_paths_for(vault, config) if path.parts[0] not in TOOL_WRITTEN_FOLDERS}
 
 
 def leave_hand_edits_alone(
@@ -224,9 +232,7 @@ def run_dedupe(system: Any, *, apply: bool = False, vaults: list[Vault] | None =
 
 def _without_unreviewed(system: Any, vault: Vault, planned: list[Action]) -> tuple[list[Action], list[Action]]:
     """A merge touching a file with an unreviewed edit is skipped whole (survivor and losers)."""
-    from aimate_memory.git.committer import unreviewed_paths_for
-
-    unreviewed = unreviewed_paths_for(vault, system.config)
+    unreviewed = _person_changed(vault, system.config)
     groups: dict[str, list[Action]] = {}
     for action in planned:  # plan_merge: the survivor's MERGE, then its SUPERSEDEs, per group
         key = action.memory_id if action.kind == Kind.MERGE else next(reversed(groups), action.memory_id)

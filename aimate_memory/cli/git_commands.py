@@ -1,11 +1,218 @@
-"""`aimate mem review | commit | diff | log | sync`."""
+"""`aimate mem review | commit | diff | log | sync`: printing over the facade's git actions
+(`system/history.py`). The interactive review loop lives here because it is I/O."""
 
 from __future__ import annotations
 
-import typer
+import sys
+from typing import TYPE_CHECKING
 
-from aimate_memory.cli.common import open_system
-from aimate_memory.git.commands import register
+import typer
+from rich.markup import escape
+from rich.syntax import Syntax
+from rich.table import Table
+
+from aimate_memory.cli.common import JSON, open_system
+from aimate_memory.cli.render import console, print_json
+from aimate_memory.errors import AimateError
+from aimate_memory.vault.layout import Scope
+
+if TYPE_CHECKING:
+    from aimate_memory.system import MemorySystem
+    from aimate_memory.system.history import HistoryEntry, ReviewItem, ReviewOutcome
 
 commands = typer.Typer()
-register(commands, open_system)
+
+ALLOW_SECRET = typer.Option(False, "--allow-secret", help="Commit even if a secret is suspected.")
+
+
+def _tag(scope: str) -> str:
+    return escape(f"[{scope}]")
+
+
+def _print_outcomes(outcomes: list[ReviewOutcome]) -> None:
+    for outcome in outcomes:
+        if outcome.action == "skipped":
+            console.print(f"[yellow]skipped[/] {_tag(outcome.scope)} {escape(outcome.path)}: {escape(outcome.detail)}")
+        elif outcome.action == "reject":
+            console.print(f"rejected {_tag(outcome.scope)} {escape(outcome.detail)}")
+        else:
+            console.print(f"accepted {_tag(outcome.scope)} {escape(outcome.detail)} → {(outcome.commit or '')[:8]}")
+
+
+# -- review -----------------------------------------------------------------------------------------
+
+
+@commands.command()
+def review(
+    as_json: bool = JSON,
+    accept_all: bool = typer.Option(False, "--accept-all", help="Commit every pending change."),
+    accept: list[str] = typer.Option(None, "--accept", help="Commit this change (vault path); repeatable."),
+    reject: list[str] = typer.Option(None, "--reject", help="Undo this change (vault path); repeatable."),
+    allow_secret: bool = ALLOW_SECRET,
+) -> None:
+    """Review uncommitted memory changes (hand edits, pending captures): accept, reject or skip."""
+    system = open_system()
+    if accept or reject:
+        outcomes = system.reject(reject or []) + system.accept(accept or [], allow_secret=allow_secret)
+    elif accept_all:
+        outcomes = system.accept_all(allow_secret=allow_secret)
+    else:
+        _list_or_walk(system, as_json, allow_secret)
+        return
+    if as_json:
+        print_json([outcome.to_dict() for outcome in outcomes])
+    elif outcomes:
+        _print_outcomes(outcomes)
+    else:
+        console.print("nothing to review: every memory change is committed")
+
+
+def _list_or_walk(system: MemorySystem, as_json: bool, allow_secret: bool) -> None:
+    items = system.pending_changes()
+    if as_json:
+        print_json([item.to_dict() for item in items])
+    elif not items:
+        console.print("nothing to review: every memory change is committed")
+    elif sys.stdin.isatty():
+        _interactive(system, items, allow_secret)
+    else:
+        console.print(_pending_table(items))
+        console.print(
+            "[dim]accept with `aimate mem review --accept PATH` (or --accept-all), "
+            "reject with --reject PATH; run in a terminal to review one by one[/]"
+        )
+
+
+def _pending_table(items: list[ReviewItem]) -> Table:
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    for column in ("scope", "status", "path", "title", "note"):
+        table.add_column(column, overflow="fold")
+    for item in items:
+        change = item.change
+        path = change.path.as_posix()
+        if change.old_path is not None:
+            path = f"{change.old_path.as_posix()} → {path}"
+        table.add_row(item.scope, change.status, escape(path), escape(change.title or ""), escape(_note(item)))
+    return table
+
+
+def _note(item: ReviewItem) -> str:
+    if not item.change.secrets:
+        return ""
+    first = item.change.secrets[0]
+    return f"secret? line {first.line}: {first.kind}: {first.excerpt_masked}"
+
+
+def _interactive(system: MemorySystem, items: list[ReviewItem], allow_secret: bool) -> None:
+    for number, item in enumerate(items, start=1):
+        change = item.change
+        console.rule(f"{number}/{len(items)} {_tag(item.scope)} {escape(change.describe())}")
+        if change.title:
+            console.print(f"[bold]{escape(change.title)}[/]")
+        if change.diff:
+            console.print(Syntax(change.diff, "diff", theme="ansi_dark", word_wrap=True))
+        if _note(item):
+            console.print(f"[yellow]{escape(_note(item))}[/]")
+        if change.status == "conflict":
+            console.print("[yellow]holds conflict markers: edit the file to resolve them, then review again[/]")
+            continue
+        answer = typer.prompt("[a]ccept, [r]eject, [s]kip, [q]uit", default="s").strip().lower()[:1]
+        if answer == "q":
+            break
+        scope = Scope(item.scope)
+        try:
+            if answer == "a":
+                _print_outcomes(system.accept([change.path.as_posix()], allow_secret=allow_secret, scope=scope))
+            elif answer == "r":
+                _print_outcomes(system.reject([change.path.as_posix()], scope=scope))
+        except AimateError as error:
+            console.print(f"[red]not done:[/] {escape(error.message)}")
+            if error.hint:
+                console.print(f"[dim]hint: {escape(error.hint)}[/]")
+
+
+# -- commit, diff -----------------------------------------------------------------------------------
+
+
+@commands.command()
+def commit(
+    message: str = typer.Option(..., "-m", "--message", help="The commit message."),
+    project: bool = typer.Option(False, "--project", help="The project vault (the default inside a project)."),
+    allow_secret: bool = ALLOW_SECRET,
+    as_json: bool = JSON,
+) -> None:
+    """Commit hand edits of one vault: the project's inside a project (vault paths only), else the global
+    one (`aimate mem --global commit` inside a project)."""
+    result = open_system().commit(message, scope=Scope.PROJECT if project else None, allow_secret=allow_secret)
+    if as_json:
+        print_json(result.to_dict())
+    elif result.commit is None:
+        console.print(f"nothing to commit in the {result.scope} vault")
+    else:
+        console.print(f"committed {result.commit[:8]} in the {result.scope} vault: {escape(result.message)}")
+
+
+@commands.command()
+def diff(
+    ref: str = typer.Argument(None, metavar="[ID|TITLE|PATH]", help="One memory; all changes when omitted."),
+    as_json: bool = JSON,
+) -> None:
+    """Show uncommitted memory changes as a diff."""
+    items = open_system().diff_changes(ref)
+    if as_json:
+        print_json([item.to_dict() for item in items])
+        return
+    text = "".join(item.change.diff for item in items)
+    if not text:
+        console.print("no uncommitted memory changes")
+    elif sys.stdout.isatty():
+        console.print(Syntax(text, "diff", theme="ansi_dark", word_wrap=True))
+    else:
+        sys.stdout.write(text)
+
+
+# -- log, sync --------------------------------------------------------------------------------------
+
+
+@commands.command()
+def log(
+    ref: str = typer.Argument(None, metavar="[ID|TITLE|PATH]", help="One memory (id, title or path)."),
+    as_json: bool = JSON,
+    limit: int = typer.Option(20, "-n", "--limit", help="Commits to show without ID."),
+) -> None:
+    """History of one memory across renames and moves, or the latest vault commits."""
+    entries = open_system().log(ref, limit=limit)
+    if as_json:
+        print_json([entry.to_dict() for entry in entries])
+    else:
+        console.print(_log_table(entries))
+
+
+def _log_table(entries: list[HistoryEntry]) -> Table:
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    for column in ("commit", "date", "scope", "action", "path", "subject"):
+        table.add_column(column, overflow="fold", no_wrap=column in ("commit", "date"))
+    for item in entries:
+        entry = item.entry
+        path = entry.path.as_posix()
+        if entry.old_path is not None:
+            path = f"{entry.old_path.as_posix()} → {path}"
+        table.add_row(entry.commit[:8], entry.date[:19], item.scope, entry.action, escape(path), escape(entry.subject))
+    return table
+
+
+@commands.command()
+def sync(
+    remote: str = typer.Option(None, "--remote", help="Remote URL (default: git.remote)."),
+    as_json: bool = JSON,
+) -> None:
+    """Pull and push the global vault (git.remote): cross-device sync; never force-pushes."""
+    system = open_system()
+    result = system.sync_remote(remote)
+    if as_json:
+        print_json(result.to_dict())
+        return
+    console.print(f"sync: {escape(result.summary())}")
+    for path in result.conflicts:
+        where = escape(str(system.global_vault.abs_path(path)))
+        console.print(f"[yellow]conflict:[/] {where} — edit it to resolve, then `aimate mem review`")

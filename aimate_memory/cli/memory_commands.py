@@ -11,7 +11,7 @@ from pathlib import Path
 import typer
 
 from aimate_memory.cli.common import JSON, NO_SYNC, open_system, synced, when
-from aimate_memory.cli.render import console, frontmatter_json, memory_table, print_json
+from aimate_memory.cli.render import console, frontmatter_json, memory_table, print_json, print_warning
 from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
 from aimate_memory.vault.fields import parse_assignments
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
@@ -201,14 +201,16 @@ def fix(
 ) -> None:
     """Write missing ids and derived fields into hand-made files; give duplicate ids new ones."""
     system = open_system()
-    fixes = system.fix(dry_run=dry_run)
+    report = system.fix(dry_run=dry_run)
     if as_json:
-        print_json([{"scope": vault.scope.value, **change.to_dict()} for vault, change in fixes])
+        print_json(report.to_dict())
         return
-    for vault, change in fixes:
+    for vault, change in report.changes:
         console.print(f"{vault.scope.value}:{change.describe()}")
     verb = "would fix" if dry_run else "fixed"
-    console.print(f"{verb} {len(fixes)} file(s)")
+    console.print(f"{verb} {len(report.changes)} file(s)")
+    for warning in report.warnings:
+        print_warning(warning)
 
 
 @commands.command()

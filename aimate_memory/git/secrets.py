@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["SECRET_KINDS", "Finding", "contains_sensitive", "mask", "scan_text"]
+__all__ = ["SECRET_KINDS", "Finding", "contains_sensitive", "mask", "mask_text", "scan_text"]
 
 
 @dataclass(frozen=True)
@@ -78,16 +78,47 @@ _PLACEHOLDER = re.compile(
 )
 
 
-def mask(secret: str) -> str:
-    """Keep a 4-character prefix so a person can find it; hide the rest."""
+# Kinds whose value has no public prefix: a password shows nothing of itself. Token kinds keep 4
+# characters, which are the token's published type marker (`ghp_`, `AKIA`, `sk-p`), so a person can find it.
+_REVEAL_NOTHING = frozenset({"password or key assignment"})
+
+
+def mask(secret: str, reveal: bool = True) -> str:
+    """Keep a 4-character prefix so a person can find it (`reveal`), hide the rest; length not shown."""
+    if not reveal:
+        return "*" * 4
     keep = 4 if len(secret) > 8 else 1
     return secret[:keep] + "…" + "*" * 4
 
 
-def _excerpt(line: str, start: int, end: int) -> str:
-    masked = line[:start] + mask(line[start:end]) + line[end:]
+def _excerpt(line: str, start: int, end: int, reveal: bool = True) -> str:
+    masked = line[:start] + mask(line[start:end], reveal) + line[end:]
     masked = masked.strip()
     return masked if len(masked) <= 100 else masked[:99] + "…"
+
+
+def _spans(line: str) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of each secret value in one line, most specific pattern first, no overlaps."""
+    taken: list[tuple[int, int, str]] = []
+    for kind, pattern, group in _PATTERNS:
+        for match in pattern.finditer(line):
+            start, end = match.span(group)
+            if any(start < t_end and t_start < end for t_start, t_end, _ in taken):
+                continue
+            if kind == "password or key assignment" and _PLACEHOLDER.match(match.group(group)):
+                continue
+            taken.append((start, end, kind))
+    return taken
+
+
+def mask_text(text: str) -> str:
+    """`text` with every secret value masked as in findings (for diffs shown to tools and people)."""
+    lines = []
+    for line in text.split("\n"):
+        for start, end, kind in sorted(_spans(line), reverse=True):
+            line = line[:start] + mask(line[start:end], kind not in _REVEAL_NOTHING) + line[end:]
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def scan_text(text: str, sensitive_keywords: Iterable[str] = ()) -> list[Finding]:
@@ -95,17 +126,8 @@ def scan_text(text: str, sensitive_keywords: Iterable[str] = ()) -> list[Finding
     keywords = [kw.casefold() for kw in sensitive_keywords if kw and kw.strip()]
     findings: list[Finding] = []
     for number, line in enumerate(text.splitlines(), start=1):
-        taken: list[tuple[int, int]] = []
-        for kind, pattern, group in _PATTERNS:
-            for match in pattern.finditer(line):
-                start, end = match.span(group)
-                if any(start < t_end and t_start < end for t_start, t_end in taken):
-                    continue
-                value = match.group(group)
-                if kind == "password or key assignment" and _PLACEHOLDER.match(value):
-                    continue
-                taken.append((start, end))
-                findings.append(Finding(number, kind, _excerpt(line, start, end)))
+        for start, end, kind in _spans(line):
+            findings.append(Finding(number, kind, _excerpt(line, start, end, kind not in _REVEAL_NOTHING)))
         folded = line.casefold()
         for keyword in keywords:
             at = folded.find(keyword)

@@ -15,6 +15,13 @@ Crash safety (kill -9 anywhere, then run again → same end state, nothing lost 
 
 So a killed run's accesses are folded exactly once: either the pending record carries them (absolute
 counts) or the folding file still holds them and no file has them yet.
+
+Hand edits belong to their owner (`git/committer.py`): where the tool commits, a memory a person changed
+and nobody reviewed is left alone — no move, no fold — and listed in the run's warnings; a hand-made file
+without frontmatter is never rewritten to fold counts. Their recalls are carried in
+`state/access.carried.jsonl` to the next run (the pending record holds the carried tallies too, so a
+resumed run writes the same file: still exactly once). A file holding a secret is held out of the commit
+and reported; the rest of the run is committed.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import json
 import logging
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from aimate_memory.lifecycle.dedupe import DuplicateGroup, find_duplicates, plan_merge
@@ -34,6 +41,8 @@ from aimate_memory.lifecycle.planner import Action, Kind, Policy, plan, summariz
 from aimate_memory.locks import file_lock
 from aimate_memory.vault.atomic import atomic_write_text
 from aimate_memory.vault.changes import ChangeSet, FileChange
+from aimate_memory.vault.layout import Layer
+from aimate_memory.vault.model import to_datetime
 from aimate_memory.vault.roots import Roots
 from aimate_memory.vault.store import Vault
 
@@ -41,7 +50,11 @@ log = logging.getLogger(__name__)
 
 PENDING_FILE = "maintenance.pending.json"
 FOLDING_FILE = "access.folding.jsonl"
+CARRIED_FILE = "access.carried.jsonl"
 LOCK_FILE = "maintenance.lock"
+# Folders whose files the tool writes turn by turn without a commit each (conversation transcripts): an
+# uncommitted change there is the tool's own, not a person's, so it does not hold maintenance back.
+TOOL_WRITTEN_FOLDERS = frozenset({Layer.SESSION.folder})
 
 
 @dataclass
@@ -57,6 +70,7 @@ class VaultRun:
     changeset: ChangeSet | None = None
     sync: Any = None  # SyncReport
     warnings: list[str] = field(default_factory=list)
+    skipped: list[Action] = field(default_factory=list)  # due, but on a file with an unreviewed edit
 
     @property
     def subject(self) -> str:
@@ -71,6 +85,7 @@ class VaultRun:
             "resumed": [action.to_dict() for action in self.resumed],
             "changes": [change.describe() for change in (self.changeset.changes if self.changeset else [])],
             "duplicates": [group.to_dict() for group in self.duplicates],
+            "skipped": [action.to_dict() for action in self.skipped],
             "warnings": self.warnings,
         }
 
@@ -105,29 +120,73 @@ def _run_vault(system: Any, vault: Vault, policy: Policy, dry_run: bool, report_
     journal = system.journal_for(vault)
     folding = folder / FOLDING_FILE
     if dry_run:
-        run.resumed = _read_pending(folder)
+        run.resumed = _read_pending(folder)[0]
         tallies = _tallies(folding) if folding.exists() else journal.tally()[0]
-        run.actions = plan(vault.scan().memories, tallies, system.clock.now(), policy)
+        _plan_run(system, vault, policy, run, _merge(tallies, _tallies(folder / CARRIED_FILE)))
         if report_duplicates:
             run.duplicates = _duplicates(system, vault, run)
         return run
     with maintenance_lock(folder):
         run.resumed, resumed_outcomes = _resume(folder, vault)
         _rotate(journal, folding)
-        tallies = _tallies(folding)
-        run.actions = plan(vault.scan().memories, tallies, system.clock.now(), policy)
-        if run.actions or run.resumed:
-            _write_pending(folder, [*run.resumed, *run.actions])
+        carried = folder / CARRIED_FILE
+        carry = _plan_run(system, vault, policy, run, _merge(_tallies(folding), _tallies(carried)))
+        if run.actions or run.resumed or carry or carried.exists():
+            _write_pending(folder, [*run.resumed, *run.actions], carry)
         run.outcomes = apply_actions(vault, run.actions)
+        _write_carried(folder, carry)
         folding.unlink(missing_ok=True)
         changes = [o.change for o in [*resumed_outcomes, *run.outcomes] if o.change is not None]
         run.changeset = ChangeSet(run.subject, _unique(changes))
         _sync(system, vault, run)
         if report_duplicates:
             run.duplicates = _duplicates(system, vault, run, synced=True)
-        system._record(vault, run.changeset)
+        _commit(system, vault, run)
         (folder / PENDING_FILE).unlink(missing_ok=True)
     return run
+
+
+def _plan_run(
+    system: Any, vault: Vault, policy: Policy, run: VaultRun, tallies: dict[str, AccessTally]
+) -> dict[str, AccessTally]:
+    """Plan the run into `run.actions`/`run.skipped`; returns the recalls to carry to the next run."""
+    memories = vault.scan().memories
+    planned = plan(memories, tallies, system.clock.now(), policy)
+    unreviewed = _person_changed(vault, system.config)
+    bare = {memory.id for memory in memories if memory.doc is None or not memory.doc.has_frontmatter}
+    run.actions, run.skipped, kept_out = leave_hand_edits_alone(planned, unreviewed, bare)
+    run.warnings.extend(_skipped_warnings(run.skipped))
+    return {action.memory_id: tallies[action.memory_id] for action in kept_out if action.memory_id in tallies}
+
+
+def _person_changed(vault: Vault, config: Any) -> set[PurePosixPath]:
+    from aimate_memory.git.committer import unreviewed_paths_for
+
+    return {path for path in unreviewed_paths_for(vault, config) if path.parts[0] not in TOOL_WRITTEN_FOLDERS}
+
+
+def leave_hand_edits_alone(
+    planned: list[Action], unreviewed: set[PurePosixPath], bare_ids: set[str]
+) -> tuple[list[Action], list[Action], list[Action]]:
+    """(actions to apply, actions skipped for an unreviewed edit, every action not applied). A fold into
+    a file without frontmatter is not applied either: the file stays as its author wrote it."""
+    applied, skipped, kept_out = [], [], []
+    for action in planned:
+        if action.rel_path in unreviewed:
+            skipped.append(action)
+            kept_out.append(action)
+        elif action.kind == Kind.FOLD and action.memory_id in bare_ids:
+            kept_out.append(action)
+        else:
+            applied.append(action)
+    return applied, skipped, kept_out
+
+
+def _commit(system: Any, vault: Vault, run: VaultRun) -> None:
+    """One commit for the run; files it holds out (a secret) are reported, never a reason to fail."""
+    report = system._record(vault, run.changeset, automatic=True)
+    if report is not None:
+        run.warnings.extend(report.warnings)
 
 
 def run_dedupe(system: Any, *, apply: bool = False, vaults: list[Vault] | None = None) -> list[VaultRun]:
@@ -146,11 +205,14 @@ def run_dedupe(system: Any, *, apply: bool = False, vaults: list[Vault] | None =
             run.duplicates = _duplicates(system, vault, run, synced=True)
             by_id = {memory.id: memory for memory in vault.scan().memories}
             now = system.clock.now()
+            planned: list[Action] = []
             for group in run.duplicates:
                 survivor = by_id.get(group.survivor.id)
                 others = [by_id[entry.id] for entry, _, _ in group.others if entry.id in by_id]
                 if survivor is not None and others:
-                    run.actions.extend(plan_merge(survivor, others, now))
+                    planned.extend(plan_merge(survivor, others, now))
+            run.actions, run.skipped = _without_unreviewed(system, vault, planned)
+            run.warnings.extend(_skipped_warnings(run.skipped))
             if run.actions or run.resumed:
                 _write_pending(folder, [*run.resumed, *run.actions])
             run.outcomes = apply_actions(vault, run.actions)
@@ -162,10 +224,30 @@ def run_dedupe(system: Any, *, apply: bool = False, vaults: list[Vault] | None =
             run.changeset = ChangeSet(subject, _unique(changes))
             if run.actions:
                 _sync(system, vault, run)
-            system._record(vault, run.changeset)
+            _commit(system, vault, run)
             (folder / PENDING_FILE).unlink(missing_ok=True)
         runs.append(run)
     return runs
+
+
+def _without_unreviewed(system: Any, vault: Vault, planned: list[Action]) -> tuple[list[Action], list[Action]]:
+    """A merge touching a file with an unreviewed edit is skipped whole (survivor and losers)."""
+    unreviewed = _person_changed(vault, system.config)
+    groups: dict[str, list[Action]] = {}
+    for action in planned:  # plan_merge: the survivor's MERGE, then its SUPERSEDEs, per group
+        key = action.memory_id if action.kind == Kind.MERGE else next(reversed(groups), action.memory_id)
+        groups.setdefault(key, []).append(action)
+    applied: list[Action] = []
+    skipped: list[Action] = []
+    for actions in groups.values():
+        (skipped if any(a.rel_path in unreviewed for a in actions) else applied).extend(actions)
+    return applied, skipped
+
+
+def _skipped_warnings(skipped: list[Action]) -> list[str]:
+    from aimate_memory.git.committer import held_unreviewed, held_warnings
+
+    return held_warnings(held_unreviewed(action.rel_path for action in skipped))
 
 
 def _sync(system: Any, vault: Vault, run: VaultRun) -> None:
@@ -210,30 +292,64 @@ def _rotate(journal: AccessJournal, folding: Path) -> None:
 
 def _resume(folder: Path, vault: Vault) -> tuple[list[Action], list[Outcome]]:
     """Finish a killed run from its pending record. Its folding journal was counted into that record's
-    absolute values, so it is dropped here rather than folded again."""
-    actions = _read_pending(folder)
-    if not actions:
+    absolute values (or its carried tallies), so it is dropped here rather than folded again."""
+    actions, carry = _read_pending(folder)
+    if not actions and carry is None:
         return [], []
     outcomes = apply_actions(vault, actions)
+    if carry is not None:
+        _write_carried(folder, carry)
     (folder / FOLDING_FILE).unlink(missing_ok=True)
     log.info("finished %d action(s) of an interrupted maintenance run", len(actions))
     return actions, outcomes
 
 
-def _write_pending(folder: Path, actions: list[Action]) -> None:
-    data = {"version": 1, "actions": [action.to_dict() for action in actions]}
+def _merge(*tallies: dict[str, AccessTally]) -> dict[str, AccessTally]:
+    merged: dict[str, AccessTally] = {}
+    for batch in tallies:
+        for memory_id, tally in batch.items():
+            before = merged.get(memory_id)
+            merged[memory_id] = (
+                tally if before is None else AccessTally(before.count + tally.count, max(before.last, tally.last))
+            )
+    return merged
+
+
+def _write_carried(folder: Path, carry: dict[str, AccessTally]) -> None:
+    """Replace the carried recalls (one journal line per recall, at the last time: count and last use kept)."""
+    path = folder / CARRIED_FILE
+    if not carry:
+        if path.exists():
+            path.unlink()
+        return
+    lines = [
+        json.dumps({"id": memory_id, "at": tally.last.isoformat(timespec="seconds")}) + "\n"
+        for memory_id, tally in sorted(carry.items())
+        for _ in range(tally.count)
+    ]
+    atomic_write_text(path, "".join(lines))
+
+
+def _write_pending(folder: Path, actions: list[Action], carry: dict[str, AccessTally] | None = None) -> None:
+    data: dict[str, Any] = {"version": 1, "actions": [action.to_dict() for action in actions]}
+    if carry is not None:
+        data["carried"] = {key: [t.count, t.last.isoformat()] for key, t in carry.items()}
     atomic_write_text(folder / PENDING_FILE, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
 
 
-def _read_pending(folder: Path) -> list[Action]:
+def _read_pending(folder: Path) -> tuple[list[Action], dict[str, AccessTally] | None]:
+    """The pending record's actions and carried tallies (None: a record from before carrying)."""
     path = folder / PENDING_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return [Action.from_dict(item) for item in data.get("actions", [])]
+        actions = [Action.from_dict(item) for item in data.get("actions", [])]
+        carried = data.get("carried")
+        carry = None if carried is None else {k: AccessTally(int(c), to_datetime(t)) for k, (c, t) in carried.items()}
+        return actions, carry
     except FileNotFoundError:
-        return []
+        return [], None
     except (ValueError, KeyError, TypeError):
         # Written atomically, so this is not a torn write: a person edited it. Keep it for inspection.
         log.warning("ignoring unreadable %s", path)
         path.rename(path.with_suffix(".bad"))
-        return []
+        return [], None

@@ -3,9 +3,9 @@ reports to (the git layer commits there)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import cached_property
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from aimate_memory.clock import Clock, SystemClock
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from aimate_memory.embedding.lazy import LazyEmbedder
+    from aimate_memory.git.committer import CommitReport
     from aimate_memory.index.memory_index import MemoryIndex, SyncReport
     from aimate_memory.lifecycle.journal import AccessJournal
 
@@ -41,7 +42,7 @@ class SystemBase:
         self.project_vault = (
             Vault(Roots.vault_dir(roots.project), Scope.PROJECT, max_bytes, self.clock) if roots.project else None
         )
-        self._listeners: list[ChangeListener] = [self._auto_commit]
+        self._listeners: list[ChangeListener] = []
         self._indexes: dict[Scope, MemoryIndex] = {}
 
     @classmethod
@@ -116,19 +117,30 @@ class SystemBase:
         """Called after every tool action with what it changed (the git layer commits here)."""
         self._listeners.append(listener)
 
-    def _auto_commit(self, vault: Vault, changeset: ChangeSet) -> None:
-        """One commit per action in the global vault when it is a git repository (DESIGN §8).
+    def _auto_commit(
+        self, vault: Vault, changeset: ChangeSet, automatic: bool = False, hold: Iterable[PurePosixPath] = ()
+    ) -> CommitReport | None:
+        """One commit per action in the global vault when it is a git repository (DESIGN §8); an
+        `automatic` action's secret-holding files are held out and reported instead of refusing the commit.
         gitpython costs ~150 ms to import, so it is imported only when there is something to commit."""
         if vault.scope is not Scope.GLOBAL or not (vault.root / ".git").exists():
-            return
-        from aimate_memory.git.repo import GitCommitter
+            return None
+        from aimate_memory.git.committer import GitCommitter
 
-        GitCommitter(self.config)(vault, changeset)
+        return GitCommitter(self.config)(vault, changeset, automatic=automatic, hold=hold)
 
-    def _record(self, vault: Vault, changeset: ChangeSet) -> None:
-        if changeset:
-            for listener in self._listeners:
-                listener(vault, changeset)
+    def _record(
+        self, vault: Vault, changeset: ChangeSet, automatic: bool = False, hold: Iterable[PurePosixPath] = ()
+    ) -> CommitReport | None:
+        """Commit what an action changed, then tell the listeners. `automatic`: maintenance, fix, dedupe
+        (nobody is there to answer a refused commit); `hold`: paths a person had changed before the action
+        wrote them, left out of the commit (`git/committer.py`)."""
+        if not changeset:
+            return None
+        report = self._auto_commit(vault, changeset, automatic=automatic, hold=hold)
+        for listener in self._listeners:
+            listener(vault, changeset)
+        return report
 
     def init(self) -> list[tuple[Vault, list[FileChange]]]:
         """Create the global vault, and the project vault when inside a project. Idempotent."""
@@ -151,13 +163,13 @@ class SystemBase:
     def _init_git(self) -> None:
         """The global vault is its own repository; a project vault lives in the project's repository
         and only gets the merge driver (the tool commits there only when asked)."""
-        from aimate_memory.git.repo import init_vault_repo, install_project_attributes
+        from aimate_memory.git.setup import init_vault_repo, install_project_attributes
 
         init_vault_repo(
             self.global_vault.root,
             author=self.config.get("git.author"),
             sensitive_keywords=self.config.get("privacy.sensitive_keywords"),
-        )
+        ).close()
         if self.project_vault is not None and _inside_git_repo(self.project_vault.root):
             install_project_attributes(self.project_vault.root)
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aimate_memory.clock import Clock
 from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
@@ -19,6 +19,9 @@ from aimate_memory.vault.model import Memory, new_id
 from aimate_memory.vault.resolve import check_reference, looks_like_path, pick_by_id, pick_by_title, resolve_path
 from aimate_memory.vault.store import ScanResult, Vault
 from aimate_memory.vault.validate import check_writable_text
+
+if TYPE_CHECKING:
+    from aimate_memory.git.committer import HeldPath
 
 
 @dataclass
@@ -34,6 +37,27 @@ class Problem:
     @property
     def location(self) -> str:
         return f"{printable_path(self.path)}:{self.line}" if self.line else printable_path(self.path)
+
+
+SECRET_HINT = "remove it; or, after a person checked, `aimate mem review --accept PATH --allow-secret`"
+
+
+@dataclass
+class FixReport:
+    """What `fix` wrote (or, dry, would write), and the files it left out of its commit."""
+
+    dry_run: bool
+    changes: list[tuple[Vault, FileChange]] = field(default_factory=list)
+    held: list[HeldPath] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dry_run": self.dry_run,
+            "changes": [{"scope": vault.scope.value, **change.to_dict()} for vault, change in self.changes],
+            "held": [held.to_dict() for held in self.held],
+            "warnings": self.warnings,
+        }
 
 
 class MemoryActions(SearchActions):
@@ -209,25 +233,36 @@ class MemoryActions(SearchActions):
         self._record(vault, ChangeSet(f'memory: archive "{memory.title}"', [change]))
         return archived
 
-    def fix(self, dry_run: bool = False) -> list[tuple[Vault, FileChange]]:
+    def fix(self, dry_run: bool = False) -> FixReport:
         """Write what hand-made files lack: a real id, layer/category/scope, timestamps, content hash.
-        A later file sharing an id with another gets a new id. Broken files are left alone."""
-        fixes: list[tuple[Vault, FileChange]] = []
+        A later file sharing an id with another gets a new id. Broken files are left alone.
+
+        The plan comes first; then each file is written, and the commit holds only what was clean before
+        (a file with a person's unreviewed edit is written but left for `review`; one holding a secret is
+        held out), so the tool never commits a person's unreviewed lines."""
+        from aimate_memory.git.committer import held_unreviewed, held_warnings, unreviewed_paths_for
+
+        report = FixReport(dry_run)
         for vault in self.vaults:
-            result = vault.scan()
-            duplicates = {id(dup) for _, dup in result.duplicates}
-            batch: list[FileChange] = []
-            for memory in [*result.memories, *(dup for _, dup in result.duplicates)]:
-                fields = _missing_fields(memory, reassign_id=id(memory) in duplicates, clock=self.clock)
-                if not fields:
-                    continue
-                if not dry_run:
-                    vault.update(memory, fields, touch=False)
-                batch.append(FileChange("update", memory.rel_path, "fix: wrote " + ", ".join(fields)))
-            fixes.extend((vault, change) for change in batch)
-            if not dry_run:
-                self._record(vault, ChangeSet(f"memory: fix {len(batch)} file(s)", batch))
-        return fixes
+            planned = _fix_plan(vault.scan(), self.clock)
+            unreviewed = {memory.rel_path for memory, _ in planned} & unreviewed_paths_for(vault, self.config)
+            batch = [FileChange("update", m.rel_path, "fix: wrote " + ", ".join(fields)) for m, fields in planned]
+            report.changes.extend((vault, change) for change in batch)
+            report.held.extend(held_unreviewed(unreviewed))
+            if dry_run or not planned:
+                continue
+            for memory, fields in planned:
+                vault.update(memory, fields, touch=False)
+            commit = self._record(
+                vault,
+                ChangeSet(f"memory: fix {len(batch) - len(unreviewed)} file(s)", batch),
+                automatic=True,
+                hold=unreviewed,
+            )
+            if commit is not None:
+                report.held.extend(h for h in commit.held if h.path not in unreviewed)
+        report.warnings = held_warnings(report.held)
+        return report
 
     def diagnose(self) -> list[Problem]:
         result = self.scan()
@@ -245,11 +280,25 @@ class MemoryActions(SearchActions):
         for memory in result.memories:
             for reason in memory.problems:
                 problems.append(Problem(self._abs(memory), None, reason, "run `aimate mem fix`", kind="Frontmatter"))
+        problems.extend(self._secret_problems(result))
         for index in self.indexes:
             if index.exists:
                 problems.extend(
                     Problem(index.db_path, None, reason, hint, kind) for kind, reason, hint in index.health()
                 )
+        return problems
+
+    def _secret_problems(self, result: ScanResult) -> list[Problem]:
+        """Files that look like they hold a secret (masked): automatic commits hold them out."""
+        from aimate_memory.git.secrets import scan_text
+
+        keywords = self.config.get("privacy.sensitive_keywords") or ()
+        problems = []
+        for memory in [*result.memories, *(dup for _, dup in result.duplicates)]:
+            text = memory.doc.original if memory.doc is not None and memory.doc.original is not None else memory.body
+            for finding in scan_text(text, keywords):
+                reason = f"looks like a secret ({finding.kind}: {finding.excerpt_masked}); kept out of commits"
+                problems.append(Problem(self._abs(memory), finding.line, reason, SECRET_HINT, kind="Secret"))
         return problems
 
     def _abs(self, memory: Memory) -> Path:
@@ -258,6 +307,17 @@ class MemoryActions(SearchActions):
 
 def _problem_from_error(error: MemoryFileError) -> Problem:
     return Problem(error.path, error.line, error.reason, error.hint, kind=error.kind)
+
+
+def _fix_plan(result: ScanResult, clock: Clock) -> list[tuple[Memory, dict[str, Any]]]:
+    """Each file that lacks something, with the fields to write (a duplicate id gets a new one)."""
+    duplicates = {id(dup) for _, dup in result.duplicates}
+    planned = []
+    for memory in [*result.memories, *(dup for _, dup in result.duplicates)]:
+        fields = _missing_fields(memory, reassign_id=id(memory) in duplicates, clock=clock)
+        if fields:
+            planned.append((memory, fields))
+    return planned
 
 
 def _missing_fields(memory: Memory, reassign_id: bool, clock: Clock) -> dict[str, Any]:

@@ -45,7 +45,7 @@ def pick_by_title(ref: str, candidates: Sequence[tuple[str, str, T]]) -> T | Non
     matches = [(memory_id, thing) for title, memory_id, thing in candidates if title.strip().casefold() == wanted]
     if len(matches) > 1:
         shown = ", ".join(memory_id[:8] for memory_id, _ in matches[:5])
-        raise InvalidInputError(f"{len(matches)} memories are titled '{ref}' ({shown})", "give one of these ids")
+        raise InvalidInputError(f"title '{ref}' matches {len(matches)} memories ({shown})", "give one of these ids")
     return matches[0][1] if matches else None
 
 

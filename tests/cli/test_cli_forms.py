@@ -66,7 +66,7 @@ def test_titles_work_where_a_ref_does(cli) -> None:
     cli("mem", "add", "Twin", "--body", "one")
     cli("mem", "add", "Twin", "--body", "two")
     ambiguous = cli("mem", "show", "Twin")
-    assert ambiguous.code == 1 and "2 memories are titled 'Twin'" in ambiguous.err
+    assert ambiguous.code == 1 and "title 'Twin' matches 2 memories" in ambiguous.err
     assert cli("mem", "rm", "Log me").code == 0
 
 
@@ -100,7 +100,7 @@ def test_list_dates_limit_and_json_everywhere(cli) -> None:
     assert cli("mem", "list", "--since", "someday").code == 1
     assert cli("mem", "config", "get", "short_term.default_ttl_days", "--json").json() == 14
     assert cli("mem", "config", "get", "short_term.default_ttl_days", "--as-json").json() == 14
-    assert cli("mem", "fix", "--dry-run", "--json").json() == []
+    assert cli("mem", "fix", "--dry-run", "--json").json()["changes"] == []
     dash = cli("mem", "search", "-foo")
     assert dash.code == 2 and "use -- before a query" in dash.err
     assert cli("mem", "search", "--json", "--", "-foo bar").code == 0

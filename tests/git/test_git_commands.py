@@ -1,4 +1,5 @@
-"""The git commands through a Typer app, as the CLI will register them."""
+"""The git actions through the facade and the real CLI: review, commit, diff, log, sync; `--project`,
+titles as refs, `--json`."""
 
 from __future__ import annotations
 
@@ -7,12 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-import typer
-from typer.testing import CliRunner
+from git_helpers import pending_at
 
 from aimate_memory.errors import AimateError
-from aimate_memory.git import GitCommitter, init_vault_repo, pending_changes
-from aimate_memory.git.commands import register, review_cmd
 from aimate_memory.vault.layout import Layer, Scope
 
 TITLE = "选用 Redis 做会话缓存"
@@ -26,80 +24,126 @@ def system(tmp_path: Path, new_system, run_git):
     (project / "main.go").write_text("package main\n", encoding="utf-8")
     system = new_system(tmp_path / "home", project)
     system.init()
-    init_vault_repo(system.global_vault.root)
-    system.on_change(GitCommitter(lambda: system.config))
     return system
 
 
 @pytest.fixture
-def invoke(system):
-    app = typer.Typer()
-    register(app, lambda ctx: system)
-
-    @app.callback()
-    def _root() -> None:
-        pass
-
-    runner = CliRunner()
-
-    def run(*args: str, input: str | None = None):
-        result = runner.invoke(app, list(args), input=input)
-        if result.exception and not isinstance(result.exception, SystemExit):
-            raise result.exception
-        return result
-
-    return run
+def project(tmp_path: Path, cli, run_git) -> Path:
+    """A git project with both vaults initialized through the CLI."""
+    path = tmp_path / "work" / "proj"
+    path.mkdir(parents=True)
+    run_git(path, "init", "-q", "-b", "main")
+    (path / "main.go").write_text("package main\n", encoding="utf-8")
+    assert cli("mem", "init", cwd=path).code == 0
+    return path
 
 
-def test_review_json_accept_and_log(system, invoke, run_git) -> None:
+def test_review_accept_diff_and_log(system) -> None:
     memory = system.add(TITLE, "正文。", layer=Layer.LONG_TERM, category="decision", scope=Scope.GLOBAL)
     path = system.global_vault.abs_path(memory.rel_path)
     path.write_text(path.read_text(encoding="utf-8").replace("正文。", "手改。"), encoding="utf-8")
-    listed = [c for c in json.loads(invoke("review", "--json").stdout) if c["scope"] == "global"]
+    listed = [item.to_dict() for item in system.pending_changes(Scope.GLOBAL)]
     assert [(c["scope"], c["status"], c["path"], c["title"]) for c in listed] == [
         ("global", "modified", str(memory.rel_path), TITLE)
     ]
     assert "+手改。" in listed[0]["diff"]
-    assert "+手改。" in invoke("diff", memory.id).stdout
-    assert "+手改。" in invoke("diff").stdout
-    out = invoke("review", "--accept", str(memory.rel_path)).stdout
-    assert out.startswith("accepted [global]")
-    log = json.loads(invoke("log", memory.id, "--json").stdout)
+    assert "+手改。" in system.diff(memory.id)
+    assert "+手改。" in system.diff(TITLE)
+    (outcome,) = system.accept([str(memory.rel_path)])
+    assert (outcome.scope, outcome.action) == ("global", "accept") and outcome.commit
+    log = [item.to_dict() for item in system.log(memory.id)]
     assert [entry["action"] for entry in log] == ["update", "add"]
     assert log[0]["subject"] == f'memory: accept edit "{TITLE}" (long_term/decisions)'
-    assert "memory: accept edit" in invoke("log").stdout
+    assert [item.to_dict() for item in system.log(TITLE)] == log
 
 
-def test_commit_project_vault_only_vault_paths(system, invoke, run_git) -> None:
+def test_commit_inside_a_project_commits_the_project_vault_only(system, run_git) -> None:
     project = system.roots.project_dir
     system.add("项目决定", "用 Go 写。", scope=Scope.PROJECT)
     run_git(project, "add", "main.go")
-    result = invoke("commit", "-m", "memory: 项目记忆", "--project")
-    assert result.exit_code == 0, result.stdout
+    result = system.commit("memory: 项目记忆")
+    assert result.scope == "project" and result.commit
     files = run_git(project, "show", "--name-only", "--format=", "HEAD").split()
     assert files and all(f.startswith(".aimate/memory/") for f in files)
     assert run_git(project, "diff", "--cached", "--name-only").split() == ["main.go"]
-    assert invoke("commit", "-m", "again", "--project").stdout.startswith("nothing to commit")
+    assert system.commit("again", scope=Scope.PROJECT).commit is None
 
 
-def test_interactive_review(system, monkeypatch, run_git) -> None:
+def test_interactive_review(system, monkeypatch) -> None:
+    from aimate_memory.cli import git_commands
+
     root = system.global_vault.root
     (root / "short_term" / "notes" / "a.md").write_text("# 笔记 A\n", encoding="utf-8")
     (root / "short_term" / "notes" / "b.md").write_text("# 笔记 B\n", encoding="utf-8")
+    items = system.pending_changes()
     # the project vault's uncommitted .gitattributes and README come first (project first): skip them
     monkeypatch.setattr("sys.stdin", io.StringIO("s\ns\na\nr\n"))
-    done = review_cmd(system, interactive=True)
-    assert [(d["path"], d["action"]) for d in done] == [
-        ("short_term/notes/a.md", "accept"),
-        ("short_term/notes/b.md", "reject"),
-    ]
-    assert pending_changes(root) == []
-    assert [c.path.as_posix() for c in pending_changes(system.project_vault.root)] == [".gitattributes", "README.md"]
+    git_commands._interactive(system, items, allow_secret=False)
+    assert pending_at(root) == []
+    assert [c.path.as_posix() for c in pending_at(system.project_vault.root)] == [".gitattributes", "README.md"]
     assert (root.parent / "state" / "rejected").is_dir()
+    assert "笔记 A" in (root / "short_term" / "notes" / "a.md").read_text(encoding="utf-8")
+    assert not (root / "short_term" / "notes" / "b.md").exists()
 
 
-def test_errors_are_aimate_errors(system, invoke) -> None:
+def test_errors_are_aimate_errors(system) -> None:
     with pytest.raises(AimateError, match="no uncommitted memory change"):
-        invoke("review", "--reject", "nope.md")
+        system.reject(["nope.md"])
     with pytest.raises(AimateError, match="no git remote"):
-        invoke("sync")
+        system.sync_remote()
+
+
+# -- the real CLI -----------------------------------------------------------------------------------
+
+
+def test_cli_project_option_is_honoured(cli, project: Path, workdir: Path, run_git) -> None:
+    added = cli("mem", "--project", str(project), "add", "Project rule", "--body", "Use Go 1.22.", "--json")
+    assert added.code == 0, added.err
+    memory = added.json()
+    review = cli("mem", "--project", str(project), "review", "--json")
+    assert any(c["scope"] == "project" and c["id"] == memory["id"] for c in review.json())
+    diff = cli("mem", "--project", str(project), "diff", "--json")
+    assert any("Use Go 1.22." in c["diff"] for c in diff.json() if c["scope"] == "project")
+    committed = cli("mem", "--project", str(project), "commit", "-m", "memory: project rule", "--json")
+    assert committed.code == 0, committed.err
+    assert committed.json()["scope"] == "project" and committed.json()["commit"]
+    assert "Use Go 1.22." in run_git(project, "show", "HEAD")
+    assert "main.go" in run_git(project, "status", "--porcelain")  # the user's code stays untouched
+    log = cli("mem", "--project", str(project), "log", "Project rule", "--json")
+    assert [(e["scope"], e["action"]) for e in log.json()] == [("project", "add")]
+    # inside the project, the same without --project; `commit --project` is an alias
+    assert cli("mem", "commit", "-m", "again", "--project", cwd=project).out.startswith(
+        "nothing to commit in the project"
+    )
+    # outside a project, asking for the project vault says so
+    outside = cli("mem", "commit", "-m", "x", "--project", cwd=workdir)
+    assert outside.code == 1 and "not inside a project" in outside.err and "hint" in outside.err
+
+
+def test_cli_log_by_title_in_chinese_and_english(cli) -> None:
+    assert cli("mem", "init").code == 0
+    for title in ("Log me", "记录这个决定"):
+        memory = cli("mem", "add", title, "--body", f"{title} body", "--json").json()
+        log = cli("mem", "log", title, "--json")
+        assert log.code == 0, log.err
+        assert [entry["action"] for entry in log.json()] == ["add"]
+        assert memory["id"][:8] in cli("mem", "show", title).out or title in cli("mem", "show", title).out
+
+
+def test_cli_ambiguous_title_lists_the_candidates(cli) -> None:
+    assert cli("mem", "init").code == 0
+    ids = [cli("mem", "add", "同名 Same", "--body", body, "--json").json()["id"] for body in ("一", "two")]
+    result = cli("mem", "log", "同名 Same")
+    assert result.code == 1
+    assert "matches 2 memories" in result.err and all(memory_id[:8] in result.err for memory_id in ids)
+
+
+def test_cli_commit_and_diff_json(cli, home: Path) -> None:
+    assert cli("mem", "init").code == 0
+    note = home / "memory" / "short_term" / "notes" / "hand.md"
+    note.write_text("# Hand note 手写\n\nline one\n", encoding="utf-8")
+    diff = cli("mem", "diff", "--json").json()
+    assert [(c["scope"], c["status"], c["path"]) for c in diff] == [("global", "added", "short_term/notes/hand.md")]
+    committed = cli("mem", "commit", "-m", "memory: hand note", "--json").json()
+    assert committed["scope"] == "global" and committed["commit"] and committed["changes"]
+    assert json.loads(cli("mem", "review", "--json").out) == []

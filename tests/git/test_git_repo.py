@@ -6,20 +6,12 @@ import re
 from pathlib import Path, PurePosixPath
 
 import pytest
+from git_helpers import pending_at, with_repo
 
 from aimate_memory.errors import InvalidInputError
-from aimate_memory.git import (
-    GitCommitter,
-    SecretFoundError,
-    VaultRepo,
-    accept,
-    commit_changeset,
-    commit_paths,
-    init_vault_repo,
-    log_memory,
-    pending_changes,
-    reject,
-)
+from aimate_memory.git import SecretFoundError, VaultRepo, init_vault_repo
+from aimate_memory.git.history import log_memory
+from aimate_memory.git.review import accept, reject
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.layout import Layer, Scope
 
@@ -32,7 +24,6 @@ def system(tmp_path: Path, new_system):
     system = new_system(tmp_path / "home")
     system.init()
     init_vault_repo(system.global_vault.root)
-    system.on_change(GitCommitter(lambda: system.config))
     return system
 
 
@@ -70,7 +61,7 @@ def test_tool_actions_are_one_commit_each_with_reasons(system, run_git) -> None:
     show = run_git(root, "show", "--name-status", "--format=%b", "HEAD")
     assert f"move {memory.rel_path} → {archived.rel_path}: removed by the user" in show
     assert re.search(rf"^R\d{{3}}\t{re.escape(str(memory.rel_path))}\t{re.escape(str(archived.rel_path))}$", show, re.M)
-    history = log_memory(root, memory.id)
+    history = with_repo(root, log_memory, memory.id)
     assert [(e.action, e.subject) for e in history] == [
         ("move", f'memory: archive "{TITLE}"'),
         ("update", f'memory: update "{TITLE}"'),
@@ -92,14 +83,14 @@ def test_changeset_with_moves_is_one_commit_and_log_follows(system, run_git) -> 
     change_b = FileChange("move", moved_b.rel_path, "promoted: access_count 5 ≥ 5", old_path=b.rel_path)
     changeset = ChangeSet("maintenance: expired 1, promoted 1", [change_a, change_b])
     before = len(subjects(run_git, root))
-    sha = commit_changeset(root, changeset)
+    sha = with_repo(root, VaultRepo.commit_changeset, changeset)
     assert sha and len(subjects(run_git, root)) == before + 1
     message = run_git(root, "log", "-1", "--format=%B")
     assert message.startswith("maintenance: expired 1, promoted 1\n\n")
     assert f"- move {a.rel_path} → {moved_a.rel_path}: expired: TTL 14 days passed" in message
     assert f"- move {b.rel_path} → {moved_b.rel_path}: promoted: access_count 5 ≥ 5" in message
     assert run_git(root, "status", "--porcelain") == ""
-    history = log_memory(root, b.id)
+    history = with_repo(root, log_memory, b.id)
     assert [e.action for e in history] == ["move", "add"]
     assert history[0].path == moved_b.rel_path and history[0].old_path == b.rel_path
 
@@ -113,10 +104,10 @@ def test_log_follows_a_hand_move_with_heavy_edit(system, run_git) -> None:
     text = old.read_text(encoding="utf-8").replace("短", "完全重写的正文。\n" * 20)
     new.write_text(text, encoding="utf-8")
     old.unlink()
-    (change,) = pending_changes(root)
+    (change,) = pending_at(root)
     assert change.status == "renamed" and change.old_path == memory.rel_path and change.path == new_rel
-    accept(root, new_rel)
-    history = log_memory(root, memory.id)
+    with_repo(root, accept, new_rel)
+    history = with_repo(root, log_memory, memory.id)
     assert history[0].action == "move" and history[0].path == new_rel
 
 
@@ -128,12 +119,11 @@ def test_auto_commit_off_and_project_vaults_never_auto_commit(tmp_path: Path, ne
     system = new_system(home, project, auto_commit=False)
     system.init()
     init_vault_repo(system.global_vault.root)
-    system.on_change(GitCommitter(system.config))
     system.add("global note", scope=Scope.GLOBAL)
     system.add("项目决定", scope=Scope.PROJECT)
     assert len(subjects(run_git, system.global_vault.root)) == 1
     assert run_git(project, "log", "--oneline", check=False) == ""
-    assert len(pending_changes(system.global_vault.root)) == 1
+    assert len(pending_at(system.global_vault.root)) == 1
 
 
 def test_project_commit_leaves_the_users_other_files_alone(tmp_path: Path, new_system, run_git) -> None:
@@ -146,7 +136,6 @@ def test_project_commit_leaves_the_users_other_files_alone(tmp_path: Path, new_s
     run_git(project, "commit", "-q", "-m", "code")
     system = new_system(tmp_path / "home", project)
     system.init()
-    system.on_change(GitCommitter(system.config))
     memory = system.add(TITLE, "项目里的决定。", scope=Scope.PROJECT, layer=Layer.LONG_TERM, category="decision")
     # the user's work in progress: staged, partially staged, unstaged, untracked
     (project / "app.py").write_text("print('v2 staged')\n", encoding="utf-8")
@@ -162,7 +151,9 @@ def test_project_commit_leaves_the_users_other_files_alone(tmp_path: Path, new_s
     assert run_git(project, "log", "--oneline").count("\n") == 1  # not auto-committed
 
     vault = system.project_vault.root
-    sha = commit_paths(vault, [memory.rel_path, PurePosixPath("README.md")], "memory: project decisions")
+    sha = with_repo(
+        vault, VaultRepo.commit_paths, [memory.rel_path, PurePosixPath("README.md")], "memory: project decisions"
+    )
     assert sha
     committed = run_git(project, "show", "--name-only", "--format=", "HEAD").split()
     assert sorted(committed) == sorted([f".aimate/memory/{memory.rel_path}", ".aimate/memory/README.md"])
@@ -191,7 +182,7 @@ def test_review_accept_reject(system, run_git, tmp_path: Path) -> None:
     prefs = root / "core" / "preferences.md"
     prefs.unlink()
 
-    changes = {c.path: c for c in pending_changes(root)}
+    changes = {c.path: c for c in pending_at(root)}
     assert {(p, c.status) for p, c in changes.items()} == {
         (memory.rel_path, "modified"),
         (new_rel, "added"),
@@ -200,16 +191,16 @@ def test_review_accept_reject(system, run_git, tmp_path: Path) -> None:
     assert "-原文。" in changes[memory.rel_path].diff and "+手改过的正文。" in changes[memory.rel_path].diff
     assert changes[memory.rel_path].title == TITLE
 
-    sha = accept(root, memory.rel_path)
+    sha = with_repo(root, accept, memory.rel_path)
     assert sha and subjects(run_git, root)[0] == f'memory: accept edit "{TITLE}" (long_term/decisions)'
-    (result,) = reject(root, new_rel)
+    (result,) = with_repo(root, reject, new_rel)
     assert result.action == "moved" and result.moved_to is not None
     assert result.moved_to.read_text(encoding="utf-8").startswith("# 手写笔记")
     assert result.moved_to.is_relative_to(root.parent / "state" / "rejected")
     assert not (root / new_rel.as_posix()).exists()
-    reject(root, "core/preferences.md")
+    with_repo(root, reject, "core/preferences.md")
     assert prefs.exists()
-    assert pending_changes(root) == []
+    assert pending_at(root) == []
 
 
 def test_aws_key_never_reaches_history(system, run_git) -> None:
@@ -221,19 +212,19 @@ def test_aws_key_never_reaches_history(system, run_git) -> None:
     assert sorted(root.rglob("*.md")) == before
     # a person saves the key in a file by hand: no commit lets it in
     (root / "long_term/knowledge/deploy.md").write_text(f"# 部署凭据\n\n用这个 key：{AWS_ID}\n", encoding="utf-8")
-    pending = pending_changes(root)
+    pending = pending_at(root)
     assert len(pending) == 1
     with pytest.raises(SecretFoundError) as caught:
-        accept(root, pending[0].path)
+        with_repo(root, accept, pending[0].path)
     (finding,) = caught.value.findings
     assert f"{finding.path}:{finding.line}: AWS access key id" in caught.value.message
     assert AWS_ID not in caught.value.message
     with pytest.raises(SecretFoundError):
-        commit_paths(root, [pending[0].path], "memory: try again")
+        with_repo(root, VaultRepo.commit_paths, [pending[0].path], "memory: try again")
     assert AWS_ID not in run_git(root, "log", "-p", "--all")
     assert run_git(root, "diff", "--cached") == ""  # nothing left staged in the real index
     # a person checked it: allowed explicitly
-    assert accept(root, pending[0].path, allow_secret=True)
+    assert with_repo(root, accept, pending[0].path, allow_secret=True)
     assert AWS_ID in run_git(root, "log", "-p", "--all")
 
 
@@ -242,7 +233,6 @@ def test_sensitive_keywords_block_commits(tmp_path: Path, new_system, run_git) -
     system.config._values["privacy"]["sensitive_keywords"] = ["青龙计划"]
     system.init()
     init_vault_repo(system.global_vault.root)
-    system.on_change(GitCommitter(system.config))
     with pytest.raises(InvalidInputError, match="sensitive keyword"):  # refused before it is written
         system.add("内部项目", "关于青龙计划的安排")
     assert "青龙计划" not in run_git(system.global_vault.root, "log", "-p", "--all")
@@ -252,7 +242,6 @@ def test_author_from_config(tmp_path: Path, new_system, run_git) -> None:
     system = new_system(tmp_path / "home", author="记忆助手 <memory@example.org>")
     system.init()
     init_vault_repo(system.global_vault.root, author="记忆助手 <memory@example.org>")
-    system.on_change(GitCommitter(system.config))
     system.add("note")
     assert run_git(system.global_vault.root, "log", "-1", "--format=%an <%ae>").strip() == (
         "记忆助手 <memory@example.org>"
@@ -283,7 +272,11 @@ def test_concurrent_writers_lose_no_commit(system, run_git) -> None:
             for i in range(4):
                 rel = PurePosixPath(f"short_term/notes/{name}-{i}.md")
                 (root / rel.as_posix()).write_text(f"# {name} {i}\n", encoding="utf-8")
-                commit_changeset(root, ChangeSet(f"memory: add {name} {i}", [FileChange("add", rel, "test")]))
+                with_repo(
+                    root,
+                    VaultRepo.commit_changeset,
+                    ChangeSet(f"memory: add {name} {i}", [FileChange("add", rel, "test")]),
+                )
         except BaseException as error:  # pragma: no cover - reported below
             errors.append(error)
 

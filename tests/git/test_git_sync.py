@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from git_helpers import pending_at
 
-from aimate_memory.git import GitCommitter, init_vault_repo, pending_changes, sync
-from aimate_memory.git.commands import log_cmd, review_cmd, sync_cmd
+from aimate_memory.git import init_vault_repo
+from aimate_memory.git.sync import sync
 from aimate_memory.vault.codec import parse_document
 from aimate_memory.vault.layout import Layer
 
@@ -28,12 +29,10 @@ def machines(tmp_path: Path, new_system, remote: str):
     a = new_system(tmp_path / "home-a", remote=remote)
     a.init()
     init_vault_repo(a.global_vault.root)
-    a.on_change(GitCommitter(lambda: a.config))
     assert "pushed" in sync(a.global_vault.root, remote).actions
     b = new_system(tmp_path / "home-b", remote=remote)
     result = sync(b.global_vault.root, remote)
     assert result.actions == ["cloned"]
-    b.on_change(GitCommitter(lambda: b.config))
     return a, b
 
 
@@ -78,10 +77,10 @@ def test_concurrent_tag_edits_merge_by_rule(machines, run_git) -> None:
     b_commits = set(run_git(b.global_vault.root, "rev-list", "HEAD").split())
     assert a_commits <= b_commits  # nothing lost
     assert run_git(b.global_vault.root, "log", "-1", "--format=%s").startswith("sync: merge origin/main into main")
-    assert pending_changes(a.global_vault.root) == [] and pending_changes(b.global_vault.root) == []
+    assert pending_at(a.global_vault.root) == [] and pending_at(b.global_vault.root) == []
 
 
-def test_body_conflict_is_marked_listed_and_held_out(machines, run_git, capsys) -> None:
+def test_body_conflict_is_marked_listed_and_held_out(machines, run_git) -> None:
     a, b = machines
     remote = a.config.get("git.remote")
     memory = a.add(TITLE, BODY, layer=Layer.LONG_TERM, category="decision")
@@ -92,8 +91,8 @@ def test_body_conflict_is_marked_listed_and_held_out(machines, run_git, capsys) 
     # both machines rewrite the same line by hand and commit it
     path_a.write_text(path_a.read_text(encoding="utf-8").replace("Latency is low.", "延迟 1 ms。"), encoding="utf-8")
     path_b.write_text(path_b.read_text(encoding="utf-8").replace("Latency is low.", "延迟 5 ms。"), encoding="utf-8")
-    review_cmd(a, accept_all=True)
-    review_cmd(b, accept_all=True)
+    a.accept_all()
+    b.accept_all()
     sync(a.global_vault.root, remote)
     result = sync(b.global_vault.root, remote)
     assert result.conflicts == [memory.rel_path]
@@ -105,16 +104,14 @@ def test_body_conflict_is_marked_listed_and_held_out(machines, run_git, capsys) 
     problems = [p for p in b.diagnose() if p.kind == "ConflictMarkersError"]
     assert [p.path for p in problems] == [path_b]
     assert memory.id not in {m.id for m in b.scan().memories}
-    (change,) = pending_changes(b.global_vault.root)
+    (change,) = pending_at(b.global_vault.root)
     assert change.status == "conflict" and change.path == memory.rel_path
-    capsys.readouterr()
-    review_cmd(b, json_out=True)
-    assert '"status": "conflict"' in capsys.readouterr().out
+    assert [item.to_dict()["status"] for item in b.pending_changes()] == ["conflict"]
     # a person resolves it; accept commits the resolution, the other machine receives it
     resolved = text.split("<<<<<<< ours\n")[0] + "延迟 1–5 ms。\n"
     path_b.write_text(resolved, encoding="utf-8")
     parse_document(resolved, path_b)
-    review_cmd(b, accept=[str(memory.rel_path)])
+    b.accept([str(memory.rel_path)])
     sync(b.global_vault.root, remote)
     sync(a.global_vault.root, remote)
     assert path_a.read_text(encoding="utf-8") == resolved
@@ -135,8 +132,8 @@ def test_archive_on_one_machine_edit_on_the_other(machines, run_git) -> None:
     assert merged.rel_path == archived.rel_path and merged.tags == ["cache", "redis"]
     assert merged.status == "archived"
     assert not b.global_vault.abs_path(memory.rel_path).exists()
-    history = log_cmd(b, memory.id, json_out=True)
-    assert {"add", "update", "move"} <= {entry.action for entry in history}
+    history = b.log(memory.id)
+    assert {"add", "update", "move"} <= {item.entry.action for item in history}
 
 
 def test_machine_that_initialized_first_merges_unrelated_history(tmp_path, new_system, machines, run_git) -> None:
@@ -145,7 +142,7 @@ def test_machine_that_initialized_first_merges_unrelated_history(tmp_path, new_s
     c = new_system(tmp_path / "home-c", remote=remote)
     c.init()  # its own starter files with their own ids
     init_vault_repo(c.global_vault.root)
-    result = sync_cmd(c)
+    result = c.sync_remote()
     assert "merged" in result.actions and result.conflicts == []
     prefs = c.global_vault.abs_path(Path("core/preferences.md"))  # type: ignore[arg-type]
     assert "<<<<<<<" not in prefs.read_text(encoding="utf-8")
@@ -159,5 +156,5 @@ def test_sync_without_remote_is_a_clear_error(tmp_path, new_system) -> None:
 
     system = new_system(tmp_path / "home")
     with pytest.raises(AimateError) as caught:
-        sync_cmd(system)
+        system.sync_remote()
     assert "git.remote" in (caught.value.hint or "")

@@ -72,3 +72,15 @@ def test_contains_sensitive() -> None:
     assert not contains_sensitive("选用 Redis 做会话缓存", ["password", "secret"])
     assert not contains_sensitive(f"key {AWS_ID}", [])
     assert contains_sensitive(f"key {AWS_ID}", [], include_secrets=True)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["password = hunter2hunter2", "db_password: 'hunter2hunter2'", "密码：hunter2hunter2", "api_key=hunter2hunter2"],
+)
+def test_password_values_reveal_no_character(line: str) -> None:
+    from aimate_memory.git.secrets import mask_text
+
+    (finding,) = scan_text(line)
+    assert "hunt" not in finding.excerpt_masked and "****" in finding.excerpt_masked
+    assert "hunt" not in mask_text(f"+{line}\n context") and mask_text("no secret here") == "no secret here"

@@ -34,6 +34,7 @@ def test_find_and_merge_near_duplicates(system: MemorySystem) -> None:
     vault = system.global_vault
     vault.update(vault.load(dup.rel_path), {"access_count": 3}, touch=False)
     vault.update(vault.load(keep.rel_path), {"access_count": 2}, touch=False)
+    system.commit("test: counters written by hand")  # uncommitted, they would be unreviewed edits: left alone
     en1 = system.add("Order service database", EN, layer=Layer.LONG_TERM, category="decision")
     en2 = system.add("Order service database", EN + " Decided in March.", layer=Layer.LONG_TERM, category="decision")
     other_layer = system.add("选用 Redis 做会话缓存", ZH, layer=Layer.SHORT_TERM, category="note")
@@ -79,6 +80,8 @@ def test_maintain_and_dedupe_cli(cli, home: Path) -> None:
     )
     (vault / "long_term/knowledge/a.md").write_text(f"# 会话缓存\n\n{ZH}\n", encoding="utf-8")
     (vault / "long_term/knowledge/b.md").write_text(f"# 会话缓存\n\n{ZH}\n\n", encoding="utf-8")
+    # reviewed by the person: uncommitted hand-made files would be left alone (tests/lifecycle/test_hand_edits.py)
+    assert cli("mem", "commit", "-m", "memory: hand-made notes").code == 0
     before = {p: p.read_bytes() for p in vault.rglob("*.md")}
     dry = cli("mem", "maintain", "--dry-run", "--json")
     assert dry.code == 0, dry.err

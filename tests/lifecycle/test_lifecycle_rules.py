@@ -60,6 +60,7 @@ def test_short_term_expires_into_archive_after_its_ttl(system: MemorySystem) -> 
 def test_hand_made_short_term_file_without_expiry_uses_created_at_plus_ttl(system: MemorySystem) -> None:
     path = system.global_vault.root / "short_term/notes/手写.md"
     path.write_text("---\ncreated_at: 2025-12-01T10:00:00+08:00\n---\n# 手写的临时笔记\n", encoding="utf-8")
+    system.commit("memory: a hand-made note")  # reviewed: an uncommitted one would be left alone
     [run] = run_maintenance(system)
     [action] = run.actions
     assert action.kind == Kind.EXPIRE and "2025-12-15" in action.reason

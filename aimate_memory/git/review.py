@@ -1,0 +1,280 @@
+"""The review gate (DESIGN §8): what changed in a vault since its last commit — hand edits, hand moves,
+captures waiting for a person, files left with conflict markers — and accepting (commit) or rejecting
+(restore) each change. Functions over a `VaultRepo`; nothing here commits on its own initiative."""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from aimate_memory.errors import InvalidInputError, MemoryFileError, NotFoundError
+from aimate_memory.git.repo import VaultRepo
+from aimate_memory.git.secrets import Finding, mask_text, scan_text
+from aimate_memory.vault.codec import parse_document
+
+_CONFLICT_LINE = "^(<<<<<<<|>>>>>>>)( |$)"
+_GIT_STATUS = {"M": "modified", "A": "added", "D": "deleted", "T": "modified"}
+_ACCEPT_WORD = {"modified": "edit", "added": "new", "deleted": "deletion of", "renamed": "move of"}
+
+
+@dataclass
+class PendingChange:
+    """One uncommitted memory change, vault-relative. status: modified | added | deleted | renamed |
+    conflict (the file holds conflict markers, committed by a sync or left by a merge). `secrets`: what
+    the change adds that looks like a secret (masked); such a change is never committed automatically."""
+
+    path: PurePosixPath
+    status: str
+    old_path: PurePosixPath | None = None
+    diff: str = ""
+    title: str | None = None
+    memory_id: str | None = None
+    staged: bool = False
+    secrets: list[Finding] = field(default_factory=list)
+
+    @property
+    def paths(self) -> list[PurePosixPath]:
+        return [self.path] if self.old_path is None else [self.path, self.old_path]
+
+    def describe(self) -> str:
+        if self.old_path is not None:
+            return f"{self.status} {self.old_path} → {self.path}"
+        return f"{self.status} {self.path}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path.as_posix(),
+            "status": self.status,
+            "old_path": self.old_path.as_posix() if self.old_path else None,
+            "title": self.title,
+            "id": self.memory_id,
+            "diff": self.diff,
+            "secrets": [{"line": f.line, "kind": f.kind, "excerpt": f.excerpt_masked} for f in self.secrets],
+        }
+
+
+@dataclass
+class RejectResult:
+    path: PurePosixPath
+    action: str  # restored | moved | deleted-copy
+    moved_to: Path | None = None
+
+    def describe(self) -> str:
+        if self.moved_to is not None:
+            return f"{self.path}: moved out of the vault to {self.moved_to}"
+        if self.action == "deleted-copy":
+            return f"{self.path}: removed (an identical copy is in the last commit)"
+        return f"{self.path}: restored from the last commit"
+
+
+# -- listing ----------------------------------------------------------------------------------------
+
+
+def pending_changes(
+    repo: VaultRepo, with_diff: bool = True, scan_secrets: bool = True, sensitive_keywords: Sequence[str] = ()
+) -> list[PendingChange]:
+    """Uncommitted changes under the vault (working tree vs HEAD, staged or not), hand moves paired
+    by the memory `id`, plus tracked files that still hold conflict markers."""
+    changes, staged = _changed_paths(repo)
+    tree = repo.head_tree()
+    for path, change in changes.items():
+        change.staged = path in staged
+        text = repo.worktree_text(path) if change.status != "deleted" else repo.blob_text(tree, path)
+        change.memory_id, change.title = _identity_of(text, path)
+    _pair_moves(repo, changes)
+
+    result: list[PendingChange] = []
+    for path, change in sorted(changes.items()):
+        vault_rel = repo.vault_path(path)
+        if vault_rel is None:
+            continue
+        if with_diff or scan_secrets:
+            old_repo = repo.repo_path(change.old_path) if change.old_path else path
+            old = "" if change.status == "added" else repo.blob_text(tree, old_repo) or ""
+            new = "" if change.status == "deleted" else repo.worktree_text(path) or ""
+            if scan_secrets:
+                change.secrets = added_secrets(old, new, sensitive_keywords)
+            if with_diff:
+                change.diff = _unified(old, new, old_repo, path, change.status)
+                if change.secrets:  # the review list goes to tools too: show where, never the value
+                    change.diff = mask_text(change.diff)
+        change.path = vault_rel
+        result.append(change)
+    return result
+
+
+def unreviewed_paths(repo: VaultRepo) -> set[PurePosixPath]:
+    """Vault paths a person changed and nobody committed yet (both ends of a hand move)."""
+    return {path for change in pending_changes(repo, with_diff=False, scan_secrets=False) for path in change.paths}
+
+
+def added_secrets(old: str, new: str, sensitive_keywords: Sequence[str] = ()) -> list[Finding]:
+    """Suspected secrets on the lines `new` has that `old` has not (line numbers of `new`)."""
+    before = set(old.splitlines())
+    findings: list[Finding] = []
+    for number, line in enumerate(new.splitlines(), start=1):
+        if line not in before:
+            findings.extend(Finding(number, f.kind, f.excerpt_masked) for f in scan_text(line, sensitive_keywords))
+    return findings
+
+
+def find_pending(repo: VaultRepo, path: PurePosixPath | str) -> PendingChange:
+    wanted = PurePosixPath(path)
+    for change in pending_changes(repo, with_diff=False, scan_secrets=False):
+        if wanted in (change.path, change.old_path):
+            return change
+    raise NotFoundError(f"no uncommitted change at {wanted}", "run `aimate mem review` to list them")
+
+
+def diff(repo: VaultRepo, path: PurePosixPath | str | None = None) -> str:
+    changes = pending_changes(repo, scan_secrets=False)
+    if path is not None:
+        wanted = PurePosixPath(path)
+        changes = [c for c in changes if wanted in (c.path, c.old_path)]
+    return "".join(change.diff for change in changes)
+
+
+def _changed_paths(repo: VaultRepo) -> tuple[dict[str, PendingChange], set[str]]:
+    """Repo path → change (working tree vs HEAD, untracked files, conflicts), and the staged paths."""
+    spec = repo.scope_spec
+    changes: dict[str, PendingChange] = {}
+    staged: set[str] = set()
+    if repo.head_commit():
+        out = repo.git("diff", "HEAD", "--name-status", "--no-renames", "-z", "--", spec, strip=False)[1]
+        tokens = out.split("\0")
+        for status, path in zip(tokens[0::2], tokens[1::2], strict=False):
+            kind = _GIT_STATUS.get(status[:1])
+            if kind:
+                changes[path] = PendingChange(PurePosixPath(path), kind)
+        staged_out = repo.git("diff", "--cached", "--name-only", "-z", "HEAD", "--", spec, strip=False)[1]
+        staged = {p for p in staged_out.split("\0") if p}
+    else:
+        out = repo.git("ls-files", "--cached", "-z", "--", spec, strip=False)[1]
+        for path in filter(None, out.split("\0")):
+            changes[path] = PendingChange(PurePosixPath(path), "added")
+    untracked = repo.git("ls-files", "--others", "--exclude-standard", "-z", "--", spec, strip=False)[1]
+    for path in filter(None, untracked.split("\0")):
+        changes[path] = PendingChange(PurePosixPath(path), "added")
+    for path in _conflicted_paths(repo, spec):
+        changes.setdefault(path, PendingChange(PurePosixPath(path), "conflict")).status = "conflict"
+    return changes, staged
+
+
+def _pair_moves(repo: VaultRepo, changes: dict[str, PendingChange]) -> None:
+    added = {c.memory_id: p for p, c in changes.items() if c.status == "added" and c.memory_id}
+    for path, change in list(changes.items()):
+        if change.status != "deleted" or not change.memory_id or change.memory_id not in added:
+            continue
+        new_path = added.pop(change.memory_id)
+        moved = changes[new_path]
+        moved.status = "renamed"
+        moved.old_path = repo.vault_path(path)
+        moved.staged = moved.staged or change.staged
+        del changes[path]
+
+
+def _conflicted_paths(repo: VaultRepo, spec: str) -> list[str]:
+    unmerged = repo.git("ls-files", "-u", "-z", "--", spec, strip=False)[1]
+    paths = {entry.split("\t", 1)[1] for entry in unmerged.split("\0") if "\t" in entry}
+    status, out, _ = repo.git("grep", "-l", "-z", "-E", _CONFLICT_LINE, "--", spec, check=False, strip=False)
+    if status == 0:
+        paths.update(p for p in out.split("\0") if p)
+    return sorted(paths)
+
+
+# -- accepting and rejecting ------------------------------------------------------------------------
+
+
+def accept(
+    repo: VaultRepo,
+    path: PurePosixPath | str,
+    *,
+    allow_secret: bool = False,
+    sensitive_keywords: Sequence[str] = (),
+) -> str | None:
+    """Commit one pending change (after the secret scan). Returns the commit sha."""
+    change = find_pending(repo, path)
+    if change.status == "conflict":
+        raise InvalidInputError(
+            f"{change.path} still holds conflict markers", "edit the file to resolve them, then accept it"
+        )
+    title = change.title or change.path.stem
+    subject = f'memory: accept {_ACCEPT_WORD[change.status]} "{title}" ({change.path.parent.as_posix()})'
+    body = f"- {change.describe()}: accepted in review"
+    return repo.commit_paths(
+        change.paths, subject, body, allow_secret=allow_secret, sensitive_keywords=sensitive_keywords
+    )
+
+
+def reject(repo: VaultRepo, path: PurePosixPath | str, now: datetime | None = None) -> list[RejectResult]:
+    """Undo one pending change. Tracked files are restored from HEAD; a new file is never deleted:
+    it is moved out of the vault to `<vault>/../state/rejected/<time>/<path>` (not committed, not
+    indexed, recoverable)."""
+    change = find_pending(repo, path)
+    repo.refuse_if_merging()
+    if change.status == "conflict":
+        raise InvalidInputError(
+            f"{change.path} holds conflict markers from a sync", "edit the file to resolve them, then accept it"
+        )
+    tree = repo.head_tree()
+    results: list[RejectResult] = []
+    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
+    if change.status in ("modified", "deleted"):
+        repo.git("restore", "--source=HEAD", "--staged", "--worktree", "--", repo.repo_path(change.path))
+        return [RejectResult(change.path, "restored")]
+    if change.status == "renamed" and change.old_path is not None:
+        old_repo = repo.repo_path(change.old_path)
+        old_text = repo.blob_text(tree, old_repo)
+        repo.git("restore", "--source=HEAD", "--staged", "--worktree", "--", old_repo)
+        results.append(RejectResult(change.old_path, "restored"))
+        if old_text is not None and repo.worktree_text(repo.repo_path(change.path)) == old_text:
+            _unstage(repo, change.path)
+            (repo.vault_root / change.path.as_posix()).unlink()
+            results.append(RejectResult(change.path, "deleted-copy"))
+            return results
+    # added, or a moved file whose content also changed: move it out, never delete it.
+    results.append(_move_out(repo, change.path, stamp))
+    return results
+
+
+def _unstage(repo: VaultRepo, rel: PurePosixPath) -> None:
+    repo.git("rm", "--cached", "-q", "--ignore-unmatch", "--", repo.repo_path(rel))
+
+
+def _move_out(repo: VaultRepo, rel: PurePosixPath, stamp: str) -> RejectResult:
+    _unstage(repo, rel)
+    target = repo.vault_root.parent / "state" / "rejected" / stamp / rel.as_posix()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(repo.vault_root / rel.as_posix()), target)
+    return RejectResult(rel, "moved", target)
+
+
+# -- helpers ----------------------------------------------------------------------------------------
+
+
+def _identity_of(text: str | None, repo_path: str) -> tuple[str | None, str | None]:
+    if not text or not repo_path.endswith(".md"):
+        return None, None
+    try:
+        doc = parse_document(text, Path(repo_path))
+    except MemoryFileError:
+        return None, None
+    memory_id = doc.get("id")
+    title = doc.get("title")
+    return (str(memory_id) if memory_id else None), (str(title) if title else None)
+
+
+def _unified(old: str, new: str, old_path: str, new_path: str, status: str) -> str:
+    a = "/dev/null" if status == "added" else f"a/{old_path}"
+    b = "/dev/null" if status == "deleted" else f"b/{new_path}"
+    old_lines = [line if line.endswith("\n") else line + "\n" for line in old.splitlines(keepends=True)]
+    new_lines = [line if line.endswith("\n") else line + "\n" for line in new.splitlines(keepends=True)]
+    lines = list(difflib.unified_diff(old_lines, new_lines, a, b))
+    if not lines:
+        return f"--- {a}\n+++ {b}\n" if old_path != new_path else ""
+    return "".join(lines)

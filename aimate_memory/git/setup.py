@@ -1,0 +1,93 @@
+"""First-time git setup of a vault: the global vault becomes its own repository, a project vault gets
+the merge driver and `.gitattributes` (the project owner decides what to commit)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import git
+
+from aimate_memory.git.repo import VaultRepo
+from aimate_memory.git.review import pending_changes
+
+DRIVER_NAME = "aimate-memory"
+DEFAULT_BRANCH = "main"
+GITATTRIBUTES_LINES = ("*.md text eol=lf", f"*.md merge={DRIVER_NAME}")
+GITIGNORE_LINES = (
+    "# AIMate: editor temp and swap files; the index and state live outside the vault",
+    ".DS_Store",
+    "Thumbs.db",
+    "*.swp",
+    "*.swo",
+    "*.swx",
+    "*~",
+    "*.tmp",
+    ".*.tmp",
+    "*.bak",
+    ".#*",
+    "#*#",
+    "index.db*",
+)
+
+
+def install_merge_driver(repo: VaultRepo) -> None:
+    """Register the frontmatter merge driver in this clone's `.git/config` (not shared by git)."""
+    with repo.repo.config_writer() as config:
+        config.set_value(f'merge "{DRIVER_NAME}"', "name", "AIMate memory frontmatter merge")
+        config.set_value(f'merge "{DRIVER_NAME}"', "driver", merge_driver_command())
+        config.set_value("core", "quotepath", "false")
+
+
+def merge_driver_command() -> str:
+    python = sys.executable
+    quoted = f'"{python}"' if any(ch.isspace() for ch in python) else python
+    return f"{quoted} -m aimate_memory.git.merge %O %A %B %P"
+
+
+def _ensure_lines(path: Path, lines: Sequence[str]) -> bool:
+    """Append the lines a file lacks (a person's own lines are kept). Returns True when it changed."""
+    existing = path.read_text(encoding="utf-8") if path.exists() else ""
+    present = {line.strip() for line in existing.splitlines()}
+    missing = [line for line in lines if line.strip() not in present]
+    if not missing:
+        return False
+    prefix = existing if not existing or existing.endswith("\n") else existing + "\n"
+    path.write_text(prefix + "\n".join(missing) + "\n", encoding="utf-8")
+    return True
+
+
+def init_vault_repo(vault_root: Path, author: str | None = None, sensitive_keywords: Sequence[str] = ()) -> VaultRepo:
+    """Make the global vault its own git repository. Idempotent: writes `.gitattributes` and
+    `.gitignore` (adding only missing lines), registers the merge driver, commits what is there."""
+    vault_root = Path(vault_root)
+    vault_root.mkdir(parents=True, exist_ok=True)
+    if not (vault_root / ".git").exists():
+        git.Repo.init(vault_root, initial_branch=DEFAULT_BRANCH).close()
+    repo = VaultRepo(vault_root, author, own_repo=True)
+    install_merge_driver(repo)
+    _ensure_lines(vault_root / ".gitattributes", GITATTRIBUTES_LINES)
+    _ensure_lines(vault_root / ".gitignore", GITIGNORE_LINES)
+    if repo.head_commit() is None:
+        pending = pending_changes(repo, with_diff=False, scan_secrets=False)
+        paths = [change.path for change in pending]
+        body = "\n".join(f"- add {path}" for path in paths[:50])
+        if len(paths) > 50:
+            body += f"\n- … and {len(paths) - 50} more"
+        repo.commit_paths(paths, "memory: initialize the vault repository", body, sensitive_keywords=sensitive_keywords)
+    else:
+        repo.commit_paths(
+            [".gitattributes", ".gitignore"],
+            "memory: configure git for the vault",
+            "- update .gitattributes, .gitignore: line endings, merge driver, ignored temp files",
+        )
+    return repo
+
+
+def install_project_attributes(vault_root: Path) -> bool:
+    """For a project vault: write `<vault>/.gitattributes` (not committed: the project owner decides)
+    and register the merge driver in the project's clone. Returns True when the file changed."""
+    with VaultRepo(vault_root) as repo:
+        install_merge_driver(repo)
+    return _ensure_lines(Path(vault_root) / ".gitattributes", GITATTRIBUTES_LINES)

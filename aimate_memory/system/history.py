@@ -1,0 +1,299 @@
+"""Git actions (DESIGN §8): the review gate (list, accept, reject), committing hand edits, diffs, history
+of one memory or a vault, and cross-device sync. Every method returns data; the CLI prints it.
+
+The vaults in a git repository are the global vault when it is its own repository and the project vault
+when the project is one; gitpython (~100–150 ms to import) is imported only by these methods."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from aimate_memory.errors import AimateError, InvalidInputError, NotFoundError, OutsideVaultError
+from aimate_memory.system.base import SystemBase
+from aimate_memory.vault.layout import Scope
+from aimate_memory.vault.store import Vault
+
+if TYPE_CHECKING:
+    from aimate_memory.git.history import LogEntry
+    from aimate_memory.git.repo import VaultRepo
+    from aimate_memory.git.review import PendingChange
+    from aimate_memory.git.sync import SyncResult
+
+NOT_A_REPO_HINT = "run `aimate mem init` (the global vault), or `git init` in the project"
+
+
+@dataclass
+class ReviewItem:
+    """One uncommitted memory change and the vault it is in."""
+
+    scope: str
+    change: PendingChange
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scope": self.scope, **self.change.to_dict()}
+
+
+@dataclass
+class ReviewOutcome:
+    """What accepting or rejecting did to one path. action: accept | reject | skipped."""
+
+    scope: str
+    path: str
+    action: str
+    commit: str | None = None
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scope": self.scope,
+            "path": self.path,
+            "action": self.action,
+            "commit": self.commit,
+            "detail": self.detail,
+        }
+
+
+@dataclass
+class CommitResult:
+    """`aimate mem commit`: the commit in one vault (None: nothing to commit) and what it holds."""
+
+    scope: str
+    commit: str | None
+    message: str
+    changes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scope": self.scope, "commit": self.commit, "message": self.message, "changes": self.changes}
+
+
+@dataclass
+class HistoryEntry:
+    scope: str
+    entry: LogEntry
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scope": self.scope, **self.entry.to_dict()}
+
+
+@dataclass
+class _GitVault:
+    vault: Vault
+    repo: VaultRepo
+
+    @property
+    def scope(self) -> str:
+        return self.vault.scope.value
+
+
+class HistoryActions(SystemBase):
+    # -- which vaults are repositories ------------------------------------------------------------
+
+    @contextmanager
+    def _git_vaults(self, scope: Scope | None = None) -> Iterator[list[_GitVault]]:
+        """The vaults in a git repository (project first), opened; closed on exit."""
+        from aimate_memory.git.repo import GitError, VaultRepo
+
+        found: list[_GitVault] = []
+        try:
+            for vault in self.vaults:
+                if scope is not None and vault.scope is not scope:
+                    continue
+                own = vault.scope is Scope.GLOBAL
+                if own and not (vault.root / ".git").exists():
+                    continue
+                with contextlib.suppress(GitError):
+                    found.append(_GitVault(vault, VaultRepo(vault.root, self.config.get("git.author"), own_repo=own)))
+            if not found:
+                where = f"the {scope.value} vault is" if scope else "no vault is"
+                raise NotFoundError(f"{where} not in a git repository", NOT_A_REPO_HINT)
+            yield found
+        finally:
+            for item in found:
+                item.repo.close()
+
+    def _keywords(self) -> list[str]:
+        return list(self.config.get("privacy.sensitive_keywords") or [])
+
+    # -- review -----------------------------------------------------------------------------------
+
+    def pending_changes(self, scope: Scope | None = None, with_diff: bool = True) -> list[ReviewItem]:
+        """Uncommitted memory changes (hand edits, moves, new files, conflicts), project first; each
+        lists what it adds that looks like a secret."""
+        from aimate_memory.git.review import pending_changes
+
+        with self._git_vaults(scope) as repos:
+            return [
+                ReviewItem(item.scope, change)
+                for item in repos
+                for change in pending_changes(item.repo, with_diff, sensitive_keywords=self._keywords())
+            ]
+
+    def accept(
+        self, paths: Sequence[str], allow_secret: bool = False, scope: Scope | None = None
+    ) -> list[ReviewOutcome]:
+        """Commit each pending change (by vault path, or a path from the cwd), one commit each."""
+        from aimate_memory.git.review import accept
+
+        done = []
+        with self._git_vaults(scope) as repos:
+            for path in paths:
+                item, change = _find_change(repos, path)
+                sha = accept(item.repo, change.path, allow_secret=allow_secret, sensitive_keywords=self._keywords())
+                done.append(ReviewOutcome(item.scope, change.path.as_posix(), "accept", sha, change.describe()))
+        return done
+
+    def accept_all(self, allow_secret: bool = False, scope: Scope | None = None) -> list[ReviewOutcome]:
+        """Commit every pending change, one commit per vault. Files with conflict markers, and (unless
+        `allow_secret`) files whose new lines look like a secret, are skipped and reported."""
+        from aimate_memory.git.review import pending_changes
+
+        done: list[ReviewOutcome] = []
+        with self._git_vaults(scope) as repos:
+            for item in repos:
+                ready = []
+                for change in pending_changes(item.repo, with_diff=False, sensitive_keywords=self._keywords()):
+                    skip = _skip_reason(change, allow_secret)
+                    if skip:
+                        done.append(ReviewOutcome(item.scope, change.path.as_posix(), "skipped", None, skip))
+                    else:
+                        ready.append(change)
+                if not ready:
+                    continue
+                paths = [path for change in ready for path in change.paths]
+                body = "\n".join(f"- {change.describe()}: accepted in review" for change in ready)
+                subject = f"memory: accept {len(ready)} reviewed change(s)"
+                sha = item.repo.commit_paths(
+                    paths, subject, body, allow_secret=allow_secret, sensitive_keywords=self._keywords()
+                )
+                done.extend(ReviewOutcome(item.scope, c.path.as_posix(), "accept", sha, c.describe()) for c in ready)
+        return done
+
+    def reject(self, paths: Sequence[str], scope: Scope | None = None) -> list[ReviewOutcome]:
+        """Undo each pending change: tracked files restored, new files moved out of the vault (kept)."""
+        from aimate_memory.git.review import reject
+
+        done = []
+        with self._git_vaults(scope) as repos:
+            for path in paths:
+                item, change = _find_change(repos, path)
+                for result in reject(item.repo, change.path):
+                    done.append(ReviewOutcome(item.scope, result.path.as_posix(), "reject", None, result.describe()))
+        return done
+
+    # -- commit, diff -----------------------------------------------------------------------------
+
+    def commit(self, message: str, scope: Scope | None = None, allow_secret: bool = False) -> CommitResult:
+        """Commit every uncommitted change of one vault — the project's inside a project, else the
+        global one — staging vault paths only, never the project's other files."""
+        from aimate_memory.git.review import pending_changes
+
+        message = message.strip() if message else ""
+        if not message:
+            raise InvalidInputError("a commit needs a message", "pass -m MESSAGE")
+        vault = (
+            self.vault_for(scope) if scope is not None else (self.vaults[0] if self.vaults else self.vault_for(None))
+        )
+        with self._git_vaults(vault.scope) as repos:
+            repo = repos[0].repo
+            pending = pending_changes(repo, with_diff=False, scan_secrets=False)
+            marked = [change.path for change in pending if change.status == "conflict"]
+            if marked:
+                more = f" (and {len(marked) - 1} more)" if len(marked) > 1 else ""
+                raise InvalidInputError(
+                    f"{marked[0]} holds conflict markers{more}",
+                    "resolve the conflicts first; `aimate mem review` lists them",
+                )
+            paths = [path for change in pending for path in change.paths]
+            body = "\n".join(f"- {change.describe()}" for change in pending)
+            sha = repo.commit_paths(
+                paths, message, body, allow_secret=allow_secret, sensitive_keywords=self._keywords()
+            )
+        changes = [change.describe() for change in pending] if sha else []
+        return CommitResult(vault.scope.value, sha, message, changes)
+
+    def diff_changes(self, ref: str | None = None, scope: Scope | None = None) -> list[ReviewItem]:
+        """The uncommitted changes with their diffs: all, or one memory's (id, title or path)."""
+        items = self.pending_changes(scope)
+        if ref is None:
+            return items
+        with contextlib.suppress(NotFoundError), self._git_vaults(scope) as repos:
+            item, change = _find_change(repos, ref)
+            return [i for i in items if i.scope == item.scope and i.change.path == change.path]
+        memory = self.get(ref)
+        wanted = [i for i in items if i.scope == memory.scope.value and memory.rel_path in i.change.paths]
+        if not wanted:
+            raise NotFoundError(f"no uncommitted change for {ref}", "`aimate mem diff` lists every change")
+        return wanted
+
+    def diff(self, ref: str | None = None, scope: Scope | None = None) -> str:
+        """Uncommitted changes as one unified diff."""
+        return "".join(item.change.diff for item in self.diff_changes(ref, scope))
+
+    # -- history ----------------------------------------------------------------------------------
+
+    def log(self, ref: str | None = None, limit: int = 20, scope: Scope | None = None) -> list[HistoryEntry]:
+        """One memory's commits across renames and lifecycle moves (id, prefix, path or exact title; an
+        id no longer in the vault still has history), or each vault's latest `limit` commits."""
+        from aimate_memory.git.history import log_memory, log_vault
+
+        with self._git_vaults(scope) as repos:
+            if ref is None:
+                return [HistoryEntry(i.scope, entry) for i in repos for entry in log_vault(i.repo, limit)]
+            try:
+                memory = self.get(ref)
+            except (NotFoundError, OutsideVaultError):
+                memory = None
+            if memory is not None:
+                return [
+                    HistoryEntry(i.scope, entry)
+                    for i in repos
+                    if i.scope == memory.scope.value
+                    for entry in log_memory(i.repo, memory.id, memory.rel_path)
+                ]
+            entries = [HistoryEntry(i.scope, entry) for i in repos for entry in log_memory(i.repo, ref.strip())]
+        if not entries:
+            raise NotFoundError(f"no memory or history for {ref}", "give an id, a title or a path")
+        return entries
+
+    # -- sync -------------------------------------------------------------------------------------
+
+    def sync_remote(self, remote: str | None = None) -> SyncResult:
+        """Pull and push the global vault through `git.remote` (or `remote`); never force-pushes."""
+        from aimate_memory.git.sync import sync
+
+        return sync(
+            self.global_vault.root,
+            remote or self.config.get("git.remote"),
+            self.config.get("git.author"),
+            self._keywords(),
+        )
+
+
+def _skip_reason(change: PendingChange, allow_secret: bool) -> str:
+    if change.status == "conflict":
+        return "resolve its conflict first"
+    if change.secrets and not allow_secret:
+        first = change.secrets[0]
+        return (
+            f"holds a secret (line {first.line}: {first.kind}: {first.excerpt_masked}); accept it with --allow-secret"
+        )
+    return ""
+
+
+def _find_change(repos: list[_GitVault], path: str) -> tuple[_GitVault, PendingChange]:
+    """The pending change at `path`: vault-relative, or relative to the cwd / absolute."""
+    from aimate_memory.git.review import pending_changes
+
+    for item in repos:
+        candidates = {PurePosixPath(path)}
+        with contextlib.suppress(AimateError):
+            candidates.add(item.vault.rel_path(Path(path).expanduser().absolute()))
+        for change in pending_changes(item.repo, with_diff=False, scan_secrets=False):
+            if candidates & {change.path, change.old_path}:
+                return item, change
+    raise NotFoundError(f"no uncommitted memory change at {path}", "run `aimate mem review --json` to list them")

@@ -5,9 +5,10 @@ them, so every face reaches the same code."""
 
 from __future__ import annotations
 
+from aimate_memory.system.live import LiveActions
 from aimate_memory.system.memories import MemoryActions
 from aimate_memory.system.upkeep import UpkeepActions
 
 
-class MemorySystem(MemoryActions, UpkeepActions):
+class MemorySystem(MemoryActions, UpkeepActions, LiveActions):
     """The global vault plus, inside a project, the project vault (project first on ties)."""

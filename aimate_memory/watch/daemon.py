@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from aimate_memory.clock import SystemClock
 from aimate_memory.watch import schedule
@@ -42,12 +42,19 @@ from aimate_memory.watch.vaults import PROJECT_DIR, WatchedVaults
 from aimate_memory.watch.watcher import Watcher
 
 if TYPE_CHECKING:
-    from aimate_memory.lifecycle.maintenance import VaultRun
     from aimate_memory.system import MemorySystem
 
 log = logging.getLogger("aimate.daemon")
 
 DEFAULT_TIMEOUT = 120.0  # seconds a queued request waits for its task unless it sends `timeout`
+
+
+class MaintenanceRun(Protocol):
+    """What the daemon logs of a `MemorySystem.maintain` run (watch/ never imports lifecycle/ itself)."""
+
+    changeset: Any
+    warnings: list[str]
+    duplicates: list[Any]
 
 
 class Daemon:
@@ -91,10 +98,10 @@ class Daemon:
         try:
             self.vaults.open_registered()
             self.watcher.start()  # before the first sync: nothing written meanwhile is missed
-            self.server.start()
             for key in self.vaults.keys:
                 self._queue_sync(key, None)
             self.tasks.put("warm", self._warm)
+            self.server.start()  # after: a client's request is queued behind the start-up sync, never before it
             self._schedule_maintenance()
             self.tasks.run_until_stopped()
         finally:
@@ -287,7 +294,7 @@ class Daemon:
         return {"ok": True}
 
 
-def _log_maintenance(key: str, run: VaultRun) -> None:
+def _log_maintenance(key: str, run: MaintenanceRun) -> None:
     if run.changeset:
         log.info("maintenance %s: %s", key, run.changeset.subject)
     for warning in run.warnings:

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from aimate_memory.watch.client import daemon_request
-from aimate_memory.watch.daemon import rss_bytes, running_pid
+from aimate_memory.watch.process import rss_bytes, running_pid
 
 AIMATE = Path(sys.executable).with_name("aimate")
 TICKS = os.sysconf("SC_CLK_TCK")

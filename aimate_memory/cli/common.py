@@ -47,7 +47,7 @@ def open_system() -> MemorySystem:
     system = MemorySystem.open(project=options.project, global_only=options.global_only)
     if system.project_vault is not None and system.project_vault.exists:
         # Using the CLI in a project registers it, so the daemon watches its vault too.
-        from aimate_memory.watch.daemon import register_project
+        from aimate_memory.watch.registry import register_project
 
         register_project(system.roots.home, system.project_vault.root.parent)
     return system

@@ -72,7 +72,7 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def _sync_one(system, vault, key: str, what: str) -> None:  # type: ignore[no-untyped-def]
-    report = system.index_for(vault).sync()
+    report = system.sync_vault(vault)
     stamp = time.strftime("%H:%M:%S")
     console.print(
         f"[dim]{stamp}[/] {key}: {escape(what)} → {report.added} added, {report.updated} updated, "
@@ -88,7 +88,8 @@ def _sync_one(system, vault, key: str, what: str) -> None:  # type: ignore[no-un
 @daemon_app.command("start")
 def daemon_start() -> None:
     """Start the daemon in the background (one per user)."""
-    from aimate_memory.watch.daemon import DaemonPaths, running_pid, start_daemon
+    from aimate_memory.watch.paths import DaemonPaths
+    from aimate_memory.watch.process import running_pid, start_daemon
 
     home = _home()
     before = running_pid(home)
@@ -102,7 +103,7 @@ def daemon_start() -> None:
 @daemon_app.command("stop")
 def daemon_stop() -> None:
     """Stop the daemon after its current task."""
-    from aimate_memory.watch.daemon import stop_daemon
+    from aimate_memory.watch.process import stop_daemon
 
     pid = stop_daemon(_home())
     console.print("the daemon is not running" if pid is None else f"daemon stopped (pid {pid})")
@@ -112,7 +113,7 @@ def daemon_stop() -> None:
 def daemon_status(as_json: bool = JSON) -> None:
     """Running?, pid, uptime, vaults, last sync and maintenance, queue, errors, memory."""
     from aimate_memory.watch.client import daemon_request
-    from aimate_memory.watch.daemon import running_pid
+    from aimate_memory.watch.process import running_pid
 
     home = _home()
     pid = running_pid(home)
@@ -151,7 +152,7 @@ def daemon_status(as_json: bool = JSON) -> None:
 @daemon_app.command("logs")
 def daemon_logs(lines: int = typer.Option(50, "--lines", "-n", help="How many lines from the end.")) -> None:
     """Print the end of the daemon's log."""
-    from aimate_memory.watch.daemon import DaemonPaths
+    from aimate_memory.watch.paths import DaemonPaths
 
     path = DaemonPaths.of(_home()).log
     if not path.exists():

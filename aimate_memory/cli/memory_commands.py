@@ -27,7 +27,7 @@ def init() -> None:
         created = ", ".join(change.path.as_posix() for change in changes) or "nothing new"
         console.print(f"[bold]{vault.scope.value}[/] vault: {vault.root}  ({created})")
     if system.project_vault is not None:
-        from aimate_memory.watch.daemon import register_project
+        from aimate_memory.watch.registry import register_project
 
         register_project(system.roots.home, system.project_vault.root.parent)
 

@@ -6,9 +6,10 @@ them, so every face reaches the same code."""
 from __future__ import annotations
 
 from aimate_memory.system.history import HistoryActions
+from aimate_memory.system.live import LiveActions
 from aimate_memory.system.memories import MemoryActions
 from aimate_memory.system.upkeep import UpkeepActions
 
 
-class MemorySystem(MemoryActions, UpkeepActions, HistoryActions):
+class MemorySystem(MemoryActions, UpkeepActions, HistoryActions, LiveActions):
     """The global vault plus, inside a project, the project vault (project first on ties)."""

@@ -108,10 +108,13 @@ class MemoryActions(SearchActions):
         return vault, PurePosixPath(path)
 
     def _by_title(self, title: str) -> tuple[Vault, PurePosixPath] | None:
-        everything = MemoryFilter(statuses=())
-        memories = self.query(everything) if any(index.exists for index in self.indexes) else self.scan().memories
-        found = pick_by_title(title, [(m.title, m.id, m) for m in memories])
-        return (self.vault_for(found.scope), found.rel_path) if found is not None else None
+        """An exact (case-insensitive) title, from the index, else from the files (not indexed yet)."""
+        indexed = self.query(MemoryFilter(statuses=())) if any(index.exists for index in self.indexes) else []
+        for memories in (indexed, self.scan().memories):
+            found = pick_by_title(title, [(m.title, m.id, m) for m in memories])
+            if found is not None:
+                return self.vault_for(found.scope), found.rel_path
+        return None
 
     # -- writing -------------------------------------------------------------------------------
 

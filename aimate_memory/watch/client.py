@@ -2,7 +2,7 @@
 
 Kept light (stdlib only at import time): `aimate mem search` with the daemon up should cost little more
 than starting Python. Every function returns None when no daemon answers, so the caller falls back to
-doing the work in-process.
+doing the work in-process. The request/reply shapes of every op are documented in `watch.server`.
 """
 
 from __future__ import annotations

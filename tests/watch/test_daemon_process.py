@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from aimate_memory.watch.client import daemon_request, socket_path
-from aimate_memory.watch.daemon import DaemonPaths, register_project, registered_projects, running_pid
+from aimate_memory.watch.paths import DaemonPaths
+from aimate_memory.watch.process import running_pid
+from aimate_memory.watch.registry import register_project, registered_projects
 
 pytestmark = pytest.mark.slow
 
@@ -169,7 +171,9 @@ def test_sigkill_mid_sync_then_restart_repairs_the_index(daemon, cli, home: Path
     daemon()
     reply = daemon_request(home, {"op": "sync"}, 60)
     assert reply is not None and reply["ok"]
-    stats = cli("mem", "stats", "--no-sync", "--json").json()
+    result = cli("mem", "stats", "--no-sync", "--json")
+    assert result.code == 0 and result.out, (result.code, result.err)
+    stats = result.json()
     assert stats["global"]["memories"] == count + 2  # + the two core starter files
     assert [r["path"] for r in search(home, "marker3999")] == ["long_term/knowledge/n03999.md"]
 

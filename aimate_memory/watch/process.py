@@ -1,0 +1,122 @@
+"""The daemon as a process: start it in the background, stop it, find its pid, hold its single-instance
+lock, read its memory use. What the CLI's `daemon start|stop|status` call; nothing here runs inside the
+daemon except `hold_instance_lock`.
+
+Single instance: the daemon holds an flock on `state/daemon.lock`, which the kernel drops when the
+process dies — a SIGKILL leaves no stale lock, so "is it running" is "is the lock held".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from aimate_memory.errors import AimateError
+from aimate_memory.watch.client import daemon_request
+from aimate_memory.watch.paths import DaemonPaths
+
+ALREADY_RUNNING_EXIT = 3  # the daemon's exit code when another one holds the lock
+DAEMON_MODULE = "aimate_memory.watch.daemon"  # run with `python -m`
+
+
+def hold_instance_lock(paths: DaemonPaths) -> int | None:
+    """Take the single-instance lock; its file descriptor (keep it open while running), or None when
+    another daemon holds it."""
+    paths.state.mkdir(parents=True, exist_ok=True)
+    fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def running_pid(home: Path) -> int | None:
+    """The daemon's pid when one holds the lock, else None (-1: locked, pid not written yet)."""
+    paths = DaemonPaths.of(home)
+    if not paths.lock.exists():
+        return None
+    fd = os.open(paths.lock, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        try:
+            return int(paths.pid.read_text().strip())
+        except (FileNotFoundError, ValueError):
+            return -1  # starting up: locked, pid not written yet
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+def start_daemon(home: Path, wait: float = 15.0, env: dict[str, str] | None = None) -> int:
+    """Start the daemon in the background (its own session, output to the log); returns its pid once it
+    answers on its socket. Already running → that pid."""
+    pid = running_pid(home)
+    if pid is not None and pid > 0:
+        return pid
+    paths = DaemonPaths.of(home)
+    paths.state.mkdir(parents=True, exist_ok=True)
+    full_env = {**os.environ, **(env or {}), "AIMATE_HOME": str(home)}
+    with open(paths.log, "ab") as log_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", DAEMON_MODULE, "--home", str(home)],
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=log_file,
+            env=full_env,
+            start_new_session=True,
+            close_fds=True,
+        )
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        code = proc.poll()
+        if code is not None:
+            pid = running_pid(home)
+            if code == ALREADY_RUNNING_EXIT and pid:
+                return pid  # another start won the race
+            raise AimateError(f"the daemon exited at start (code {code})", f"see {paths.log}")
+        reply = daemon_request(home, {"op": "ping"}, timeout=1.0)
+        if reply is not None and reply.get("ok"):
+            return int(reply["pid"])
+        time.sleep(0.05)
+    raise AimateError("the daemon did not answer in time", f"see {paths.log}")
+
+
+def stop_daemon(home: Path, timeout: float = 30.0) -> int | None:
+    """Ask the daemon to stop after its current task; SIGTERM if the socket does not answer. Returns
+    the pid that was stopped, or None when none was running."""
+    pid = running_pid(home)
+    if pid is None:
+        return None
+    reply = daemon_request(home, {"op": "stop"}, timeout=5.0)
+    if reply is None and pid > 0:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if running_pid(home) is None:
+            return pid
+        time.sleep(0.05)
+    raise AimateError(f"the daemon (pid {pid}) did not stop within {timeout:.0f} s", f"kill {pid}")
+
+
+def rss_bytes(pid: int | str = "self") -> int | None:
+    """Resident memory, from /proc (Linux); None elsewhere."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None

@@ -1,0 +1,106 @@
+"""The daemon's one task queue: every index and vault operation (a sync, a maintenance run, a search) runs
+from it, in order, on the thread that calls `run_until_stopped` — SQLite connections stay in one thread
+and no two operations interleave. Other threads (watcher, socket, timer) only queue work; a socket
+request waits for its task's reply. Idle = blocked on the queue: no polling."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aimate_memory.clock import SystemClock
+
+log = logging.getLogger("aimate.daemon")
+
+Result = dict[str, Any]
+STOPPING: Result = {"ok": False, "error": "the daemon is stopping"}
+KEPT_ERRORS = 20  # the last failures, for `daemon status`
+
+
+@dataclass
+class Task:
+    name: str
+    run: Callable[[], Result | None]
+    done: threading.Event = field(default_factory=threading.Event)
+    result: Result | None = None
+
+    def finish(self, result: Result) -> None:
+        self.result = result
+        self.done.set()
+
+    def wait(self, timeout: float) -> Result | None:
+        """The task's result, or None when it did not finish within `timeout` seconds."""
+        return (self.result or {"ok": True}) if self.done.wait(timeout) else None
+
+
+class TaskQueue:
+    def __init__(self) -> None:
+        self._queue: queue.Queue[Task | None] = queue.Queue()  # None: stop
+        self.stopping = threading.Event()
+        self.current: str | None = None
+        self.errors: deque[str] = deque(maxlen=KEPT_ERRORS)
+
+    def put(self, name: str, run: Callable[[], Result | None]) -> Task:
+        """Queue `run` (even while stopping: it is then answered "stopping", never run)."""
+        task = Task(name, run)
+        self._queue.put(task)
+        return task
+
+    def submit(self, name: str, run: Callable[[], Result | None]) -> Task | None:
+        """Queue `run` for a client; None when the daemon is stopping (nothing queued)."""
+        return None if self.stopping.is_set() else self.put(name, run)
+
+    def stop(self) -> None:
+        """Let the current task finish, then return from `run_until_stopped`; tasks still queued are
+        answered "stopping" (the full sync every start begins with redoes their work)."""
+        if not self.stopping.is_set():
+            log.info("stop requested; finishing the current task")
+            self.stopping.set()
+            self._queue.put(None)
+
+    def __len__(self) -> int:
+        return self._queue.qsize()
+
+    def run_until_stopped(self) -> None:
+        while not self.stopping.is_set():
+            task = self._queue.get()
+            if task is None or self.stopping.is_set():
+                if task is not None:
+                    task.finish(dict(STOPPING))
+                break
+            task.finish(self._run(task))
+        self._answer_the_rest()
+
+    def _run(self, task: Task) -> Result:
+        self.current = task.name
+        try:
+            return task.run() or {"ok": True}
+        except Exception as exc:
+            log.exception("task %s failed", task.name)
+            self.errors.append(f"{SystemClock().now().isoformat()} {task.name}: {type(exc).__name__}: {exc}")
+            return error_reply(exc)
+        finally:
+            self.current = None
+
+    def _answer_the_rest(self) -> None:
+        while True:
+            try:
+                task = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if task is not None:
+                task.finish(dict(STOPPING))
+
+
+def error_reply(exc: Exception) -> Result:
+    """An exception as a reply: an AimateError keeps its message and hint for the client to print."""
+    from aimate_memory.errors import AimateError
+
+    if isinstance(exc, AimateError):
+        return {"ok": False, "kind": "AimateError", "error": exc.message, "hint": exc.hint}
+    return {"ok": False, "kind": type(exc).__name__, "error": str(exc)}

@@ -7,5 +7,7 @@ source scripts/_venv.sh
 install_into_venv "[test]"
 "$VENV/bin/ruff" check .
 "$VENV/bin/ruff" format --check .
+# The layering (pyproject.toml [tool.importlinter]): faces > facade > parts, nothing reaches around the facade.
+"$VENV/bin/lint-imports"
 # Tests never touch the real ~/.aimate: each one sets its own AIMATE_HOME.
 exec "$VENV/bin/python" -m pytest "$@"

@@ -136,7 +136,8 @@ def agents_md(
     block = _current_block(system)
     if check:
         if not is_fresh(read_text(path), block):
-            console.print(f"stale: {path}; run `aimate mem agents-md --write`", highlight=False)
+            option = "" if file == "AGENTS.md" else f" --file {file}"
+            console.print(f"stale: {path}; run `aimate mem agents-md --write{option}`", highlight=False)
             raise typer.Exit(1)
         console.print(f"fresh: {path}", highlight=False)
     elif write:

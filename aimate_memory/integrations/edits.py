@@ -39,8 +39,9 @@ class FileEdit:
 
 
 def read_text(path: Path) -> str | None:
+    """The file's text exactly (no newline translation: a CRLF file stays CRLF around our edit)."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         return None
     except UnicodeDecodeError as exc:

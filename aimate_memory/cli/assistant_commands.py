@@ -181,9 +181,19 @@ def _hook(kind_name: str, client: HookClient) -> None:
 
 
 def _open_at(cwd: Path | None) -> MemorySystem:
-    from aimate_memory.system import MemorySystem
+    """The facade for the payload's folder, keyword-only: loading the embedding models took 8 s of a cold
+    prompt hook (2 cores under load; seconds even when idle), against a 1.5 s goal. A running daemon answers
+    the prompt search warm and hybrid; chunks indexed here get their vectors at the next CLI or daemon sync
+    (`embedding.enabled` is not part of the index fingerprint, so nothing is rebuilt)."""
+    import os
 
-    return MemorySystem.open(cwd=cwd, project=options.project, global_only=options.global_only)
+    from aimate_memory.config import load_config
+    from aimate_memory.system import MemorySystem
+    from aimate_memory.vault.roots import detect_roots
+
+    roots = detect_roots(cwd=cwd, project=options.project, global_only=options.global_only)
+    config = load_config(roots.home, roots.project, env={**os.environ, "AIMATE_EMBEDDING__ENABLED": "false"})
+    return MemorySystem(roots, config=config)
 
 
 def _daemon_search(query: str, limit: int, cwd: Path | None) -> Any:

@@ -95,12 +95,13 @@ def _project_folder(project: Path | None, fallback_to_cwd: bool) -> Path | None:
 
 
 def _agents_md_change(folder: Path, install: bool, file_name: str = "AGENTS.md") -> Change:
-    from aimate_memory.integrations.agents_md import remove_block, replace_block
+    from aimate_memory.integrations.agents_md import current_block, remove_block, replace_block
     from aimate_memory.integrations.edits import Change
 
     if not install:
         return Change(folder / file_name, remove_block, backup=False)
-    block = _current_block(_open_project(folder))
+    with _open_project(folder) as system:
+        block = current_block(system)
     return Change(folder / file_name, lambda text: replace_block(text, block), backup=False)
 
 
@@ -108,13 +109,6 @@ def _open_project(folder: Path) -> MemorySystem:
     from aimate_memory.system import MemorySystem
 
     return MemorySystem.open(project=folder)
-
-
-def _current_block(system: MemorySystem) -> str:
-    from aimate_memory.integrations.agents_md import render_block, vault_core_markdown
-
-    with system:
-        return render_block(vault_core_markdown(system))
 
 
 @commands.command("agents-md")
@@ -125,27 +119,25 @@ def agents_md(
 ) -> None:
     """The core memories as a managed block in AGENTS.md / CLAUDE.md (printed unless --write or --check)."""
     from aimate_memory.errors import InvalidInputError
-    from aimate_memory.integrations.agents_md import is_fresh, replace_block
-    from aimate_memory.integrations.apply import apply_edits
-    from aimate_memory.integrations.edits import Change, plan_edits, read_text
+    from aimate_memory.integrations.agents_md import current_block, is_fresh, write_agents_md
+    from aimate_memory.integrations.edits import read_text
 
     if write and check:
         raise InvalidInputError("--write and --check exclude each other", "use one of them")
-    system = open_system()
-    path = (system.roots.project_dir or Path.cwd()) / file
-    block = _current_block(system)
-    if check:
-        if not is_fresh(read_text(path), block):
-            option = "" if file == "AGENTS.md" else f" --file {file}"
-            console.print(f"stale: {path}; run `aimate mem agents-md --write{option}`", highlight=False)
-            raise typer.Exit(1)
-        console.print(f"fresh: {path}", highlight=False)
-    elif write:
-        edits = plan_edits([Change(path, lambda text: replace_block(text, block), backup=False)])
-        for outcome in apply_edits(edits):
-            console.print(outcome.describe(False), highlight=False, soft_wrap=True)
-    else:
+    with open_system() as system:
+        path = (system.roots.project_dir or Path.cwd()) / file
+        if write:
+            console.print(write_agents_md(system, path).describe(False), highlight=False, soft_wrap=True)
+            return
+        block = current_block(system)
+    if not check:
         sys.stdout.write(block + "\n")
+    elif is_fresh(read_text(path), block):
+        console.print(f"fresh: {path}", highlight=False)
+    else:
+        option = "" if file == "AGENTS.md" else f" --file {file}"
+        console.print(f"stale: {path}; run `aimate mem agents-md --write{option}`", highlight=False)
+        raise typer.Exit(1)
 
 
 @hook_app.command("session-start")

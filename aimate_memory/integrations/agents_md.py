@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING
 from aimate_memory.integrations.edits import ConfigSyntaxError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from aimate_memory.integrations.apply import Outcome
     from aimate_memory.system import MemorySystem
 
 BEGIN = "<!-- aimate:begin -->"
@@ -63,6 +66,20 @@ def remove_block(text: str | None) -> str | None:
 
 def is_fresh(text: str | None, block: str) -> bool:
     return text is not None and replace_block(text, block) == text
+
+
+def current_block(system: MemorySystem) -> str:
+    return render_block(vault_core_markdown(system))
+
+
+def write_agents_md(system: MemorySystem, path: Path) -> Outcome:
+    """Rewrite the block in `path` when it is stale (`agents-md --write`; the daemon's job with
+    `agents_md.auto`). No backup: the file is the project's, in git, and only the block changes."""
+    from aimate_memory.integrations.apply import apply_edits
+    from aimate_memory.integrations.edits import Change, plan_edits
+
+    block = current_block(system)
+    return apply_edits(plan_edits([Change(path, lambda text: replace_block(text, block), backup=False)]))[0]
 
 
 def vault_core_markdown(system: MemorySystem) -> str:

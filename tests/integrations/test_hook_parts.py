@@ -10,6 +10,7 @@ import pytest
 from aimate_memory.integrations import hook_state
 from aimate_memory.integrations.hook_events import Client, HookKind, parse_event, render_output
 from aimate_memory.integrations.hook_state import session_mark
+from aimate_memory.integrations.hooks import run_hook
 from aimate_memory.integrations.remember import extract_remembered
 from aimate_memory.integrations.transcript import parse_turns, read_new_turns
 
@@ -141,3 +142,18 @@ def test_session_marks_persist_and_the_oldest_are_forgotten(tmp_path: Path, monk
     (tmp_path / "hooks.json").write_text("{broken", encoding="utf-8")
     with session_mark(tmp_path, "s2", "2026-11-27T00:00:00") as mark:
         assert mark.offset == 0
+
+
+def test_run_hook_never_raises_and_logs_the_traceback(tmp_path: Path) -> None:
+    def broken_open(cwd: Path | None):
+        raise RuntimeError(f"vault at {cwd} is unreadable")
+
+    payload = json.dumps({"session_id": "s", "cwd": "/nowhere", "prompt": "记住：用 pnpm"}, ensure_ascii=False)
+    for kind in HookKind:
+        assert run_hook(kind, payload, broken_open, home=tmp_path) == ""
+    log = (tmp_path / "state" / "hooks.log").read_text(encoding="utf-8")
+    assert log.count("RuntimeError: vault at /nowhere is unreadable") == 3
+    assert "claude prompt failed; stdin" in log and "记住" in log
+    # An empty prompt needs no vault at all.
+    assert run_hook(HookKind.PROMPT, json.dumps({"prompt": "  "}), broken_open, home=tmp_path) == ""
+    assert log == (tmp_path / "state" / "hooks.log").read_text(encoding="utf-8")

@@ -18,10 +18,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
+from aimate_memory.integrations.claude_transcript import read_new_turns
 from aimate_memory.integrations.hook_events import Client, HookEvent, HookKind, parse_event, render_output
 from aimate_memory.integrations.hook_state import session_mark
 from aimate_memory.integrations.remember import extract_remembered
-from aimate_memory.integrations.transcript import read_new_turns
 
 LOG_FILE = "hooks.log"
 MAX_LOG_BYTES = 1_000_000  # then hooks.log becomes hooks.log.1 and a new one starts

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from aimate_memory.integrations import hook_state
+from aimate_memory.integrations.claude_transcript import parse_turns, read_new_turns
 from aimate_memory.integrations.hook_events import Client, HookKind, parse_event, render_output
 from aimate_memory.integrations.hook_state import session_mark
 from aimate_memory.integrations.hooks import run_hook
 from aimate_memory.integrations.remember import extract_remembered
-from aimate_memory.integrations.transcript import parse_turns, read_new_turns
 
 CLAUDE_SESSION_START = {
     "session_id": "abc123",

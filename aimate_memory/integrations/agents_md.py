@@ -84,6 +84,7 @@ def write_agents_md(system: MemorySystem, path: Path) -> Outcome:
 
 def vault_core_markdown(system: MemorySystem) -> str:
     """The facade's `core_markdown()`; until that lands on main, `_core_markdown_fallback` stands in."""
+    system.sync()  # the facade reads the index as it is
     core_markdown = getattr(system, "core_markdown", None)
     return core_markdown() if core_markdown is not None else _core_markdown_fallback(system)
 
@@ -93,7 +94,6 @@ def _core_markdown_fallback(system: MemorySystem) -> str:
     from aimate_memory.vault.filters import MemoryFilter
     from aimate_memory.vault.layout import Layer, Scope
 
-    system.sync()
     sections = []
     for scope in (Scope.GLOBAL, Scope.PROJECT):
         for listed in system.query(MemoryFilter(layers=(Layer.CORE,), scopes=(scope,))):

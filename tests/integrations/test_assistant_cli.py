@@ -197,8 +197,10 @@ def test_session_end_hook_appends_only_new_transcript_turns(run, project: Path) 
     for event in ("PreCompact", "SessionEnd"):  # the second run finds nothing new
         result = run("mem", "hook", "session-end", input=json.dumps({**payload, "hook_event_name": event}))
         assert (result.code, result.out) == (0, "")
-    found = run("mem", "search", "Valkey", "--json").json()
+    found = run("mem", "search", "Valkey", "--status", "all", "--json").json()  # the ended session
     assert [hit["layer"] for hit in found] == ["session"]
+    session_text = (project / ".aimate" / "memory" / found[0]["path"]).read_text(encoding="utf-8")
+    assert session_text.count("把会话缓存迁到 Valkey") == session_text.count("Migrated to Valkey.") == 1
 
 
 def test_kimi_prompt_hook_prints_plain_text(run, project: Path) -> None:

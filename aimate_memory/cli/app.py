@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 
 from aimate_memory.cli import (
+    assistant_commands,
     config_commands,
     git_commands,
     index_commands,
@@ -38,7 +39,15 @@ mem = typer.Typer(
 app.add_typer(mem, name="mem")
 
 # The order here is the order of `aimate mem --help`.
-for module in (memory_commands, index_commands, git_commands, live_commands, mcp_commands, config_commands):
+for module in (
+    memory_commands,
+    index_commands,
+    git_commands,
+    live_commands,
+    mcp_commands,
+    config_commands,
+    assistant_commands,
+):
     mem.add_typer(module.commands)
 
 

@@ -83,6 +83,13 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "sensitive_keywords": [],
         "exclude_paths": [],
     },
+    # Assistant integration (docs/agents.md): the hooks' session-start context, the AGENTS.md block.
+    "hooks": {
+        "context_budget": 2000,  # tokens; Claude Code shows a hook's context in full, so keep it a page
+    },
+    "agents_md": {
+        "auto": False,  # the daemon rewrites the block when a core memory changes
+    },
 }
 
 # Keys whose default is None take a string (or null).

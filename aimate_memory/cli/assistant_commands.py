@@ -1,0 +1,197 @@
+"""`aimate mem install|uninstall claude|codex|kimi`, `aimate mem hook …` (run by the assistants) and
+`aimate mem agents-md`."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from aimate_memory.cli.common import open_system, options
+from aimate_memory.cli.render import console
+
+if TYPE_CHECKING:
+    from aimate_memory.integrations.edits import Change
+    from aimate_memory.system import MemorySystem
+
+commands = typer.Typer()
+hook_app = typer.Typer(
+    help="What the assistants run: JSON on stdin, context on stdout; never fails (errors go to state/hooks.log).",
+    no_args_is_help=True,
+)
+commands.add_typer(hook_app, name="hook")
+
+
+class Assistant(str, Enum):
+    CLAUDE = "claude"
+    CODEX = "codex"
+    KIMI = "kimi"
+
+
+class HookClient(str, Enum):
+    CLAUDE = "claude"
+    KIMI = "kimi"
+
+
+PROJECT = typer.Option(None, "--project", help="The project folder (default: the current project).")
+USER = typer.Option(False, "--user", help="User scope: ~/.claude.json and ~/.claude/settings.json; no AGENTS.md.")
+DRY_RUN = typer.Option(False, "--dry-run", help="Print the diff of every file; write nothing.")
+CLIENT = typer.Option(HookClient.CLAUDE, "--client", help="Which assistant runs the hook (its output format).")
+# Codex and Kimi read AGENTS.md; Claude Code gets its context from the SessionStart hook.
+AGENTS_MD_CLIENTS = (Assistant.CODEX, Assistant.KIMI)
+
+
+@commands.command("install")
+def install(assistant: Assistant, project: Path = PROJECT, user: bool = USER, dry_run: bool = DRY_RUN) -> None:
+    """Register the MCP server and the hooks in ASSISTANT's own config files (merged, backed up)."""
+    _setup(assistant, True, project, user, dry_run)
+
+
+@commands.command("uninstall")
+def uninstall(assistant: Assistant, project: Path = PROJECT, user: bool = USER, dry_run: bool = DRY_RUN) -> None:
+    """Remove exactly what `install` added, leaving everything else in those files."""
+    _setup(assistant, False, project, user, dry_run)
+
+
+def _setup(assistant: Assistant, install: bool, project: Path | None, user: bool, dry_run: bool) -> None:
+    from aimate_memory.integrations import claude, codex, kimi
+    from aimate_memory.integrations.apply import apply_edits, unified_diff
+    from aimate_memory.integrations.edits import plan_edits
+    from aimate_memory.integrations.target import Target
+
+    planners = {Assistant.CLAUDE: claude.changes, Assistant.CODEX: codex.changes, Assistant.KIMI: kimi.changes}
+    folder = None if user else _project_folder(project, fallback_to_cwd=assistant is Assistant.CLAUDE)
+    target = Target.from_env(folder, user)
+    changes = planners[assistant](target, install)
+    if assistant in AGENTS_MD_CLIENTS and folder is not None:
+        changes.append(_agents_md_change(folder, install))
+    edits = plan_edits(changes)
+    if dry_run:
+        for edit in edits:
+            if edit.changed:
+                sys.stdout.write(unified_diff(edit))
+    for outcome in apply_edits(edits, dry_run):
+        console.print(outcome.describe(dry_run), highlight=False, soft_wrap=True)
+    if install and not dry_run and assistant is Assistant.CLAUDE and not user:
+        console.print("Claude Code asks once before it starts a project's .mcp.json server: approve `aimate`.")
+
+
+def _project_folder(project: Path | None, fallback_to_cwd: bool) -> Path | None:
+    from aimate_memory.errors import InvalidInputError
+    from aimate_memory.vault.layout import find_project_root
+    from aimate_memory.vault.roots import aimate_home
+
+    chosen = project or options.project
+    if chosen is not None:
+        folder = chosen.expanduser().resolve()
+        if not folder.is_dir():
+            raise InvalidInputError(f"project folder {chosen} does not exist", "give an existing folder")
+        return folder
+    found = find_project_root(Path.cwd(), aimate_home())
+    return found or (Path.cwd() if fallback_to_cwd else None)
+
+
+def _agents_md_change(folder: Path, install: bool, file_name: str = "AGENTS.md") -> Change:
+    from aimate_memory.integrations.agents_md import current_block, remove_block, replace_block
+    from aimate_memory.integrations.edits import Change
+
+    if not install:
+        return Change(folder / file_name, remove_block, backup=False)
+    with _open_project(folder) as system:
+        block = current_block(system)
+    return Change(folder / file_name, lambda text: replace_block(text, block), backup=False)
+
+
+def _open_project(folder: Path) -> MemorySystem:
+    from aimate_memory.system import MemorySystem
+
+    return MemorySystem.open(project=folder)
+
+
+@commands.command("agents-md")
+def agents_md(
+    write: bool = typer.Option(False, "--write", help="Write the block into the file."),
+    check: bool = typer.Option(False, "--check", help="Exit 1 when the file's block is not what the vault gives now."),
+    file: str = typer.Option("AGENTS.md", "--file", help="AGENTS.md or CLAUDE.md, in the project folder."),
+) -> None:
+    """The core memories as a managed block in AGENTS.md / CLAUDE.md (printed unless --write or --check)."""
+    from aimate_memory.errors import InvalidInputError
+    from aimate_memory.integrations.agents_md import current_block, is_fresh, write_agents_md
+    from aimate_memory.integrations.edits import read_text
+
+    if write and check:
+        raise InvalidInputError("--write and --check exclude each other", "use one of them")
+    with open_system() as system:
+        path = (system.roots.project_dir or Path.cwd()) / file
+        if write:
+            console.print(write_agents_md(system, path).describe(False), highlight=False, soft_wrap=True)
+            return
+        block = current_block(system)
+    if not check:
+        sys.stdout.write(block + "\n")
+    elif is_fresh(read_text(path), block):
+        console.print(f"fresh: {path}", highlight=False)
+    else:
+        option = "" if file == "AGENTS.md" else f" --file {file}"
+        console.print(f"stale: {path}; run `aimate mem agents-md --write{option}`", highlight=False)
+        raise typer.Exit(1)
+
+
+@hook_app.command("session-start")
+def hook_session_start(client: HookClient = CLIENT) -> None:
+    """SessionStart: the memory context for the new session."""
+    _hook("session-start", client)
+
+
+@hook_app.command("prompt")
+def hook_prompt(client: HookClient = CLIENT) -> None:
+    """UserPromptSubmit: relevant memories, and "remember: …" saved."""
+    _hook("prompt", client)
+
+
+@hook_app.command("session-end")
+def hook_session_end(client: HookClient = CLIENT) -> None:
+    """SessionEnd / PreCompact: the transcript's new turns appended to the session."""
+    _hook("session-end", client)
+
+
+def _hook(kind_name: str, client: HookClient) -> None:
+    from aimate_memory.integrations.hook_events import Client, HookKind
+    from aimate_memory.integrations.hooks import run_hook
+
+    try:
+        stdin_text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    except Exception:
+        stdin_text = ""
+    output = run_hook(
+        HookKind(kind_name), stdin_text, _open_at, client=Client(client.value), remote_search=_daemon_search
+    )
+    sys.stdout.write(output)
+
+
+def _open_at(cwd: Path | None) -> MemorySystem:
+    """The facade for the payload's folder, keyword-only: loading the embedding models took 8 s of a cold
+    prompt hook (2 cores under load; seconds even when idle), against a 1.5 s goal. A running daemon answers
+    the prompt search warm and hybrid; chunks indexed here get their vectors at the next CLI or daemon sync
+    (`embedding.enabled` is not part of the index fingerprint, so nothing is rebuilt)."""
+    import os
+
+    from aimate_memory.config import load_config
+    from aimate_memory.system import MemorySystem
+    from aimate_memory.vault.roots import detect_roots
+
+    roots = detect_roots(cwd=cwd, project=options.project, global_only=options.global_only)
+    config = load_config(roots.home, roots.project, env={**os.environ, "AIMATE_EMBEDDING__ENABLED": "false"})
+    return MemorySystem(roots, config=config)
+
+
+def _daemon_search(query: str, limit: int, cwd: Path | None) -> Any:
+    from aimate_memory.vault.layout import find_project_root
+    from aimate_memory.vault.roots import aimate_home
+    from aimate_memory.watch.client import daemon_search
+
+    project = options.project or (find_project_root(cwd, aimate_home()) if cwd else None)
+    return daemon_search(query, limit, project=project, global_only=options.global_only)

@@ -1,0 +1,198 @@
+"""The hook commands Claude Code and Kimi run: `run_hook` turns a client's stdin payload into what the hook
+prints, and never raises — a hook must not break the client, so any error is logged with its traceback to
+`$AIMATE_HOME/state/hooks.log` and the hook prints nothing.
+
+- session-start: the context builder's text within `hooks.context_budget` tokens.
+- prompt: memories relevant to the prompt (search applies its relevance floor, so an unrelated prompt gets
+  nothing) and the capture of an explicit "remember: …" / "记住：…"; for Kimi, which has no session-start
+  channel, the first prompt of a session also gets the session context, and each prompt is a session turn.
+- session-end (SessionEnd and PreCompact): the transcript's new turns appended to the session (its trimming
+  summarizes them; no LLM); SessionEnd then ends the session.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Protocol
+
+from aimate_memory.integrations.claude_transcript import read_new_turns
+from aimate_memory.integrations.hook_events import Client, HookEvent, HookKind, parse_event, render_output
+from aimate_memory.integrations.hook_state import session_mark
+from aimate_memory.integrations.remember import extract_remembered
+
+LOG_FILE = "hooks.log"
+MAX_LOG_BYTES = 1_000_000  # then hooks.log becomes hooks.log.1 and a new one starts
+CONTEXT_PREFACE = "Memory from AIMate (the `aimate` MCP tools search and save more):"
+RELEVANT_PREFACE = "Relevant memories (AIMate; `aimate mem show ID` for the whole memory):"
+SNIPPET_CHARS = 240
+PROMPT_TOP_K = 5  # a prompt hook adds to every prompt: a few of the relevant memories, not a page
+
+
+class MemoryPort(Protocol):
+    """The part of the MemorySystem facade the hooks use."""
+
+    config: Any
+
+    def sync(self) -> Any: ...
+    def build_context(self, query: str | None = None, budget: int | None = None) -> Any: ...
+    def search(self, query: str, top_k: int = 10, where: Any = None) -> Any: ...
+    def remember(self, text: str, *, source: str = "cli") -> Any: ...
+    def add_conversation(self, role: str, content: str, tokens: int | None = None) -> Any: ...
+    def end_session(self) -> Any: ...
+    def close(self) -> None: ...
+
+
+OpenSystem = Callable[[Path | None], MemoryPort]
+# The seam for a warm answer: hits from a running daemon, or None to search in this process.
+RemoteSearch = Callable[[str, int, Path | None], Any]
+
+
+class Memory:
+    """The facade opened on first use (for the payload's cwd) and synced once; closed by `close`."""
+
+    def __init__(self, open_system: OpenSystem, cwd: Path | None, remote_search: RemoteSearch | None) -> None:
+        self._open_system = open_system
+        self._cwd = cwd
+        self._remote_search = remote_search
+        self._system: MemoryPort | None = None
+
+    @property
+    def system(self) -> MemoryPort:
+        if self._system is None:
+            self._system = self._open_system(self._cwd)
+            self._system.sync()
+        return self._system
+
+    def setting(self, key: str) -> Any:
+        return self.system.config.get(key)
+
+    def relevant(self, query: str) -> list[Any]:
+        if self._system is None and self._remote_search is not None:
+            # No facade open yet: a running daemon answers with the model already loaded.
+            response = self._remote_search(query, PROMPT_TOP_K, self._cwd)
+            if response is not None:
+                return list(response.results)
+        return list(self.system.search(query, top_k=PROMPT_TOP_K).results)
+
+    def close(self) -> None:
+        if self._system is not None:
+            self._system.close()
+
+
+def run_hook(
+    kind: HookKind,
+    stdin_text: str,
+    open_system: OpenSystem,
+    *,
+    client: Client = Client.CLAUDE,
+    home: Path | None = None,
+    remote_search: RemoteSearch | None = None,
+) -> str:
+    """What the hook prints for this payload; "" on any error (logged), never an exception."""
+    memory: Memory | None = None
+    try:
+        event = parse_event(kind, stdin_text)
+        memory = Memory(open_system, event.cwd, remote_search)
+        context = HANDLERS[kind](event, memory, client, _state_dir(home))
+        return render_output(client, event, context)
+    except Exception:
+        _log_failure(_state_dir(home), kind, client, stdin_text)
+        return ""
+    finally:
+        if memory is not None:
+            try:
+                memory.close()
+            except Exception:
+                _log_failure(_state_dir(home), kind, client, stdin_text)
+
+
+def _session_start(event: HookEvent, memory: Memory, client: Client, state_dir: Path) -> str:
+    return _session_context(memory)
+
+
+def _prompt(event: HookEvent, memory: Memory, client: Client, state_dir: Path) -> str:
+    prompt = (event.prompt or "").strip()
+    if not prompt:
+        return ""
+    parts = []
+    if client is Client.KIMI:
+        parts.append(_kimi_first_prompt(event, memory, state_dir))
+        memory.system.add_conversation("user", prompt)
+    parts.append(_relevant(memory, prompt))
+    parts.extend(_capture(memory, text) for text in extract_remembered(prompt))
+    return "\n\n".join(part for part in parts if part)
+
+
+def _session_end(event: HookEvent, memory: Memory, client: Client, state_dir: Path) -> str:
+    if event.transcript_path is not None and event.transcript_path.is_file():
+        with session_mark(state_dir, event.session_id, _now()) as mark:
+            turns, mark.offset = read_new_turns(event.transcript_path, mark.offset)
+            for turn in turns:
+                memory.system.add_conversation(turn.role, turn.content)
+    if event.ends_session:
+        memory.system.end_session()
+    return ""
+
+
+HANDLERS: dict[HookKind, Callable[[HookEvent, Memory, Client, Path], str]] = {
+    HookKind.SESSION_START: _session_start,
+    HookKind.PROMPT: _prompt,
+    HookKind.SESSION_END: _session_end,
+}
+
+
+def _session_context(memory: Memory) -> str:
+    context = memory.system.build_context(budget=memory.setting("hooks.context_budget"))
+    text = context.text.strip()
+    return f"{CONTEXT_PREFACE}\n\n{text}" if text else ""
+
+
+def _kimi_first_prompt(event: HookEvent, memory: Memory, state_dir: Path) -> str:
+    with session_mark(state_dir, event.session_id, _now()) as mark:
+        if mark.primed:
+            return ""
+        mark.primed = True
+    return _session_context(memory)
+
+
+def _relevant(memory: Memory, prompt: str) -> str:
+    hits = memory.relevant(prompt)
+    if not hits:
+        return ""
+    lines = [RELEVANT_PREFACE]
+    for hit in hits:
+        found = hit.memory
+        snippet = " ".join((hit.snippet or "").split())[:SNIPPET_CHARS]
+        lines.append(f"- {found.title} [{found.layer.value} {found.id[:8]}]" + (f": {snippet}" if snippet else ""))
+    return "\n".join(lines)
+
+
+def _capture(memory: Memory, text: str) -> str:
+    result = memory.system.remember(text, source="hook").to_dict()
+    return f"AIMate memory ({result.get('action', 'saved')}): {text}"
+
+
+def _state_dir(home: Path | None) -> Path:
+    from aimate_memory.vault.roots import Roots, aimate_home
+
+    return Roots.state_dir(home or aimate_home())
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _log_failure(state_dir: Path, kind: HookKind, client: Client, stdin_text: str) -> None:
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        log = state_dir / LOG_FILE
+        if log.exists() and log.stat().st_size > MAX_LOG_BYTES:
+            log.replace(log.with_name(LOG_FILE + ".1"))
+        with open(log, "a", encoding="utf-8") as handle:
+            handle.write(f"{_now()} {client.value} {kind.value} failed; stdin {stdin_text[:200]!r}\n")
+            handle.write(traceback.format_exc() + "\n")
+    except Exception:
+        pass  # nowhere left to report to; the client must still not see anything

@@ -1,0 +1,159 @@
+"""The pure parts of the hooks: payloads, outputs, "remember" requests, transcripts, session marks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from aimate_memory.integrations import hook_state
+from aimate_memory.integrations.claude_transcript import parse_turns, read_new_turns
+from aimate_memory.integrations.hook_events import Client, HookKind, parse_event, render_output
+from aimate_memory.integrations.hook_state import session_mark
+from aimate_memory.integrations.hooks import run_hook
+from aimate_memory.integrations.remember import extract_remembered
+
+CLAUDE_SESSION_START = {
+    "session_id": "abc123",
+    "transcript_path": "/tmp/t.jsonl",
+    "cwd": "/work/proj",
+    "permission_mode": "default",
+    "hook_event_name": "SessionStart",
+    "source": "startup",
+    "model": "claude-sonnet-4-5",
+}
+
+
+def test_claude_payload_and_output() -> None:
+    event = parse_event(HookKind.SESSION_START, json.dumps(CLAUDE_SESSION_START))
+    assert (event.session_id, event.source, str(event.cwd), str(event.transcript_path)) == (
+        "abc123",
+        "startup",
+        "/work/proj",
+        "/tmp/t.jsonl",
+    )
+    output = json.loads(render_output(Client.CLAUDE, event, "上下文 context"))
+    assert output == {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "上下文 context"}}
+    assert render_output(Client.CLAUDE, event, "  \n") == ""
+
+
+def test_precompact_saves_without_ending_and_prints_nothing() -> None:
+    event = parse_event(HookKind.SESSION_END, json.dumps({"session_id": "s", "hook_event_name": "PreCompact"}))
+    assert not event.ends_session
+    assert render_output(Client.CLAUDE, event, "text") == ""  # Claude reads no additionalContext there
+    assert parse_event(HookKind.SESSION_END, json.dumps({"hook_event_name": "SessionEnd"})).ends_session
+
+
+def test_kimi_payload_and_plain_output() -> None:
+    payload = {"session_id": "k1", "cwd": "/p", "hook_event_name": "UserPromptSubmit", "prompt": "记住：用 pnpm"}
+    event = parse_event(HookKind.PROMPT, json.dumps(payload, ensure_ascii=False))
+    assert event.transcript_path is None and event.prompt == "记住：用 pnpm"
+    assert render_output(Client.KIMI, event, "相关记忆\n") == "相关记忆\n"
+
+
+@pytest.mark.parametrize("garbage", ["", "not json", "[1, 2]", '"text"'])
+def test_garbage_payload_raises_for_run_hook_to_catch(garbage: str) -> None:
+    with pytest.raises(ValueError):
+        parse_event(HookKind.PROMPT, garbage)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        ("remember: we deploy on Fridays", ["we deploy on Fridays"]),
+        ("Please remember that the API key lives in Vault.", ["the API key lives in Vault."]),
+        ("Fix the test.\nREMEMBER： use pytest -x", ["use pytest -x"]),
+        ("记住：周五发布", ["周五发布"]),
+        ("请记住，数据库用 PostgreSQL 16", ["数据库用 PostgreSQL 16"]),
+        ("记得提交前跑测试", ["提交前跑测试"]),
+        ("记住：AB\n记得 B 要先做", ["AB", "B 要先做"]),
+        ("记住：A", []),  # too short to be a memory
+        ("Do you remember: the plan?", []),  # not at the line start
+        ("remember that bug from yesterday?", []),  # a question
+        ("记得上次的方案吗", []),
+        ("记住：记住：", ["记住："]),
+        ("nothing to keep here", []),
+    ],
+)
+def test_remember_requests(prompt: str, expected: list[str]) -> None:
+    assert extract_remembered(prompt) == expected
+
+
+def _record(kind: str, content: object, **flags: object) -> str:
+    return json.dumps({"type": kind, "message": {"role": kind, "content": content}, **flags}, ensure_ascii=False)
+
+
+TRANSCRIPT = [
+    json.dumps({"type": "summary", "summary": "old"}),
+    _record("user", "把缓存换成 Redis"),
+    _record(
+        "assistant",
+        [
+            {"type": "thinking", "thinking": "hmm"},
+            {"type": "text", "text": "I'll switch the cache to Redis."},
+            {"type": "tool_use", "id": "t1", "name": "Edit", "input": {}},
+        ],
+    ),
+    _record("user", [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]),
+    _record("user", "<local-command-stdout>x</local-command-stdout>", isMeta=True),
+    _record("assistant", [{"type": "text", "text": "sub-agent"}], isSidechain=True),
+    "{damaged line",
+    _record("assistant", [{"type": "text", "text": "完成。"}]),
+]
+
+
+def test_transcript_turns_are_the_conversation_text_only() -> None:
+    turns, consumed = parse_turns(("\n".join(TRANSCRIPT) + "\n").encode())
+    assert [(t.role, t.content) for t in turns] == [
+        ("user", "把缓存换成 Redis"),
+        ("assistant", "I'll switch the cache to Redis."),
+        ("assistant", "完成。"),
+    ]
+    assert consumed == len(("\n".join(TRANSCRIPT) + "\n").encode())
+
+
+def test_transcript_is_read_from_the_last_offset_and_a_half_line_waits(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(TRANSCRIPT[1] + "\n" + TRANSCRIPT[2][:20], encoding="utf-8")
+    turns, offset = read_new_turns(path, 0)
+    assert [t.content for t in turns] == ["把缓存换成 Redis"]
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(TRANSCRIPT[2][20:] + "\n")
+    turns, offset = read_new_turns(path, offset)
+    assert [t.content for t in turns] == ["I'll switch the cache to Redis."]
+    assert read_new_turns(path, offset) == ([], offset)
+    path.write_text(TRANSCRIPT[7] + "\n", encoding="utf-8")  # a new, shorter file: read from the start
+    assert [t.content for t in read_new_turns(path, offset)[0]] == ["完成。"]
+
+
+def test_session_marks_persist_and_the_oldest_are_forgotten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hook_state, "MAX_SESSIONS", 3)
+    with session_mark(tmp_path, "s1", "2026-11-24T10:00:00") as mark:
+        assert (mark.offset, mark.primed) == (0, False)
+        mark.offset, mark.primed = 120, True
+    with session_mark(tmp_path, "s1", "2026-11-24T10:01:00") as mark:
+        assert (mark.offset, mark.primed) == (120, True)
+    for number in range(3):
+        with session_mark(tmp_path, f"other{number}", f"2026-11-25T00:00:0{number}"):
+            pass
+    with session_mark(tmp_path, "s1", "2026-11-26T00:00:00") as mark:
+        assert mark.offset == 0  # s1 was the oldest and was dropped
+    (tmp_path / "hooks.json").write_text("{broken", encoding="utf-8")
+    with session_mark(tmp_path, "s2", "2026-11-27T00:00:00") as mark:
+        assert mark.offset == 0
+
+
+def test_run_hook_never_raises_and_logs_the_traceback(tmp_path: Path) -> None:
+    def broken_open(cwd: Path | None):
+        raise RuntimeError(f"vault at {cwd} is unreadable")
+
+    payload = json.dumps({"session_id": "s", "cwd": "/nowhere", "prompt": "记住：用 pnpm"}, ensure_ascii=False)
+    for kind in HookKind:
+        assert run_hook(kind, payload, broken_open, home=tmp_path) == ""
+    log = (tmp_path / "state" / "hooks.log").read_text(encoding="utf-8")
+    assert log.count("RuntimeError: vault at /nowhere is unreadable") == 3
+    assert "claude prompt failed; stdin" in log and "记住" in log
+    # An empty prompt needs no vault at all.
+    assert run_hook(HookKind.PROMPT, json.dumps({"prompt": "  "}), broken_open, home=tmp_path) == ""
+    assert log == (tmp_path / "state" / "hooks.log").read_text(encoding="utf-8")

@@ -15,6 +15,7 @@ import typer
 
 from aimate_memory.cli.progress import LazyProgress
 from aimate_memory.cli.render import print_warning
+from aimate_memory.errors import NotFoundError
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
@@ -56,6 +57,9 @@ def open_system() -> MemorySystem:
 def synced(system: MemorySystem, no_sync: bool = False) -> MemorySystem:
     """Read commands sync first (milliseconds when nothing changed), and say what went wrong."""
     if no_sync:
+        if not any(index.exists for index in system.indexes):
+            # Reading would create an empty index.db and fail on its missing tables.
+            raise NotFoundError("there is no index yet", "run `aimate mem index`, or drop --no-sync")
         return system
     with LazyProgress() as progress:
         reports = system.sync(progress)

@@ -150,3 +150,11 @@ def test_environment_faults_are_one_clear_line(cli, home: Path) -> None:
         timeout=60,
     )
     assert proc.returncode == 1 and "unexpected" not in proc.stderr and "hint:" in proc.stderr, proc.stderr
+
+
+def test_no_sync_without_an_index_says_so_and_creates_nothing(cli, home: Path) -> None:
+    cli("mem", "init")
+    for command in (("list",), ("stats",)):
+        result = cli("mem", *command, "--no-sync")
+        assert result.code == 1 and "there is no index yet" in result.err
+    assert not (home / "index.db").exists()

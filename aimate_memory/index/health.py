@@ -116,7 +116,7 @@ class IndexHealth:
     def record_metric(
         self, op: str, ms: float, detail: str = "", *, layer: str = "", breakdown: dict[str, Any] | None = None
     ) -> None:
-        """One row in the bounded metrics table. Measured: 10k records cost ~METRIC_COST (see
+        """One row in the bounded metrics table. Measured: 0.026 ms a record over 10k records (see
         tests/system/test_agent_perf.py), one INSERT in WAL mode without an fsync, plus a trim every
         TRIM_EVERY rows that keeps the last METRICS_KEPT."""
         # A metric is never worth failing the operation it measures (e.g. the index is busy or read-only).

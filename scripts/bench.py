@@ -918,6 +918,21 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         metrics["time_range_ms_p50"], metrics["time_range_ms_p95"] = pct(latencies, 50), pct(latencies, 95)
         result["time_range_rows_mean"] = found / len(latencies)
         log(f"time range: p50 {metrics['time_range_ms_p50']:.2f} ms, p95 {metrics['time_range_ms_p95']:.2f} ms")
+
+        # 5b. agent calls: a warm context build (query + default budget) and a capture (classify, similar
+        # memories of its folder, write), keyword-only like the searches above
+        for q in queries[:3]:
+            keyword.build_context(q)
+        latencies = [timed(lambda q=q: keyword.build_context(q))[0] for q in queries[:20]]
+        metrics["context_build_ms_p50"], metrics["context_build_ms_p95"] = pct(latencies, 50), pct(latencies, 95)
+        log(
+            f"context build: p50 {metrics['context_build_ms_p50']:.1f} ms, p95 {metrics['context_build_ms_p95']:.1f} ms"
+        )
+        captures = [f"bench capture {n}: we decided to cache query {n} for {n * 7} minutes" for n in range(13)]
+        keyword.remember(captures[0])
+        latencies = [timed(lambda text=text: keyword.remember(text))[0] for text in captures[1:]]
+        metrics["capture_ms_p50"], metrics["capture_ms_p95"] = pct(latencies, 50), pct(latencies, 95)
+        log(f"capture: p50 {metrics['capture_ms_p50']:.1f} ms, p95 {metrics['capture_ms_p95']:.1f} ms")
         keyword.close()
 
         # 6. pre-filter recall vs exact

@@ -6,24 +6,26 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-CaptureAction = Literal["written", "pending", "dropped", "exists", "superseded"]
+CaptureAction = Literal["written", "pending", "dropped", "exists"]
 
 
 @dataclass
 class CaptureResult:
     """`action`: written (active), pending (awaits review), dropped (confidence too low: nothing written),
-    exists (the same text is already a memory: `memory` is that one), superseded (written, and the
-    memory `supersedes` names is now `status: superseded`)."""
+    exists (the same text is already a memory: `memory` is that one). `supersedes`: the id of the memory
+    this capture replaced (it is now `status: superseded`), with action written."""
 
     action: CaptureAction
     memory: Any | None  # aimate_memory.vault.model.Memory; Any keeps this module free of the vault
     supersedes: str | None
     reason: str
 
-    def to_dict(self, memory_to_dict: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+    def to_dict(self, memory_to_dict: Callable[[Any], dict[str, Any]] | None = None) -> dict[str, Any]:
+        """`memory_to_dict` defaults to the memory's `public_dict()` (what `show --json` prints)."""
+        convert = memory_to_dict or (lambda memory: memory.public_dict())
         return {
             "action": self.action,
-            "memory": memory_to_dict(self.memory) if self.memory is not None else None,
+            "memory": convert(self.memory) if self.memory is not None else None,
             "supersedes": self.supersedes,
             "reason": self.reason,
         }

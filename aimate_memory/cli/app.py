@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 
 from aimate_memory.cli import (
+    agent_commands,
     assistant_commands,
     config_commands,
     git_commands,
@@ -41,6 +42,7 @@ app.add_typer(mem, name="mem")
 # The order here is the order of `aimate mem --help`.
 for module in (
     memory_commands,
+    agent_commands,
     index_commands,
     git_commands,
     live_commands,

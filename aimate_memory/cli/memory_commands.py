@@ -127,6 +127,11 @@ def show(ref: str = typer.Argument(..., metavar="ID|PATH"), no_sync: bool = NO_S
         return
     path = system.vault_for(memory.scope).abs_path(memory.rel_path)
     console.print(f"[dim]# {memory.scope.value}:{memory.rel_path.as_posix()}[/]")
+    for key, label in (("supersedes", "supersedes"), ("superseded_by", "superseded by")):
+        other = memory.doc.get(key) if memory.doc is not None else None
+        if other:
+            console.print(f"[dim]# {label} {other}[/]")
+    sys.stdout.flush()
     sys.stdout.write(path.read_text(encoding="utf-8"))
 
 

@@ -19,10 +19,10 @@ from aimate_memory.index.textproc import TOKENIZER_VERSION as _FTS_VERSION
 # Text processing that shapes the index: a change in either means a rebuild.
 TOKENIZER_VERSION = f"{_FTS_VERSION}+{CHUNKER_VERSION}"
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: metrics gained layer and breakdown (perf)
 BUSY_TIMEOUT_MS = 30_000
 
-# Version 1. A migration for version N+1 is a function added to MIGRATIONS; indexes are caches, so a
+# Version 2. A migration for version N+1 is a function added to MIGRATIONS; indexes are caches, so a
 # schema too old to migrate is simply rebuilt from the files.
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -75,8 +75,11 @@ CREATE TABLE IF NOT EXISTS file_errors (
     path TEXT PRIMARY KEY, line INTEGER, kind TEXT NOT NULL, reason TEXT NOT NULL,
     mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL
 );
+-- Timings of operations (`aimate mem perf`): the last METRICS_KEPT rows. `breakdown` is a JSON object
+-- of named parts in milliseconds (or counts) of the operation.
 CREATE TABLE IF NOT EXISTS metrics (
-    rowid INTEGER PRIMARY KEY, at REAL NOT NULL, op TEXT NOT NULL, ms REAL NOT NULL, detail TEXT
+    rowid INTEGER PRIMARY KEY, at REAL NOT NULL, op TEXT NOT NULL, ms REAL NOT NULL, detail TEXT,
+    layer TEXT NOT NULL DEFAULT '', breakdown TEXT
 );
 """
 

@@ -4,7 +4,9 @@ the config, with the fix) and the metrics log (timings of its operations)."""
 from __future__ import annotations
 
 import contextlib
+import json
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import sqlean
@@ -15,6 +17,18 @@ from aimate_memory.index.store import IndexStore, has_table
 from aimate_memory.index.sync_embed import chunks_without_vectors
 from aimate_memory.index.sync_plan import plan_reads
 from aimate_memory.index.sync_scan import VaultScan, error_records, indexed_files
+
+METRICS_KEPT = 10_000
+TRIM_EVERY = 500  # rows between trims: the table holds at most METRICS_KEPT + TRIM_EVERY rows
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    op: str
+    layer: str
+    ms: float
+    breakdown: dict[str, Any]
+    at: float  # epoch seconds
 
 
 class IndexHealth:
@@ -87,13 +101,31 @@ class IndexHealth:
                     )
         return problems
 
-    def metrics(self, limit: int = 1000) -> list[tuple[str, float]]:
-        """(operation, milliseconds) of the latest operations, newest first."""
-        return self.store.conn.execute("SELECT op, ms FROM metrics ORDER BY rowid DESC LIMIT ?", (limit,)).fetchall()
+    def metrics(self, limit: int = METRICS_KEPT) -> list[MetricRow]:
+        """The latest operations' timings, newest first."""
+        with contextlib.suppress(sqlean.DatabaseError):
+            rows = self.store.conn.execute(
+                "SELECT op, layer, ms, breakdown, at FROM metrics ORDER BY rowid DESC LIMIT ?", (limit,)
+            ).fetchall()
+            return [
+                MetricRow(op, layer, ms, json.loads(breakdown) if breakdown else {}, at)
+                for op, layer, ms, breakdown, at in rows
+            ]
+        return []
 
-    def record_metric(self, op: str, ms: float, detail: str = "") -> None:
+    def record_metric(
+        self, op: str, ms: float, detail: str = "", *, layer: str = "", breakdown: dict[str, Any] | None = None
+    ) -> None:
+        """One row in the bounded metrics table. Measured: 0.026 ms a record over 10k records (see
+        tests/system/test_agent_perf.py), one INSERT in WAL mode without an fsync, plus a trim every
+        TRIM_EVERY rows that keeps the last METRICS_KEPT."""
         # A metric is never worth failing the operation it measures (e.g. the index is busy or read-only).
         with contextlib.suppress(sqlean.DatabaseError):
-            self.store.conn.execute(
-                "INSERT INTO metrics(at, op, ms, detail) VALUES (?, ?, ?, ?)", (time.time(), op, ms, detail)
+            conn = self.store.conn
+            cursor = conn.execute(
+                "INSERT INTO metrics(at, op, ms, detail, layer, breakdown) VALUES (?, ?, ?, ?, ?, ?)",
+                (time.time(), op, ms, detail, layer, json.dumps(breakdown) if breakdown else None),
             )
+            rowid = cursor.lastrowid or 0
+            if rowid % TRIM_EVERY == 0:
+                conn.execute("DELETE FROM metrics WHERE rowid <= ?", (rowid - METRICS_KEPT,))

@@ -19,7 +19,7 @@ import sqlean
 from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.index import db
 from aimate_memory.index.candidates import Candidates, RankingColumns
-from aimate_memory.index.health import IndexHealth
+from aimate_memory.index.health import METRICS_KEPT, IndexHealth, MetricRow
 from aimate_memory.index.keyword_search import KeywordSearch
 from aimate_memory.index.queries import MetadataQueries, filter_sql, memory_from_row
 from aimate_memory.index.store import IndexStore
@@ -118,7 +118,9 @@ class MemoryIndex:
         watcher saw change, so an edit in a 100k vault costs a few stats instead of 100k."""
         report = self._sync.run(progress, force_rebuild, paths)
         self._vectors.forget()  # our own writes do not change PRAGMA data_version
-        self._health.record_metric("sync", report.seconds * 1000, f"changed={report.changed}")
+        self._health.record_metric(
+            "sync", report.seconds * 1000, layer=self.vault.scope.value, breakdown={"changed": report.changed}
+        )
         return report
 
     # -- search ------------------------------------------------------------------------------------
@@ -169,8 +171,13 @@ class MemoryIndex:
         """(kind, reason, hint) for every way the index disagrees with the files or the config."""
         return self._health.health()
 
-    def metrics(self, limit: int = 1000) -> list[tuple[str, float]]:
+    def metrics(self, limit: int = METRICS_KEPT) -> list[MetricRow]:
         return self._health.metrics(limit)
+
+    def record_metric(self, op: str, ms: float, *, layer: str = "", breakdown: dict[str, Any] | None = None) -> None:
+        """Log one operation's timing (`aimate mem perf`); never raises for a busy or read-only index."""
+        if self.exists:
+            self._health.record_metric(op, ms, layer=layer, breakdown=breakdown)
 
 
 __all__ = ["MemoryIndex", "SyncReport", "filter_sql", "memory_from_row"]

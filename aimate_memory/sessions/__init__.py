@@ -11,6 +11,7 @@ from aimate_memory.sessions.store import (
     NoSessionError,
     SessionActiveError,
     SessionFile,
+    SessionInfo,
     SessionSettings,
     SessionSnapshot,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "NoSessionError",
     "SessionActiveError",
     "SessionFile",
+    "SessionInfo",
     "SessionSettings",
     "SessionSnapshot",
     "SessionUsage",

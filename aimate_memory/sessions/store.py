@@ -101,6 +101,54 @@ class AppendResult:
     summary: Memory | None  # the short_term/contexts memory holding the trimmed turns
     warnings: list[str]
 
+    def to_dict(self) -> dict[str, Any]:
+        """`session append --json`: `usage` is the window's share of `session.max_tokens` (0–1+)."""
+        return {
+            "turns": self.number,
+            "window_tokens": self.usage.tokens,
+            "usage": round(self.usage.ratio, 4),
+            "trimmed": self.trim is not None,
+            "summary_id": self.summary.id if self.summary is not None else None,
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """A session as `session show --json` prints it: every turn, and which of them are in the window."""
+
+    id: str
+    title: str
+    status: str
+    started_at: datetime
+    turns: list[Turn]
+    window_start: int
+    usage: SessionUsage
+    path: str  # vault-relative
+    summaries: list[str] = field(default_factory=list)
+
+    @property
+    def window(self) -> list[int]:
+        return [index for index, turn in enumerate(self.turns) if index >= self.window_start or turn.role == "system"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "status": self.status,
+            "started_at": self.started_at.isoformat(),
+            "path": self.path,
+            "turns": [
+                {"role": turn.role, "time": turn.time.isoformat(), "tokens": turn.tokens, "text": turn.text}
+                for turn in self.turns
+            ],
+            "window": self.window,
+            "tokens": total_tokens(self.turns),
+            "window_tokens": self.usage.tokens,
+            "usage": round(self.usage.ratio, 4),
+            "summaries": list(self.summaries),
+        }
+
 
 class SessionFile:
     def __init__(
@@ -173,6 +221,40 @@ class SessionFile:
             if not self.path.exists():
                 raise NoSessionError("no active session", "start one first")
             return self._end_locked()
+
+    def load(self, rel_path: PurePosixPath) -> Memory:
+        """A past session's file (sessions may exceed `storage.max_file_bytes`)."""
+        return self._load(rel_path)
+
+    def info(self, session: SessionSnapshot | Memory) -> SessionInfo:
+        """The active session (a snapshot) or a past one (its memory) as a `SessionInfo`."""
+        if isinstance(session, SessionSnapshot):
+            snapshot = session
+        else:
+            doc = session.doc if session.doc is not None else self._doc(session.rel_path)
+            snapshot = SessionSnapshot(
+                id=session.id,
+                title=session.title,
+                status=session.status,
+                started_at=to_datetime(doc.get("started_at")) or session.created_at,
+                window_start=int(doc.get("window_start") or 0),
+                turns=parse_turns(doc.body),
+                rel_path=session.rel_path,
+                summaries=_string_list(doc.get("summaries")),
+            )
+        s = self.settings
+        level = usage_level(snapshot.window_tokens, s.max_tokens, s.warning_ratio, s.critical_ratio)
+        return SessionInfo(
+            id=snapshot.id,
+            title=snapshot.title,
+            status=snapshot.status,
+            started_at=snapshot.started_at,
+            turns=snapshot.turns,
+            window_start=snapshot.window_start,
+            usage=level,
+            path=snapshot.rel_path.as_posix(),
+            summaries=snapshot.summaries,
+        )
 
     def list(self) -> list[Memory]:
         """Past sessions (ended or archived, month folders included), newest first."""

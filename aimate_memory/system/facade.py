@@ -5,11 +5,16 @@ them, so every face reaches the same code."""
 
 from __future__ import annotations
 
+from aimate_memory.system.capture import CaptureActions
+from aimate_memory.system.context import ContextActions
+from aimate_memory.system.editing import EditActions
 from aimate_memory.system.history import HistoryActions
 from aimate_memory.system.live import LiveActions
 from aimate_memory.system.memories import MemoryActions
 from aimate_memory.system.upkeep import UpkeepActions
 
 
-class MemorySystem(MemoryActions, UpkeepActions, HistoryActions, LiveActions):
+class MemorySystem(
+    CaptureActions, ContextActions, EditActions, MemoryActions, UpkeepActions, HistoryActions, LiveActions
+):
     """The global vault plus, inside a project, the project vault (project first on ties)."""

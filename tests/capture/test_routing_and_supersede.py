@@ -59,9 +59,9 @@ def test_keyword_overlap_when_there_is_no_cosine() -> None:
 
 
 def test_capture_result_to_dict() -> None:
-    result = CaptureResult("superseded", {"id": "new"}, "old", "cosine 0.9 ≥ 0.85")
+    result = CaptureResult("written", {"id": "new"}, "old", "cosine 0.9 ≥ 0.85")
     assert result.to_dict(lambda memory: dict(memory)) == {
-        "action": "superseded",
+        "action": "written",
         "memory": {"id": "new"},
         "supersedes": "old",
         "reason": "cosine 0.9 ≥ 0.85",

@@ -1,0 +1,155 @@
+"""Commands agents (and people) use while working: remember, session, context, perf."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from aimate_memory.cli.common import JSON, NO_SYNC, open_system, synced
+from aimate_memory.cli.render import console, print_json, print_warning
+
+commands = typer.Typer()
+session_commands = typer.Typer(help="The conversation of the current session: start, append, show, end, list.")
+commands.add_typer(session_commands, name="session")
+
+
+@commands.command()
+def remember(
+    text: str = typer.Argument(..., help="The sentence to remember (a preference, rule, decision, task, note)."),
+    confidence: float = typer.Option(None, "--confidence", min=0.0, max=1.0, help="An agent's confidence (0–1)."),
+    scope: str = typer.Option(None, "--scope", "-s", help="global or project (default: decided from the text)."),
+    source: str = typer.Option("cli", "--source", help="Who captured it (cli, an agent's name, …)."),
+    no_sync: bool = NO_SYNC,
+    as_json: bool = JSON,
+) -> None:
+    """Remember a sentence where it belongs. With --confidence (agents): ≥ 0.85 written, ≥ 0.60 pending
+    review, below dropped. A restatement updates (supersedes) the memory it restates."""
+    from aimate_memory.system.capture import capture_line
+
+    result = synced(open_system(), no_sync).remember(text, confidence=confidence, scope=scope, source=source)
+    if as_json:
+        print_json(result.to_dict())
+    else:
+        console.print(capture_line(result), markup=False)
+
+
+@session_commands.command("start")
+def session_start(
+    title: str = typer.Option(None, "--title", "-t", help="What the session is about."),
+    replace: bool = typer.Option(False, "--replace", help="End the active session first."),
+    as_json: bool = JSON,
+) -> None:
+    """Start a session (refused while one is active, unless --replace)."""
+    info = open_system().start_session(title, replace=replace)
+    if as_json:
+        print_json(info.to_dict())
+    else:
+        console.print(f"started session {info.id[:8]}: {info.title}", markup=False)
+
+
+@session_commands.command("append")
+def session_append(
+    text: str = typer.Argument(None, help="The turn's text (default: standard input)."),
+    role: str = typer.Option(..., "--role", "-r", help="user, assistant, system or tool."),
+    tokens: int = typer.Option(None, "--tokens", min=0, help="Its token count (default: estimated)."),
+    as_json: bool = JSON,
+) -> None:
+    """Append one turn (starts a session when none is active); trims the window when it fills."""
+    if text is None:
+        text = sys.stdin.read() if not sys.stdin.isatty() else ""
+    result = open_system().add_conversation(role, text, tokens)
+    if as_json:
+        print_json(result.to_dict())
+        return
+    data = result.to_dict()
+    line = f"turn {data['turns']}: window {data['window_tokens']} tokens ({data['usage']:.0%})"
+    if data["summary_id"]:
+        line += f"; trimmed, summary {str(data['summary_id'])[:8]}"
+    console.print(line, markup=False)
+    for warning in result.warnings:
+        print_warning(warning)
+
+
+@session_commands.command("show")
+def session_show(ref: str = typer.Argument(None, metavar="[ID]"), as_json: bool = JSON) -> None:
+    """Show the active session (or a past one): every turn, the window marked."""
+    info = open_system().session(ref)
+    if as_json:
+        print_json(info.to_dict())
+        return
+    data = info.to_dict()
+    head = f"{info.id[:8]} {info.title} ({info.status}): {len(info.turns)} turns"
+    console.print(f"{head}, window {data['window_tokens']} tokens", markup=False)
+    window = set(info.window)
+    for index, turn in enumerate(info.turns):
+        mark = " " if index in window else "-"
+        console.print(f"{mark}{index + 1:>4} {turn.role:<9} {turn.text}", markup=False)
+
+
+@session_commands.command("end")
+def session_end(as_json: bool = JSON) -> None:
+    """End the active session; maintenance files it by month."""
+    info = open_system().end_session()
+    if as_json:
+        print_json(info.to_dict() if info is not None else None)
+    elif info is None:
+        console.print("no active session")
+    else:
+        console.print(f"ended session {info.id[:8]}: {info.title} → {info.path}", markup=False)
+
+
+@session_commands.command("list")
+def session_list(as_json: bool = JSON) -> None:
+    """Sessions of the current vault: the active one, then past ones, newest first."""
+    sessions = open_system().sessions()
+    if as_json:
+        print_json([_summary(info) for info in sessions])
+        return
+    for info in sessions:
+        started = info.started_at.strftime("%Y-%m-%d %H:%M")
+        line = f"{info.id[:8]}  {info.status:<7} {started}  {len(info.turns):>4} turns  {info.title}"
+        console.print(line, markup=False)
+    console.print(f"[dim]{len(sessions)} session(s)[/]")
+
+
+def _summary(info: object) -> dict[str, object]:
+    data = info.to_dict()  # type: ignore[attr-defined]
+    return {key: data[key] for key in ("id", "title", "status", "started_at", "path", "tokens", "usage")} | {
+        "turns": len(data["turns"])
+    }
+
+
+@commands.command()
+def context(
+    query: str = typer.Argument(None, help="What the conversation is about (memories relevant to it are added)."),
+    budget: int = typer.Option(None, "--budget", min=1, help="Token budget (default: context.total_budget)."),
+    no_sync: bool = NO_SYNC,
+    as_json: bool = JSON,
+) -> None:
+    """The memory context for a prompt, as Markdown: core, session window, recent and relevant memories."""
+    built = synced(open_system(), no_sync).build_context(query, budget)
+    if as_json:
+        print_json(built.to_dict())
+        return
+    sys.stdout.write(built.text)
+    for warning in built.warnings:
+        print_warning(warning.message)
+
+
+@commands.command()
+def perf(as_json: bool = JSON) -> None:
+    """Timings of recent operations (search, context build, capture, session append, sync)."""
+    stats = open_system().perf()
+    if as_json:
+        keys = ("operation", "count", "p50_ms", "p95_ms", "max_ms", "slowest_breakdown")
+        print_json({"operations": [{key: s.to_dict()[key] for key in keys} for s in stats]})
+        return
+    if not stats:
+        console.print("no operations recorded yet")
+    for s in stats:
+        parts = ", ".join(f"{key} {value}" for key, value in s.slowest_breakdown.items())
+        times = f"p50 {s.p50_ms:8.2f} ms  p95 {s.p95_ms:8.2f} ms  max {s.max_ms:8.2f} ms"
+        console.print(f"{s.operation:<15} n={s.count:<6} {times}", markup=False)
+        if parts:
+            console.print(f"  slowest: {parts}", markup=False)

@@ -1,0 +1,161 @@
+"""Capture (`remember`): classify a sentence, route it by the agent's confidence, and write it — or update
+the memory it restates instead of duplicating it (docs/design.md, "Capture"). The decisions are the pure
+functions of `aimate_memory.capture`; this module gathers their inputs and does the writing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from aimate_memory.capture import CaptureResult, Classification, classify, decide, route
+from aimate_memory.capture.supersede import Candidate, SupersedeDecision
+from aimate_memory.errors import InvalidInputError
+from aimate_memory.system.memories import MemoryActions
+from aimate_memory.system.perf import PerfActions, Stopwatch
+from aimate_memory.vault.changes import ChangeSet, FileChange
+from aimate_memory.vault.filters import MemoryFilter, parse_scope
+from aimate_memory.vault.layout import Layer, folder_for
+from aimate_memory.vault.model import Memory
+from aimate_memory.vault.store import Vault
+from aimate_memory.vault.validate import check_writable_text
+
+SUPERSEDE_CANDIDATES = 5  # the most similar active memories of the same layer, scope and category
+
+
+class CaptureActions(PerfActions, MemoryActions):
+    def remember(
+        self, text: str, *, confidence: float | None = None, scope: str | None = None, source: str = "cli"
+    ) -> CaptureResult:
+        """Capture one sentence. No `confidence` means a person typed it (written active); an agent's
+        confidence routes it to active, pending (left uncommitted for `aimate mem review`) or dropped.
+        A secret is refused before anything is written; a restatement of an active memory of the same
+        layer, scope and category supersedes it (both files in one commit); the same words again write
+        nothing (`exists`)."""
+        watch = Stopwatch()
+        if not text or not text.strip():
+            raise InvalidInputError("nothing to remember: the text is empty", "pass the sentence to remember")
+        found = self._classify(text, scope)
+        check_writable_text({"title": found.title, "body": found.body})
+        self.guard_secrets(text)
+        routed = route(confidence, *self._capture_thresholds())
+        watch.lap("classify")
+        if routed.status is None:
+            self._log_perf("capture", watch, found.layer.value)
+            return CaptureResult("dropped", None, None, f"{routed.reason}; nothing written ({found.reason})")
+        vault = self.vault_for(found.scope)
+        decision = decide(found.body, self._similar(vault, found), *self._supersede_thresholds())
+        watch.lap("similar")
+        reason = f"{found.reason}; {routed.reason}"
+        if decision.action == "exists":
+            self._log_perf("capture", watch, found.layer.value)
+            return CaptureResult("exists", self.get(str(decision.target_id)), None, f"{decision.reason}; {reason}")
+        result = self._write_capture(vault, found, routed.status, confidence, source, decision, reason)
+        watch.lap("write")
+        self._log_perf("capture", watch, found.layer.value)
+        return result
+
+    def _classify(self, text: str, scope: str | None) -> Classification:
+        project = self.project_vault if self.project_vault is not None and self.project_vault.exists else None
+        project_root = self.roots.project
+
+        def path_exists(word: str) -> bool:
+            # Only paths inside the project count; "../x" or "/etc/x" name nothing of it.
+            if project_root is None or word.startswith(("/", "~")) or ".." in Path(word).parts:
+                return False
+            return (project_root / word).exists()
+
+        return classify(
+            text,
+            has_project=project is not None,
+            path_exists=path_exists if project is not None else None,
+            scope_override=parse_scope(scope) if scope else None,
+        )
+
+    def _capture_thresholds(self) -> tuple[float, float]:
+        return float(self.config.get("capture.write_threshold")), float(self.config.get("capture.pending_threshold"))
+
+    def _supersede_thresholds(self) -> tuple[float, float]:
+        return (
+            float(self.config.get("capture.supersede_threshold")),
+            float(self.config.get("capture.keyword_supersede_threshold")),
+        )
+
+    def _similar(self, vault: Vault, found: Classification) -> list[Candidate]:
+        """Active memories of the same layer, scope and category most like the capture, with their cosine
+        to it when the embedder reads both texts (None: keyword overlap decides)."""
+        index = self.index_for(vault)
+        # Only the capture's folder is walked: a fresh capture of a moment ago must be seen, and a walk of
+        # one folder costs a few stats where a whole-vault sync of 10k files would cost a scan.
+        index.sync(paths=[folder_for(found.layer, found.category).as_posix()])
+        where = MemoryFilter(
+            layers=(found.layer,), scopes=(vault.scope,), categories=(found.category,), statuses=("active",)
+        )
+        hits = self.search(found.body, top_k=SUPERSEDE_CANDIDATES, where=where).results
+        bodies = [(hit.memory.id, self.get(hit.memory.id).body.strip()) for hit in hits]
+        cosines = self._cosines(found.body, [body for _, body in bodies])
+        return [Candidate(memory_id, body, cosine) for (memory_id, body), cosine in zip(bodies, cosines, strict=True)]
+
+    def _cosines(self, text: str, others: list[str]) -> list[float | None]:
+        if not others or not self.embedder.enabled:
+            return [None] * len(others)
+        from aimate_memory.embedding.base import understands
+        from aimate_memory.index.textproc import script_of
+
+        embedder = self.embedder.get()
+        if embedder is None or not understands(embedder.languages, script_of(text)):
+            return [None] * len(others)
+        readable = [understands(embedder.languages, script_of(other)) for other in others]
+        vectors = embedder.embed([text, *others])  # rows are unit length
+        return [float(vectors[0] @ vectors[n + 1]) if ok else None for n, ok in enumerate(readable)]
+
+    def _write_capture(
+        self,
+        vault: Vault,
+        found: Classification,
+        status: str,
+        confidence: float | None,
+        source: str,
+        decision: SupersedeDecision,
+        reason: str,
+    ) -> CaptureResult:
+        # A pending capture waits for review: it supersedes nothing until a person accepts it.
+        old = self.get(str(decision.target_id)) if decision.action == "supersede" and status == "active" else None
+        extra: dict[str, object] = {"capture_rule": found.rule}
+        if confidence is not None:
+            extra["confidence"] = round(float(confidence), 4)
+        if old is not None:
+            extra["supersedes"] = old.id
+        ttl = self.config.get("short_term.default_ttl_days") if found.layer is Layer.SHORT_TERM else None
+        memory, change = vault.create(
+            title=found.title,
+            body=found.body,
+            layer=found.layer,
+            category=found.category,
+            ttl_days=ttl,
+            status=status,
+            source=source,
+            extra=extra,
+        )
+        changes = [change]
+        if old is not None:
+            vault.update(old, {"status": "superseded", "superseded_by": memory.id})
+            changes.append(FileChange("update", old.rel_path, f"superseded by {memory.id[:8]}"))
+            reason = f"{decision.reason}; {reason}"
+        if status == "active":
+            # Pending captures stay uncommitted: `aimate mem review` lists them (accept commits, reject removes).
+            where = f"{found.layer.value}/{found.category}"
+            self._record(vault, ChangeSet(f'memory: remember "{memory.title}" ({where})', changes))
+        action = "written" if status == "active" else "pending"
+        return CaptureResult(action, memory, old.id if old is not None else None, reason)
+
+
+def capture_line(result: CaptureResult) -> str:
+    """The human line of `remember`: `remembered 3f2a1c0d as core/preference (global): 我习惯用 Tab 缩进`."""
+    memory: Memory | None = result.memory
+    if memory is None:
+        return f"not remembered: {result.reason}"
+    where = f"{memory.layer.value}/{memory.category} ({memory.scope.value})"
+    verbs = {"written": "remembered", "pending": "pending review:", "exists": "already remembered"}
+    line = f"{verbs.get(result.action, result.action)} {memory.id[:8]} as {where}: {memory.title}"
+    if result.supersedes:
+        line += f" (supersedes {result.supersedes[:8]})"
+    return line

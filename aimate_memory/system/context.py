@@ -1,0 +1,197 @@
+"""The context for a prompt (`build_context`), its warnings, and the core memory as Markdown.
+
+Loading order (docs/design.md, "Context"; seed 002 记忆加载策略): global core, project core, the current
+session window, project short-term of the last `context.recent_days` days (relevant to the query first,
+then newest), project long-term (relevant to the query, else newest), and global short/long-term only
+when a query finds them. The budgeting is `aimate_memory.context` (pure); this module gathers the items."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import timedelta
+
+from aimate_memory.context import (
+    Context,
+    ContextItem,
+    ContextWarning,
+    SectionRequest,
+    allocate,
+    build_context,
+    core_warnings,
+    pending_warnings,
+    session_warnings,
+)
+from aimate_memory.errors import AimateError, InvalidInputError
+from aimate_memory.sessions import SessionInfo
+from aimate_memory.system.perf import Stopwatch
+from aimate_memory.system.sessions import SessionActions
+from aimate_memory.vault.filters import MemoryFilter
+from aimate_memory.vault.layout import Layer, Scope
+from aimate_memory.vault.model import Memory
+
+SEARCHED_ITEMS = 20  # per searched section: more would not fit a sensible budget anyway
+LISTED_ITEMS = 50  # per listed (not searched) section, newest first
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+ACTIVE = ("active",)  # pending captures wait for review; superseded, archived, expired are history
+
+
+def content_of(body: str) -> str:
+    """A body without HTML comments (template placeholders are comments, not content); "" when what is
+    left is only headings (a template's `# Preferences` above its comment)."""
+    text = _COMMENT.sub("", body).strip()
+    lines = [line for line in text.splitlines() if line.strip()]
+    return text if any(not line.lstrip().startswith("#") for line in lines) else ""
+
+
+class ContextActions(SessionActions):
+    def build_context(self, query: str | None = None, budget: int | None = None) -> Context:
+        """Memories fitted into `budget` tokens (default `context.total_budget`) in the loading order.
+        Every memory placed counts as a use (journaled like `read`, folded in by maintenance): being put
+        in front of an assistant is reading it. The session window is not a memory and is not counted."""
+        watch = Stopwatch()
+        total = self._budget(budget)
+        query = query.strip() if query and query.strip() else None
+        session = self.current_session()
+        requests = self._requests(query, session)
+        watch.lap("gather")
+        pending = len(self.query(MemoryFilter(statuses=("pending",))))
+        context = build_context(
+            requests, total, session_usage=session.usage if session else None, pending_captures=pending
+        )
+        watch.lap("allocate")
+        self._journal_uses(context)
+        watch.lap("journal")
+        watch.breakdown["tokens"] = context.total_tokens
+        self._log_perf("context_build", watch, "query" if query else "")
+        return context
+
+    def check_warnings(self) -> list[ContextWarning]:
+        """What needs attention before a prompt: session window usage, core memory over its budget (named),
+        pending captures waiting for review."""
+        session = self.current_session()
+        core = allocate(self._core_requests(self._ratios()["core_ratio"]), self._budget(None))
+        pending = len(self.query(MemoryFilter(statuses=("pending",))))
+        return [
+            *session_warnings(session.usage if session else None),
+            *core_warnings(core),
+            *pending_warnings(pending),
+        ]
+
+    def core_markdown(self) -> str:
+        """Global core then project core as Markdown (for `memory://core` and AGENTS.md): a heading per
+        memory and its body; files that hold only a comment (the templates) are left out."""
+        parts = ["# Core memory\n"]
+        for scope, heading in ((Scope.GLOBAL, "Global"), (Scope.PROJECT, "Project")):
+            items = self._core_items(scope)
+            if items:
+                parts.append(f"## {heading}\n")
+                parts.extend(f"### {item.title}\n\n{item.body}\n" for item in items)
+        return "\n".join(parts) if len(parts) > 1 else "# Core memory\n\n(no core memories yet)\n"
+
+    # -- gathering -----------------------------------------------------------------------------
+
+    def _budget(self, budget: int | None) -> int:
+        total = int(budget) if budget is not None else int(self.config.get("context.total_budget"))
+        if total <= 0:
+            raise InvalidInputError(f"a token budget must be positive, got {budget}", "e.g. --budget 4000")
+        return total
+
+    def _ratios(self) -> dict[str, float]:
+        keys = ("core_ratio", "session_ratio", "short_term_ratio", "long_term_ratio")
+        return {key: float(self.config.get(f"context.{key}")) for key in keys}
+
+    def _has_project(self) -> bool:
+        return self.project_vault is not None and self.project_vault.exists
+
+    def _requests(self, query: str | None, session: SessionInfo | None) -> list[SectionRequest]:
+        ratios = self._ratios()
+        requests = self._core_requests(ratios["core_ratio"])
+        if session is not None:
+            requests.append(
+                SectionRequest(
+                    "session",
+                    self.vault_for(None).scope.value,
+                    [_session_item(session, self.vault_for(None).scope.value)],
+                    ratios["session_ratio"],
+                    keep_tail=True,
+                )
+            )
+        long_share = ratios["long_term_ratio"]
+        if self._has_project():
+            requests.append(self._project_short_term(query, ratios["short_term_ratio"]))
+            requests.append(self._project_long_term(query, long_share / 2 if query else long_share))
+            long_share /= 2
+        else:
+            long_share += ratios["short_term_ratio"]
+        if query:
+            layers = (Layer.SHORT_TERM, Layer.LONG_TERM)
+            found = self._searched(query, MemoryFilter(layers=layers, scopes=(Scope.GLOBAL,), statuses=ACTIVE))
+            requests.append(SectionRequest("long_term", "global", found, long_share, heading="## Related · global"))
+        return requests
+
+    def _core_requests(self, ratio: float) -> list[SectionRequest]:
+        scopes = (Scope.GLOBAL, Scope.PROJECT) if self._has_project() else (Scope.GLOBAL,)
+        return [
+            SectionRequest("core", scope.value, self._core_items(scope), ratio / len(scopes), required=True)
+            for scope in scopes
+        ]
+
+    def _core_items(self, scope: Scope) -> list[ContextItem]:
+        if scope is Scope.PROJECT and not self._has_project():
+            return []
+        memories = self.query(MemoryFilter(layers=(Layer.CORE,), scopes=(scope,), statuses=ACTIVE))
+        memories.sort(key=lambda memory: (-memory.importance, memory.rel_path.as_posix()))
+        return self._items(memories)
+
+    def _project_short_term(self, query: str | None, ratio: float) -> SectionRequest:
+        since = self.clock.now() - timedelta(days=float(self.config.get("context.recent_days")))
+        where = MemoryFilter(layers=(Layer.SHORT_TERM,), scopes=(Scope.PROJECT,), statuses=ACTIVE, updated_after=since)
+        relevant = self._searched(query, where) if query else []
+        return SectionRequest("short_term", "project", [*relevant, *self._newest(where)], ratio)
+
+    def _project_long_term(self, query: str | None, ratio: float) -> SectionRequest:
+        where = MemoryFilter(layers=(Layer.LONG_TERM,), scopes=(Scope.PROJECT,), statuses=ACTIVE)
+        items = self._searched(query, where) if query else self._newest(where)
+        return SectionRequest("long_term", "project", items, ratio)
+
+    def _searched(self, query: str, where: MemoryFilter) -> list[ContextItem]:
+        hits = self.search(query, top_k=SEARCHED_ITEMS, where=where).results
+        return self._items([hit.memory for hit in hits], [hit.score for hit in hits])
+
+    def _newest(self, where: MemoryFilter) -> list[ContextItem]:
+        memories = sorted(self.query(where), key=lambda memory: memory.updated_at, reverse=True)
+        return self._items(memories[:LISTED_ITEMS])
+
+    def _items(self, memories: list[Memory], scores: Iterable[float | None] | None = None) -> list[ContextItem]:
+        """Items with their bodies read from the files (the index holds metadata); a file that vanished or
+        holds only a comment is left out."""
+        items = []
+        for memory, score in zip(memories, scores or [None] * len(memories), strict=True):
+            try:
+                body = content_of(self.vault_for(memory.scope).load(memory.rel_path).body)
+            except (OSError, AimateError):
+                continue
+            if body:
+                items.append(
+                    ContextItem(memory.id, memory.title, body, memory.scope.value, memory.rel_path.as_posix(), score)
+                )
+        return items
+
+    def _journal_uses(self, context: Context) -> None:
+        by_scope: dict[str, list[str]] = defaultdict(list)
+        for section in context.sections:
+            if section.layer == "session":
+                continue
+            for placed in section.items:
+                by_scope[placed.item.scope].append(placed.item.id)
+        now = self.clock.now()
+        for scope, ids in by_scope.items():
+            self.journal_for(self.vault_for(scope)).record(ids, now)
+
+
+def _session_item(session: SessionInfo, scope: str) -> ContextItem:
+    window = [session.turns[index] for index in session.window]
+    body = "\n\n".join(f"**{turn.role}**: {turn.text.strip()}" for turn in window)
+    return ContextItem(session.id, session.title, body, scope, session.path)

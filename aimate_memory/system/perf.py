@@ -1,0 +1,112 @@
+"""Perf metrics (`aimate mem perf`): every search, context build, capture, session append and sync logs
+`{operation, layer, duration_ms, breakdown}` in the index's bounded metrics table; `perf()` sums them up.
+
+The rows live in the current vault's index (the project's inside a project): it is disposable, and a
+rebuild simply starts the log again. Sync rows are written by the index itself (`MemoryIndex.sync`)."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from aimate_memory.system.search import SearchActions
+
+if TYPE_CHECKING:
+    from aimate_memory.index.health import MetricRow
+    from aimate_memory.retrieval.hybrid import SearchResponse
+    from aimate_memory.vault.filters import MemoryFilter
+
+OPERATIONS = ("search", "context_build", "capture", "session_append", "sync")
+
+
+class Stopwatch:
+    """Elapsed time of one operation and of its named parts (laps), in milliseconds."""
+
+    def __init__(self) -> None:
+        self.started = self._last = time.perf_counter()
+        self.breakdown: dict[str, Any] = {}
+
+    def lap(self, part: str) -> None:
+        now = time.perf_counter()
+        self.breakdown[part] = round((now - self._last) * 1000, 3)
+        self._last = now
+
+    @property
+    def elapsed_ms(self) -> float:
+        return (time.perf_counter() - self.started) * 1000
+
+
+@dataclass(frozen=True)
+class OperationStats:
+    operation: str
+    count: int
+    p50_ms: float
+    p95_ms: float
+    max_ms: float
+    slowest_breakdown: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "operation": self.operation,
+            "count": self.count,
+            "p50_ms": round(self.p50_ms, 3),
+            "p95_ms": round(self.p95_ms, 3),
+            "max_ms": round(self.max_ms, 3),
+            "slowest_breakdown": self.slowest_breakdown,
+        }
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    """Nearest-rank percentile of an ascending list (a value that was measured, never interpolated)."""
+    if not sorted_values:
+        return 0.0
+    rank = max(1, math.ceil(fraction * len(sorted_values)))
+    return sorted_values[rank - 1]
+
+
+def summarize_metrics(rows: Iterable[MetricRow]) -> list[OperationStats]:
+    """Per operation: count, p50, p95, max and the slowest run's breakdown; known operations first."""
+    by_operation: dict[str, list[MetricRow]] = defaultdict(list)
+    for row in rows:
+        by_operation[row.op].append(row)
+    order = {name: position for position, name in enumerate(OPERATIONS)}
+    stats = []
+    for operation in sorted(by_operation, key=lambda name: (order.get(name, len(order)), name)):
+        runs = by_operation[operation]
+        durations = sorted(run.ms for run in runs)
+        slowest = max(runs, key=lambda run: run.ms)
+        breakdown = {**({"layer": slowest.layer} if slowest.layer else {}), **slowest.breakdown}
+        stats.append(
+            OperationStats(
+                operation,
+                len(runs),
+                percentile(durations, 0.5),
+                percentile(durations, 0.95),
+                durations[-1],
+                breakdown,
+            )
+        )
+    return stats
+
+
+class PerfActions(SearchActions):
+    def perf(self) -> list[OperationStats]:
+        """Timings of the last operations (up to 10k per vault index), per operation."""
+        return summarize_metrics(row for index in self.indexes if index.exists for row in index.metrics())
+
+    def search(self, query: str, top_k: int = 10, where: MemoryFilter | None = None) -> SearchResponse:
+        watch = Stopwatch()
+        response = super().search(query, top_k, where)
+        watch.breakdown.update({"results": len(response.results), "mode": response.mode})
+        layers = ",".join(layer.value for layer in where.layers) if where is not None else ""
+        self._log_perf("search", watch, layers)
+        return response
+
+    def _log_perf(self, operation: str, watch: Stopwatch, layer: str = "") -> None:
+        vaults = self.vaults
+        if vaults:
+            self.index_for(vaults[0]).record_metric(operation, watch.elapsed_ms, layer=layer, breakdown=watch.breakdown)

@@ -1,0 +1,164 @@
+"""`remember`, `session`, `context`, `perf` through the real CLI (temp AIMATE_HOME), Chinese and English."""
+
+from __future__ import annotations
+
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+
+def _project(tmp_path: Path, cli) -> Path:
+    project = tmp_path / "proj"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "src").mkdir()
+    (project / "src" / "app.py").write_text("print()\n")
+    assert cli("mem", "init").code == 0
+    assert cli("mem", "init", cwd=project).code == 0
+    return project
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("我习惯用 Tab 缩进", ("core", "preference", "global")),
+        ("I prefer spaces over tabs in YAML", ("core", "preference", "global")),
+        ("我们决定用 Redis 做缓存", ("long_term", "decision", "project")),
+        ("We decided to ship on Fridays only", ("long_term", "decision", "project")),
+        ("明天修复登录页面", ("short_term", "task", "project")),
+        ("TODO: update the changelog", ("short_term", "task", "project")),
+        ("缓存命中率大约 80%", ("short_term", "note", "project")),
+        ("The staging box has 16 GB of RAM", ("short_term", "note", "project")),
+    ],
+)
+def test_remember_routes(cli, tmp_path: Path, text: str, where: tuple[str, str, str]) -> None:
+    project = _project(tmp_path, cli)
+    done = cli("mem", "remember", text, "--json", cwd=project)
+    assert done.code == 0, done.err
+    data = done.json()
+    assert data["action"] == "written" and data["supersedes"] is None and data["reason"]
+    memory = data["memory"]
+    assert (memory["layer"], memory["category"], memory["scope"]) == where
+    line = cli("mem", "remember", text, cwd=project).out.strip()
+    assert line.startswith("already remembered") and memory["id"][:8] in line
+
+
+def test_remember_human_line_and_confidence(cli) -> None:
+    assert cli("mem", "init").code == 0
+    line = cli("mem", "remember", "我习惯用 Tab 缩进").out.strip()
+    assert line.startswith("remembered ") and line.endswith("as core/preference (global): 我习惯用 Tab 缩进")
+    pending = cli("mem", "remember", "I like short commit messages", "--confidence", "0.7", "--json").json()
+    assert pending["action"] == "pending" and pending["memory"]["status"] == "pending"
+    dropped = cli("mem", "remember", "也许以后用 Rust 重写", "--confidence", "0.3", "--json")
+    assert dropped.code == 0 and dropped.json() == {**dropped.json(), "action": "dropped", "memory": None}
+    assert "dropped" in cli("mem", "remember", "maybe rewrite it in Rust", "--confidence", "0.2").out
+    listed = cli("mem", "list", "--status", "all", "--json").json()
+    assert not any("Rust" in memory["title"] for memory in listed)
+    # A pending capture is left uncommitted, so review lists it.
+    review = cli("mem", "review", "--json")
+    assert review.code == 0 and "short commit messages" in review.out
+
+
+def test_supersede_chain_is_one_commit(cli, home: Path) -> None:
+    assert cli("mem", "init").code == 0
+    old = cli("mem", "remember", "I prefer tabs for indentation in Python code", "--json").json()["memory"]
+    new = cli("mem", "remember", "I prefer tabs for indentation in all Python code", "--json").json()
+    assert new["action"] == "written" and new["supersedes"] == old["id"]
+    log = subprocess.run(
+        ["git", "-C", str(home / "memory"), "log", "-1", "--name-only", "--format=%s"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert log.count(".md") == 2 and "remember" in log
+    shown = cli("mem", "show", old["id"]).out
+    assert f"superseded by {new['memory']['id']}" in shown and "status: superseded" in shown
+    assert f"supersedes {old['id']}" in cli("mem", "show", new["memory"]["id"]).out
+    ids = [hit["id"] for hit in cli("mem", "search", "tabs indentation", "--json").json()]
+    assert old["id"] not in ids and new["memory"]["id"] in ids
+
+
+@pytest.mark.parametrize("text", ["记住密码 password=hunter2hunter2", "my key is AKIAIOSFODNN7EXAMPLE"])
+def test_remember_refuses_secrets(cli, home: Path, text: str) -> None:
+    assert cli("mem", "init").code == 0
+    refused = cli("mem", "remember", text)
+    assert refused.code == 1 and "nothing written" in refused.err
+    assert cli("mem", "list", "--status", "all", "--json").json() == [
+        m for m in cli("mem", "list", "--status", "all", "--json").json() if m["layer"] == "core"
+    ]
+
+
+def test_session_start_append_trim_show_end_list(cli) -> None:
+    assert cli("mem", "init").code == 0
+    env = {"AIMATE_SESSION__MAX_TOKENS": "200", "AIMATE_SESSION__PROTECTED_ROUNDS": "1"}
+    started = cli("mem", "session", "start", "--title", "登录修复", "--json", env=env).json()
+    assert started["status"] == "active" and started["turns"] == []
+    assert cli("mem", "session", "start").code == 1  # one active session at a time
+    results = []
+    for n in range(6):
+        results.append(cli("mem", "session", "append", "--role", "user", f"第 {n} 轮：我们决定改用 src/auth.py。",
+                           "--tokens", "30", "--json", env=env).json())  # fmt: skip
+        results.append(cli("mem", "session", "append", "--role", "assistant", f"Round {n}: done, tests pass.",
+                           "--tokens", "30", "--json", env=env).json())  # fmt: skip
+    assert set(results[0]) == {"turns", "window_tokens", "usage", "trimmed", "summary_id", "warnings"}
+    trimmed = [result for result in results if result["trimmed"]]
+    assert trimmed and all(result["summary_id"] for result in trimmed)
+    summary = cli("mem", "show", trimmed[0]["summary_id"], "--json").json()
+    assert summary["path"].startswith("short_term/contexts/") and summary["frontmatter"]["source_session"]
+    shown = cli("mem", "session", "show", "--json", env=env).json()
+    assert len(shown["turns"]) == 12 and shown["window"][0] > 0  # every turn kept; the window moved
+    assert {"id", "title", "status", "turns", "window", "tokens", "usage"} <= set(shown)
+    ended = cli("mem", "session", "end", "--json").json()
+    assert ended["status"] == "ended" and ended["id"] == started["id"]
+    listed = cli("mem", "session", "list", "--json").json()
+    assert [item["id"] for item in listed] == [started["id"]] and listed[0]["turns"] == 12
+
+
+def test_two_concurrent_appenders_lose_nothing(cli) -> None:
+    assert cli("mem", "init").code == 0
+
+    def append(n: int) -> int:
+        return cli("mem", "session", "append", "--role", "user", f"turn {n} 并发").code
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        assert list(pool.map(append, range(8))) == [0] * 8
+    texts = sorted(turn["text"] for turn in cli("mem", "session", "show", "--json").json()["turns"])
+    assert texts == sorted(f"turn {n} 并发" for n in range(8))
+
+
+def test_context_order_budget_and_shape(cli, tmp_path: Path) -> None:
+    project = _project(tmp_path, cli)
+    assert cli("mem", "remember", "我习惯用 Tab 缩进", cwd=project).code == 0
+    assert cli("mem", "remember", "本项目不要提交 .env 文件", "--scope", "project", cwd=project).code == 0
+    assert cli("mem", "remember", "We decided to use Redis for the session cache", cwd=project).code == 0
+    assert cli("mem", "remember", "明天检查 Redis 缓存命中率", cwd=project).code == 0
+    assert cli("mem", "remember", "I like short commit messages", "--confidence", "0.7", cwd=project).code == 0
+    assert cli("mem", "session", "append", "--role", "user", "缓存该怎么配置？", cwd=project).code == 0
+    data = cli("mem", "context", "Redis 缓存", "--budget", "2000", "--json", cwd=project).json()
+    assert set(data) == {"sections", "total_tokens", "budget", "warnings", "text"}
+    order = [(section["layer"], section["scope"]) for section in data["sections"] if section["items"]]
+    assert order[:4] == [("core", "global"), ("core", "project"), ("session", "project"), ("short_term", "project")]
+    assert ("long_term", "project") in order
+    ids = [item["id"] for section in data["sections"] for item in section["items"]]
+    assert len(ids) == len(set(ids)) and data["total_tokens"] <= 2000
+    assert [w["kind"] for w in data["warnings"]] == ["pending_captures"]
+    text = data["text"]
+    assert text.index("Tab 缩进") < text.index(".env") < text.index("缓存该怎么配置") < text.index("Redis")
+    tiny = cli("mem", "context", "--budget", "30", "--json", cwd=project).json()
+    assert tiny["total_tokens"] <= 30 and any(w["kind"] == "core_over_budget" for w in tiny["warnings"])
+    plain = cli("mem", "context", "Redis", "--budget", "2000", cwd=project)
+    assert plain.code == 0 and plain.out.startswith("## Core memory · global")
+
+
+def test_perf_after_operations(cli) -> None:
+    assert cli("mem", "init").code == 0
+    assert cli("mem", "remember", "We chose pytest for tests").code == 0
+    assert cli("mem", "search", "pytest").code == 0
+    assert cli("mem", "context", "pytest", "--budget", "500").code == 0
+    assert cli("mem", "session", "append", "--role", "user", "你好").code == 0
+    data = cli("mem", "perf", "--json").json()
+    names = {entry["operation"] for entry in data["operations"]}
+    assert {"search", "context_build", "capture", "session_append", "sync"} <= names
+    for entry in data["operations"]:
+        assert entry["count"] >= 1 and 0 <= entry["p50_ms"] <= entry["p95_ms"] <= entry["max_ms"]
+    assert "capture" in cli("mem", "perf").out

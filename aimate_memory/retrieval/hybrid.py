@@ -2,8 +2,10 @@
 
 Candidates come from FTS5 (bm25) and from the vectors (a sign-bit scan of every chunk, exact cosines
 for the nearest, estimated ones for the rest of a deep list); each list is collapsed to its best chunk
-per memory, filtered in SQL, fused into a base score (fusion.py, chosen by measurement), then weighted
-by recency, importance and use (scoring.py). Contenders for the top whose vector score was only
+per memory, filtered in SQL, turned into absolute 0–1 evidence and fused into a relevance that means
+the same for every query (relevance.py), then weighted by recency, importance and use (scoring.py).
+Candidates below the relevance floor (``retrieval.min_similarity``) are not results: an unrelated query
+gets none. Contenders for the top whose vector score was only
 estimated are then scored exactly and everything is ranked again. Without vectors (no model, no
 sqlite-vec, an index built by another model) it is keyword search, with one warning saying why.
 """
@@ -23,7 +25,8 @@ from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.index.candidates import Candidates, RankingColumns
 from aimate_memory.index.memory_index import MemoryIndex
-from aimate_memory.index.textproc import query_terms, script_of
+from aimate_memory.index.textproc import fts_query_from_terms, query_terms, script_of
+from aimate_memory.retrieval import relevance
 from aimate_memory.retrieval.fusion import Fused, Ranked, best_per_memory, fuse
 from aimate_memory.retrieval.scoring import ScoreFactors, score
 from aimate_memory.retrieval.snippet import make_snippet, match_pattern
@@ -41,8 +44,11 @@ MAX_QUERY_CHARS = 10_000
 # 200 exact + estimates + checking the best 50 .682/.571; 100 exact .681/.569.
 EXACT_VECTOR_CANDIDATES = 200
 VERIFIED_CANDIDATES = 50
-# Keyword candidates that enter fusion (plus the last one as the floor min-max normalization needs).
+# Keyword candidates that enter fusion.
 FUSED_KEYWORD_CANDIDATES = 500
+# The default relevance floor (config retrieval.min_similarity), chosen on the dev bench by
+# scripts/eval_floor.py: see docs/benchmarks.md, "Relevance floor".
+DEFAULT_MIN_RELEVANCE = 0.0
 
 
 @dataclass
@@ -83,10 +89,10 @@ class SearchResponse:
 
 @dataclass(frozen=True)
 class Ranking:
-    fused: Fused
+    fused: Fused  # scores: relevance; vector/keyword: their 0–1 evidence
     factors: ScoreFactors  # per fused candidate
-    order: np.ndarray  # positions in `fused`, best first (candidates that matched nothing left out)
-    vector: Ranked  # the vector list it was made from (its best chunks are snippets)
+    order: np.ndarray  # positions in `fused`, best first (candidates below the relevance floor left out)
+    vector: Ranked  # the vector list it was made from (raw cosines; its best chunks are snippets)
 
 
 class HybridSearcher:
@@ -98,19 +104,18 @@ class HybridSearcher:
         decay: float,
         candidates: int,
         vector_candidates: int,
-        min_similarity: float = 0.0,
+        min_similarity: float = DEFAULT_MIN_RELEVANCE,
     ) -> None:
         self.indexes = indexes  # project first: it wins ties
         self.embedder = embedder
         self.clock = clock
         self.decay = decay
         self.candidates = candidates
-        # Min-max fusion normalizes each list over its own candidates, so the vector list must be deep
-        # enough to reach the weak end of the vault: measured on LoCoMo (turn R@10), 100 vector
-        # candidates gave .645, the whole vault (~600) .681. The list is this deep; only its nearest
-        # EXACT_VECTOR_CANDIDATES get exact cosines, the rest estimates (MemoryIndex.vector_candidates).
+        # Depth of the vector list; only its nearest EXACT_VECTOR_CANDIDATES get exact cosines, the rest
+        # estimates (MemoryIndex.vector_candidates).
         self.vector_candidates = vector_candidates
-        self.min_similarity = min_similarity
+        # The relevance floor (0–1, relevance.py): config `retrieval.min_similarity`.
+        self.min_relevance = min_similarity
 
     def search(self, query: str, k: int = 10, where: MemoryFilter | None = None) -> SearchResponse:
         with blas_threads(1):  # see blas.py: spinning BLAS threads doubled the p95
@@ -129,7 +134,9 @@ class HybridSearcher:
         warnings: list[str] = []
         # Reading the keyword list on a second thread while this one embeds the query was tried: on 2
         # cores it was no faster (10k p50/p95 17.4/22.3 threaded, 16.8/21.1 serial).
-        keyword = _keyword_candidates(indexes, query_terms(query), self.candidates)
+        terms = query_terms(query)
+        keyword = _keyword_candidates(indexes, terms, self.candidates)
+        ideal = np.asarray([_ideal_bm25(index, terms) for index in indexes])
         query_vector = self._query_vector(query, indexes, warnings)
         languages = self._languages()
         vector_parts: list[Candidates] = []
@@ -143,10 +150,9 @@ class HybridSearcher:
         columns = self._eligible(indexes, np.concatenate([keyword.memory_rowids, vector.memory_rowids]), where)
         keyword_ranked = _best_eligible(keyword, columns.rowids)
         # Past the first few hundred, keyword-only candidates cannot reach the top k (their fused score is
-        # at most 0.4 × theirs); the last one stays as the floor min-max normalization needs.
-        if len(keyword_ranked) > FUSED_KEYWORD_CANDIDATES + 1:
-            keep = np.r_[np.arange(FUSED_KEYWORD_CANDIDATES), len(keyword_ranked) - 1]
-            keyword_ranked = keyword_ranked.take(keep)
+        # at most 0.4 × theirs).
+        keyword_ranked = keyword_ranked.take(np.arange(min(len(keyword_ranked), FUSED_KEYWORD_CANDIDATES)))
+        keyword_ranked = _keyword_evidence(keyword_ranked, ideal)
         script = script_of(query)
         vector_ranked = _best_eligible(vector, columns.rowids)
         ranking = self._rank(indexes, vector_ranked, keyword_ranked, columns, script, languages)
@@ -170,13 +176,8 @@ class HybridSearcher:
         query_script: str,
         languages: frozenset[str],
     ) -> Ranking:
-        fused = fuse(
-            vector,
-            keyword,
-            query_script=query_script,
-            vector_languages=languages,
-            min_similarity=self.min_similarity or None,
-        )
+        evidence = Ranked(vector.ids, relevance.vector_evidence(vector.scores, query_script), vector.chunks)
+        fused = fuse(evidence, keyword, query_script=query_script, vector_languages=languages, normalized=True)
         row = np.searchsorted(columns.rowids, fused.ids)
         factors = score(
             fused.scores,
@@ -186,8 +187,7 @@ class HybridSearcher:
             layer=columns.layers[row],
             decay=self.decay,
         )
-        # The weakest candidate of a list normalizes to 0: with nothing from the other list it matched nothing.
-        positive = np.flatnonzero(factors.final > 0)
+        positive = np.flatnonzero(relevance.passes(fused.scores, self.min_relevance))
         global_scope = np.asarray([index.vault.scope is not Scope.PROJECT for index in indexes])
         # Best first; the project wins ties; then fusion's own order (np.lexsort is stable).
         tie_break = global_scope[fused.ids[positive] >> KEY_SHIFT]
@@ -242,13 +242,11 @@ class HybridSearcher:
         memories = _by_key(indexes, keys, MemoryIndex.memories)
         texts = _by_key(indexes, best_chunks[best_chunks >= 0], MemoryIndex.chunk_texts)
         pattern = match_pattern(query)
+        cosines = dict(zip(ranking.vector.ids.tolist(), ranking.vector.scores.tolist(), strict=True))
         hits = []
         for key, position, chunk in zip(keys.tolist(), order.tolist(), best_chunks.tolist(), strict=True):
             snippet, spans = make_snippet(texts.get(chunk, ""), pattern)
-            explained = factors.as_dict(position)
-            for name, values in (("vector", fused.vector), ("keyword", fused.keyword)):
-                if not np.isnan(values[position]):
-                    explained[name] = float(values[position])
+            explained = _explained(factors.as_dict(position), cosines.get(key), fused, position)
             hits.append(SearchHit(memories[key], explained["final"], explained, snippet, spans))
         return hits
 
@@ -257,6 +255,45 @@ class HybridSearcher:
 # index's position and the rowid there into one int64, so fusion works on plain integer arrays.
 KEY_SHIFT = 40
 ROWID_MASK = (1 << KEY_SHIFT) - 1
+
+
+def _explained(factors: dict[str, float], cosine: float | None, fused: Fused, position: int) -> dict[str, float]:
+    """What `search --explain` shows, in reading order: the evidence, the relevance made of it, the weights."""
+    out: dict[str, float] = {}
+    if cosine is not None and not np.isnan(fused.vector[position]):
+        out["similarity"] = float(cosine)  # the best chunk's raw cosine
+        out["vector"] = float(fused.vector[position])
+    if not np.isnan(fused.keyword[position]):
+        out["keyword"] = float(fused.keyword[position])
+    out["relevance"] = factors.pop("base")
+    out.update(factors)
+    return out
+
+
+def _ideal_bm25(index: MemoryIndex, terms: list[tuple[str, bool]]) -> float:
+    """bm25 of an ideal match for `terms` in this index (relevance.ideal_bm25): each term's postings are
+    counted by FTS5 itself, so they are tokenized (stemmed) exactly as the index was.
+    why here: MemoryIndex has no public per-term count yet; its private `_postings` skips the lookup in
+    small indexes."""
+    if not terms:
+        return 0.0
+    conn = index.conn
+    rows = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    postings = [
+        conn.execute(
+            "SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (fts_query_from_terms([term]),)
+        ).fetchone()[0]
+        for term in terms
+    ]
+    return relevance.ideal_bm25(postings, rows)
+
+
+def _keyword_evidence(keyword: Ranked, ideal: np.ndarray) -> Ranked:
+    """The keyword list with bm25 turned into 0–1 evidence, each against its own index's ideal match."""
+    if not len(keyword):
+        return keyword
+    evidence = relevance.keyword_evidence(keyword.scores, ideal[keyword.ids >> KEY_SHIFT])
+    return Ranked(keyword.ids, evidence, keyword.chunks)
 
 
 def _keyword_candidates(indexes: list[MemoryIndex], terms: list[tuple[str, bool]], limit: int) -> Candidates:

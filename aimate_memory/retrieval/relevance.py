@@ -8,10 +8,10 @@ dropped. Here every part is measured against a fixed yardstick instead:
   typically has (→ 0) to the one a clear paraphrase has (→ 1), per embedder half (:data:`CALIBRATION`:
   the MiniLM+USE ensemble for Latin queries, USE alone for anything with CJK; see
   embedding/auto_provider.py for why the two halves have different scales).
-- **keyword evidence**: the memory's bm25 divided by the bm25 of an ideal match — a chunk of average
-  length holding every query term once, which is ``Σ idf`` of the query's terms (FTS5's own bm25
-  formula). A term the vault has never seen is the rarest of all, so missing it costs the most; a term
-  found in half the vault has idf ~0 and counts for nothing. Capped at 1 (repeats can exceed the ideal).
+- **keyword evidence**: the share of the query's terms (stopwords already dropped) the memory's best
+  keyword chunk holds, each weighted by its idf in the vault. A term the vault has never seen is the
+  rarest of all, so missing it costs the most. (bm25 divided by an ideal match's bm25 was tried first:
+  FTS5's idf is ~0 for a term in half the rows, so in a small vault a perfect match scored ~0.)
 - **relevance** ``0.6·vector + 0.4·keyword`` (the weights fusion.py measured best); keyword evidence
   alone when the query's vectors are not trusted (no model, or a script the embedder cannot read).
 
@@ -27,10 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from aimate_memory.retrieval.fusion import VECTOR_WEIGHT
-
-# FTS5's bm25() floors a non-positive idf (a term in more than half the rows) at this value.
-FTS5_MIN_IDF = 1e-6
+from aimate_memory.retrieval.fusion import VECTOR_WEIGHT, Ranked
 
 
 @dataclass(frozen=True)
@@ -63,25 +60,22 @@ def vector_evidence(cosines: np.ndarray, query_script: str) -> np.ndarray:
     return calibration_for(query_script).evidence(cosines)
 
 
-def bm25_idf(postings: Sequence[int] | np.ndarray, rows: int) -> np.ndarray:
-    """FTS5's idf of terms found in ``postings`` of ``rows`` chunks: ``log((N − n + ½)/(n + ½))``, ≥ 1e-6."""
+def term_weights(postings: Sequence[int] | np.ndarray, rows: int) -> np.ndarray:
+    """How informative each query term is in an index of ``rows`` chunks, ``postings`` of which hold it:
+    the smoothed idf ``log(1 + (N − n + ½)/(n + ½))``. Unlike FTS5's bm25 idf it never reaches 0, so a
+    term found in half of a small vault still counts (a fresh vault of three memories is a real vault)."""
     n = np.asarray(postings, dtype=np.float64)
-    idf = np.log((rows - n + 0.5) / (n + 0.5)) if rows > 0 else np.zeros_like(n)
-    return np.where(idf > 0, idf, FTS5_MIN_IDF)
+    return np.log1p((max(rows, 0) - n + 0.5) / (n + 0.5))
 
 
-def ideal_bm25(postings: Sequence[int] | np.ndarray, rows: int) -> float:
-    """bm25 of a chunk of average length holding each term once: ``Σ idf`` (tf factor 1 at avgdl)."""
-    return float(bm25_idf(postings, rows).sum())
-
-
-def keyword_evidence(bm25: np.ndarray, ideal: np.ndarray | float) -> np.ndarray:
-    """0–1 evidence: bm25 (positive, higher = better) as a share of the ideal match's."""
-    bm25 = np.asarray(bm25, dtype=np.float64)
-    ideal = np.asarray(ideal, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.where(ideal > 0, bm25 / ideal, 0.0)
-    return np.clip(np.nan_to_num(share), 0.0, 1.0)
+def keyword_evidence(matched: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """0–1 evidence per chunk: the idf-weighted share of the query's terms it holds.
+    ``matched[term, chunk]`` says whether the chunk holds the term."""
+    matched = np.asarray(matched, dtype=np.float64)
+    total = float(np.sum(weights))
+    if total <= 0 or not matched.size:
+        return np.zeros(matched.shape[1] if matched.ndim == 2 else 0)
+    return np.clip(np.asarray(weights, dtype=np.float64) @ matched / total, 0.0, 1.0)
 
 
 def combine(vector: np.ndarray | float, keyword: np.ndarray | float, vectors_trusted: bool = True) -> np.ndarray:
@@ -91,6 +85,38 @@ def combine(vector: np.ndarray | float, keyword: np.ndarray | float, vectors_tru
         return k
     v = np.nan_to_num(np.asarray(vector, dtype=np.float64))
     return VECTOR_WEIGHT * v + (1.0 - VECTOR_WEIGHT) * k
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Per candidate (aligned with the ids it was made for): NaN where a list did not have it."""
+
+    vector: np.ndarray  # 0–1 vector evidence
+    keyword: np.ndarray  # 0–1 keyword evidence
+    relevance: np.ndarray  # 0–1, what the floor and the shown score use
+
+
+def aligned(ids: np.ndarray, list_ids: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``values`` (one per ``list_ids``) placed at the positions of the same ids in ``ids`` (any order);
+    NaN for ids the list does not have."""
+    out = np.full(len(ids), np.nan)
+    if not len(ids) or not len(list_ids):
+        return out
+    order = np.argsort(ids, kind="stable")
+    at = np.minimum(np.searchsorted(ids[order], list_ids), len(ids) - 1)
+    found = ids[order][at] == list_ids
+    out[order[at[found]]] = np.asarray(values, dtype=np.float64)[found]
+    return out
+
+
+def evidence(ids: np.ndarray, cosines: Ranked, keyword: Ranked, query_script: str, vectors_trusted: bool) -> Evidence:
+    """The evidence for each of ``ids`` from the vector list (raw cosines) and the keyword list (0–1 evidence)."""
+    if vectors_trusted:
+        v = aligned(ids, cosines.ids, vector_evidence(cosines.scores, query_script))
+    else:
+        v = np.full(len(ids), np.nan)
+    k = aligned(ids, keyword.ids, keyword.scores)
+    return Evidence(v, k, combine(v, k, vectors_trusted))
 
 
 def passes(relevance: np.ndarray, floor: float) -> np.ndarray:

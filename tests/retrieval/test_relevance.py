@@ -3,14 +3,16 @@
 import numpy as np
 import pytest
 
+from aimate_memory.retrieval.fusion import Ranked
 from aimate_memory.retrieval.relevance import (
     CALIBRATION,
-    bm25_idf,
+    aligned,
     calibration_for,
     combine,
-    ideal_bm25,
+    evidence,
     keyword_evidence,
     passes,
+    term_weights,
     vector_evidence,
 )
 
@@ -31,22 +33,20 @@ def test_cjk_and_mixed_queries_use_the_universal_encoders_yardstick():
     assert calibration_for("latin") is CALIBRATION["latin"]
 
 
-def test_idf_follows_fts5_and_is_never_zero():
-    idf = bm25_idf([0, 1, 50, 90], rows=100)
-    assert idf[0] == pytest.approx(np.log(100.5 / 0.5))
-    assert idf[0] > idf[1] > idf[2]  # rarer terms weigh more
-    assert idf[3] == 1e-6  # in most chunks: counts for nothing, as in FTS5's bm25()
-    assert bm25_idf([3], rows=0).tolist() == [1e-6]
+def test_term_weights_favour_rare_terms_and_never_vanish():
+    weights = term_weights([0, 1, 50, 100], rows=100)
+    assert weights[0] > weights[1] > weights[2] > weights[3] > 0
+    assert term_weights([1], rows=2)[0] > 0.5  # a term in one of two chunks still counts (a small vault)
 
 
-def test_keyword_evidence_is_the_share_of_an_ideal_match():
-    # "quantum" is in no chunk (the rarest term), "cache" in 10 of 1000: matching only "cache" is a small share
-    ideal = ideal_bm25([0, 10], rows=1000)
-    only_cache = bm25_idf([10], rows=1000)[0]
-    assert keyword_evidence(np.array([only_cache]), ideal)[0] == pytest.approx(only_cache / ideal)
-    assert keyword_evidence(np.array([only_cache]), ideal)[0] < 0.5
-    assert keyword_evidence(np.array([3 * ideal, 0.0]), ideal).tolist() == [1.0, 0.0]  # capped at 1
-    assert keyword_evidence(np.array([1.0]), 0.0).tolist() == [0.0]  # no terms: no evidence
+def test_keyword_evidence_is_the_idf_weighted_share_of_terms_held():
+    # "quantum" is in no chunk (the rarest term), "cache" in 10 of 1000
+    weights = term_weights([0, 10], rows=1000)
+    matched = np.array([[False, True, False], [True, True, False]])  # chunks: only cache, both, neither
+    share = keyword_evidence(matched, weights)
+    assert share[0] == pytest.approx(weights[1] / weights.sum()) and share[0] < 0.5
+    assert share[1:].tolist() == pytest.approx([1.0, 0.0])
+    assert keyword_evidence(np.zeros((0, 0), dtype=bool), np.zeros(0)).tolist() == []
 
 
 def test_relevance_combines_evidence_and_trusts_keywords_alone_without_vectors():
@@ -59,3 +59,17 @@ def test_floor_keeps_the_last_of_a_list_when_it_is_relevant():
     relevance = np.array([0.9, 0.31, 0.29])
     assert passes(relevance, 0.3).tolist() == [True, True, False]
     assert passes(np.array([0.0]), 0.0).tolist() == [True]  # floor 0: every candidate
+
+
+def test_evidence_is_aligned_to_ids_in_any_order():
+    ids = np.array([30, 10, 20])
+    assert np.isnan(aligned(ids, np.array([]), np.array([]))).all()
+    out = aligned(ids, np.array([20, 30, 99]), np.array([0.2, 0.3, 0.9]))
+    assert out[[0, 2]].tolist() == [0.3, 0.2] and np.isnan(out[1])
+    cosines = Ranked.from_pairs([(10, CALIBRATION["latin"].same)])
+    keyword = Ranked.from_pairs([(20, 0.5), (10, 1.0)])
+    found = evidence(ids, cosines, keyword, "latin", vectors_trusted=True)
+    assert found.relevance.tolist() == pytest.approx([0.0, 1.0, 0.2])
+    assert evidence(ids, cosines, keyword, "latin", vectors_trusted=False).relevance.tolist() == pytest.approx(
+        [0.0, 1.0, 0.5]
+    )

@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from aimate_memory.config import load_config  # noqa: E402
 from aimate_memory.embedding.lazy import LazyEmbedder  # noqa: E402
+from aimate_memory.retrieval.hybrid import SearchHit  # noqa: E402
 from aimate_memory.system import MemorySystem  # noqa: E402
 from aimate_memory.vault.atomic import atomic_write_text  # noqa: E402
 from aimate_memory.vault.codec import MemoryDocument, content_hash  # noqa: E402
@@ -64,20 +65,26 @@ def _write_vault(home: Path, docs: list) -> dict[str, str]:
     return ids
 
 
-def make(corpus):
-    workdir = Path(tempfile.mkdtemp(prefix="aimate-eval-"))
-    defaults = load_config(workdir / "no-such-home", None, env={})
-    settings = defaults.section("embedding")
-    settings["cache_dir"] = str(workdir / "models")
-    embedder = LazyEmbedder(settings)  # one loaded model shared by every bench vault
-    systems: dict[str, tuple[MemorySystem, dict[str, str]]] = {}
+class BenchVaults:
+    """One indexed vault per bench vault, built on first use, sharing one loaded embedder.
+    ``env``: config overrides as environment variables (e.g. the relevance floor)."""
 
-    def system_for(vault_id: str) -> tuple[MemorySystem, dict[str, str]]:
-        if vault_id not in systems:
-            home = workdir / f"vault-{len(systems)}"
-            ids = _write_vault(home, corpus.vaults[vault_id])
-            system = MemorySystem(Roots(home, None), config=load_config(home, None))
-            system.embedder = embedder  # type: ignore[misc]
+    def __init__(self, corpus, env: dict[str, str] | None = None) -> None:
+        self.corpus = corpus
+        self.env = env
+        self.workdir = Path(tempfile.mkdtemp(prefix="aimate-eval-"))
+        defaults = load_config(self.workdir / "no-such-home", None, env={})
+        settings = defaults.section("embedding")
+        settings["cache_dir"] = str(self.workdir / "models")
+        self.embedder = LazyEmbedder(settings)  # one loaded model shared by every bench vault
+        self.systems: dict[str, tuple[MemorySystem, dict[str, str]]] = {}
+
+    def system_for(self, vault_id: str) -> tuple[MemorySystem, dict[str, str]]:
+        if vault_id not in self.systems:
+            home = self.workdir / f"vault-{len(self.systems)}"
+            ids = _write_vault(home, self.corpus.vaults[vault_id])
+            system = MemorySystem(Roots(home, None), config=load_config(home, None, env=self.env))
+            system.embedder = self.embedder  # type: ignore[misc]
             started = time.perf_counter()
             report = system.sync()["global"]
             print(
@@ -85,14 +92,21 @@ def make(corpus):
                 f"in {time.perf_counter() - started:.1f}s",
                 file=sys.stderr,
             )
-            systems[vault_id] = (system, ids)
-        return systems[vault_id]
+            self.systems[vault_id] = (system, ids)
+        return self.systems[vault_id]
 
-    def retrieve(vault_id: str, question: str, k: int) -> list[str]:
-        system, ids = system_for(vault_id)
+    def search(self, vault_id: str, question: str, k: int) -> list[tuple[str, SearchHit]]:
+        """(bench doc id, hit) pairs, best first."""
+        system, ids = self.system_for(vault_id)
         if not question.strip():
             return []
-        response = system.search(question, k)
-        return [ids[hit.memory.id] for hit in response.results]
+        return [(ids[hit.memory.id], hit) for hit in system.search(question, k).results]
+
+
+def make(corpus):
+    vaults = BenchVaults(corpus)
+
+    def retrieve(vault_id: str, question: str, k: int) -> list[str]:
+        return [doc_id for doc_id, _ in vaults.search(vault_id, question, k)]
 
     return retrieve

@@ -92,7 +92,8 @@ def search(
         print_json([hit.as_dict(explain) for hit in response.results])
         return
     if not response.results:
-        console.print("no results")
+        # why: below the relevance floor nothing is an answer (retrieval/relevance.py); exit 0
+        console.print("no memory about that")
         return
     for rank, hit in enumerate(response.results, 1):
         memory = hit.memory
@@ -103,12 +104,24 @@ def search(
         if hit.snippet:
             console.print("   " + _highlight(hit.snippet, hit.highlights))
         if explain:
-            factors = "  ".join(f"{key}={value:.3f}" for key, value in hit.factors.items())
-            console.print(f"   [dim]{factors}[/]")
+            console.print(f"   [dim]{_explanation(hit.factors)}[/]")
     console.print(f"[dim]{len(response.results)} results, {response.mode}, {response.elapsed_ms:.0f} ms[/]")
 
 
 commands.command("recall", help="Alias of `search`.")(search)
+
+
+# How `--explain` names the factors: the evidence, the relevance made of it, then the weights that multiply it.
+_EVIDENCE = (("similarity", "cosine"), ("vector", "vector"), ("keyword", "keyword"))
+_WEIGHTS = (("recency", "recency"), ("importance", "importance"), ("access", "use"))
+
+
+def _explanation(factors: dict[str, float]) -> str:
+    evidence = "  ".join(f"{label} {factors[key]:.3f}" for key, label in _EVIDENCE if key in factors)
+    weights = " × ".join(f"{label} {factors[key]:.3f}" for key, label in _WEIGHTS if key in factors)
+    relevance = f"relevance {factors.get('relevance', 0.0):.3f}"
+    age = f"{factors.get('days', 0.0):.0f} days old"
+    return f"{evidence}  →  {relevance} × {weights} = {factors.get('final', 0.0):.3f}  ({age})"
 
 
 def _highlight(text: str, spans: list[tuple[int, int]]) -> str:

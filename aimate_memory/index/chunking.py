@@ -15,6 +15,12 @@ first line followed by the chunk's text, so a paragraph under "## Why not Memcac
 "选用 Redis 做会话缓存" is embedded knowing what it is about. The keyword side (``search_text``) holds
 the heading path and the chunk's own text; the title is indexed once per memory in its own FTS column.
 ``chunk_hash`` is the sha256 of ``embed_text``: the embedding cache key (with the embedder identity).
+
+HTML comments (``<!-- … -->``) are not memory content: they are notes to whoever edits the file (the vault
+template's core files hold only a heading and a commented example, which a search must never offer as the
+user's preference). :func:`strip_comments` removes them before anything is chunked, so they reach neither
+FTS nor the vectors; a body that held comments and nothing but headings besides is a placeholder and
+gives no chunks at all (a memory that never had a body stays searchable by its title).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from dataclasses import dataclass
 
 MAX_TOKENS = 256
 #: Bumped whenever the chunking rules change (part of the index identity: chunks must be rebuilt).
-CHUNKER_VERSION = "aimate-chunk-1"
+CHUNKER_VERSION = "aimate-chunk-2"  # 2: HTML comments stripped, comment-only placeholders give no chunks
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -36,6 +42,8 @@ _TOKEN_PIECES = re.compile(
     r"|[^\w\s]",  # punctuation / symbol
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])")
+# An unclosed "<!--" hides the rest of the file, as it does when Markdown is rendered.
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -103,6 +111,26 @@ def _hard_split(text: str, budget: int) -> list[str]:
     return [p for p in out if p]
 
 
+def strip_comments(body: str) -> str:
+    """``body`` without its HTML comments (``<!-- … -->``): what is indexed of a memory's text.
+    Comments inside fenced code blocks are code, not notes, and are kept."""
+    if "<!--" not in body:
+        return body
+    out: list[str] = []
+    in_fence = False
+    pending: list[str] = []  # prose lines since the last fence: stripped together, so a comment may span lines
+    for line in body.splitlines(keepends=True):
+        if _FENCE.match(line):
+            out.append(_COMMENT.sub("", "".join(pending)) if not in_fence else "".join(pending))
+            pending = []
+            in_fence = not in_fence
+            out.append(line)
+            continue
+        pending.append(line)
+    out.append(_COMMENT.sub("", "".join(pending)) if not in_fence else "".join(pending))
+    return "".join(out)
+
+
 def _blocks(body: str) -> list[tuple[list[str], str]]:
     """(heading path, paragraph) pairs in document order; code fences stay one paragraph."""
     path: list[tuple[int, str]] = []
@@ -151,8 +179,13 @@ def chunk_memory(title: str, body: str, max_tokens: int = MAX_TOKENS) -> list[Ch
     A leading H1 equal to the title (the usual layout of a memory file) is not repeated in the context.
     """
     title = " ".join(title.split())
+    body = body or ""
+    text = strip_comments(body)
     sections: list[tuple[str, list[str]]] = []  # (heading path, paragraphs)
-    for path, para in _blocks(body or ""):
+    blocks = _blocks(text)
+    if text != body and not any(para for _, para in blocks):
+        return []  # a placeholder: only comments (and headings) — nothing a search should offer
+    for path, para in blocks:
         if path and title and path[0] == title:
             path = path[1:]
         heading = " › ".join(path)

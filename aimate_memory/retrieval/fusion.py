@@ -115,17 +115,15 @@ def fuse(
     method: Method = "auto",
     query_script: str = "latin",
     vector_languages: Iterable[str] = ("latin", "cjk"),
-    min_similarity: float | None = None,
+    normalized: bool = False,
 ) -> Fused:
     """Base scores for every candidate, best first (ties broken by keyword, then by first appearance in
-    the keyword list, then the vector list). ``min_similarity`` drops vector candidates below that raw
-    cosine first."""
+    the keyword list, then the vector list). ``normalized``: the lists' scores are already on a 0–1
+    scale (relevance.py's absolute evidence), so they are combined as they are, not min-max scaled."""
     if method == "auto":
         method = "weighted"
     if not understands(vector_languages, query_script):
         vector = vector.take(np.zeros(0, dtype=np.int64))
-    elif min_similarity is not None:
-        vector = vector.take(np.flatnonzero(vector.scores >= min_similarity))
     if method != "keyword" and not len(vector):
         method = "keyword"
     elif method != "vector" and not len(keyword):
@@ -134,7 +132,7 @@ def fuse(
     # Ties go to the earliest appearance; np.unique keeps the first index of each id.
     everything = np.concatenate([keyword.ids, vector.ids])
     ids, first = np.unique(everything, return_index=True)
-    normalize = rrf if method == "rrf" else minmax
+    normalize = _unchanged if normalized else rrf if method == "rrf" else minmax
     v = _spread(ids, vector.ids, normalize(vector.scores))
     k = _spread(ids, keyword.ids, normalize(keyword.scores))
     keep = ~np.isnan(k) if method == "keyword" else ~np.isnan(v) if method == "vector" else slice(None)
@@ -142,6 +140,10 @@ def fuse(
     scores = np.asarray(combine(method, np.nan_to_num(v), np.nan_to_num(k)), dtype=np.float64)
     order = np.lexsort((first, -np.nan_to_num(k), -scores))
     return Fused(ids[order], scores[order], v[order], k[order])
+
+
+def _unchanged(scores: np.ndarray) -> np.ndarray:
+    return np.asarray(scores, dtype=np.float64)
 
 
 def _spread(ids: np.ndarray, list_ids: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -2,14 +2,17 @@
 
 Candidates come from FTS5 (bm25) and from the vectors (a sign-bit scan of every chunk, exact cosines
 for the nearest, estimated ones for the rest of a deep list); each list is collapsed to its best chunk
-per memory, filtered in SQL, fused into a base score (fusion.py, chosen by measurement), then weighted
-by recency, importance and use (scoring.py). Contenders for the top whose vector score was only
+per memory, filtered in SQL, turned into absolute 0–1 evidence and fused into a relevance that means
+the same for every query (relevance.py), then weighted by recency, importance and use (scoring.py).
+Candidates below the relevance floor (``retrieval.min_similarity``) are not results: an unrelated query
+gets none. Contenders for the top whose vector score was only
 estimated are then scored exactly and everything is ranked again. Without vectors (no model, no
 sqlite-vec, an index built by another model) it is keyword search, with one warning saying why.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,8 +26,9 @@ from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.index.candidates import Candidates, RankingColumns
 from aimate_memory.index.memory_index import MemoryIndex
-from aimate_memory.index.textproc import query_terms, script_of
-from aimate_memory.retrieval.fusion import Fused, Ranked, best_per_memory, fuse
+from aimate_memory.index.textproc import fts_query_from_terms, query_terms, script_of
+from aimate_memory.retrieval import relevance
+from aimate_memory.retrieval.fusion import Fused, Ranked, best_per_memory, fuse, understands
 from aimate_memory.retrieval.scoring import ScoreFactors, score
 from aimate_memory.retrieval.snippet import make_snippet, match_pattern
 from aimate_memory.vault.filters import MemoryFilter
@@ -43,6 +47,9 @@ EXACT_VECTOR_CANDIDATES = 200
 VERIFIED_CANDIDATES = 50
 # Keyword candidates that enter fusion (plus the last one as the floor min-max normalization needs).
 FUSED_KEYWORD_CANDIDATES = 500
+# The default relevance floor (config retrieval.min_similarity), chosen on the dev bench by
+# scripts/eval_floor.py: see docs/benchmarks.md, "Relevance floor".
+DEFAULT_MIN_RELEVANCE = 0.15
 
 
 @dataclass
@@ -83,10 +90,11 @@ class SearchResponse:
 
 @dataclass(frozen=True)
 class Ranking:
-    fused: Fused
-    factors: ScoreFactors  # per fused candidate
-    order: np.ndarray  # positions in `fused`, best first (candidates that matched nothing left out)
-    vector: Ranked  # the vector list it was made from (its best chunks are snippets)
+    fused: Fused  # scores: relevance; vector/keyword: their 0–1 evidence
+    factors: ScoreFactors  # per fused candidate, of the shown score: relevance × recency × importance × use
+    order: np.ndarray  # positions in `fused`, best first (candidates below the relevance floor left out)
+    vector: Ranked  # the vector list it was made from (raw cosines; its best chunks are snippets)
+    evidence: relevance.Evidence  # per fused candidate: what the shown score and the floor are made of
 
 
 class HybridSearcher:
@@ -98,19 +106,18 @@ class HybridSearcher:
         decay: float,
         candidates: int,
         vector_candidates: int,
-        min_similarity: float = 0.0,
+        min_similarity: float = DEFAULT_MIN_RELEVANCE,
     ) -> None:
         self.indexes = indexes  # project first: it wins ties
         self.embedder = embedder
         self.clock = clock
         self.decay = decay
         self.candidates = candidates
-        # Min-max fusion normalizes each list over its own candidates, so the vector list must be deep
-        # enough to reach the weak end of the vault: measured on LoCoMo (turn R@10), 100 vector
-        # candidates gave .645, the whole vault (~600) .681. The list is this deep; only its nearest
-        # EXACT_VECTOR_CANDIDATES get exact cosines, the rest estimates (MemoryIndex.vector_candidates).
+        # Depth of the vector list; only its nearest EXACT_VECTOR_CANDIDATES get exact cosines, the rest
+        # estimates (MemoryIndex.vector_candidates).
         self.vector_candidates = vector_candidates
-        self.min_similarity = min_similarity
+        # The relevance floor (0–1, relevance.py): config `retrieval.min_similarity`.
+        self.min_relevance = min_similarity
 
     def search(self, query: str, k: int = 10, where: MemoryFilter | None = None) -> SearchResponse:
         with blas_threads(1):  # see blas.py: spinning BLAS threads doubled the p95
@@ -129,7 +136,8 @@ class HybridSearcher:
         warnings: list[str] = []
         # Reading the keyword list on a second thread while this one embeds the query was tried: on 2
         # cores it was no faster (10k p50/p95 17.4/22.3 threaded, 16.8/21.1 serial).
-        keyword = _keyword_candidates(indexes, query_terms(query), self.candidates)
+        terms = query_terms(query)
+        keyword = _keyword_candidates(indexes, terms, self.candidates)
         query_vector = self._query_vector(query, indexes, warnings)
         languages = self._languages()
         vector_parts: list[Candidates] = []
@@ -147,13 +155,14 @@ class HybridSearcher:
         if len(keyword_ranked) > FUSED_KEYWORD_CANDIDATES + 1:
             keep = np.r_[np.arange(FUSED_KEYWORD_CANDIDATES), len(keyword_ranked) - 1]
             keyword_ranked = keyword_ranked.take(keep)
+        keyword_evidence = _keyword_evidence(indexes, terms, keyword_ranked)
         script = script_of(query)
         vector_ranked = _best_eligible(vector, columns.rowids)
-        ranking = self._rank(indexes, vector_ranked, keyword_ranked, columns, script, languages)
+        ranking = self._rank(indexes, vector_ranked, keyword_ranked, keyword_evidence, columns, script, languages)
         contenders = ranking.fused.ids[ranking.order[: max(k, VERIFIED_CANDIDATES)]]
         if query_vector is not None and _verify(indexes, query_vector, vector, contenders):
             vector_ranked = _best_eligible(vector, columns.rowids)  # with the contenders' exact cosines
-            ranking = self._rank(indexes, vector_ranked, keyword_ranked, columns, script, languages)
+            ranking = self._rank(indexes, vector_ranked, keyword_ranked, keyword_evidence, columns, script, languages)
         order = ranking.order[:k]
         best_chunks = _best_chunks(ranking.fused.ids[order], keyword_ranked, ranking.vector)
         hits = self._hits(indexes, ranking, order, best_chunks, query)
@@ -166,33 +175,32 @@ class HybridSearcher:
         indexes: list[MemoryIndex],
         vector: Ranked,
         keyword: Ranked,
+        keyword_evidence: Ranked,
         columns: RankingColumns,
         query_script: str,
         languages: frozenset[str],
     ) -> Ranking:
-        fused = fuse(
-            vector,
-            keyword,
-            query_script=query_script,
-            vector_languages=languages,
-            min_similarity=self.min_similarity or None,
-        )
+        """Order by min-max fusion (what measured best: ranking by the absolute relevance instead cost
+        LoCoMo R@10 .687 → .672, MADial-zh .738 → .638); filter and score by the absolute relevance."""
+        fused = fuse(vector, keyword, query_script=query_script, vector_languages=languages)
+        trusted = bool(len(vector)) and understands(languages, query_script)
+        found = relevance.evidence(fused.ids, vector, keyword_evidence, query_script, trusted)
         row = np.searchsorted(columns.rowids, fused.ids)
-        factors = score(
-            fused.scores,
-            days=(self.clock.now().timestamp() - columns.updated_ts[row]) / 86400,
-            importance=columns.importance[row],
-            access_count=columns.access_count[row],
-            layer=columns.layers[row],
-            decay=self.decay,
-        )
-        # The weakest candidate of a list normalizes to 0: with nothing from the other list it matched nothing.
-        positive = np.flatnonzero(factors.final > 0)
+        weights = {
+            "days": (self.clock.now().timestamp() - columns.updated_ts[row]) / 86400,
+            "importance": columns.importance[row],
+            "access_count": columns.access_count[row],
+            "layer": columns.layers[row],
+            "decay": self.decay,
+        }
+        ranked_by = score(fused.scores, **weights).final
+        # Nobody is dropped for being last of a list: only the relevance floor decides who is a result.
+        passing = np.flatnonzero(relevance.passes(found.relevance, self.min_relevance))
         global_scope = np.asarray([index.vault.scope is not Scope.PROJECT for index in indexes])
         # Best first; the project wins ties; then fusion's own order (np.lexsort is stable).
-        tie_break = global_scope[fused.ids[positive] >> KEY_SHIFT]
-        order = positive[np.lexsort((tie_break, -factors.final[positive]))]
-        return Ranking(fused, factors, order, vector)
+        tie_break = global_scope[fused.ids[passing] >> KEY_SHIFT]
+        order = passing[np.lexsort((tie_break, -ranked_by[passing]))]
+        return Ranking(fused, score(found.relevance, **weights), order, vector, found)
 
     def _query_vector(self, query: str, indexes: list[MemoryIndex], warnings: list[str]) -> np.ndarray | None:
         if not indexes or not self.embedder.enabled:
@@ -242,13 +250,11 @@ class HybridSearcher:
         memories = _by_key(indexes, keys, MemoryIndex.memories)
         texts = _by_key(indexes, best_chunks[best_chunks >= 0], MemoryIndex.chunk_texts)
         pattern = match_pattern(query)
+        cosines = dict(zip(ranking.vector.ids.tolist(), ranking.vector.scores.tolist(), strict=True))
         hits = []
         for key, position, chunk in zip(keys.tolist(), order.tolist(), best_chunks.tolist(), strict=True):
             snippet, spans = make_snippet(texts.get(chunk, ""), pattern)
-            explained = factors.as_dict(position)
-            for name, values in (("vector", fused.vector), ("keyword", fused.keyword)):
-                if not np.isnan(values[position]):
-                    explained[name] = float(values[position])
+            explained = _explained(factors.as_dict(position), cosines.get(key), ranking.evidence, position)
             hits.append(SearchHit(memories[key], explained["final"], explained, snippet, spans))
         return hits
 
@@ -257,6 +263,55 @@ class HybridSearcher:
 # index's position and the rowid there into one int64, so fusion works on plain integer arrays.
 KEY_SHIFT = 40
 ROWID_MASK = (1 << KEY_SHIFT) - 1
+
+
+def _explained(
+    factors: dict[str, float], cosine: float | None, evidence: relevance.Evidence, position: int
+) -> dict[str, float]:
+    """What `search --explain` shows, in reading order: the evidence, the relevance made of it, the weights."""
+    out: dict[str, float] = {}
+    if cosine is not None and not np.isnan(evidence.vector[position]):
+        out["similarity"] = float(cosine)  # the best chunk's raw cosine
+        out["vector"] = float(evidence.vector[position])
+    if not np.isnan(evidence.keyword[position]):
+        out["keyword"] = float(evidence.keyword[position])
+    out["relevance"] = factors.pop("base")
+    out.update(factors)
+    return out
+
+
+def _keyword_evidence(indexes: list[MemoryIndex], terms: list[tuple[str, bool]], keyword: Ranked) -> Ranked:
+    """The keyword list with its bm25 replaced by 0–1 keyword evidence (relevance.keyword_evidence)."""
+    evidence = np.zeros(len(keyword))
+    for position, index in enumerate(indexes):
+        mine = np.flatnonzero((keyword.chunks >> KEY_SHIFT) == position)
+        if len(mine) and terms:
+            matched, weights = _term_matches(index, terms, keyword.chunks[mine] & ROWID_MASK)
+            evidence[mine] = relevance.keyword_evidence(matched, weights)
+    return Ranked(keyword.ids, evidence, keyword.chunks)
+
+
+def _term_matches(
+    index: MemoryIndex, terms: list[tuple[str, bool]], chunk_rowids: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which of these chunks hold each term, and each term's weight in the index. FTS5 itself matches
+    each term, so it is tokenized (stemmed) exactly as the index was.
+    why here: MemoryIndex has no public per-term statistics yet (its private `_postings` skips the lookup
+    in small indexes); this belongs there once it has."""
+    conn = index.conn
+    rows = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    wanted = json.dumps(chunk_rowids.tolist())
+    postings, matched = [], np.zeros((len(terms), len(chunk_rowids)), dtype=bool)
+    for number, term in enumerate(terms):
+        match = fts_query_from_terms([term])
+        count = conn.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (match,)).fetchone()[0]
+        postings.append(count)
+        holding = conn.execute(
+            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
+            (match, wanted),
+        ).fetchall()
+        matched[number] = np.isin(chunk_rowids, [row[0] for row in holding])
+    return matched, relevance.term_weights(postings, rows)
 
 
 def _keyword_candidates(indexes: list[MemoryIndex], terms: list[tuple[str, bool]], limit: int) -> Candidates:

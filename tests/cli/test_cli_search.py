@@ -51,9 +51,10 @@ def test_search_json_in_both_languages_with_vectors(cli_vectors) -> None:
     chinese = cli_vectors("mem", "recall", "会话缓存", "--json", "--explain").json()
     assert chinese[0]["title"] == "选用 Redis 做会话缓存"
     factors = chinese[0]["factors"]
-    # both lists found it: the normalized vector and keyword scores are shown with the weights
-    assert set(factors) == {"vector", "keyword", "base", "recency", "importance", "access", "days", "final"}
-    assert factors["base"] == pytest.approx(0.6 * factors["vector"] + 0.4 * factors["keyword"], abs=1e-5)
+    # both lists found it: the raw cosine, both evidences and the relevance they make are shown with the weights
+    parts = {"similarity", "vector", "keyword", "relevance", "recency", "importance", "access", "days", "final"}
+    assert set(factors) == parts
+    assert factors["relevance"] == pytest.approx(0.6 * factors["vector"] + 0.4 * factors["keyword"], abs=1e-5)
     shown = cli_vectors("mem", "search", "smoke tests")
     assert "Deploy checklist" in shown.out and "hybrid" in shown.out
 

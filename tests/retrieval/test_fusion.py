@@ -80,9 +80,10 @@ def test_auto_method_is_weighted_for_every_script():
     assert cjk.scores[0] == pytest.approx(combine("weighted", 1.0, 0.0))
 
 
-def test_min_similarity_and_rrf():
-    out = fuse(ranked((A, 0.9), (B, 0.05)), ranked(), min_similarity=0.1)
-    assert out.ids.tolist() == [A]
+def test_normalized_lists_are_combined_as_they_are_and_rrf():
+    out = fuse(ranked((A, 0.5), (B, 0.1)), ranked((B, 0.5)), normalized=True)
+    assert out.ids.tolist() == [A, B]
+    assert out.scores.tolist() == pytest.approx([0.3, 0.26])  # min-max would have sent B's vector to 0
     both = fuse(ranked((A, 0.9), (B, 0.5)), ranked((B, 3.0), (A, 1.0)), method="rrf")
     assert set(both.ids.tolist()) == {A, B}
 

@@ -1,4 +1,4 @@
-"""Live-vault benchmarks (DESIGN §12): daemon idle CPU and RSS, `aimate mem search` wall time with the
+"""Live-vault benchmarks (docs/design.md §12): daemon idle CPU and RSS, `aimate mem search` wall time with the
 daemon up vs a cold process, and edit → searchable latency through the watcher.
 
     .venv/bin/python scripts/bench_live.py [--idle 60] [--runs 20] [--edits 20] [--memories 200] [--json]

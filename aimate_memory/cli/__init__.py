@@ -1,4 +1,4 @@
-"""The `aimate` command line: a thin layer over `MemorySystem` (DESIGN §9)."""
+"""The `aimate` command line: a thin layer over `MemorySystem` (docs/design.md §9)."""
 
 from aimate_memory.cli.app import main
 

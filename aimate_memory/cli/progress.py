@@ -1,4 +1,4 @@
-"""A progress bar that shows up only when work takes over a second (DESIGN §6), on stderr."""
+"""A progress bar that shows up only when work takes over a second (docs/design.md §6), on stderr."""
 
 from __future__ import annotations
 

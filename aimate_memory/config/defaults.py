@@ -1,4 +1,4 @@
-"""Every configuration key, its default and so its type (seed 002 §配置 + DESIGN §10)."""
+"""Every configuration key, its default and so its type (seed 002 §配置 + docs/design.md §10)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 DEFAULTS: dict[str, dict[str, Any]] = {
     "storage": {
-        "max_file_bytes": 1_048_576,  # larger files are reported, not indexed (DESIGN §13)
+        "max_file_bytes": 1_048_576,  # larger files are reported, not indexed (docs/design.md §13)
     },
     "context": {
         "total_budget": 128_000,
@@ -65,7 +65,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         # The relevance floor (0–1, retrieval/relevance.py): below it a memory is not a result, so an
         # unrelated query gets none. Chosen by scripts/eval_floor.py (docs/benchmarks.md, "Relevance floor").
         "min_similarity": 0.15,
-        # Keyword candidate chunks. DESIGN §7 suggests 5k; at 10k memories 1k cut keyword search from
+        # Keyword candidate chunks. docs/design.md §7 suggests 5k; at 10k memories 1k cut keyword search from
         # p50 28 / p95 48 ms to 17 / 20 ms (hybrid 63 → 44 ms p50) with the same bench recall.
         "candidates": 1000,
         # Depth of the vector list (the nearest 200 get exact cosines, the rest estimates; hybrid.py).

@@ -57,7 +57,7 @@ def embed_sorted(
     """Embed ``texts`` in batches of similar length, and return the rows in the original order.
 
     ONNX models pad each batch to its longest text; sorting by length first doubled MiniLM's throughput
-    here (DESIGN §11).
+    here (docs/design.md §11).
     """
     n = len(texts)
     out = np.zeros((n, dimension), dtype=np.float32)

@@ -1,6 +1,6 @@
 """The embedder as a lazily loaded dependency: loading a model costs ~1 s, so it happens only when a
 chunk must be embedded or a query vector is needed, once per process, and a failure degrades to
-keyword search instead of stopping anything (DESIGN §2.5)."""
+keyword search instead of stopping anything (docs/design.md §2.5)."""
 
 from __future__ import annotations
 

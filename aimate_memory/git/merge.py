@@ -1,4 +1,4 @@
-"""Three-way merge of one memory file, and the git merge driver that runs it (DESIGN §8).
+"""Three-way merge of one memory file, and the git merge driver that runs it (docs/design.md §8).
 
 Registered by `init_vault_repo` as `merge.aimate-memory.driver = "<python> -m aimate_memory.git.merge
 %O %A %B %P"` and selected by `.gitattributes` (`*.md merge=aimate-memory`). Git calls it with the

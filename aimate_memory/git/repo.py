@@ -1,5 +1,5 @@
 """The vault's git repository handle: where the vault sits in it, running git, who commits, and
-building one commit of exactly the given paths (DESIGN §8).
+building one commit of exactly the given paths (docs/design.md §8).
 
 Every commit the tool makes is built in a TEMPORARY index (`GIT_INDEX_FILE`): `read-tree HEAD`, stage
 only the given paths, scan what is staged for secrets, `write-tree`, `commit-tree`, `update-ref`.

@@ -1,4 +1,4 @@
-"""The review gate (DESIGN §8): what changed in a vault since its last commit — hand edits, hand moves,
+"""The review gate (docs/design.md §8): what changed in a vault since its last commit — hand edits, hand moves,
 captures waiting for a person, files left with conflict markers — and accepting (commit) or rejecting
 (restore) each change. Functions over a `VaultRepo`; nothing here commits on its own initiative."""
 

@@ -1,4 +1,4 @@
-"""The secret guard's scanner: pure functions over text, no git, no disk (DESIGN §8, seed 000 隐私配置).
+"""The secret guard's scanner: pure functions over text, no git, no disk (docs/design.md §8, seed 000 隐私配置).
 
 Patterns are chosen to be specific (known token prefixes and shapes) so that ordinary notes about
 passwords or keys do not trip them; the generic `password = …` rule skips obvious placeholders.

@@ -1,4 +1,4 @@
-"""Cross-device sync of the global vault (DESIGN §8): fetch, merge (the frontmatter merge driver handles
+"""Cross-device sync of the global vault (docs/design.md §8): fetch, merge (the frontmatter merge driver handles
 concurrent edits), push. Never force-pushes, never drops a commit."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The index database: one SQLite file per vault (metadata + FTS5 + sqlite-vec), WAL, one writer.
 
 sqlean-py is the driver: the stdlib `sqlite3` on this machine (and macOS system Pythons) cannot load
-extensions (DESIGN §11). If sqlite-vec cannot be loaded the index still works, keyword-only.
+extensions (docs/design.md §11). If sqlite-vec cannot be loaded the index still works, keyword-only.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_memory ON chunks(memory_rowid);
 CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(chunk_hash);
--- Contentless: the text lives in `chunks`; FTS holds pre-tokenized copies (CJK bigrams, DESIGN §6).
+-- Contentless: the text lives in `chunks`; FTS holds pre-tokenized copies (CJK bigrams, docs/design.md §6).
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     title, tags, body, content='', contentless_delete=1, tokenize='{FTS_TOKENIZE}'
 );
@@ -87,13 +87,13 @@ CREATE TABLE IF NOT EXISTS metrics (
 def vec_table_sql(dimension: int) -> str:
     # Sign-quantized (1 bit per dimension) pre-filter: 896 bits = 112 bytes a chunk, so a scan of 150k
     # chunks is ~14 ms here for k=100 where float KNN would be ~0.5 s; exact cosine re-ranks the
-    # survivors from `vectors` (DESIGN §6, issue "Scale").
+    # survivors from `vectors` (docs/design.md §6, issue "Scale").
     return f"CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(embedding bit[{dimension}])"
 
 
 @dataclass(frozen=True)
 class Identity:
-    """What the index was built with; a difference from the config means a rebuild (DESIGN §6)."""
+    """What the index was built with; a difference from the config means a rebuild (docs/design.md §6)."""
 
     schema: int
     embedder: str  # "" when built keyword-only

@@ -13,13 +13,14 @@ from aimate_memory.index.textproc import FTS_TOKENIZE, common_terms_match, rares
 # bm25 weights of the title, tags and body columns: no column is boosted. FTS5 adds the weighted counts
 # of a term over the columns, so a title counts as more text about the memory; the title is usually the
 # memory's gist or its first words (a "lead"), which the repeat emphasises. Measured with titles that are
-# the start of the text (../shared/bench; LoCoMo turn R@5/R@10, MADial R@10): title ×3, tags ×2 gave
+# the start of the text (the development benchmark, docs/benchmarks.md; LoCoMo turn R@5/R@10, MADial
+# R@10): title ×3, tags ×2 gave
 # .571/.682, .738 (zh), .791 (en); no boost .583/.687, .738, .800. Leaving a copied title out of the
 # title column instead gave .573/.699, .731, .798.
 BM25_WEIGHTS = (1.0, 1.0, 1.0)
 # Postings a keyword query may rank (textproc.common_terms_match): bm25 costs 1–1.5 µs per matching chunk
 # inside a search, and an OR of everyday words matched 30–65k chunks of a 100k-memory vault (65–80 ms a
-# query). 5k postings keep a keyword search inside DESIGN §12's 20 ms with the rest of the query (at 10k
+# query). 5k postings keep a keyword search inside docs/design.md §12's 20 ms with the rest of the query (at 10k
 # postings the 100k bench measured keyword p50/p95 17.5/27 ms).
 KEYWORD_POSTINGS_BUDGET = 5_000
 

@@ -1,7 +1,7 @@
 """The sync: bring the index up to date with the files, in place, or by a rebuild when it must.
 
 Steps, each in its own module: look at the files (`sync_scan`), decide (`sync_plan`, pure), write
-(`sync_apply`), give new chunks vectors (`sync_embed`). The files are the truth (DESIGN §2.1): a damaged,
+(`sync_apply`), give new chunks vectors (`sync_embed`). The files are the truth (docs/design.md §2.1): a damaged,
 outdated or foreign index is rebuilt into a temp file and swapped in atomically rather than repaired.
 """
 

@@ -1,4 +1,4 @@
-"""Sync planning as pure functions: what changed on disk since the index last saw it (DESIGN §6).
+"""Sync planning as pure functions: what changed on disk since the index last saw it (docs/design.md §6).
 
 Two steps, with the file reads in between done by the caller:
 1. `plan_reads`: from stats alone, which files must be read (new or `(mtime_ns, size)` changed) and which

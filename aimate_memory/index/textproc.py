@@ -26,7 +26,7 @@ from typing import Literal
 #: unicode61 splits on whitespace/punctuation (our CJK bigrams are already space-separated), and
 #: ``remove_diacritics 2`` folds "café" to "cafe".
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
-#: Bumped whenever index-time tokenization changes; part of the index identity (DESIGN §6).
+#: Bumped whenever index-time tokenization changes; part of the index identity (docs/design.md §6).
 TOKENIZER_VERSION = "aimate-fts-1"
 
 #: Query terms kept at most (a 10 kB query must not turn into a 5,000-term MATCH).

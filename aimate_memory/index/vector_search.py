@@ -25,7 +25,7 @@ class VectorSearch:
         vectors, the rest cosines estimated from their Hamming distance (candidates.estimate_cosines).
         Min-max fusion needs the weak end of a deep list (LoCoMo R@10 .645 with 100 candidates, .681
         with the whole vault), but only the top of it exactly. Chunks in a script the embedder cannot
-        read are left out: their vectors are noise (DESIGN §11)."""
+        read are left out: their vectors are noise (docs/design.md §11)."""
         bits = self._sign_bits()
         positions, distances = bits.nearest(query, max(depth, exact), languages)
         if not len(positions):

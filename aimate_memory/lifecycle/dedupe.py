@@ -1,4 +1,4 @@
-"""Near-duplicate memories (DESIGN §5, seed 004 去重): found with a KNN query per memory, never all pairs.
+"""Near-duplicate memories (docs/design.md §5, seed 004 去重): found with a KNN query per memory, never all pairs.
 
 For each live memory (not archived, not a session transcript) the index is asked for its nearest
 neighbours twice — by vector (sqlite-vec KNN over the memory's mean chunk vector, when the index has
@@ -8,7 +8,7 @@ same layer is scored:
 - both texts in a script the embedder understands → cosine of the mean chunk vectors;
 - otherwise → cosine of term-count vectors (words for Latin, character bigrams for CJK: the index's own
   tokens). MiniLM reads every Chinese character as [UNK], so its vectors would call any two Chinese
-  notes duplicates; text cosine keeps Chinese honest (DESIGN §11).
+  notes duplicates; text cosine keeps Chinese honest (docs/design.md §11).
 
 Pairs at or above `maintenance.duplicate_threshold` are joined into groups. The survivor of a group is the
 most important, then most used, then most recently updated memory; merging gives it the union of the tags,

@@ -1,4 +1,4 @@
-"""The access journal: recalls are appended here instead of rewriting memory files (DESIGN §5).
+"""The access journal: recalls are appended here instead of rewriting memory files (docs/design.md §5).
 
 One JSON line per returned memory, appended with O_APPEND (atomic for lines this short, so concurrent
 CLIs and the daemon never interleave). Maintenance folds it into `access_count`/`accessed_at` in

@@ -1,4 +1,4 @@
-"""One maintenance run per vault (DESIGN §5): plan → write-ahead record → apply → fold the journal →
+"""One maintenance run per vault (docs/design.md §5): plan → write-ahead record → apply → fold the journal →
 sync the index → report near-duplicates → one ChangeSet (the git layer commits it with every reason).
 
 Crash safety (kill -9 anywhere, then run again → same end state, nothing lost or counted twice):

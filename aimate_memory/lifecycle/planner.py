@@ -1,4 +1,4 @@
-"""The lifecycle policy as a pure function: vault state + access tallies + now + policy → actions (DESIGN §5).
+"""The lifecycle policy as a pure function: vault state + access tallies + now + policy → actions (docs/design.md §5).
 
 Nothing here reads a file or a clock; `maintenance.py` gathers the inputs and `executor.py` applies the
 plan. Each action carries the reason that ends up in the maintenance commit message.
@@ -17,7 +17,7 @@ Rules, per memory that is not already under `archive/`:
 4. **archive_session** (session): a file under `sessions/` other than `sessions/current.md`, with
    `status: ended` or an `ended_at` key, that is not yet in its month folder → `sessions/YYYY-MM/<name>`
    (month of `started_at`, else `created_at`) with `status: archived`. Sessions stay in the session layer:
-   the month folders *are* the session archive (DESIGN §3, §5).
+   the month folders *are* the session archive (docs/design.md §3, §5).
 5. **fold** (any layer): journal accesses not carried by a move above → `access_count`/`accessed_at`
    written as absolute values (so applying the same action twice is harmless), `updated_at` untouched.
 
@@ -124,7 +124,7 @@ def plan(
     now: datetime,
     policy: Policy,
 ) -> list[Action]:
-    """The lifecycle actions due at `now`, in the order of DESIGN §5 (expire, promote, archive,
+    """The lifecycle actions due at `now`, in the order of docs/design.md §5 (expire, promote, archive,
     sessions, fold)."""
     actions: list[Action] = []
     for memory in memories:

@@ -1,4 +1,4 @@
-"""Fusing the vector candidate list and the keyword candidate list into one base score (DESIGN §7 step 2).
+"""Fusing the vector candidate list and the keyword candidate list into one base score (docs/design.md §7 step 2).
 
 Pure functions over numpy arrays: a search weighs a few thousand candidates, and doing that per item in
 Python cost ~15 ms of a 60 ms query at 10k memories (profiled). Ids are integers (hybrid search packs
@@ -8,17 +8,17 @@ Inputs are ranked lists of ``(ids, scores)``, higher = better: cosine similarity
 FTS5 ``bm25()`` for keywords (bm25() is lower-is-better). Each list is min-max normalized over its own
 candidates, then combined per id; an id missing from a list scores 0 there.
 
-Methods (all measured on ../shared/bench, see scripts/research/):
+Methods (all measured on the development retrieval benchmark, docs/benchmarks.md; scripts in scripts/research/):
 
 - ``"weighted"`` (= ``"auto"``, the default): ``0.6·v + 0.4·k``. With our pipeline (porter + CJK-bigram
   keywords, MiniLM/USE vectors) it was the best rule on all three datasets (LoCoMo, MADial-en, MADial-zh).
 - ``"maxmin"``: ``max(v, k) + 0.3·min(v, k)`` — a strong signal from either side wins, agreement adds a
-  bonus (the best English rule in an earlier pipeline, DESIGN §11; here 0.02–0.05 R@10 below weighted).
+  bonus (the best English rule in an earlier pipeline, docs/design.md §11; here 0.02–0.05 R@10 below weighted).
 - ``"rrf"``: reciprocal-rank fusion, ``1/(60 + rank)`` per list (scaled to ≤ 1); clearly worse here.
 - ``"keyword"`` / ``"vector"``: one list only (diagnostics).
 
 **Language trust.** An embedder declares the scripts it understands; vectors of text outside them are
-noise (MiniLM's Chinese vectors, DESIGN §11). If the query's script is not understood, the vector list is
+noise (MiniLM's Chinese vectors, docs/design.md §11). If the query's script is not understood, the vector list is
 ignored for the whole query; chunks in a script the embedder cannot read never reach the vector list
 (the index drops them). Such results are ranked by keywords alone, exactly as if vectors were off.
 """

@@ -1,4 +1,4 @@
-"""Hybrid search over the project and global indexes (DESIGN §7).
+"""Hybrid search over the project and global indexes (docs/design.md §7).
 
 Candidates come from FTS5 (bm25) and from the vectors (a sign-bit scan of every chunk, exact cosines
 for the nearest, estimated ones for the rest of a deep list); each list is collapsed to its best chunk

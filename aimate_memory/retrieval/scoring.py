@@ -1,4 +1,4 @@
-"""Seed 002's ranking weights, as a pure function (DESIGN §7 step 3).
+"""Seed 002's ranking weights, as a pure function (docs/design.md §7 step 3).
 
     final = base × decay^(days/30) × (0.8 + 0.2·importance/5) × (1 + 0.1·log10(access_count + 1))
 

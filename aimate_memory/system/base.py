@@ -95,7 +95,7 @@ class SystemBase:
                     "run in a project folder, pass --project PATH, or use --scope global",
                 )
             return self._require(self.project_vault)
-        # Unsure → project (never pollute global, DESIGN §5), unless there is no project.
+        # Unsure → project (never pollute global, docs/design.md §5), unless there is no project.
         if self.project_vault is not None and self.project_vault.exists:
             return self.project_vault
         return self._require(self.global_vault)
@@ -120,7 +120,7 @@ class SystemBase:
     def _auto_commit(
         self, vault: Vault, changeset: ChangeSet, automatic: bool = False, hold: Iterable[PurePosixPath] = ()
     ) -> CommitReport | None:
-        """One commit per action in the global vault when it is a git repository (DESIGN §8); an
+        """One commit per action in the global vault when it is a git repository (docs/design.md §8); an
         `automatic` action's secret-holding files are held out and reported instead of refusing the commit.
         gitpython costs ~150 ms to import, so it is imported only when there is something to commit."""
         if vault.scope is not Scope.GLOBAL or not (vault.root / ".git").exists():

@@ -1,4 +1,4 @@
-"""Git actions (DESIGN §8): the review gate (list, accept, reject), committing hand edits, diffs, history
+"""Git actions (docs/design.md §8): the review gate (list, accept, reject), committing hand edits, diffs, history
 of one memory or a vault, and cross-device sync. Every method returns data; the CLI prints it.
 
 The vaults in a git repository are the global vault when it is its own repository and the project vault

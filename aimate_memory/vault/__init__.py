@@ -1,4 +1,4 @@
-"""The vault: memory files, their format, their places (DESIGN §3, §4).
+"""The vault: memory files, their format, their places (docs/design.md §3, §4).
 
 Exports resolve on first use, so that importing one light module (`vault.filters`, `vault.layout`) does not
 load the YAML stack the codec needs.

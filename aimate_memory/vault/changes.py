@@ -29,7 +29,7 @@ class FileChange:
 
 @dataclass
 class ChangeSet:
-    """One user-visible action (add, set, maintenance run, …) = one commit (DESIGN §8)."""
+    """One user-visible action (add, set, maintenance run, …) = one commit (docs/design.md §8)."""
 
     subject: str
     changes: list[FileChange] = field(default_factory=list)

@@ -1,6 +1,6 @@
 """The memory file codec: YAML frontmatter + Markdown body, round-tripped byte for byte.
 
-Split at python-frontmatter's boundary; load and dump with ruamel.yaml round-trip (DESIGN §4: PyYAML
+Split at python-frontmatter's boundary; load and dump with ruamel.yaml round-trip (docs/design.md §4: PyYAML
 drops comments, sorts keys and rewrites `on`→`true`, `0123`→`83`; a ruamel round-trip of the split
 text is byte-identical). An unchanged document renders to its original bytes without re-dumping.
 """

@@ -1,4 +1,4 @@
-"""Where memories live: layer folders, categories, file names, archive paths, project roots (DESIGN §3).
+"""Where memories live: layer folders, categories, file names, archive paths, project roots (docs/design.md §3).
 
 Everything here is a pure function of paths and strings; nothing touches the disk except
 `find_project_root`, which only looks.
@@ -39,7 +39,7 @@ LAYER_FOLDERS: dict[Layer, str] = {
 FOLDER_LAYERS: dict[str, Layer] = {folder: layer for layer, folder in LAYER_FOLDERS.items()}
 ARCHIVE_FOLDER = "archive"
 
-# Sub-folder → category (DESIGN §3); any other sub-folder name is its own category.
+# Sub-folder → category (docs/design.md §3); any other sub-folder name is its own category.
 FOLDER_CATEGORIES: dict[str, str] = {
     "tasks": "task",
     "notes": "note",

@@ -1,4 +1,4 @@
-"""The memory record: what a memory file says, with the gaps filled from its location (DESIGN §4)."""
+"""The memory record: what a memory file says, with the gaps filled from its location (docs/design.md §4)."""
 
 from __future__ import annotations
 

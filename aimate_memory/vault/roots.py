@@ -1,4 +1,4 @@
-"""Where the global root and the current project's `.aimate/` are (DESIGN §3)."""
+"""Where the global root and the current project's `.aimate/` are (docs/design.md §3)."""
 
 from __future__ import annotations
 

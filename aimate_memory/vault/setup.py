@@ -17,7 +17,7 @@ PROJECT_GITIGNORE = "# AIMate: the index and runtime state are derived, never co
 
 
 def template_dir() -> Path:
-    """`vault_template/` (top level, DESIGN §14), reached through the `template` symlink beside this
+    """`vault_template/` (top level, docs/design.md §14), reached through the `template` symlink beside this
     module so that a wheel, which copies the link's target, carries it too."""
     return Path(__file__).parent / "template"
 

@@ -1,4 +1,4 @@
-"""File-system watching for vaults (DESIGN §6): watchdog (inotify here) → per-path debounce → sync callback.
+"""File-system watching for vaults (docs/design.md §6): watchdog (inotify here) → per-path debounce → sync callback.
 
 What editors really do (measured with watchdog/inotify on this machine):
 

@@ -64,7 +64,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "decay": 0.95,
         # The relevance floor (0–1, retrieval/relevance.py): below it a memory is not a result, so an
         # unrelated query gets none. Chosen by scripts/eval_floor.py (docs/benchmarks.md, "Relevance floor").
-        "min_similarity": 0.15,
+        "min_similarity": 0.1,
         # Keyword candidate chunks. docs/design.md §7 suggests 5k; at 10k memories 1k cut keyword search from
         # p50 28 / p95 48 ms to 17 / 20 ms (hybrid 63 → 44 ms p50) with the same bench recall.
         "candidates": 1000,

@@ -49,7 +49,7 @@ VERIFIED_CANDIDATES = 50
 FUSED_KEYWORD_CANDIDATES = 500
 # The default relevance floor (config retrieval.min_similarity), chosen on the dev bench by
 # scripts/eval_floor.py: see docs/benchmarks.md, "Relevance floor".
-DEFAULT_MIN_RELEVANCE = 0.15
+DEFAULT_MIN_RELEVANCE = 0.1
 
 
 @dataclass

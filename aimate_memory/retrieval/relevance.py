@@ -43,7 +43,9 @@ class Calibration:
 
 
 # By the query's script: a Latin query is embedded by both models (0.8·MiniLM + 0.2·USE cosines), anything
-# with CJK by USE alone. Measured on the dev bench (scripts/eval_floor.py --calibrate): see the module doc.
+# with CJK by USE alone. Round values, not fitted: the floor was then chosen on the dev bench with them
+# (docs/benchmarks.md, "Relevance floor"); an unrelated query's best cosine sits below 0.10 (so for
+# "quantum chromodynamics lattice" against a vault about Redis and tests).
 CALIBRATION: dict[str, Calibration] = {
     "latin": Calibration(unrelated=0.10, same=0.70),
     "cjk": Calibration(unrelated=0.10, same=0.70),

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from aimate_memory.cli.faults import describe_fault
 from aimate_memory.cli.progress import LazyProgress
 from aimate_memory.cli.render import print_warning
 from aimate_memory.errors import NotFoundError
@@ -61,8 +62,17 @@ def synced(system: MemorySystem, no_sync: bool = False) -> MemorySystem:
             # Reading would create an empty index.db and fail on its missing tables.
             raise NotFoundError("there is no index yet", "run `aimate mem index`, or drop --no-sync")
         return system
-    with LazyProgress() as progress:
-        reports = system.sync(progress)
+    try:
+        with LazyProgress() as progress:
+            reports = system.sync(progress)
+    except Exception as exc:
+        # The index cannot be written (read-only, disk full, a size limit): read it as it is rather than fail.
+        fault = describe_fault(exc)
+        if fault is None or not any(index.exists for index in system.indexes):
+            raise
+        print_warning(f"the index could not be updated ({fault[0]}); showing it as it was — {fault[1]}")
+        system.close()  # a failed write can leave the connection unusable: reads reopen the file
+        return system
     for report in reports.values():
         for warning in report.warnings:
             print_warning(warning)

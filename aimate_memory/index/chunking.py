@@ -29,12 +29,13 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from aimate_memory.vault.markdown import FENCE, strip_comments
+
 MAX_TOKENS = 256
 #: Bumped whenever the chunking rules change (part of the index identity: chunks must be rebuilt).
 CHUNKER_VERSION = "aimate-chunk-2"  # 2: HTML comments stripped, comment-only placeholders give no chunks
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _TOKEN_PIECES = re.compile(
     r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"  # one CJK char
     r"|\d+"  # digit run
@@ -42,8 +43,6 @@ _TOKEN_PIECES = re.compile(
     r"|[^\w\s]",  # punctuation / symbol
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])")
-# An unclosed "<!--" hides the rest of the file, as it does when Markdown is rendered.
-_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -111,26 +110,6 @@ def _hard_split(text: str, budget: int) -> list[str]:
     return [p for p in out if p]
 
 
-def strip_comments(body: str) -> str:
-    """``body`` without its HTML comments (``<!-- … -->``): what is indexed of a memory's text.
-    Comments inside fenced code blocks are code, not notes, and are kept."""
-    if "<!--" not in body:
-        return body
-    out: list[str] = []
-    in_fence = False
-    pending: list[str] = []  # prose lines since the last fence: stripped together, so a comment may span lines
-    for line in body.splitlines(keepends=True):
-        if _FENCE.match(line):
-            out.append(_COMMENT.sub("", "".join(pending)) if not in_fence else "".join(pending))
-            pending = []
-            in_fence = not in_fence
-            out.append(line)
-            continue
-        pending.append(line)
-    out.append(_COMMENT.sub("", "".join(pending)) if not in_fence else "".join(pending))
-    return "".join(out)
-
-
 def _blocks(body: str) -> list[tuple[list[str], str]]:
     """(heading path, paragraph) pairs in document order; code fences stay one paragraph."""
     path: list[tuple[int, str]] = []
@@ -145,7 +124,7 @@ def _blocks(body: str) -> list[tuple[list[str], str]]:
         para.clear()
 
     for line in body.splitlines():
-        if _FENCE.match(line):
+        if FENCE.match(line):
             in_fence = not in_fence
             para.append(line)
             continue

@@ -81,10 +81,14 @@ class IndexStore:
 
     def rebuild_path(self) -> Path:
         """Where a rebuild builds the new file, beside the index; what a killed rebuild left there is removed."""
-        path = self.db_path.with_name(self.db_path.name + ".rebuild")
-        for leftover in sqlite_files(path):
+        self.remove_rebuild_leftovers()
+        return self.db_path.with_name(self.db_path.name + ".rebuild")
+
+    def remove_rebuild_leftovers(self) -> None:
+        """Delete what a killed rebuild left beside the index. Only under the sync lock: a running rebuild
+        holds it, so what is found here then is debris."""
+        for leftover in sqlite_files(self.db_path.with_name(self.db_path.name + ".rebuild")):
             leftover.unlink(missing_ok=True)
-        return path
 
     def swap_in(self, built: Path) -> None:
         """Replace the index with the file at `built` (closed, checkpointed): readers keep the old one until now."""

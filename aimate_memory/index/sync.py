@@ -44,6 +44,7 @@ class IndexSync:
         # One writer per index across processes (CLI, daemon, a second CLI): SQLite would serialize the
         # transactions anyway, but one lock over the whole sync keeps two syncs from doing the same work.
         with file_lock(self.lock_path):
+            self.store.remove_rebuild_leftovers()  # a reindex killed earlier leaves nothing behind
             reason = "requested" if force_rebuild else self.store.rebuild_reason()
             if reason is not None:
                 report = self._rebuild(progress)

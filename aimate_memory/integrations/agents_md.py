@@ -5,10 +5,10 @@ a file without the block gets it appended after one blank line."""
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from aimate_memory.integrations.edits import ConfigSyntaxError
+from aimate_memory.vault.markdown import strip_comments
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -21,7 +21,6 @@ END = "<!-- aimate:end -->"
 NOTICE = "<!-- Written by `aimate mem agents-md --write` from the core memories; edit them, not this block. -->"
 HEADING = "## Memory (AIMate)"
 EMPTY = "_No core memories yet: `aimate mem add TITLE --layer core`._"
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 def render_block(core_markdown: str) -> str:
@@ -99,7 +98,7 @@ def _core_markdown_fallback(system: MemorySystem) -> str:
         for listed in system.query(MemoryFilter(layers=(Layer.CORE,), scopes=(scope,))):
             memory = system.get(listed.id)
             # The vault's template files are a heading and an HTML comment of examples: nothing to compile.
-            lines = _HTML_COMMENT.sub("", memory.body).strip().splitlines()
+            lines = strip_comments(memory.body).strip().splitlines()
             if lines and lines[0].lstrip("#").strip() == memory.title:
                 lines = lines[1:]
             body = "\n".join(lines).strip()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from aimate_memory.git.secrets import mask_text
 from aimate_memory.index.textproc import query_terms
 
 SNIPPET_CHARS = 240
@@ -39,8 +40,9 @@ def find_matches(text: str, pattern: re.Pattern[str] | None) -> list[tuple[int, 
 def make_snippet(
     text: str, pattern: re.Pattern[str] | None, width: int = SNIPPET_CHARS
 ) -> tuple[str, list[tuple[int, int]]]:
-    """(snippet, highlight spans within it). The window starts a little before the first match."""
-    text = " ".join(text.split())
+    """(snippet, highlight spans within it). The window starts a little before the first match. A value that
+    looks like a secret (in a hand-made file; the tool refuses to write one) is masked, as in review's diffs."""
+    text = mask_text(" ".join(text.split()))
     spans = find_matches(text, pattern)
     if len(text) <= width:
         return text, spans

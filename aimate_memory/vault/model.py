@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from aimate_memory.vault.hashing import content_hash
 from aimate_memory.vault.layout import DEFAULT_CATEGORY, Layer, Location, Scope, folder_for, location_of
+from aimate_memory.vault.markdown import strip_comments
 
 if TYPE_CHECKING:  # the codec pulls in ruamel and python-frontmatter (~50 ms): not needed to use a Memory
     from aimate_memory.vault.codec import MemoryDocument
@@ -171,7 +172,7 @@ def _title(doc: MemoryDocument, rel_path: PurePosixPath) -> str:
     title = doc.get("title")
     if title:
         return str(title).strip()
-    heading = _HEADING.search(doc.body)
+    heading = _HEADING.search(strip_comments(doc.body))  # a heading inside a comment is not the title
     if heading:
         return heading.group(1).strip()
     return rel_path.stem.replace("_", " ").replace("-", " ")

@@ -8,6 +8,8 @@ import stat
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import AIMATE
 
 
@@ -158,3 +160,40 @@ def test_no_sync_without_an_index_says_so_and_creates_nothing(cli, home: Path) -
         result = cli("mem", *command, "--no-sync")
         assert result.code == 1 and "there is no index yet" in result.err
     assert not (home / "index.db").exists()
+
+
+def test_search_snippets_mask_a_hand_written_secret(cli, home: Path) -> None:
+    cli("mem", "init")
+    (home / "memory/long_term/knowledge/deploy.md").write_text(
+        "# Deploy 部署\n\ndeploy with key AKIAIOSFODNN7EXAMPLE and password = hunter2-correct\n", encoding="utf-8"
+    )
+    found = cli("mem", "search", "deploy 部署", "--json").json()
+    assert found and "AKIAIOSFODNN7EXAMPLE" not in found[0]["snippet"] and "hunter2" not in found[0]["snippet"]
+
+
+def test_a_killed_reindex_leaves_nothing_behind(cli, home: Path) -> None:
+    cli("mem", "init")
+    cli("mem", "index")
+    for suffix in ("", "-wal", "-shm"):  # what a reindex killed mid-build leaves
+        (home / f"index.db.rebuild{suffix}").write_bytes(b"partial")
+    assert cli("mem", "list").code == 0
+    assert not list(home.glob("index.db.rebuild*"))
+
+
+def test_reads_fall_back_to_the_index_as_it_was_when_it_cannot_be_written(cli, home: Path) -> None:
+    cli("mem", "init")
+    cli("mem", "add", "Indexed before 之前", "--body", "old")
+    assert cli("mem", "index").code == 0
+    (home / "memory/long_term/knowledge/new.md").write_text("# New 新的\n\nlater\n", encoding="utf-8")
+    index = home / "index.db"
+    # Immutable even for root (plain permissions are not): the index cannot be written, only read.
+    if subprocess.run(["chattr", "+i", str(index)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available on this file system")
+    try:
+        listed = cli("mem", "list", "--json")
+        searched = cli("mem", "search", "before 之前", "--json")
+    finally:
+        subprocess.run(["chattr", "-i", str(index)], check=True)
+    assert listed.code == 0 and "could not be updated" in listed.err and "read-only" in listed.err
+    assert "Indexed before 之前" in [m["title"] for m in listed.json()]
+    assert searched.code == 0 and [m["title"] for m in searched.json()] == ["Indexed before 之前"]

@@ -1,6 +1,7 @@
 """HTML comments are notes to the editor, not memory content: never indexed, never an answer."""
 
-from aimate_memory.index.chunking import chunk_memory, strip_comments
+from aimate_memory.index.chunking import chunk_memory
+from aimate_memory.vault.markdown import strip_comments
 from aimate_memory.vault.setup import template_dir
 
 

@@ -61,3 +61,8 @@ def test_hand_edited_body_takes_file_mtime_as_updated_at() -> None:
 def test_bad_importance_is_reported_and_clamped() -> None:
     memory = adopt("---\nid: a\nimportance: 9\n---\nx\n")
     assert memory.importance == 5 and memory.problems
+
+
+def test_a_heading_inside_a_comment_is_not_the_title() -> None:
+    memory = adopt("<!--\n# Example / 示例\n-->\n# 真正的标题\n\nbody\n", "long_term/knowledge/x.md")
+    assert memory.title == "真正的标题"

@@ -247,15 +247,28 @@ class MemoryActions(SearchActions):
 
         report = FixReport(dry_run)
         for vault in self.vaults:
-            planned = _fix_plan(vault.scan(), self.clock)
-            unreviewed = {memory.rel_path for memory, _ in planned} & unreviewed_paths_for(vault, self.config)
+            scanned = vault.scan()
+            planned = _fix_plan(scanned, self.clock)
+            misplaced = _misplaced(scanned)
+            touched = {memory.rel_path for memory, _ in planned} | {memory.rel_path for memory, _ in misplaced}
+            unreviewed = touched & unreviewed_paths_for(vault, self.config)
+            misplaced = [(memory, target) for memory, target in misplaced if memory.rel_path not in unreviewed]
             batch = [FileChange("update", m.rel_path, "fix: wrote " + ", ".join(fields)) for m, fields in planned]
+            batch += [
+                FileChange("move", target, f"fix: {m.layer.value}/{m.category} belongs in {target.parent}/", m.rel_path)
+                for m, target in misplaced
+            ]
             report.changes.extend((vault, change) for change in batch)
             report.held.extend(held_unreviewed(unreviewed))
-            if dry_run or not planned:
+            if dry_run or not batch:
                 continue
             for memory, fields in planned:
                 vault.update(memory, fields, touch=False)
+            for index, (memory, target) in enumerate(misplaced):
+                # The frontmatter says where it belongs (docs/design.md §3): the file goes there.
+                moved = vault.move(vault.load(memory.rel_path), vault.unique_path(target.parent, target.name), {})
+                position = len(planned) + index
+                batch[position] = FileChange("move", moved.rel_path, batch[position].reason, memory.rel_path)
             commit = self._record(
                 vault,
                 ChangeSet(f"memory: fix {len(batch) - len(unreviewed)} file(s)", batch),
@@ -359,3 +372,14 @@ def _ttl(ttl_days: float | None, default: float | None) -> float | None:
     if ttl is not None and not (math.isfinite(ttl) and ttl > 0):
         raise InvalidInputError(f"a time to live must be a positive number of days, got {ttl_days}", "e.g. --ttl 7")
     return ttl
+
+
+def _misplaced(scanned: ScanResult) -> list[tuple[Memory, PurePosixPath]]:
+    """Memories whose frontmatter names a layer/category that lives in another folder, and that folder."""
+    found = []
+    for memory in scanned.memories:
+        declared = memory.doc is not None and (memory.doc.get("type") or memory.doc.get("category"))
+        target = home_of(memory.rel_path, memory.layer, memory.category) if declared else None
+        if target is not None:
+            found.append((memory, target))
+    return found

@@ -45,6 +45,12 @@ def test_a_hand_moved_file_is_reported_by_diagnose(cli, home: Path) -> None:
     source.rename(target)
     result = cli("mem", "diagnose")
     assert result.code == 1 and "category 'knowledge'" in result.out and "long_term/knowledge" in result.out
+    cli("mem", "commit", "-m", "moved by hand")  # fix leaves unreviewed files alone: the person commits first
+    plan = cli("mem", "fix", "--dry-run", "--json").json()
+    assert [(c["action"], c["old_path"]) for c in plan["changes"]] == [("move", f"long_term/decisions/{source.name}")]
+    assert cli("mem", "fix").code == 0
+    assert (home / "memory/long_term/knowledge" / source.name).exists() and not target.exists()
+    assert cli("mem", "diagnose").code == 0
 
 
 def test_secret_refused_before_writing_and_masked(cli, home: Path) -> None:

@@ -60,7 +60,7 @@ def test_maintain_leaves_unreviewed_edits_and_bare_files_alone(cli, home: Path) 
     bare.write_text("# Bare note 裸笔记\n\nplain words, no frontmatter\n", encoding="utf-8")
     assert cli("mem", "commit", "-m", "memory: a bare note").code == 0
     hand_edit(vault / edited["path"])
-    assert cli("mem", "search", "裸笔记").code == 0  # a recall to fold
+    assert cli("mem", "show", "long_term/knowledge/bare.md").code == 0  # a use to fold (a read, not a search)
     time.sleep(1)
     result = cli("mem", "maintain")
     assert result.code == 0, result.err

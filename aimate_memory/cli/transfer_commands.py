@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
@@ -12,6 +13,10 @@ from rich.markup import escape
 from aimate_memory.cli.common import JSON, open_system
 from aimate_memory.cli.render import console, print_json
 from aimate_memory.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from aimate_memory.system import MemorySystem
+    from aimate_memory.system.transfer import ImportReport
 
 commands = typer.Typer()
 FORMATS = ("jsonl",)
@@ -45,10 +50,15 @@ def import_command(
     file: Path = typer.Argument(..., help="A JSON Lines export (`-` for stdin)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Report what would happen; write nothing."),
     update: bool = typer.Option(False, "--update", help="Replace memories whose id exists with other content."),
+    source: str = typer.Option(None, "--from", help="Read another tool's file: claude | mcp-memory-json."),
     as_json: bool = JSON,
 ) -> None:
     """Import memories (ids kept; the same file twice changes nothing); bad lines are reported by number."""
     system = open_system()
+    if source is not None:
+        report = system.import_from(source, file, dry_run=dry_run, update=update)
+        _finish(system, report, dry_run, as_json)
+        return
     if str(file) == "-":
         lines = sys.stdin.read().splitlines()
     else:
@@ -57,6 +67,10 @@ def import_command(
         except (OSError, UnicodeDecodeError) as error:
             raise InvalidInputError(f"cannot read {file}: {error}", "give a UTF-8 JSON Lines file") from error
     report = system.import_lines(lines, dry_run=dry_run, update=update, source=file.name)
+    _finish(system, report, dry_run, as_json)
+
+
+def _finish(system: MemorySystem, report: ImportReport, dry_run: bool, as_json: bool) -> None:
     if not dry_run:
         system.sync()
     if as_json:

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
-from aimate_memory.errors import AimateError
+from aimate_memory.errors import AimateError, InvalidInputError
 from aimate_memory.system.memories import MemoryActions
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.filters import parse_layer
@@ -102,6 +102,21 @@ class TransferActions(MemoryActions):
             except RecordError as error:
                 report.outcomes.append(ImportOutcome(number, "error", detail=str(error)))
         return self.import_records(records, report, update=update, scope=scope, source=source)
+
+    def import_from(self, kind: str, path: Path, *, dry_run: bool = False, update: bool = False) -> ImportReport:
+        """Import another tool's file (`vault/importers.py`: claude, mcp-memory-json); record n is line n."""
+        from aimate_memory.vault.importers import IMPORTERS
+
+        if kind not in IMPORTERS:
+            raise InvalidInputError(f"unknown importer {kind}", f"use one of: {', '.join(IMPORTERS)}")
+        try:
+            records = IMPORTERS[kind](Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as error:
+            raise InvalidInputError(f"cannot read {path}: {error}", "give the tool's UTF-8 file") from error
+        except RecordError as error:
+            raise InvalidInputError(f"{path}: {error}", f"is it a {kind} file?") from error
+        numbered = list(enumerate(records, start=1))
+        return self.import_records(numbered, ImportReport(dry_run=dry_run), update=update, source=kind)
 
     def import_records(
         self,

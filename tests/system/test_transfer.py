@@ -142,3 +142,56 @@ def test_cli_export_import(cli, tmp_path: Path) -> None:
     bad.write_text(out.read_text(encoding="utf-8") + "{oops\n", encoding="utf-8")
     again = cli("mem", "import", str(bad), env=other)
     assert again.code == 1 and "line 2" in again.out and "1 unchanged" in again.out
+
+
+CLAUDE_MD = """# CLAUDE.md
+
+This file provides guidance to Claude Code when working with this repository.
+
+## Code style / 代码风格
+
+- Type hints everywhere; line length 120.
+- 注释写原因，不写做了什么。
+
+## Build and test
+
+Run `bash scripts/test.sh -q -x` before committing.
+
+## Architecture
+
+The CLI is a thin face over `MemorySystem`; 索引由文件派生。
+"""
+
+MCP_MEMORY = "\n".join(
+    json.dumps(item, ensure_ascii=False)
+    for item in [
+        {
+            "type": "entity",
+            "name": "张伟",
+            "entityType": "person",
+            "observations": ["喜欢用 Tab 缩进", "Works on billing"],
+        },
+        {"type": "entity", "name": "billing-service", "entityType": "project", "observations": ["Uses PostgreSQL 16"]},
+        {"type": "relation", "from": "张伟", "to": "billing-service", "relationType": "maintains"},
+    ]
+)
+
+
+def test_import_from_claude_md_and_mcp_memory(tmp_path, monkeypatch) -> None:
+    system = open_home(tmp_path / "home", monkeypatch)
+    claude = tmp_path / "CLAUDE.md"
+    claude.write_text(CLAUDE_MD, encoding="utf-8")
+    report = system.import_from("claude", claude)
+    assert report.count("added") == 3 and len(report.commits) == 1
+    style = next(m for m in system.scan().memories if m.title == "Code style / 代码风格")
+    assert style.layer is Layer.CORE and "注释写原因" in style.body
+    build = next(m for m in system.scan().memories if m.title == "Build and test")
+    assert build.layer is Layer.LONG_TERM and "imported-claude" in build.tags
+    assert system.import_from("claude", claude).count("unchanged") == 3  # the same file twice changes nothing
+    graph = tmp_path / "memory.json"
+    graph.write_text(MCP_MEMORY + "\n", encoding="utf-8")
+    imported = system.import_from("mcp-memory-json", graph)
+    assert imported.count("added") == 2
+    person = next(m for m in system.scan().memories if m.title == "张伟")
+    assert "- 喜欢用 Tab 缩进" in person.body and "maintains billing-service" in person.body
+    assert "person" in person.tags

@@ -19,6 +19,7 @@ from aimate_memory.cli import (
     live_commands,
     mcp_commands,
     memory_commands,
+    transfer_commands,
 )
 from aimate_memory.cli.common import options
 from aimate_memory.cli.faults import describe_fault
@@ -45,6 +46,7 @@ for module in (
     agent_commands,
     index_commands,
     git_commands,
+    transfer_commands,
     live_commands,
     mcp_commands,
     config_commands,

@@ -204,11 +204,13 @@ def _log_table(entries: list[HistoryEntry]) -> Table:
 @commands.command()
 def sync(
     remote: str = typer.Option(None, "--remote", help="Remote URL (default: git.remote)."),
+    join: bool = typer.Option(False, "--join", help="Merge this vault's unrelated history into the remote's, once."),
     as_json: bool = JSON,
 ) -> None:
-    """Pull and push the global vault (git.remote): cross-device sync; never force-pushes."""
+    """Pull and push the global vault (git.remote) on the remote's branch: cross-device sync; never
+    force-pushes, stops with the fix when the two sides disagree."""
     system = open_system()
-    result = system.sync_remote(remote)
+    result = system.sync_remote(remote, join=join)
     if as_json:
         print_json(result.to_dict())
         return

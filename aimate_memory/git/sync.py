@@ -13,8 +13,20 @@ import git
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.git.repo import GitError, VaultRepo
 from aimate_memory.git.setup import init_vault_repo, install_merge_driver
+from aimate_memory.git.sync_plan import (
+    DEFAULT_BRANCH,
+    Relation,
+    RemoteRefs,
+    Step,
+    SyncFacts,
+    choose_branch,
+    is_setup_file,
+    plan_sync,
+)
 
 REMOTE_NAME = "origin"
+SYNCED_REF = "refs/aimate/synced"  # the remote's commit at this device's last successful sync
+REPLACED_REF = "refs/aimate/replaced"  # this device's own setup history, kept when it adopted the remote's
 _DIRTY_HINT = "commit or review your uncommitted memory changes first (`aimate mem review`), then sync again"
 
 
@@ -25,6 +37,7 @@ class SyncResult:
     pushed: int = 0  # commits sent
     conflicts: list[PurePosixPath] = field(default_factory=list)  # vault-relative, left marked
     merge_commit: str | None = None
+    branch: str | None = None  # the branch both sides sync on
 
     def summary(self) -> str:
         parts = [", ".join(self.actions) or "nothing to do"]
@@ -43,11 +56,8 @@ class SyncResult:
             "pushed": self.pushed,
             "conflicts": [path.as_posix() for path in self.conflicts],
             "merge_commit": self.merge_commit,
+            "branch": self.branch,
         }
-
-
-def _is_empty_dir(path: Path) -> bool:
-    return path.is_dir() and not any(path.iterdir())
 
 
 def sync(
@@ -55,49 +65,78 @@ def sync(
     remote: str | None,
     author: str | None = None,
     sensitive_keywords: Sequence[str] = (),
+    join: bool = False,
 ) -> SyncResult:
-    """Fetch, merge and push the global vault. Never force-pushes, never drops a commit.
+    """Fetch, merge and push the global vault on the one branch both sides agree on (`sync_plan.py`).
+    Never force-pushes, never drops a commit; a disagreement it cannot settle raises SyncRefusedError
+    and changes nothing.
 
-    An empty or missing vault is cloned from the remote. Diverged histories are merged (the memory
-    merge driver handles concurrent edits); body conflicts are committed WITH their markers, so the
-    sync completes and the files are listed by `review`/`diagnose` until a person resolves them.
+    A missing or empty vault adopts the remote's branch (a clone); a vault that holds only what `init`
+    wrote adopts it too (its own setup commits stay reachable at `refs/aimate/replaced`). Body conflicts
+    are committed WITH their markers, so the sync completes and `review`/`diagnose` list the files until a
+    person resolves them. `join`: merge a vault with unrelated history into the remote's, once.
     """
     if not remote:
         raise InvalidInputError("no git remote configured", "run `aimate mem config set git.remote URL`")
     vault_root = Path(vault_root)
     result = SyncResult()
-    if not vault_root.exists() or _is_empty_dir(vault_root):
-        vault_root.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            git.Repo.clone_from(remote, vault_root).close()
-        except git.GitCommandError as exc:
-            raise GitError(f"cannot clone {remote}: {exc.stderr.strip()}", "check git.remote and your access") from exc
-        result.actions.append("cloned")
-        repo = VaultRepo(vault_root, author, own_repo=True)
-        if repo.head_commit() is None:  # the remote was empty
-            repo.close()
-            init_vault_repo(vault_root, author, sensitive_keywords).close()
-            repo = VaultRepo(vault_root, author, own_repo=True)
-            result.actions.append("initialized")
-        else:
-            install_merge_driver(repo)
-            return result
-    else:
-        if not (vault_root / ".git").exists():
-            init_vault_repo(vault_root, author, sensitive_keywords).close()
-            result.actions.append("initialized")
-        repo = VaultRepo(vault_root, author, own_repo=True)
+    repo = _open_or_create(vault_root, author, sensitive_keywords, result)
     with repo:
         repo.refuse_if_merging()
+        install_merge_driver(repo)  # every clone the tool adopts merges by rule, whoever cloned it
         remote_name = _ensure_remote(repo, remote)
         for _attempt in range(3):
-            if _pull(repo, remote_name, result) and _push(repo, remote_name, result):
+            if _sync_once(repo, remote_name, result, sensitive_keywords, join):
                 break
         else:
             raise GitError("the remote kept changing while syncing", "run `aimate mem sync` again")
     if not result.actions:
         result.actions.append("up-to-date")
     return result
+
+
+def _open_or_create(
+    vault_root: Path, author: str | None, sensitive_keywords: Sequence[str], result: SyncResult
+) -> VaultRepo:
+    """The vault's repository; an empty or missing vault gets an empty one (the remote's branch is
+    checked out into it), a vault without git is made a repository of what it holds."""
+    if not (vault_root / ".git").exists():
+        if vault_root.exists() and any(vault_root.iterdir()):
+            init_vault_repo(vault_root, author, sensitive_keywords).close()
+            result.actions.append("initialized")
+        else:
+            vault_root.mkdir(parents=True, exist_ok=True)
+            git.Repo.init(vault_root, initial_branch=DEFAULT_BRANCH).close()
+    return VaultRepo(vault_root, author, own_repo=True)
+
+
+def _sync_once(
+    repo: VaultRepo, remote_name: str, result: SyncResult, sensitive_keywords: Sequence[str], join: bool
+) -> bool:
+    """One round: look, decide, act. False when the push lost a race (fetch and decide again)."""
+    branch = choose_branch(_remote_refs(repo, remote_name))
+    result.branch = branch
+    facts = _facts(repo, remote_name, branch, join)
+    plan = plan_sync(facts)
+    if plan.step is Step.CREATE:
+        init_vault_repo(repo.vault_root, repo.configured_author, sensitive_keywords).close()
+        _note(result, "initialized")
+        if repo.branch() != branch:
+            repo.git("branch", "-m", branch)
+        return _push(repo, remote_name, branch, result)
+    if plan.rename_from:
+        repo.git("branch", "-m", plan.rename_from, branch)
+        _note(result, f"renamed branch {plan.rename_from} to {branch}")
+    if plan.step is Step.ADOPT:
+        _adopt(repo, branch, facts, result)
+    elif plan.step is Step.FAST_FORWARD:
+        _fast_forward(repo, facts, result)
+    elif plan.step is Step.MERGE:
+        _merge(repo, remote_name, facts, result, plan.allow_unrelated)
+    if plan.step in (Step.PUSH, Step.MERGE, Step.CREATE) and not _push(repo, remote_name, branch, result):
+        return False
+    _mark_synced(repo, remote_name, branch)
+    return True
 
 
 def _ensure_remote(repo: VaultRepo, remote: str) -> str:
@@ -112,51 +151,145 @@ def _ensure_remote(repo: VaultRepo, remote: str) -> str:
     return REMOTE_NAME
 
 
-def _remote_branch(repo: VaultRepo, remote_name: str, branch: str) -> str | None:
-    ref = f"refs/remotes/{remote_name}/{branch}"
-    if repo.git("rev-parse", "--verify", "-q", ref, check=False)[0] == 0:
-        return ref
-    out = repo.git("for-each-ref", "--format=%(refname)", f"refs/remotes/{remote_name}/", check=False)[1]
-    refs = [r for r in out.split() if not r.endswith("/HEAD")]
-    return refs[0] if len(refs) == 1 else None
+def _remote_refs(repo: VaultRepo, remote_name: str) -> RemoteRefs:
+    status, out, err = repo.git("ls-remote", "--symref", remote_name, check=False)
+    if status != 0:
+        raise GitError(f"cannot reach {remote_name}: {(err or out).strip()}", "check git.remote and your access")
+    head_branch = None
+    branches: dict[str, str] = {}
+    for line in out.splitlines():
+        left, _, name = line.partition("\t")
+        if left.startswith("ref: ") and name == "HEAD":
+            head_branch = left.removeprefix("ref: ").removeprefix("refs/heads/")
+        elif name.startswith("refs/heads/"):
+            branches[name.removeprefix("refs/heads/")] = left
+    return RemoteRefs(head_branch, branches)
+
+
+def _facts(repo: VaultRepo, remote_name: str, branch: str, join: bool) -> SyncFacts:
+    tracking = f"refs/remotes/{remote_name}/{branch}"
+    status, out, err = repo.git(
+        "fetch", "--quiet", "--no-tags", remote_name, f"+refs/heads/*:refs/remotes/{remote_name}/*", check=False
+    )
+    if status != 0:
+        raise GitError(f"cannot fetch from {remote_name}: {(err or out).strip()}", "check git.remote and your access")
+    remote_head = _resolve(repo, tracking)
+    local_head = repo.head_commit()
+    last_synced = _resolve(repo, SYNCED_REF)
+    keeps = last_synced is None or (remote_head is not None and _is_ancestor(repo, last_synced, remote_head))
+    return SyncFacts(
+        vault=str(repo.workdir),
+        branch=branch,
+        local_branch=_local_branch(repo),
+        local_head=local_head,
+        remote_head=remote_head,
+        last_synced=last_synced,
+        remote_keeps_last_sync=keeps,
+        relation=_relation(repo, local_head, remote_head),
+        local_is_setup_only=local_head is not None and _setup_only(repo, local_head, remote_head),
+        join=join,
+    )
+
+
+def _resolve(repo: VaultRepo, ref: str) -> str | None:
+    status, out, _ = repo.git("rev-parse", "--verify", "-q", f"{ref}^{{commit}}", check=False)
+    return out.strip() if status == 0 else None
+
+
+def _local_branch(repo: VaultRepo) -> str | None:
+    status, out, _ = repo.git("symbolic-ref", "--short", "-q", "HEAD", check=False)
+    return out.strip() if status == 0 else None
+
+
+def _is_ancestor(repo: VaultRepo, older: str, newer: str) -> bool:
+    return repo.git("merge-base", "--is-ancestor", older, newer, check=False)[0] == 0
+
+
+def _relation(repo: VaultRepo, local: str | None, remote: str | None) -> Relation | None:
+    if local is None or remote is None:
+        return None
+    if local == remote:
+        return Relation.SAME
+    if _is_ancestor(repo, remote, local):
+        return Relation.AHEAD
+    if _is_ancestor(repo, local, remote):
+        return Relation.BEHIND
+    if repo.git("merge-base", local, remote, check=False)[0] != 0:
+        return Relation.UNRELATED
+    return Relation.DIVERGED
+
+
+def _tree_blobs(repo: VaultRepo, commit: str | None) -> dict[str, str]:
+    if commit is None:
+        return {}
+    out = repo.git("ls-tree", "-r", "-z", commit, strip=False)[1]
+    blobs = {}
+    for entry in out.split("\0"):
+        meta, _, path = entry.partition("\t")
+        if path:
+            blobs[path] = meta.split()[2]
+    return blobs
+
+
+def _setup_only(repo: VaultRepo, local: str, remote: str | None) -> bool:
+    """Every file of the local commit is the remote's too, or one `init` wrote and nobody edited."""
+    theirs = _tree_blobs(repo, remote)
+    templates = _template_texts()
+    for path, blob in _tree_blobs(repo, local).items():
+        if theirs.get(path) == blob:
+            continue
+        text = repo.git("cat-file", "blob", blob, strip=False)[1]
+        if not is_setup_file(PurePosixPath(path), text, templates):
+            return False
+    return True
+
+
+def _template_texts() -> dict[PurePosixPath, str]:
+    from aimate_memory.vault.setup import template_dir
+
+    root = template_dir()
+    files = [root / "README.md", *sorted((root / "core").glob("*.md"))]
+    return {PurePosixPath(f.relative_to(root).as_posix()): f.read_text(encoding="utf-8") for f in files if f.exists()}
+
+
+def _adopt(repo: VaultRepo, branch: str, facts: SyncFacts, result: SyncResult) -> None:
+    """Check out the remote's branch. Local commits (only setup ones, or ones the remote already has) stay
+    reachable at REPLACED_REF; a person's uncommitted edit that checkout would overwrite stops it."""
+    assert facts.remote_head is not None
+    if facts.local_head is not None:
+        repo.git("update-ref", "-m", "sync: adopted the remote's branch", REPLACED_REF, facts.local_head)
+    status, out, err = repo.git("checkout", "-q", "-B", branch, facts.remote_head, check=False)
+    if status != 0:
+        raise GitError(f"cannot check out the remote's {branch}: {(err or out).strip()}", _DIRTY_HINT)
+    result.pulled += _count(
+        repo, facts.remote_head if facts.local_head is None else f"{facts.local_head}..{facts.remote_head}"
+    )
+    _note(result, "cloned" if facts.local_head is None else "adopted the remote's branch")
+
+
+def _fast_forward(repo: VaultRepo, facts: SyncFacts, result: SyncResult) -> None:
+    assert facts.local_head is not None and facts.remote_head is not None
+    env = repo.identity_env()
+    status, out, err = repo.git("merge", "--ff-only", "--quiet", facts.remote_head, env=env, check=False)
+    if status != 0:
+        raise GitError(f"cannot update the vault: {(err or out).strip()}", _DIRTY_HINT)
+    result.pulled += _count(repo, f"{facts.local_head}..{facts.remote_head}")
+    _note(result, "pulled")
 
 
 def _count(repo: VaultRepo, spec: str) -> int:
     return int(repo.git("rev-list", "--count", spec)[1].strip() or 0)
 
 
-def _pull(repo: VaultRepo, remote_name: str, result: SyncResult) -> bool:
-    status, out, err = repo.git("fetch", "--quiet", remote_name, check=False)
-    if status != 0:
-        raise GitError(f"cannot fetch from {remote_name}: {(err or out).strip()}", "check git.remote and your access")
-    branch = repo.branch()
-    theirs = _remote_branch(repo, remote_name, branch)
-    head = repo.head_commit()
-    if theirs is None or head is None:
-        return True
-    theirs_sha = repo.git("rev-parse", theirs)[1].strip()
-    if theirs_sha == head or repo.git("merge-base", "--is-ancestor", theirs_sha, head, check=False)[0] == 0:
-        return True
-    incoming = _count(repo, f"{head}..{theirs_sha}")
+def _merge(repo: VaultRepo, remote_name: str, facts: SyncFacts, result: SyncResult, allow_unrelated: bool) -> None:
+    assert facts.local_head is not None and facts.remote_head is not None
+    theirs_sha, branch = facts.remote_head, facts.branch
+    incoming = _count(repo, f"{facts.local_head}..{theirs_sha}")
     env = repo.identity_env()
-    if repo.git("merge-base", "--is-ancestor", head, theirs_sha, check=False)[0] == 0:
-        status, out, err = repo.git("merge", "--ff-only", "--quiet", theirs_sha, env=env, check=False)
-        if status != 0:
-            raise GitError(f"cannot update the vault: {(err or out).strip()}", _DIRTY_HINT)
-        result.pulled += incoming
-        _note(result, "pulled")
-        return True
-    subject = f"sync: merge {theirs.removeprefix('refs/remotes/')} into {branch}"
+    subject = f"sync: merge {remote_name}/{branch} into {branch}"
+    extra = ["--allow-unrelated-histories"] if allow_unrelated else []
     status, out, err = repo.git(
-        "merge",
-        "--no-ff",
-        "--no-edit",
-        "--allow-unrelated-histories",
-        "-m",
-        subject,
-        theirs_sha,
-        env=env,
-        check=False,
+        "merge", "--no-ff", "--no-edit", *extra, "-m", subject, theirs_sha, env=env, check=False
     )
     if status != 0:
         if not repo.in_merge():
@@ -180,7 +313,6 @@ def _pull(repo: VaultRepo, remote_name: str, result: SyncResult) -> bool:
     result.merge_commit = repo.head_commit()
     result.pulled += incoming
     _note(result, "merged")
-    return True
 
 
 def _settle_conflicts(repo: VaultRepo) -> list[str]:
@@ -195,8 +327,7 @@ def _settle_conflicts(repo: VaultRepo) -> list[str]:
     return paths
 
 
-def _push(repo: VaultRepo, remote_name: str, result: SyncResult) -> bool:
-    branch = repo.branch()
+def _push(repo: VaultRepo, remote_name: str, branch: str, result: SyncResult) -> bool:
     head = repo.head_commit()
     if head is None:
         return True
@@ -211,10 +342,17 @@ def _push(repo: VaultRepo, remote_name: str, result: SyncResult) -> bool:
         if "rejected" in text or "fetch first" in text or "non-fast-forward" in text:
             return False  # someone pushed meanwhile: fetch and merge again
         raise GitError(f"cannot push to {remote_name}: {text}", "check git.remote and your access")
-    repo.git("branch", f"--set-upstream-to={remote_name}/{branch}", check=False)
     result.pushed += outgoing
     _note(result, "pushed")
     return True
+
+
+def _mark_synced(repo: VaultRepo, remote_name: str, branch: str) -> None:
+    """Remember the remote's commit as of this sync: a later remote that no longer holds it was rewritten."""
+    seen = _resolve(repo, f"refs/remotes/{remote_name}/{branch}")
+    if seen is not None:
+        repo.git("update-ref", "-m", "sync", SYNCED_REF, seen)
+        repo.git("branch", f"--set-upstream-to={remote_name}/{branch}", check=False)
 
 
 def _note(result: SyncResult, action: str) -> None:

@@ -11,10 +11,18 @@ from aimate_memory.system.editing import EditActions
 from aimate_memory.system.history import HistoryActions
 from aimate_memory.system.live import LiveActions
 from aimate_memory.system.memories import MemoryActions
+from aimate_memory.system.transfer import TransferActions
 from aimate_memory.system.upkeep import UpkeepActions
 
 
 class MemorySystem(
-    CaptureActions, ContextActions, EditActions, MemoryActions, UpkeepActions, HistoryActions, LiveActions
+    CaptureActions,
+    ContextActions,
+    EditActions,
+    TransferActions,
+    MemoryActions,
+    UpkeepActions,
+    HistoryActions,
+    LiveActions,
 ):
     """The global vault plus, inside a project, the project vault (project first on ties)."""

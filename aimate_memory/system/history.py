@@ -262,8 +262,11 @@ class HistoryActions(SystemBase):
 
     # -- sync -------------------------------------------------------------------------------------
 
-    def sync_remote(self, remote: str | None = None) -> SyncResult:
-        """Pull and push the global vault through `git.remote` (or `remote`); never force-pushes."""
+    def sync_remote(self, remote: str | None = None, join: bool = False) -> SyncResult:
+        """Pull and push the global vault through `git.remote` (or `remote`) on the remote's default branch
+        (else `main`); never force-pushes. A disagreement that would lose commits (another branch name,
+        unrelated histories, a force-pushed remote) raises SyncRefusedError naming the fix, changing
+        nothing. `join`: merge a vault with its own unrelated history into the remote's, once."""
         from aimate_memory.git.sync import sync
 
         return sync(
@@ -271,6 +274,7 @@ class HistoryActions(SystemBase):
             remote or self.config.get("git.remote"),
             self.config.get("git.author"),
             self._keywords(),
+            join=join,
         )
 
 

@@ -136,19 +136,22 @@ def test_archive_on_one_machine_edit_on_the_other(machines, run_git) -> None:
     assert {"add", "update", "move"} <= {item.entry.action for item in history}
 
 
-def test_machine_that_initialized_first_merges_unrelated_history(tmp_path, new_system, machines, run_git) -> None:
+def test_machine_that_initialized_first_adopts_the_remote(tmp_path, new_system, machines, run_git) -> None:
     a, _ = machines
     remote = a.config.get("git.remote")
     c = new_system(tmp_path / "home-c", remote=remote)
-    c.init()  # its own starter files with their own ids
+    c.init()  # its own starter files with their own ids: nothing of its own yet
     init_vault_repo(c.global_vault.root)
+    own_setup = head(run_git, c)
     result = c.sync_remote()
-    assert "merged" in result.actions and result.conflicts == []
+    assert result.actions == ["adopted the remote's branch"] and result.conflicts == []
+    assert head(run_git, c) == head(run_git, a)
+    assert run_git(c.global_vault.root, "rev-parse", "refs/aimate/replaced").strip() == own_setup  # kept
     prefs = c.global_vault.abs_path(Path("core/preferences.md"))  # type: ignore[arg-type]
     assert "<<<<<<<" not in prefs.read_text(encoding="utf-8")
     a_head = head(run_git, a)
     run_git(c.global_vault.root, "merge-base", "--is-ancestor", a_head, "HEAD")  # raises if A's work is lost
-    assert sync(a.global_vault.root, remote).actions == ["pulled"]
+    assert sync(a.global_vault.root, remote).actions == ["up-to-date"]  # nothing new: C took the remote as it was
 
 
 def test_sync_without_remote_is_a_clear_error(tmp_path, new_system) -> None:

@@ -1,0 +1,86 @@
+"""`aimate mem export | import`: JSON Lines out and in, and the importers for what people already have
+(printing over the facade's `system/transfer.py`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.markup import escape
+
+from aimate_memory.cli.common import JSON, open_system
+from aimate_memory.cli.render import console, print_json
+from aimate_memory.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from aimate_memory.system import MemorySystem
+    from aimate_memory.system.transfer import ImportReport
+
+commands = typer.Typer()
+FORMATS = ("jsonl",)
+
+
+@commands.command()
+def export(
+    fmt: str = typer.Option("jsonl", "--format", help="Output format: jsonl (one memory per line)."),
+    layer: list[str] = typer.Option(None, "--layer", help="Only this layer; repeatable."),
+    status: list[str] = typer.Option(None, "--status", help="Only this status; repeatable."),
+    output: Path = typer.Option(None, "-o", "--output", help="Write to FILE (default: stdout)."),
+) -> None:
+    """Export memories as JSON Lines: every frontmatter field (unknown keys too) and the body."""
+    if fmt not in FORMATS:
+        raise InvalidInputError(f"unknown format {fmt}", f"use one of: {', '.join(FORMATS)}")
+    lines = open_system().export_lines(layer or (), status or ())
+    if output is None:
+        for line in lines:
+            sys.stdout.write(line + "\n")
+        return
+    count = 0
+    with output.open("w", encoding="utf-8", newline="\n") as handle:
+        for line in lines:
+            handle.write(line + "\n")
+            count += 1
+    console.print(f"exported {count} memories to {escape(str(output))}")
+
+
+@commands.command("import")
+def import_command(
+    file: Path = typer.Argument(..., help="A JSON Lines export (`-` for stdin)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Report what would happen; write nothing."),
+    update: bool = typer.Option(False, "--update", help="Replace memories whose id exists with other content."),
+    source: str = typer.Option(None, "--from", help="Read another tool's file: claude | mcp-memory-json."),
+    as_json: bool = JSON,
+) -> None:
+    """Import memories (ids kept; the same file twice changes nothing); bad lines are reported by number."""
+    system = open_system()
+    if source is not None:
+        report = system.import_from(source, file, dry_run=dry_run, update=update)
+        _finish(system, report, dry_run, as_json)
+        return
+    if str(file) == "-":
+        lines = sys.stdin.read().splitlines()
+    else:
+        try:
+            lines = file.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as error:
+            raise InvalidInputError(f"cannot read {file}: {error}", "give a UTF-8 JSON Lines file") from error
+    report = system.import_lines(lines, dry_run=dry_run, update=update, source=file.name)
+    _finish(system, report, dry_run, as_json)
+
+
+def _finish(system: MemorySystem, report: ImportReport, dry_run: bool, as_json: bool) -> None:
+    if not dry_run:
+        system.sync()
+    if as_json:
+        print_json(report.to_dict())
+        return
+    for outcome in report.outcomes:
+        if outcome.action in ("error", "skipped"):
+            colour = "red" if outcome.action == "error" else "yellow"
+            what = f"line {outcome.line}: {outcome.id or ''} {outcome.detail}"
+            console.print(f"[{colour}]{outcome.action}[/] {escape(what)}")
+    console.print(f"import: {escape(report.summary())}")
+    if report.count("error"):
+        raise typer.Exit(1)

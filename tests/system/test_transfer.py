@@ -1,0 +1,197 @@
+"""Export and import: JSON Lines through the normal writer, ids kept, idempotent, bad lines reported by number."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from aimate_memory.system import MemorySystem
+from aimate_memory.vault.layout import Layer
+
+ZH_TITLE = "选用 Redis 做会话缓存"
+EN_TITLE = "Flaky login test"
+
+
+def open_home(home: Path, monkeypatch: pytest.MonkeyPatch) -> MemorySystem:
+    monkeypatch.setenv("AIMATE_HOME", str(home))
+    monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
+    system = MemorySystem.open(global_only=True)
+    system.init()
+    return system
+
+
+@pytest.fixture
+def source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MemorySystem:
+    system = open_home(tmp_path / "home-a", monkeypatch)
+    zh = system.add(ZH_TITLE, "我们决定用 Redis：延迟低，支持过期。\n", category="decision", tags=["cache", "redis"])
+    system.set_fields(zh.id, {"importance": 5, "tags": "cache,redis,会话"})
+    system.add(EN_TITLE, "TODO: fix it\n", layer=Layer.SHORT_TERM, category="task", extra={"ticket": "JIRA-12"})
+    archived = system.add("Old note / 旧笔记", "过时了 — outdated\n", category="note")
+    system.remove(archived.id)
+    return system
+
+
+def export(system: MemorySystem, **filters: object) -> list[str]:
+    return list(system.export_lines(**filters))  # type: ignore[arg-type]
+
+
+def memory_files(system: MemorySystem) -> dict[str, bytes]:
+    root = system.global_vault.root
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in root.rglob("*.md")
+        if path.parts[len(root.parts)] in ("long_term", "short_term", "archive")
+    }
+
+
+def test_round_trip_reproduces_the_files_byte_for_byte(source, tmp_path, monkeypatch) -> None:
+    lines = export(source, layers=("long_term", "short_term"))
+    records = [json.loads(line) for line in lines]
+    assert {r["frontmatter"]["title"] for r in records} == {ZH_TITLE, EN_TITLE, "Old note / 旧笔记"}
+    en = next(r for r in records if r["frontmatter"]["title"] == EN_TITLE)
+    assert en["frontmatter"]["ticket"] == "JIRA-12"  # a key the tool does not know travels too
+    assert all("body" in r and r["scope"] == "global" for r in records)
+    target = open_home(tmp_path / "home-b", monkeypatch)
+    report = target.import_lines(lines)
+    assert report.count("added") == 3 and report.count("error") == 0
+    assert memory_files(target) == memory_files(source)
+    assert len(report.commits) == 1  # one commit for the whole import
+    log = subprocess.run(
+        ["git", "log", "-1", "--format=%s%n%b"], cwd=target.global_vault.root, capture_output=True, text=True
+    ).stdout
+    assert "import 3 memories" in log and log.count("- add ") == 3
+    again = target.import_lines(lines)  # idempotent
+    assert again.count("unchanged") == 3 and again.commits == []
+
+
+def test_filters_by_layer_and_status(source) -> None:
+    titles = lambda **f: {json.loads(line)["frontmatter"]["title"] for line in export(source, **f)}  # noqa: E731
+    assert titles(layers=("short_term",)) == {EN_TITLE}
+    assert titles(statuses=("archived",)) == {"Old note / 旧笔记"}
+    assert ZH_TITLE in titles(layers=("long_term",), statuses=("active",))
+
+
+def test_existing_ids_are_skipped_unless_update(source) -> None:
+    (line,) = [item for item in export(source) if ZH_TITLE in item]
+    record = json.loads(line)
+    record["body"] = "改了正文 / changed body\n"
+    changed = json.dumps(record, ensure_ascii=False)
+    skipped = source.import_lines([changed])
+    assert [o.action for o in skipped.outcomes] == ["skipped"] and "--update" in skipped.outcomes[0].detail
+    assert "改了正文" not in source.get(record["frontmatter"]["id"]).body
+    updated = source.import_lines([changed], update=True)
+    assert [o.action for o in updated.outcomes] == ["updated"]
+    assert source.get(record["frontmatter"]["id"]).body == "改了正文 / changed body\n"
+
+
+def test_bad_lines_are_reported_by_number_and_the_rest_imported(source, tmp_path, monkeypatch) -> None:
+    good = [line for line in export(source) if EN_TITLE in line or ZH_TITLE in line]
+    escape = json.loads(good[0])
+    escape["path"] = "../../outside.md"
+    secret = json.loads(good[1])
+    secret["frontmatter"]["id"] = "0193f1c2-7b7e-7c3a-9d2e-5b1f0a7c4e99"
+    secret["body"] = "password = hunter2hunter2hunter2\n"
+    lines = [
+        good[0],
+        "{not json",
+        json.dumps({"frontmatter": {"title": "无 id / no id"}, "body": ""}),
+        json.dumps(escape),
+        json.dumps(secret),
+        "",
+        good[1],
+    ]
+    target = open_home(tmp_path / "home-b", monkeypatch)
+    report = target.import_lines(lines)
+    errors = {o.line: o.detail for o in report.outcomes if o.action == "error"}
+    assert set(errors) == {2, 3, 4, 5}
+    assert "not JSON" in errors[2] and "lacks id" in errors[3] and "leave the vault" in errors[4]
+    assert "secret" in errors[5] or "password" in errors[5]
+    assert report.count("added") == 2
+    assert not (tmp_path / "outside.md").exists()
+
+
+def test_dry_run_writes_nothing(source, tmp_path, monkeypatch) -> None:
+    lines = export(source, layers=("long_term",))
+    target = open_home(tmp_path / "home-b", monkeypatch)
+    before = memory_files(target)
+    report = target.import_lines(lines, dry_run=True)
+    assert report.count("added") == 2 and report.summary().startswith("dry run")
+    assert memory_files(target) == before
+
+
+def test_cli_export_import(cli, tmp_path: Path) -> None:
+    assert cli("mem", "init").code == 0
+    added = cli("mem", "add", ZH_TITLE, "--body", "延迟低", "--tags", "cache", "--json")
+    assert added.code == 0
+    out = tmp_path / "memories.jsonl"
+    assert cli("mem", "export", "--layer", "long_term", "-o", str(out)).code == 0
+    stdout = cli("mem", "export", "--layer", "long_term")
+    assert stdout.out == out.read_text(encoding="utf-8") and ZH_TITLE in stdout.out
+    other = {"AIMATE_HOME": str(tmp_path / "home-b")}
+    assert cli("mem", "init", env=other).code == 0
+    dry = cli("mem", "import", str(out), "--dry-run", "--json", env=other)
+    assert dry.json()["counts"]["added"] == 1
+    done = cli("mem", "import", str(out), env=other)
+    assert done.code == 0 and "1 added" in done.out
+    shown = cli("mem", "show", ZH_TITLE, "--json", env=other)
+    assert shown.code == 0 and shown.json()["tags"] == ["cache"]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(out.read_text(encoding="utf-8") + "{oops\n", encoding="utf-8")
+    again = cli("mem", "import", str(bad), env=other)
+    assert again.code == 1 and "line 2" in again.out and "1 unchanged" in again.out
+
+
+CLAUDE_MD = """# CLAUDE.md
+
+This file provides guidance to Claude Code when working with this repository.
+
+## Code style / 代码风格
+
+- Type hints everywhere; line length 120.
+- 注释写原因，不写做了什么。
+
+## Build and test
+
+Run `bash scripts/test.sh -q -x` before committing.
+
+## Architecture
+
+The CLI is a thin face over `MemorySystem`; 索引由文件派生。
+"""
+
+MCP_MEMORY = "\n".join(
+    json.dumps(item, ensure_ascii=False)
+    for item in [
+        {
+            "type": "entity",
+            "name": "张伟",
+            "entityType": "person",
+            "observations": ["喜欢用 Tab 缩进", "Works on billing"],
+        },
+        {"type": "entity", "name": "billing-service", "entityType": "project", "observations": ["Uses PostgreSQL 16"]},
+        {"type": "relation", "from": "张伟", "to": "billing-service", "relationType": "maintains"},
+    ]
+)
+
+
+def test_import_from_claude_md_and_mcp_memory(tmp_path, monkeypatch) -> None:
+    system = open_home(tmp_path / "home", monkeypatch)
+    claude = tmp_path / "CLAUDE.md"
+    claude.write_text(CLAUDE_MD, encoding="utf-8")
+    report = system.import_from("claude", claude)
+    assert report.count("added") == 3 and len(report.commits) == 1
+    style = next(m for m in system.scan().memories if m.title == "Code style / 代码风格")
+    assert style.layer is Layer.CORE and "注释写原因" in style.body
+    build = next(m for m in system.scan().memories if m.title == "Build and test")
+    assert build.layer is Layer.LONG_TERM and "imported-claude" in build.tags
+    assert system.import_from("claude", claude).count("unchanged") == 3  # the same file twice changes nothing
+    graph = tmp_path / "memory.json"
+    graph.write_text(MCP_MEMORY + "\n", encoding="utf-8")
+    imported = system.import_from("mcp-memory-json", graph)
+    assert imported.count("added") == 2
+    person = next(m for m in system.scan().memories if m.title == "张伟")
+    assert "- 喜欢用 Tab 缩进" in person.body and "maintains billing-service" in person.body
+    assert "person" in person.tags

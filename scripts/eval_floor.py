@@ -32,6 +32,9 @@ sys.path.insert(0, str(HERE))
 from eval_plugin import BenchVaults  # noqa: E402
 
 DATASETS = ("locomo", "madial-zh", "madial-en")
+# Cross-language: MADial's two languages are one benchmark translated (same memory ids), so Chinese
+# dialogues can be asked against the English memories and the other way round.
+CROSS_DATASETS = ("madial-zh-en", "madial-en-zh")
 FLOORS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
 K = 10
 NO_FLOOR = {"AIMATE_RETRIEVAL__MIN_SIMILARITY": "0"}
@@ -53,7 +56,13 @@ def load_bench(bench: Path, dataset: str):  # type: ignore[no-untyped-def]
     module = importlib.import_module("eval_retrieval")
     if dataset == "locomo":
         return module, module.load_locomo(bench / "data" / "locomo_dev.json")
-    return module, module.load_madial(bench / "data" / "madial_bench", dataset.split("-")[1])
+    parts = dataset.split("-")
+    memories = module.load_madial(bench / "data" / "madial_bench", parts[-1])
+    if len(parts) == 2:
+        return module, memories
+    questions = module.load_madial(bench / "data" / "madial_bench", parts[1])
+    corpus = module.Corpus(dataset, memories.vaults, {}, questions.queries, memories.parse_id, "memory")
+    return module, corpus
 
 
 def other_vault(vault_ids: list[str], vault_id: str) -> str:
@@ -136,11 +145,13 @@ def bootstrap(bench: Path, dataset: str, base: Path, new: Path, rounds: int = 20
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench", type=Path, required=True, help="the bench folder (eval_retrieval.py, data/)")
-    parser.add_argument("--dataset", action="append", choices=DATASETS, help="repeatable; default: all")
+    parser.add_argument(
+        "--dataset", action="append", choices=DATASETS + CROSS_DATASETS, help="repeatable; default: all"
+    )
     parser.add_argument("--dump", type=Path, help="write every hit's factors here (JSON)")
     parser.add_argument("--bootstrap", nargs=2, type=Path, metavar=("BASE", "NEW"), help="two --dump-run files")
     args = parser.parse_args()
-    datasets = args.dataset or list(DATASETS)
+    datasets = args.dataset or list(DATASETS + CROSS_DATASETS)
     if args.bootstrap:
         for dataset in datasets:
             print("\n".join(bootstrap(args.bench, dataset, *args.bootstrap)))

@@ -61,6 +61,28 @@ def test_remember_human_line_and_confidence(cli) -> None:
     assert review.code == 0 and "short commit messages" in review.out
 
 
+@pytest.mark.parametrize(
+    ("accepted", "rejected"),
+    [("I like short commit messages", "I like long commit messages"), ("我喜欢简短的提交信息", "我喜欢冗长的提交信息")],
+)
+def test_review_accept_activates_a_pending_capture(cli, home: Path, accepted: str, rejected: str) -> None:
+    assert cli("mem", "init").code == 0
+    kept = cli("mem", "remember", accepted, "--confidence", "0.7", "--json").json()["memory"]
+    dropped = cli("mem", "remember", rejected, "--confidence", "0.7", "--json").json()["memory"]
+    assert kept["status"] == dropped["status"] == "pending"
+    done = cli("mem", "review", "--accept", kept["path"], "--reject", dropped["path"], "--json")
+    assert done.code == 0, done.err
+    assert {(o["path"], o["action"]) for o in done.json()} == {(kept["path"], "accept"), (dropped["path"], "reject")}
+    # The accepted commit holds the file as active: the flip is part of it, nothing is left uncommitted.
+    committed = subprocess.run(
+        ["git", "-C", str(home / "memory"), "show", f"HEAD:{kept['path']}"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "status: active" in committed and "status: pending" not in committed
+    assert cli("mem", "review", "--json").json() == []
+    assert cli("mem", "show", kept["id"], "--json").json()["status"] == "active"
+    assert not (home / "memory" / dropped["path"]).exists()
+
+
 def test_supersede_chain_is_one_commit(cli, home: Path) -> None:
     assert cli("mem", "init").code == 0
     old = cli("mem", "remember", "I prefer tabs for indentation in Python code", "--json").json()["memory"]

@@ -136,6 +136,22 @@ def test_session_start_append_trim_show_end_list(cli) -> None:
     assert [item["id"] for item in listed] == [started["id"]] and listed[0]["turns"] == 12
 
 
+@pytest.mark.parametrize("title", ["修复登录", "login fix"])
+def test_session_end_takes_the_active_sessions_id(cli, title: str) -> None:
+    assert cli("mem", "init").code == 0
+    first = cli("mem", "session", "start", "--title", title, "--json").json()
+    assert cli("mem", "session", "append", "--role", "user", f"{title}: 第一轮 first turn").code == 0
+    wrong = cli("mem", "session", "end", "0000ffff")
+    assert wrong.code != 0 and cli("mem", "session", "show", "--json").json()["status"] == "active"
+    ended = cli("mem", "session", "end", first["id"][:8], "--json")
+    assert ended.code == 0 and ended.json()["id"] == first["id"] and ended.json()["status"] == "ended"
+    second = cli("mem", "session", "start", "--json").json()
+    again = cli("mem", "session", "end", first["id"][:8])  # a past session: it has ended already
+    assert again.code != 0 and "already ended" in again.err
+    assert cli("mem", "session", "show", second["id"], "--json").json()["status"] == "active"
+    assert cli("mem", "session", "end", "--json").json()["id"] == second["id"]
+
+
 def test_two_concurrent_appenders_lose_nothing(cli) -> None:
     assert cli("mem", "init").code == 0
 

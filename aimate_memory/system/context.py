@@ -34,6 +34,9 @@ from aimate_memory.vault.model import Memory
 SEARCHED_ITEMS = 20  # per searched section: more would not fit a sensible budget anyway
 LISTED_ITEMS = 50  # per listed (not searched) section, newest first
 ACTIVE = ("active",)  # pending captures wait for review; superseded, archived, expired are history
+# The one search of a context build (`_relevant`): what it looks at and how deep.
+SEARCHED = MemoryFilter(layers=(Layer.SHORT_TERM, Layer.LONG_TERM), statuses=ACTIVE)
+SEARCH_DEPTH = SEARCHED_ITEMS * 3  # one share per searched section: project short-term, project long-term, global
 
 
 class ContextActions(SessionActions):
@@ -141,8 +144,7 @@ class ContextActions(SessionActions):
         pass each): active short- and long-term memories of both scopes, split by where they belong.
         Only what clears the relevance floor (`retrieval.min_similarity`) is a hit, so an unrelated query
         adds nothing to the context."""
-        where = MemoryFilter(layers=(Layer.SHORT_TERM, Layer.LONG_TERM), statuses=ACTIVE)
-        hits = self.search(query, top_k=SEARCHED_ITEMS * len(_Relevant.SECTIONS), where=where).results
+        hits = self.search(query, top_k=SEARCH_DEPTH, where=SEARCHED).results
         since = self._recent_since()
         found = _Relevant()
         for hit in hits:

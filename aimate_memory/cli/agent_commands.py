@@ -88,9 +88,10 @@ def session_show(ref: str = typer.Argument(None, metavar="[ID]"), as_json: bool 
 
 
 @session_commands.command("end")
-def session_end(as_json: bool = JSON) -> None:
-    """End the active session; maintenance files it by month."""
-    info = open_system().end_session()
+def session_end(ref: str = typer.Argument(None, metavar="[ID]"), as_json: bool = JSON) -> None:
+    """End the active session (or check that ID is it: only the active session can end); maintenance
+    files it by month."""
+    info = open_system().end_session(ref)
     if as_json:
         print_json(info.to_dict() if info is not None else None)
     elif info is None:

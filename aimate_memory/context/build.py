@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from aimate_memory.context.budget import allocate, core_warnings
 from aimate_memory.context.model import Context, ContextWarning, SectionRequest
 from aimate_memory.context.render import render_context
-from aimate_memory.index.chunking import estimate_tokens
 from aimate_memory.sessions.trimming import SessionUsage
 
 
@@ -23,7 +22,8 @@ def build_context(
     sections = allocate(requests, total_budget)
     text = render_context(sections)
     warnings = [*session_warnings(session_usage), *core_warnings(sections), *pending_warnings(pending_captures)]
-    return Context(sections, estimate_tokens(text), total_budget, warnings, text)
+    # The pieces' counts add up to the text's (render.py), so the text is not counted a second time.
+    return Context(sections, sum(section.tokens for section in sections), total_budget, warnings, text)
 
 
 def session_warnings(session_usage: SessionUsage | None) -> list[ContextWarning]:

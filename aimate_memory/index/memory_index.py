@@ -159,6 +159,10 @@ class MemoryIndex:
     def chunk_texts(self, chunk_rowids: Iterable[int]) -> dict[int, str]:
         return self._queries.chunk_texts(chunk_rowids)
 
+    def memory_chunks(self, memory_ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+        """(text, embed_text) of each memory's chunks in order, by memory id."""
+        return self._queries.memory_chunks(memory_ids)
+
     def file_errors(self) -> list[tuple[str, int | None, str, str]]:
         return self._queries.file_errors()
 

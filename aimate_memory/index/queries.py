@@ -73,6 +73,19 @@ class MetadataQueries:
         )
         return dict(rows.fetchall())
 
+    def memory_chunks(self, memory_ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+        """(text, embed_text) of each memory's chunks in order, by memory id: a body without a file read
+        (the context builder; its headings are on the embed_text's context line)."""
+        rows = self.store.conn.execute(
+            "SELECT m.id, c.text, c.embed_text FROM memories m JOIN chunks c ON c.memory_rowid = m.rowid "
+            "WHERE m.id IN (SELECT value FROM json_each(?)) ORDER BY m.id, c.ordinal",
+            (json.dumps(sorted(set(memory_ids))),),
+        )
+        found: dict[str, list[tuple[str, str]]] = {}
+        for memory_id, text, embed_text in rows:
+            found.setdefault(memory_id, []).append((text, embed_text))
+        return found
+
     def file_errors(self) -> list[tuple[str, int | None, str, str]]:
         """(path, line, kind, reason) of every file the index could not or would not take."""
         return self.store.conn.execute("SELECT path, line, kind, reason FROM file_errors ORDER BY path").fetchall()

@@ -1,7 +1,9 @@
 """What a sync compares: the vault's files as they are now (walked and read) and as the index last saw them.
 
 Reading a file is where privacy rules apply: files under `privacy.exclude_paths` are not seen, memories
-holding a `privacy.sensitive_keywords` entry are recorded as excluded instead of indexed.
+holding a `privacy.sensitive_keywords` entry are recorded as excluded instead of indexed. A session
+transcript may outgrow `storage.max_file_bytes`: it is read (up to `Vault.max_bytes_for`) and only its
+newest `max_file_bytes` are indexed, never reported as an error.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from datetime import datetime
 from pathlib import PurePosixPath
 
@@ -19,6 +22,8 @@ from aimate_memory.index.sync_plan import ErrorRecord, FileStat, IndexedFile, Re
 from aimate_memory.vault.codec import decode_memory_bytes, parse_document
 from aimate_memory.vault.model import Memory, memory_from_document
 from aimate_memory.vault.store import Vault
+
+TURN_START = "\n### "  # a turn block's header line (sessions/transcript.py)
 
 
 class VaultScan:
@@ -54,25 +59,29 @@ class VaultScan:
 
     def read(self, stat: FileStat) -> tuple[ReadResult, Memory | None]:
         """The file's hash and parsed memory, or the error (kind, line, reason) to record instead."""
-        path = self.vault.abs_path(PurePosixPath(stat.path))
+        rel = PurePosixPath(stat.path)
+        path = self.vault.abs_path(rel)
+        limit = self.vault.max_bytes_for(rel)
         try:
             with path.open("rb") as handle:
-                data = handle.read(self.vault.max_file_bytes + 1)
+                data = handle.read(limit + 1)
         except OSError as exc:
             return ReadResult(stat, "", None, f"OSError\t\t{exc}"), None
         file_hash = hashlib.sha256(data).hexdigest()
         try:
             if path.is_symlink() and not path.resolve().is_relative_to(self.vault.root.resolve()):
                 raise MemoryFileError(path, None, "symlink points outside the vault", "replace the link")
-            text = decode_memory_bytes(data, path, self.vault.max_file_bytes)
+            text = decode_memory_bytes(data, path, limit)
             doc = parse_document(text, path, read_only=True)
             mtime = datetime.fromtimestamp(stat.mtime_ns / 1e9).astimezone().replace(microsecond=0)
-            memory = memory_from_document(doc, PurePosixPath(stat.path), self.vault.scope, mtime)
+            memory = memory_from_document(doc, rel, self.vault.scope, mtime)
         except MemoryFileError as exc:
             return ReadResult(stat, file_hash, None, f"{exc.kind}\t{exc.line or ''}\t{exc.reason}"), None
         if self._is_sensitive(memory):
             reason = "matches privacy.sensitive_keywords; not indexed"
             return ReadResult(stat, file_hash, None, f"Excluded\t\t{reason}"), None
+        if len(data) > self.vault.max_file_bytes:  # only a session transcript gets here (Vault.max_bytes_for)
+            memory = replace(memory, body=newest_part(memory.body, self.vault.max_file_bytes))
         return ReadResult(stat, file_hash, memory.id), memory
 
     def _is_sensitive(self, memory: Memory) -> bool:
@@ -80,6 +89,21 @@ class VaultScan:
             return False
         text = memory.text.lower()
         return any(keyword in text for keyword in self.sensitive_keywords)
+
+
+def newest_part(body: str, max_bytes: int) -> str:
+    """The end of a transcript that fits in `max_bytes` (UTF-8), from its first whole turn (a `### ` line).
+    why the end: turns that left the session window were summarized into short-term memories, which are
+    indexed on their own; the newest turns hold the window, which nothing else indexes."""
+    data = body.encode("utf-8")
+    if len(data) <= max_bytes:
+        return body
+    tail = data[len(data) - max_bytes :].decode("utf-8", errors="ignore")
+    turn = tail.find(TURN_START)
+    if turn >= 0:
+        return tail[turn + 1 :]
+    line = tail.find("\n")
+    return tail[line + 1 :] if line >= 0 else tail
 
 
 def indexed_files(conn: sqlean.Connection) -> dict[str, IndexedFile]:

@@ -18,11 +18,15 @@ Rules, per memory that is not already under `archive/`:
    `status: ended` or an `ended_at` key, that is not yet in its month folder → `sessions/YYYY-MM/<name>`
    (month of `started_at`, else `created_at`) with `status: archived`. Sessions stay in the session layer:
    the month folders *are* the session archive (docs/design.md §3, §5).
-5. **fold** (any layer): journal accesses not carried by a move above → `access_count`/`accessed_at`
+5. **archive_superseded** (any layer, core included): `status: superseded` (a capture replaced it, see
+   `capture/supersede.py`) and not changed for `long_term.archive_after_days` (its `updated_at` is when it
+   was superseded) → `archive/…`, status kept. Importance does not exempt it: what replaced it carries
+   the importance now, and git and `superseded_by` keep the chain.
+6. **fold** (any layer): journal accesses not carried by a move above → `access_count`/`accessed_at`
    written as absolute values (so applying the same action twice is harmless), `updated_at` untouched.
 
 Moves carry the folded counters in their `fields`, so every memory gets at most one action per run.
-Core memories never move.
+Live core memories never move.
 """
 
 from __future__ import annotations
@@ -51,12 +55,13 @@ class Kind:
     PROMOTE = "promote"
     ARCHIVE = "archive"
     ARCHIVE_SESSION = "archive_session"
+    ARCHIVE_SUPERSEDED = "archive_superseded"
     FOLD = "fold"
     MERGE = "merge"  # dedupe survivor: union of tags, highest importance, summed count
     SUPERSEDE = "supersede"  # dedupe loser → archive/ as superseded
 
-    MOVES = frozenset({EXPIRE, PROMOTE, ARCHIVE, ARCHIVE_SESSION, SUPERSEDE})
-    ORDER = (EXPIRE, PROMOTE, ARCHIVE, ARCHIVE_SESSION, FOLD, MERGE, SUPERSEDE)
+    MOVES = frozenset({EXPIRE, PROMOTE, ARCHIVE, ARCHIVE_SESSION, ARCHIVE_SUPERSEDED, SUPERSEDE})
+    ORDER = (EXPIRE, PROMOTE, ARCHIVE, ARCHIVE_SESSION, ARCHIVE_SUPERSEDED, FOLD, MERGE, SUPERSEDE)
 
 
 @dataclass(frozen=True)
@@ -165,6 +170,8 @@ def _counters(memory: Memory, tally: AccessTally | None) -> dict[str, Any]:
 def _move_for(memory: Memory, counters: dict[str, Any], now: datetime, policy: Policy) -> Action | None:
     if memory.layer is Layer.SESSION:
         return _session_action(memory, counters, now)
+    if memory.status == "superseded":
+        return _superseded_action(memory, counters, now, policy)
     if memory.status not in LIVE:
         return None
     count = counters.get("access_count", memory.access_count)
@@ -204,6 +211,18 @@ def _move_for(memory: Memory, counters: dict[str, Any], now: datetime, policy: P
     return None
 
 
+def _superseded_action(memory: Memory, counters: dict[str, Any], now: datetime, policy: Policy) -> Action | None:
+    idle = now - memory.updated_at
+    if idle < timedelta(days=policy.archive_after_days):
+        return None
+    fields = {**counters, "archived_at": now}
+    replaced_by = memory.doc.get("superseded_by") if memory.doc is not None else None
+    by = f" by {str(replaced_by)[:8]}" if replaced_by else ""
+    reason = f"superseded{by} {idle.days} days ago (since {memory.updated_at.date().isoformat()})"
+    target = archive_path_for(memory.rel_path)
+    return Action(Kind.ARCHIVE_SUPERSEDED, memory.id, memory.rel_path, target, fields, reason, memory.title)
+
+
 def session_ended(memory: Memory) -> bool:
     doc = memory.doc
     ended_at = doc.get("ended_at") if doc is not None else None
@@ -240,6 +259,7 @@ def summarize(actions: Iterable[Action]) -> str:
         (Kind.PROMOTE, "promoted"),
         (Kind.ARCHIVE, "archived"),
         (Kind.ARCHIVE_SESSION, "sessions archived"),
+        (Kind.ARCHIVE_SUPERSEDED, "superseded archived"),
         (Kind.MERGE, "merged"),
         (Kind.SUPERSEDE, "superseded"),
         (Kind.FOLD, "access counts folded"),

@@ -36,8 +36,6 @@ from aimate_memory.vault.store import Vault
 
 CURRENT = PurePosixPath(Layer.SESSION.folder, "current.md")
 LOCK_NAME = "session.lock"
-# A transcript keeps every turn and may outgrow storage.max_file_bytes (meant for hand-made notes).
-MAX_SESSION_BYTES = 64 * 1024 * 1024
 ROLES = frozenset({"user", "assistant", "system", "tool"})
 
 
@@ -268,7 +266,7 @@ class SessionFile:
     # -- internals -----------------------------------------------------------------------------
 
     def _doc(self, rel_path: PurePosixPath = CURRENT) -> MemoryDocument:
-        return read_document(self.vault.abs_path(rel_path), max(self.vault.max_file_bytes, MAX_SESSION_BYTES))
+        return read_document(self.vault.abs_path(rel_path), self.vault.max_bytes_for(rel_path))
 
     def _load(self, rel_path: PurePosixPath) -> Memory:
         path = self.vault.abs_path(rel_path)

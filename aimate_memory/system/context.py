@@ -7,10 +7,9 @@ when a query finds them. The budgeting is `aimate_memory.context` (pure); this m
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from aimate_memory.context import (
     Context,
@@ -23,7 +22,8 @@ from aimate_memory.context import (
     pending_warnings,
     session_warnings,
 )
-from aimate_memory.errors import AimateError, InvalidInputError
+from aimate_memory.context.bodies import body_from_chunks
+from aimate_memory.errors import InvalidInputError
 from aimate_memory.sessions import SessionInfo
 from aimate_memory.system.perf import Stopwatch
 from aimate_memory.system.sessions import SessionActions
@@ -33,16 +33,10 @@ from aimate_memory.vault.model import Memory
 
 SEARCHED_ITEMS = 20  # per searched section: more would not fit a sensible budget anyway
 LISTED_ITEMS = 50  # per listed (not searched) section, newest first
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 ACTIVE = ("active",)  # pending captures wait for review; superseded, archived, expired are history
-
-
-def content_of(body: str) -> str:
-    """A body without HTML comments (template placeholders are comments, not content); "" when what is
-    left is only headings (a template's `# Preferences` above its comment)."""
-    text = _COMMENT.sub("", body).strip()
-    lines = [line for line in text.splitlines() if line.strip()]
-    return text if any(not line.lstrip().startswith("#") for line in lines) else ""
+# The one search of a context build (`_relevant`): what it looks at and how deep.
+SEARCHED = MemoryFilter(layers=(Layer.SHORT_TERM, Layer.LONG_TERM), statuses=ACTIVE)
+SEARCH_DEPTH = SEARCHED_ITEMS * 3  # one share per searched section: project short-term, project long-term, global
 
 
 class ContextActions(SessionActions):
@@ -118,17 +112,17 @@ class ContextActions(SessionActions):
                     keep_tail=True,
                 )
             )
+        found = self._relevant(query) if query else None
         long_share = ratios["long_term_ratio"]
         if self._has_project():
-            requests.append(self._project_short_term(query, ratios["short_term_ratio"]))
-            requests.append(self._project_long_term(query, long_share / 2 if query else long_share))
+            requests.append(self._project_short_term(found, ratios["short_term_ratio"]))
+            requests.append(self._project_long_term(found, long_share / 2 if query else long_share))
             long_share /= 2
         else:
             long_share += ratios["short_term_ratio"]
-        if query:
-            layers = (Layer.SHORT_TERM, Layer.LONG_TERM)
-            found = self._searched(query, MemoryFilter(layers=layers, scopes=(Scope.GLOBAL,), statuses=ACTIVE))
-            requests.append(SectionRequest("long_term", "global", found, long_share, heading="## Related · global"))
+        if found is not None:
+            related = self._items(found.memories["global"], found.scores["global"])
+            requests.append(SectionRequest("long_term", "global", related, long_share, heading="## Related · global"))
         return requests
 
     def _core_requests(self, ratio: float) -> list[SectionRequest]:
@@ -145,34 +139,55 @@ class ContextActions(SessionActions):
         memories.sort(key=lambda memory: (-memory.importance, memory.rel_path.as_posix()))
         return self._items(memories)
 
-    def _project_short_term(self, query: str | None, ratio: float) -> SectionRequest:
-        since = self.clock.now() - timedelta(days=float(self.config.get("context.recent_days")))
-        where = MemoryFilter(layers=(Layer.SHORT_TERM,), scopes=(Scope.PROJECT,), statuses=ACTIVE, updated_after=since)
-        relevant = self._searched(query, where) if query else []
+    def _relevant(self, query: str) -> _Relevant:
+        """One search for every searched section (a search per section cost a query embedding and an FTS
+        pass each): active short- and long-term memories of both scopes, split by where they belong.
+        Only what clears the relevance floor (`retrieval.min_similarity`) is a hit, so an unrelated query
+        adds nothing to the context."""
+        hits = self.search(query, top_k=SEARCH_DEPTH, where=SEARCHED).results
+        since = self._recent_since()
+        found = _Relevant()
+        for hit in hits:
+            memory = hit.memory
+            if memory.scope is Scope.GLOBAL:
+                found.add("global", memory, hit.score)
+            elif memory.layer is Layer.LONG_TERM:
+                found.add("long_term", memory, hit.score)
+            elif memory.updated_at >= since:
+                found.add("short_term", memory, hit.score)
+        return found
+
+    def _recent_since(self) -> datetime:
+        return self.clock.now() - timedelta(days=float(self.config.get("context.recent_days")))
+
+    def _project_short_term(self, found: _Relevant | None, ratio: float) -> SectionRequest:
+        """Relevant recent short-term first (with a query), then the newest."""
+        where = MemoryFilter(
+            layers=(Layer.SHORT_TERM,), scopes=(Scope.PROJECT,), statuses=ACTIVE, updated_after=self._recent_since()
+        )
+        relevant = self._items(found.memories["short_term"], found.scores["short_term"]) if found else []
         return SectionRequest("short_term", "project", [*relevant, *self._newest(where)], ratio)
 
-    def _project_long_term(self, query: str | None, ratio: float) -> SectionRequest:
-        where = MemoryFilter(layers=(Layer.LONG_TERM,), scopes=(Scope.PROJECT,), statuses=ACTIVE)
-        items = self._searched(query, where) if query else self._newest(where)
+    def _project_long_term(self, found: _Relevant | None, ratio: float) -> SectionRequest:
+        if found is not None:
+            items = self._items(found.memories["long_term"], found.scores["long_term"])
+        else:
+            items = self._newest(MemoryFilter(layers=(Layer.LONG_TERM,), scopes=(Scope.PROJECT,), statuses=ACTIVE))
         return SectionRequest("long_term", "project", items, ratio)
 
-    def _searched(self, query: str, where: MemoryFilter) -> list[ContextItem]:
-        hits = self.search(query, top_k=SEARCHED_ITEMS, where=where).results
-        return self._items([hit.memory for hit in hits], [hit.score for hit in hits])
-
     def _newest(self, where: MemoryFilter) -> list[ContextItem]:
-        memories = sorted(self.query(where), key=lambda memory: memory.updated_at, reverse=True)
-        return self._items(memories[:LISTED_ITEMS])
+        return self._items(self.query(where, limit=LISTED_ITEMS, order="updated"))
 
     def _items(self, memories: list[Memory], scores: Iterable[float | None] | None = None) -> list[ContextItem]:
-        """Items with their bodies read from the files (the index holds metadata); a file that vanished or
-        holds only a comment is left out."""
+        """Items with their bodies from the index's chunks (no file read; see context/bodies.py); a memory
+        whose chunks hold no text (title only, a commented template) is left out."""
+        chunks: dict[str, list[tuple[str, str]]] = {}
+        for scope in {memory.scope for memory in memories}:
+            ids = [memory.id for memory in memories if memory.scope is scope]
+            chunks.update(self.index_for(self.vault_for(scope)).memory_chunks(ids))
         items = []
         for memory, score in zip(memories, scores or [None] * len(memories), strict=True):
-            try:
-                body = content_of(self.vault_for(memory.scope).load(memory.rel_path).body)
-            except (OSError, AimateError):
-                continue
+            body = body_from_chunks(memory.title, chunks.get(memory.id, []))
             if body:
                 items.append(
                     ContextItem(memory.id, memory.title, body, memory.scope.value, memory.rel_path.as_posix(), score)
@@ -189,6 +204,21 @@ class ContextActions(SessionActions):
         now = self.clock.now()
         for scope, ids in by_scope.items():
             self.journal_for(self.vault_for(scope)).record(ids, now)
+
+
+class _Relevant:
+    """A context search's hits, per searched section, best first."""
+
+    SECTIONS = ("short_term", "long_term", "global")
+
+    def __init__(self) -> None:
+        self.memories: dict[str, list[Memory]] = {name: [] for name in self.SECTIONS}
+        self.scores: dict[str, list[float | None]] = {name: [] for name in self.SECTIONS}
+
+    def add(self, section: str, memory: Memory, score: float) -> None:
+        if len(self.memories[section]) < SEARCHED_ITEMS:
+            self.memories[section].append(memory)
+            self.scores[section].append(score)
 
 
 def _session_item(session: SessionInfo, scope: str) -> ContextItem:

@@ -143,6 +143,7 @@ class HistoryActions(SystemBase):
         with self._git_vaults(scope) as repos:
             for path in paths:
                 item, change = _find_change(repos, path)
+                _activate_pending(item.vault, change)
                 sha = accept(item.repo, change.path, allow_secret=allow_secret, sensitive_keywords=self._keywords())
                 done.append(ReviewOutcome(item.scope, change.path.as_posix(), "accept", sha, change.describe()))
         return done
@@ -164,6 +165,8 @@ class HistoryActions(SystemBase):
                         ready.append(change)
                 if not ready:
                     continue
+                for change in ready:
+                    _activate_pending(item.vault, change)
                 paths = [path for change in ready for path in change.paths]
                 body = "\n".join(f"- {change.describe()}: accepted in review" for change in ready)
                 subject = f"memory: accept {len(ready)} reviewed change(s)"
@@ -276,6 +279,19 @@ class HistoryActions(SystemBase):
             self._keywords(),
             join=join,
         )
+
+
+def _activate_pending(vault: Vault, change: PendingChange) -> None:
+    """Accepting a pending capture (`status: pending`, left uncommitted by `remember`) is a person saying
+    it is right: it becomes `active` in the same commit. Any other change is committed as it is."""
+    if change.status not in ("added", "modified", "renamed") or change.path.suffix != ".md":
+        return
+    try:
+        memory = vault.load(change.path)
+    except (OSError, AimateError):
+        return  # not a memory file the vault can read: committed as it is
+    if memory.status == "pending":
+        vault.update(memory, {"status": "active"})
 
 
 def _skip_reason(change: PendingChange, allow_secret: bool) -> str:

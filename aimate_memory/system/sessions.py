@@ -55,10 +55,18 @@ class SessionActions(PerfActions, MemoryActions):
         snapshot = sessions.read()
         return sessions.info(snapshot) if snapshot is not None else None
 
-    def end_session(self) -> SessionInfo | None:
-        """End the active session (None when there is none); maintenance later files it by month."""
+    def end_session(self, ref: str | None = None) -> SessionInfo | None:
+        """End the active session (None when there is none); maintenance later files it by month. With
+        `ref` (an id or id prefix, as `session show` takes) only that session is ended: only the active one
+        can be, so a past session's id says it has ended already and any other is not found."""
         sessions = self.session_file()
-        if sessions.read() is None:
+        current = sessions.read()
+        if ref is not None and (current is None or not current.id.startswith(ref.strip())):
+            past = self.session(ref)  # raises when ref names no session
+            raise InvalidInputError(
+                f"session {past.id[:8]} has already ended ({past.status})", "aimate mem session list"
+            )
+        if current is None:
             return None
         ended = sessions.end()
         change = FileChange("add", ended.rel_path, "session ended", old_path=None)

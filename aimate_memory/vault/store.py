@@ -54,6 +54,11 @@ class ScanResult:
     duplicates: list[tuple[Memory, Memory]] = field(default_factory=list)  # (kept, reported)
 
 
+# A session transcript keeps every turn and may outgrow storage.max_file_bytes (meant for hand-made notes):
+# it is read whole up to this size; the index takes only its newest part (index/sync_scan.py).
+MAX_SESSION_BYTES = 64 * 1024 * 1024
+
+
 class Vault:
     """One vault folder (`…/memory`), global or project."""
 
@@ -62,6 +67,11 @@ class Vault:
         self.scope = scope
         self.max_file_bytes = max_file_bytes
         self.clock = clock or SystemClock()
+
+    def max_bytes_for(self, rel_path: PurePosixPath) -> int:
+        """The largest file `load` reads at this path: session transcripts may be larger than notes."""
+        is_session = bool(rel_path.parts) and rel_path.parts[0] == Layer.SESSION.folder
+        return max(self.max_file_bytes, MAX_SESSION_BYTES) if is_session else self.max_file_bytes
 
     def __repr__(self) -> str:
         return f"Vault({self.scope.value}, {self.root})"
@@ -145,7 +155,7 @@ class Vault:
             raise FileNameError(path, None, "the file name is not valid UTF-8", "rename the file (e.g. with `mv`)")
         if path.is_symlink() and not path.resolve().is_relative_to(self.root.resolve()):
             raise MemoryFileError(path, None, "symlink points outside the vault", "replace the link with the file")
-        doc = read_document(path, self.max_file_bytes)
+        doc = read_document(path, self.max_bytes_for(rel_path))
         return memory_from_document(doc, rel_path, self.scope, mtime_of(path))
 
     def scan(self) -> ScanResult:

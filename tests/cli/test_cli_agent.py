@@ -61,6 +61,28 @@ def test_remember_human_line_and_confidence(cli) -> None:
     assert review.code == 0 and "short commit messages" in review.out
 
 
+@pytest.mark.parametrize(
+    ("accepted", "rejected"),
+    [("I like short commit messages", "I like long commit messages"), ("我喜欢简短的提交信息", "我喜欢冗长的提交信息")],
+)
+def test_review_accept_activates_a_pending_capture(cli, home: Path, accepted: str, rejected: str) -> None:
+    assert cli("mem", "init").code == 0
+    kept = cli("mem", "remember", accepted, "--confidence", "0.7", "--json").json()["memory"]
+    dropped = cli("mem", "remember", rejected, "--confidence", "0.7", "--json").json()["memory"]
+    assert kept["status"] == dropped["status"] == "pending"
+    done = cli("mem", "review", "--accept", kept["path"], "--reject", dropped["path"], "--json")
+    assert done.code == 0, done.err
+    assert {(o["path"], o["action"]) for o in done.json()} == {(kept["path"], "accept"), (dropped["path"], "reject")}
+    # The accepted commit holds the file as active: the flip is part of it, nothing is left uncommitted.
+    committed = subprocess.run(
+        ["git", "-C", str(home / "memory"), "show", f"HEAD:{kept['path']}"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "status: active" in committed and "status: pending" not in committed
+    assert cli("mem", "review", "--json").json() == []
+    assert cli("mem", "show", kept["id"], "--json").json()["status"] == "active"
+    assert not (home / "memory" / dropped["path"]).exists()
+
+
 def test_supersede_chain_is_one_commit(cli, home: Path) -> None:
     assert cli("mem", "init").code == 0
     old = cli("mem", "remember", "I prefer tabs for indentation in Python code", "--json").json()["memory"]
@@ -112,6 +134,22 @@ def test_session_start_append_trim_show_end_list(cli) -> None:
     assert ended["status"] == "ended" and ended["id"] == started["id"]
     listed = cli("mem", "session", "list", "--json").json()
     assert [item["id"] for item in listed] == [started["id"]] and listed[0]["turns"] == 12
+
+
+@pytest.mark.parametrize("title", ["修复登录", "login fix"])
+def test_session_end_takes_the_active_sessions_id(cli, title: str) -> None:
+    assert cli("mem", "init").code == 0
+    first = cli("mem", "session", "start", "--title", title, "--json").json()
+    assert cli("mem", "session", "append", "--role", "user", f"{title}: 第一轮 first turn").code == 0
+    wrong = cli("mem", "session", "end", "0000ffff")
+    assert wrong.code != 0 and cli("mem", "session", "show", "--json").json()["status"] == "active"
+    ended = cli("mem", "session", "end", first["id"][:8], "--json")
+    assert ended.code == 0 and ended.json()["id"] == first["id"] and ended.json()["status"] == "ended"
+    second = cli("mem", "session", "start", "--json").json()
+    again = cli("mem", "session", "end", first["id"][:8])  # a past session: it has ended already
+    assert again.code != 0 and "already ended" in again.err
+    assert cli("mem", "session", "show", second["id"], "--json").json()["status"] == "active"
+    assert cli("mem", "session", "end", "--json").json()["id"] == second["id"]
 
 
 def test_two_concurrent_appenders_lose_nothing(cli) -> None:

@@ -105,17 +105,14 @@ class KeywordSearch:
         self, terms: Sequence[tuple[str, bool]], documents: list[int], chunk_rowids: np.ndarray, matched: np.ndarray
     ) -> None:
         """Fill `matched[term, chunk]` (see term_matches)."""
-        low, high = int(chunk_rowids.min()), int(chunk_rowids.max())
         common = {i for i, count in enumerate(documents) if count > KEYWORD_POSTINGS_BUDGET}
         scope = self._scope(terms) if common else None
         for i, term in enumerate(terms):
             match = fts_query_from_terms([term])
-            if i in common:
-                match = f"({scope}) AND {match}"
-            matched[i] = np.isin(chunk_rowids, self._rowids(match, low, high))
+            matched[i] = self._among(f"({scope}) AND {match}" if i in common else match, chunk_rowids)
         if not common:
             return
-        outside = np.flatnonzero(~np.isin(chunk_rowids, self._rowids(scope, low, high)))
+        outside = np.flatnonzero(~self._among(scope, chunk_rowids))
         for i in common if len(outside) else ():  # chunks that are no candidates of these terms
             matched[i, outside] = self._holding(fts_query_from_terms([terms[i]]), chunk_rowids[outside])
 
@@ -127,11 +124,17 @@ class KeywordSearch:
             return common_terms_match(terms, postings, KEYWORD_POSTINGS_BUDGET)
         return rarest_term_match(terms, postings)
 
-    def _rowids(self, match: str | None, low: int, high: int) -> np.ndarray:
+    def _among(self, match: str | None, chunk_rowids: np.ndarray) -> np.ndarray:
+        """Which of these chunks satisfy `match`, reading its matches once within their rowid range. The
+        `+` keeps SQLite from handing the IN to FTS5 (one seek per chunk, see term_matches); filtering in
+        SQL rather than fetching every match into Python was 3× faster at 100k (0.6 against 1.6 ms for
+        a term in 4k chunks)."""
         rows = self.store.conn.execute(
-            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid BETWEEN ? AND ?", (match, low, high)
+            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid BETWEEN ? AND ? "
+            "AND +rowid IN (SELECT value FROM json_each(?))",
+            (match, int(chunk_rowids.min()), int(chunk_rowids.max()), json.dumps(chunk_rowids.tolist())),
         ).fetchall()
-        return np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        return np.isin(chunk_rowids, [row[0] for row in rows])
 
     def _holding(self, match: str | None, chunk_rowids: np.ndarray) -> np.ndarray:
         """Which of these chunks satisfy `match`, one seek per chunk (SQLite filters FTS5 once per IN value)."""

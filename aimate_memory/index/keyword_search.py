@@ -75,9 +75,10 @@ class KeywordSearch:
 
     def term_matches(self, terms: Sequence[tuple[str, bool]], chunk_rowids: np.ndarray) -> TermMatches:
         """How many chunks hold each term, and which of `chunk_rowids` do (FTS5 matches, so terms are
-        stemmed as the index was). Bounded for keyword candidates of the same `terms`: a term in at most
-        KEYWORD_POSTINGS_BUDGET chunks is read whole, a common one only where it meets the candidates'
-        own MATCH (`_scope`) — never its whole postings list. Other chunks are looked up one by one.
+        stemmed as the index was). Bounded for keyword candidates of the same `terms`: the counts are
+        the ones `postings` read; a term in at most KEYWORD_POSTINGS_BUDGET chunks is read in full (within
+        the chunks' rowid range, filtered in SQL), a common one only where it meets the candidates' own
+        MATCH (`_scope`) — never its whole postings list. Other chunks are looked up one by one.
         why: asking FTS5 `MATCH term AND rowid IN (chunks)` seeks once per chunk (SQLite runs the IN
         as one filter per value): 270 ms a query at 10k memories, most of the search."""
         conn = self.store.conn

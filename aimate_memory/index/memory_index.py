@@ -20,7 +20,7 @@ from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.index import db
 from aimate_memory.index.candidates import Candidates, RankingColumns
 from aimate_memory.index.health import METRICS_KEPT, IndexHealth, MetricRow
-from aimate_memory.index.keyword_search import KeywordSearch
+from aimate_memory.index.keyword_search import KeywordSearch, TermMatches
 from aimate_memory.index.queries import MetadataQueries, filter_sql, memory_from_row
 from aimate_memory.index.store import IndexStore
 from aimate_memory.index.sync import IndexSync
@@ -128,6 +128,11 @@ class MemoryIndex:
     def keyword_candidates(self, terms: Sequence[tuple[str, bool]], limit: int) -> Candidates:
         """Chunks holding query `terms` (textproc.query_terms), best first by bm25 (KeywordSearch.candidates)."""
         return self._keywords.candidates(terms, limit)
+
+    def term_matches(self, terms: Sequence[tuple[str, bool]], chunk_rowids: np.ndarray) -> TermMatches:
+        """How many chunks hold each of `terms`, and which of `chunk_rowids` do; bounded work when they are
+        keyword candidates of the same terms (KeywordSearch.term_matches)."""
+        return self._keywords.term_matches(terms, chunk_rowids)
 
     def vector_candidates(
         self, query: np.ndarray, exact: int, depth: int, languages: frozenset[str] | None = None

@@ -12,7 +12,6 @@ sqlite-vec, an index built by another model) it is keyword search, with one warn
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,7 +25,7 @@ from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.index.candidates import Candidates, RankingColumns
 from aimate_memory.index.memory_index import MemoryIndex
-from aimate_memory.index.textproc import fts_query_from_terms, query_terms, script_of
+from aimate_memory.index.textproc import query_terms, script_of
 from aimate_memory.retrieval import relevance
 from aimate_memory.retrieval.fusion import Fused, Ranked, best_per_memory, fuse, understands
 from aimate_memory.retrieval.scoring import ScoreFactors, score
@@ -286,32 +285,10 @@ def _keyword_evidence(indexes: list[MemoryIndex], terms: list[tuple[str, bool]],
     for position, index in enumerate(indexes):
         mine = np.flatnonzero((keyword.chunks >> KEY_SHIFT) == position)
         if len(mine) and terms:
-            matched, weights = _term_matches(index, terms, keyword.chunks[mine] & ROWID_MASK)
-            evidence[mine] = relevance.keyword_evidence(matched, weights)
+            found = index.term_matches(terms, keyword.chunks[mine] & ROWID_MASK)
+            weights = relevance.term_weights(found.documents, found.rows)
+            evidence[mine] = relevance.keyword_evidence(found.matched, weights)
     return Ranked(keyword.ids, evidence, keyword.chunks)
-
-
-def _term_matches(
-    index: MemoryIndex, terms: list[tuple[str, bool]], chunk_rowids: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Which of these chunks hold each term, and each term's weight in the index. FTS5 itself matches
-    each term, so it is tokenized (stemmed) exactly as the index was.
-    why here: MemoryIndex has no public per-term statistics yet (its private `_postings` skips the lookup
-    in small indexes); this belongs there once it has."""
-    conn = index.conn
-    rows = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
-    wanted = json.dumps(chunk_rowids.tolist())
-    postings, matched = [], np.zeros((len(terms), len(chunk_rowids)), dtype=bool)
-    for number, term in enumerate(terms):
-        match = fts_query_from_terms([term])
-        count = conn.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (match,)).fetchone()[0]
-        postings.append(count)
-        holding = conn.execute(
-            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
-            (match, wanted),
-        ).fetchall()
-        matched[number] = np.isin(chunk_rowids, [row[0] for row in holding])
-    return matched, relevance.term_weights(postings, rows)
 
 
 def _keyword_candidates(indexes: list[MemoryIndex], terms: list[tuple[str, bool]], limit: int) -> Candidates:

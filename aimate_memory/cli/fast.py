@@ -159,9 +159,9 @@ def daemon_caller(project: Path | None, global_only: bool) -> Callable[[str, dic
 
 
 def run_mcp_command(project: Path | None, global_only: bool) -> int:
-    """`aimate mem mcp`: the stdio server; the facade is opened on its worker thread at first need."""
-    # Imported here: every other command must not pay for the SDK (~0.4 s).
-    from aimate_memory.mcp.server import serve
+    """`aimate mem mcp`: the stdio server; the SDK is imported behind a front that answers the client's first
+    messages (`mcp.front`), the facade on the server's worker thread at first need."""
+    from aimate_memory.mcp.front import serve
 
     serve(lambda: open_memory(project, global_only), project=project, global_only=global_only)
     return 0

@@ -192,8 +192,20 @@ def command_wall(env: dict[str, str], args: list[str], runs: int) -> list[float]
 def faces(home: Path, workdir: Path, keyword: dict[str, str], vectors: dict[str, str], runs: int) -> dict[str, object]:
     """Hooks cold (keyword-only, as they always are without a daemon) and with a daemon that has the model
     loaded (hybrid); MCP spawn → tools/list (median of `runs // 2`); `aimate mem --help` cold."""
-    results: dict[str, object] = {"load_average_before": os.getloadavg()[0]}
     cold = {**keyword, "AIMATE_NO_DAEMON": "1"}
+    core = [
+        "mem",
+        "add",
+        "Package manager",
+        "--layer",
+        "core",
+        "--category",
+        "rule",
+        "--body",
+        "Always pnpm. 始终用 pnpm。",
+    ]
+    subprocess.run([str(AIMATE), *core], env=cold, check=True, capture_output=True)  # what session-start gives
+    results: dict[str, object] = {"load_average_before": os.getloadavg()[0]}
     for kind in HOOK_PAYLOADS:
         hook_wall(cold, kind, workdir, 1)  # the page cache
         results[f"hook_{kind}_cold_s"] = summary(hook_wall(cold, kind, workdir, runs))

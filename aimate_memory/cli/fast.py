@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from aimate_memory.integrations.hooks import DaemonCall
     from aimate_memory.system import MemorySystem
 
 HOOK_KINDS = ("session-start", "prompt", "session-end")
@@ -145,7 +146,7 @@ def open_keyword_only(cwd: Path | None, project: Path | None, global_only: bool)
     return MemorySystem(roots, config=config)
 
 
-def daemon_caller(project: Path | None, global_only: bool) -> Callable[[str, dict[str, Any], Path | None], Any]:
+def daemon_caller(project: Path | None, global_only: bool) -> DaemonCall:
     """The hooks' way to the daemon: one op for the payload's folder (None when no daemon answers)."""
     from aimate_memory.watch.client import daemon_call
 

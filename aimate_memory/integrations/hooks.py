@@ -8,6 +8,9 @@ prints, and never raises — a hook must not break the client, so any error is l
   channel, the first prompt of a session also gets the session context, and each prompt is a session turn.
 - session-end (SessionEnd and PreCompact): the transcript's new turns appended to the session (its trimming
   summarizes them; no LLM); SessionEnd then ends the session.
+
+Each facade call goes to a running daemon first (`DaemonCall`: warm model and index, and nothing of the
+facade imported here) and is made in-process, keyword-only, when none answers.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ class MemoryPort(Protocol):
 OpenSystem = Callable[[Path | None], MemoryPort]
 # The seam for a warm answer: a running daemon's reply to one op (`watch.server` documents them) for the
 # payload's folder, or None when none answered and the hook makes the facade call in this process.
-DaemonCall = Callable[[str, dict[str, Any], Path | None], "dict[str, Any] | None"]
+DaemonCall = Callable[[str, dict[str, Any], Path | None], dict[str, Any] | None]
 BUDGET_SETTING = "hooks.context_budget"
 
 

@@ -178,7 +178,6 @@ class Daemon:
         if budget is None and request.get("budget_setting"):
             budget = system.config.get(str(request["budget_setting"]))
         context = system.build_context(request.get("query"), int(budget) if budget is not None else None)
-        self.served += 1
         return {"ok": True, **context.to_dict()}
 
     def _remember(self, request: Request) -> Result:

@@ -181,7 +181,9 @@ class Daemon:
         return {"ok": True, **context.to_dict()}
 
     def _remember(self, request: Request) -> Result:
-        result = self._system_for(request).remember(str(request["text"]), source=str(request.get("source", "cli")))
+        # Synced first, as for a search: capture looks for a memory that already says it.
+        system = self._synced_system(request)
+        result = system.remember(str(request["text"]), source=str(request.get("source", "cli")))
         return {"ok": True, "result": result.to_dict()}
 
     def _converse(self, request: Request) -> Result:

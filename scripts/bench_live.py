@@ -1,7 +1,9 @@
 """Live-vault benchmarks (docs/design.md §12): daemon idle CPU and RSS, `aimate mem search` wall time with the
-daemon up vs a cold process, and edit → searchable latency through the watcher.
+daemon up vs a cold process, and edit → searchable latency through the watcher; and the assistants' doors
+(docs/agents.md, "Latency"): the hooks cold and with the daemon, MCP spawn → tools/list, `aimate mem --help`.
 
-    .venv/bin/python scripts/bench_live.py [--idle 60] [--runs 20] [--edits 20] [--memories 200] [--json]
+    .venv/bin/python scripts/bench_live.py [--part all|live|faces] [--idle 60] [--runs 20] [--edits 20]
+                                           [--memories 200] [--json]
 
 Everything runs against a temporary AIMATE_HOME; every daemon it starts is stopped (or killed) at the end.
 """
@@ -131,8 +133,140 @@ def edit_latency(home: Path, edits: int) -> list[float]:
     return latencies
 
 
+# -- the assistants' doors -------------------------------------------------------------------------------
+
+HOOK_PAYLOADS = {
+    "prompt": {"hook_event_name": "UserPromptSubmit", "prompt": "which cache did we choose for the 部署 缓存?"},
+    "session-start": {"hook_event_name": "SessionStart", "source": "startup"},
+}
+MCP_INITIALIZE = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
+
+
+def hook_wall(env: dict[str, str], kind: str, cwd: Path, runs: int) -> list[float]:
+    payload = json.dumps({"session_id": "bench", "cwd": str(cwd), **HOOK_PAYLOADS[kind]}, ensure_ascii=False)
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        done = subprocess.run(
+            [str(AIMATE), "mem", "hook", kind], input=payload, env=env, capture_output=True, text=True
+        )
+        times.append(time.perf_counter() - started)
+        if not done.stdout:
+            raise SystemExit(f"hook {kind} printed nothing: see state/hooks.log")
+    return times
+
+
+def mcp_tools_list_wall(env: dict[str, str], cwd: Path, runs: int) -> list[float]:
+    """Spawn `aimate mem mcp`, initialize, list the tools: wall seconds until the list arrives."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        server = subprocess.Popen(
+            [str(AIMATE), "mem", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=cwd
+        )
+        assert server.stdin is not None and server.stdout is not None
+        for message in (
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": MCP_INITIALIZE},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        ):
+            server.stdin.write(json.dumps(message).encode() + b"\n")
+        server.stdin.flush()
+        while json.loads(server.stdout.readline()).get("id") != 2:
+            pass
+        times.append(time.perf_counter() - started)
+        server.stdin.close()
+        server.wait(timeout=60)
+    return times
+
+
+def command_wall(env: dict[str, str], args: list[str], runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([str(AIMATE), *args], env=env, check=True, capture_output=True)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def faces(home: Path, workdir: Path, keyword: dict[str, str], vectors: dict[str, str], runs: int) -> dict[str, object]:
+    """Hooks cold (keyword-only, as they always are without a daemon) and with a daemon that has the model
+    loaded (hybrid); MCP spawn → tools/list (median of `runs // 2`); `aimate mem --help` cold."""
+    cold = {**keyword, "AIMATE_NO_DAEMON": "1"}
+    core = [
+        "mem",
+        "add",
+        "Package manager",
+        "--layer",
+        "core",
+        "--category",
+        "rule",
+        "--body",
+        "Always pnpm. 始终用 pnpm。",
+    ]
+    subprocess.run([str(AIMATE), *core], env=cold, check=True, capture_output=True)  # what session-start gives
+    results: dict[str, object] = {"load_average_before": os.getloadavg()[0]}
+    for kind in HOOK_PAYLOADS:
+        hook_wall(cold, kind, workdir, 1)  # the page cache
+        results[f"hook_{kind}_cold_s"] = summary(hook_wall(cold, kind, workdir, runs))
+    pid = start(vectors, home, wait_model=True)
+    try:
+        for kind in HOOK_PAYLOADS:
+            hook_wall(vectors, kind, workdir, 1)
+            served = (daemon_request(home, {"op": "status"}, 10) or {}).get("searches_served", 0)
+            results[f"hook_{kind}_daemon_s"] = summary(hook_wall(vectors, kind, workdir, runs))
+            if kind == "prompt":
+                served = (daemon_request(home, {"op": "status"}, 10) or {}).get("searches_served", 0) - served
+                if served != runs:
+                    print(f"warning: the daemon answered {served} of {runs} prompt hooks", file=sys.stderr)
+    finally:
+        stop(vectors, home, pid)
+    results["mcp_spawn_to_tools_list_s"] = summary(mcp_tools_list_wall(cold, workdir, max(1, runs // 2)))
+    results["cli_help_cold_s"] = summary(command_wall(cold, ["mem", "--help"], runs))
+    results["load_average_after"] = os.getloadavg()[0]
+    return results
+
+
+def live(home: Path, keyword: dict[str, str], vectors: dict[str, str], args: argparse.Namespace) -> dict[str, object]:
+    """The daemon idle, edit → searchable, and `aimate mem search` warm vs cold."""
+    results: dict[str, object] = {}
+    # 1. keyword-only daemon: idle CPU, RSS, edit → searchable.
+    pid = start(keyword, home, wait_model=False)
+    try:
+        results["idle_keyword_only"] = {**idle(pid, args.idle), "rss_mb": round((rss_bytes(pid) or 0) / 1e6, 1)}
+        results["edit_to_searchable_s"] = summary(edit_latency(home, args.edits))
+    finally:
+        stop(keyword, home, pid)
+
+    # 2. daemon with the embedding model loaded: idle CPU, RSS, warm CLI search.
+    pid = start(vectors, home, wait_model=True)
+    try:
+        results["idle_with_model"] = {**idle(pid, args.idle), "rss_mb": round((rss_bytes(pid) or 0) / 1e6, 1)}
+        search_wall(vectors, 2)  # warm the page cache
+        served = (daemon_request(home, {"op": "status"}, 10) or {}).get("searches_served", 0)
+        results["search_wall_daemon_s"] = summary(search_wall(vectors, args.runs))
+        served = (daemon_request(home, {"op": "status"}, 10) or {}).get("searches_served", 0) - served
+        if served != args.runs:
+            log = (home / "state/daemon.log").read_text(encoding="utf-8")[-3000:]
+            print(f"warning: the daemon answered {served} of {args.runs} searches\n{log}", file=sys.stderr)
+    finally:
+        stop(vectors, home, pid)
+
+    # 3. the same searches in a cold process (no daemon: loads the model every time).
+    results["search_wall_cold_s"] = summary(search_wall({**vectors, "AIMATE_NO_DAEMON": "1"}, args.runs))
+    results["search_wall_cold_keyword_only_s"] = summary(search_wall({**keyword, "AIMATE_NO_DAEMON": "1"}, args.runs))
+    floor = []
+    for _ in range(args.runs):
+        started = time.perf_counter()
+        subprocess.run([str(AIMATE), "mem", "--help"], env=keyword, check=True, capture_output=True)
+        floor.append(time.perf_counter() - started)
+    results["cli_startup_floor_help_s"] = summary(floor)
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--part", choices=("all", "live", "faces"), default="all")
     parser.add_argument("--idle", type=float, default=60.0, help="idle seconds measured per daemon")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--edits", type=int, default=20)
@@ -151,40 +285,10 @@ def main() -> None:
         vectors = {**base, "AIMATE_EMBEDDING__ENABLED": "true"}
         make_vault(home, vectors, args.memories)
         subprocess.run([str(AIMATE), "mem", "index"], env=vectors, check=True, capture_output=True)
-
-        # 1. keyword-only daemon: idle CPU, RSS, edit → searchable.
-        pid = start(keyword, home, wait_model=False)
-        try:
-            results["idle_keyword_only"] = {**idle(pid, args.idle), "rss_mb": round((rss_bytes(pid) or 0) / 1e6, 1)}
-            results["edit_to_searchable_s"] = summary(edit_latency(home, args.edits))
-        finally:
-            stop(keyword, home, pid)
-
-        # 2. daemon with the embedding model loaded: idle CPU, RSS, warm CLI search.
-        pid = start(vectors, home, wait_model=True)
-        try:
-            results["idle_with_model"] = {**idle(pid, args.idle), "rss_mb": round((rss_bytes(pid) or 0) / 1e6, 1)}
-            search_wall(vectors, 2)  # warm the page cache
-            served = (daemon_request(home, {"op": "status"}, 10) or {}).get("searches_served", 0)
-            results["search_wall_daemon_s"] = summary(search_wall(vectors, args.runs))
-            served = (daemon_request(home, {"op": "status"}, 10) or {}).get("searches_served", 0) - served
-            if served != args.runs:
-                log = (home / "state/daemon.log").read_text(encoding="utf-8")[-3000:]
-                print(f"warning: the daemon answered {served} of {args.runs} searches\n{log}", file=sys.stderr)
-        finally:
-            stop(vectors, home, pid)
-
-        # 3. the same searches in a cold process (no daemon: loads the model every time).
-        results["search_wall_cold_s"] = summary(search_wall({**vectors, "AIMATE_NO_DAEMON": "1"}, args.runs))
-        results["search_wall_cold_keyword_only_s"] = summary(
-            search_wall({**keyword, "AIMATE_NO_DAEMON": "1"}, args.runs)
-        )
-        floor = []
-        for _ in range(args.runs):
-            started = time.perf_counter()
-            subprocess.run([str(AIMATE), "mem", "--help"], env=keyword, check=True, capture_output=True)
-            floor.append(time.perf_counter() - started)
-        results["cli_startup_floor_help_s"] = summary(floor)
+        if args.part in ("all", "faces"):
+            results.update(faces(home, workdir, keyword, vectors, args.runs))
+        if args.part in ("all", "live"):
+            results.update(live(home, keyword, vectors, args))
     results["memories"] = args.memories
     if args.json:
         print(json.dumps(results, indent=2))

@@ -1,5 +1,45 @@
-"""The `aimate` command line: a thin layer over `MemorySystem` (docs/design.md §9)."""
+"""The `aimate` command line: a thin layer over `MemorySystem` (docs/design.md §9).
 
-from aimate_memory.cli.app import main
+`main` serves the commands the assistants start on every prompt and session (`mem hook …`, `mem mcp`) and
+`--version` through `cli.fast`, without importing typer, rich or the command app; everything else goes to
+the typer app in `cli.app`. Nothing is imported here at module level: importing `aimate_memory.cli.fast`
+runs this file first and must stay light."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+
+
+def main() -> None:
+    from aimate_memory.cli.fast import fast_command
+
+    command = fast_command(sys.argv[1:])
+    if command is None:
+        from aimate_memory.cli.app import main as app_main
+
+        app_main()
+        return
+    sys.exit(_run_fast(command))
+
+
+def _run_fast(command: Callable[[], int]) -> int:
+    """The app's error contract for a fast command: an AimateError is one line plus a hint, exit 1 (the
+    traceback with `--debug` or AIMATE_DEBUG=1)."""
+    from aimate_memory.errors import AimateError
+
+    try:
+        return command()
+    except AimateError as exc:
+        if "--debug" in sys.argv or os.environ.get("AIMATE_DEBUG") == "1":
+            raise
+        from aimate_memory.cli.render import print_error
+
+        print_error(exc.message, exc.hint)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
 
 __all__ = ["main"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -159,39 +159,7 @@ def hook_session_end(client: HookClient = CLIENT) -> None:
 
 
 def _hook(kind_name: str, client: HookClient) -> None:
-    from aimate_memory.integrations.hook_events import Client, HookKind
-    from aimate_memory.integrations.hooks import run_hook
+    # The same function the fast path (`cli.fast`) runs without typer: one piece serves both.
+    from aimate_memory.cli.fast import run_hook_command
 
-    try:
-        stdin_text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
-    except Exception:
-        stdin_text = ""
-    output = run_hook(
-        HookKind(kind_name), stdin_text, _open_at, client=Client(client.value), remote_search=_daemon_search
-    )
-    sys.stdout.write(output)
-
-
-def _open_at(cwd: Path | None) -> MemorySystem:
-    """The facade for the payload's folder, keyword-only: loading the embedding models took 8 s of a cold
-    prompt hook (2 cores under load; seconds even when idle), against a 1.5 s goal. A running daemon answers
-    the prompt search warm and hybrid; chunks indexed here get their vectors at the next CLI or daemon sync
-    (`embedding.enabled` is not part of the index fingerprint, so nothing is rebuilt)."""
-    import os
-
-    from aimate_memory.config import load_config
-    from aimate_memory.system import MemorySystem
-    from aimate_memory.vault.roots import detect_roots
-
-    roots = detect_roots(cwd=cwd, project=options.project, global_only=options.global_only)
-    config = load_config(roots.home, roots.project, env={**os.environ, "AIMATE_EMBEDDING__ENABLED": "false"})
-    return MemorySystem(roots, config=config)
-
-
-def _daemon_search(query: str, limit: int, cwd: Path | None) -> Any:
-    from aimate_memory.vault.layout import find_project_root
-    from aimate_memory.vault.roots import aimate_home
-    from aimate_memory.watch.client import daemon_search
-
-    project = options.project or (find_project_root(cwd, aimate_home()) if cwd else None)
-    return daemon_search(query, limit, project=project, global_only=options.global_only)
+    run_hook_command(kind_name, client.value, options.project, options.global_only)

@@ -43,16 +43,10 @@ options = Options()
 
 
 def open_system() -> MemorySystem:
-    # Imported here: `aimate --help` must not pay for the facade's imports.
-    from aimate_memory.system import MemorySystem
+    # Imported there: `aimate --help` must not pay for the facade's imports.
+    from aimate_memory.cli.fast import open_memory
 
-    system = MemorySystem.open(project=options.project, global_only=options.global_only)
-    if system.project_vault is not None and system.project_vault.exists:
-        # Using the CLI in a project registers it, so the daemon watches its vault too.
-        from aimate_memory.watch.registry import register_project
-
-        register_project(system.roots.home, system.project_vault.root.parent)
-    return system
+    return open_memory(options.project, options.global_only)
 
 
 def synced(system: MemorySystem, no_sync: bool = False) -> MemorySystem:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from aimate_memory.cli.common import open_system, options
+from aimate_memory.cli.common import options
 
 commands = typer.Typer()
 
@@ -20,7 +20,7 @@ def mcp(
     """Run the MCP server over stdio: memory_search, memory_get, memory_remember, … and memory://core."""
     if project is not None:
         options.project = project
-    # Imported here: every other command must not pay for the SDK (~0.4 s).
-    from aimate_memory.mcp.server import serve
+    # The same function the fast path (`cli.fast`) runs without typer.
+    from aimate_memory.cli.fast import run_mcp_command
 
-    serve(open_system, project=options.project, global_only=options.global_only)
+    run_mcp_command(options.project, options.global_only)

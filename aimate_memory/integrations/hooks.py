@@ -8,6 +8,9 @@ prints, and never raises — a hook must not break the client, so any error is l
   channel, the first prompt of a session also gets the session context, and each prompt is a session turn.
 - session-end (SessionEnd and PreCompact): the transcript's new turns appended to the session (its trimming
   summarizes them; no LLM); SessionEnd then ends the session.
+
+Each facade call goes to a running daemon first (`DaemonCall`: warm model and index, and nothing of the
+facade imported here) and is made in-process, keyword-only, when none answers.
 """
 
 from __future__ import annotations
@@ -46,17 +49,21 @@ class MemoryPort(Protocol):
 
 
 OpenSystem = Callable[[Path | None], MemoryPort]
-# The seam for a warm answer: hits from a running daemon, or None to search in this process.
-RemoteSearch = Callable[[str, int, Path | None], Any]
+# The seam for a warm answer: a running daemon's reply to one op (`watch.server` documents them) for the
+# payload's folder, or None when none answered and the hook makes the facade call in this process.
+DaemonCall = Callable[[str, dict[str, Any], Path | None], dict[str, Any] | None]
+BUDGET_SETTING = "hooks.context_budget"
 
 
 class Memory:
-    """The facade opened on first use (for the payload's cwd) and synced once; closed by `close`."""
+    """The facade calls a hook makes: through the daemon while one answers (model and index warm, nothing
+    imported here), else on the facade opened on first use (for the payload's cwd, synced once) — and once
+    that is open every later call uses it. Closed by `close`."""
 
-    def __init__(self, open_system: OpenSystem, cwd: Path | None, remote_search: RemoteSearch | None) -> None:
+    def __init__(self, open_system: OpenSystem, cwd: Path | None, daemon: DaemonCall | None) -> None:
         self._open_system = open_system
         self._cwd = cwd
-        self._remote_search = remote_search
+        self._daemon = daemon
         self._system: MemoryPort | None = None
 
     @property
@@ -66,20 +73,42 @@ class Memory:
             self._system.sync()
         return self._system
 
-    def setting(self, key: str) -> Any:
-        return self.system.config.get(key)
+    def context(self) -> str:
+        reply = self._remote("context", budget_setting=BUDGET_SETTING)
+        if reply is not None:
+            return str(reply.get("text") or "")
+        return str(self.system.build_context(budget=self.system.config.get(BUDGET_SETTING)).text)
 
     def relevant(self, query: str) -> list[Any]:
-        if self._system is None and self._remote_search is not None:
-            # No facade open yet: a running daemon answers with the model already loaded.
-            response = self._remote_search(query, PROMPT_TOP_K, self._cwd)
-            if response is not None:
-                return list(response.results)
+        reply = self._remote("search", query=query, limit=PROMPT_TOP_K)
+        if reply is not None:
+            from aimate_memory.watch.client import remote_response
+
+            return list(remote_response(query, reply).results)
         return list(self.system.search(query, top_k=PROMPT_TOP_K).results)
+
+    def remember(self, text: str) -> dict[str, Any]:
+        reply = self._remote("remember", text=text, source="hook")
+        if reply is not None:
+            return dict(reply.get("result") or {})
+        return dict(self.system.remember(text, source="hook").to_dict())
+
+    def add_conversation(self, role: str, content: str) -> None:
+        if self._remote("converse", role=role, content=content) is None:
+            self.system.add_conversation(role, content)
+
+    def end_session(self) -> None:
+        if self._remote("end_session") is None:
+            self.system.end_session()
 
     def close(self) -> None:
         if self._system is not None:
             self._system.close()
+
+    def _remote(self, op: str, **fields: Any) -> dict[str, Any] | None:
+        if self._system is not None or self._daemon is None:
+            return None
+        return self._daemon(op, fields, self._cwd)
 
 
 def run_hook(
@@ -89,13 +118,13 @@ def run_hook(
     *,
     client: Client = Client.CLAUDE,
     home: Path | None = None,
-    remote_search: RemoteSearch | None = None,
+    daemon: DaemonCall | None = None,
 ) -> str:
     """What the hook prints for this payload; "" on any error (logged), never an exception."""
     memory: Memory | None = None
     try:
         event = parse_event(kind, stdin_text)
-        memory = Memory(open_system, event.cwd, remote_search)
+        memory = Memory(open_system, event.cwd, daemon)
         context = HANDLERS[kind](event, memory, client, _state_dir(home))
         return render_output(client, event, context)
     except Exception:
@@ -120,7 +149,7 @@ def _prompt(event: HookEvent, memory: Memory, client: Client, state_dir: Path) -
     parts = []
     if client is Client.KIMI:
         parts.append(_kimi_first_prompt(event, memory, state_dir))
-        memory.system.add_conversation("user", prompt)
+        memory.add_conversation("user", prompt)
     parts.append(_relevant(memory, prompt))
     parts.extend(_capture(memory, text) for text in extract_remembered(prompt))
     return "\n\n".join(part for part in parts if part)
@@ -131,9 +160,9 @@ def _session_end(event: HookEvent, memory: Memory, client: Client, state_dir: Pa
         with session_mark(state_dir, event.session_id, _now()) as mark:
             turns, mark.offset = read_new_turns(event.transcript_path, mark.offset)
             for turn in turns:
-                memory.system.add_conversation(turn.role, turn.content)
+                memory.add_conversation(turn.role, turn.content)
     if event.ends_session:
-        memory.system.end_session()
+        memory.end_session()
     return ""
 
 
@@ -145,8 +174,7 @@ HANDLERS: dict[HookKind, Callable[[HookEvent, Memory, Client, Path], str]] = {
 
 
 def _session_context(memory: Memory) -> str:
-    context = memory.system.build_context(budget=memory.setting("hooks.context_budget"))
-    text = context.text.strip()
+    text = memory.context().strip()
     return f"{CONTEXT_PREFACE}\n\n{text}" if text else ""
 
 
@@ -171,7 +199,7 @@ def _relevant(memory: Memory, prompt: str) -> str:
 
 
 def _capture(memory: Memory, text: str) -> str:
-    result = memory.system.remember(text, source="hook").to_dict()
+    result = memory.remember(text)
     return f"AIMate memory ({result.get('action', 'saved')}): {text}"
 
 

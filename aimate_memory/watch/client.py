@@ -141,19 +141,20 @@ class RemoteResponse:
     elapsed_ms: float = 0.0
 
 
-def daemon_search(
-    query: str,
-    limit: int,
-    where: Any = None,
+def daemon_call(
+    op: str,
+    fields: dict[str, Any] | None = None,
     *,
+    cwd: Path | None = None,
     project: Path | None = None,
     global_only: bool = False,
-    no_sync: bool = False,
     home: Path | None = None,
     timeout: float = 30.0,
-) -> RemoteResponse | None:
-    """Search through a running daemon (warm model and index); None when there is none.
-    An error the daemon reports (bad query, …) is raised as the same AimateError the CLI prints."""
+) -> dict[str, Any] | None:
+    """One op on the vaults of a project (`project`, else found from `cwd`, default the working directory)
+    through a running daemon: its reply, or None when there is no daemon (or `AIMATE_NO_DAEMON=1`) or it
+    failed, so the caller does the work in-process. An error the daemon reports as an AimateError (bad
+    query, …) is raised as the same error the CLI prints."""
     if home is None:
         from aimate_memory.vault.roots import aimate_home
 
@@ -161,14 +162,11 @@ def daemon_search(
     if os.environ.get("AIMATE_NO_DAEMON") == "1" or not socket_path(home).exists():
         return None
     payload = {
-        "op": "search",
-        "query": query,
-        "limit": limit,
-        "where": filter_to_json(where),
-        "cwd": os.getcwd(),
+        "op": op,
+        **(fields or {}),
+        "cwd": str(cwd) if cwd is not None else os.getcwd(),
         "project": str(Path(project).expanduser().resolve()) if project else None,
         "global_only": global_only,
-        "no_sync": no_sync,
     }
     reply = daemon_request(home, payload, timeout)
     if reply is None:
@@ -179,6 +177,29 @@ def daemon_search(
 
             raise AimateError(str(reply.get("error")), reply.get("hint"))
         return None  # the daemon failed: do the work here
+    return reply
+
+
+def daemon_search(
+    query: str,
+    limit: int,
+    where: Any = None,
+    *,
+    cwd: Path | None = None,
+    project: Path | None = None,
+    global_only: bool = False,
+    no_sync: bool = False,
+    home: Path | None = None,
+    timeout: float = 30.0,
+) -> RemoteResponse | None:
+    """Search through a running daemon (warm model and index); None when there is none (see `daemon_call`)."""
+    fields = {"query": query, "limit": limit, "where": filter_to_json(where), "no_sync": no_sync}
+    reply = daemon_call("search", fields, cwd=cwd, project=project, global_only=global_only, home=home, timeout=timeout)
+    return None if reply is None else remote_response(query, reply)
+
+
+def remote_response(query: str, reply: dict[str, Any]) -> RemoteResponse:
+    """A daemon's `search` reply as the SearchResponse-shaped records the CLI and the hooks print."""
     hits = []
     for item in reply.get("results", []):
         memory = RemoteMemory(

@@ -71,6 +71,11 @@ class Daemon:
             "status": lambda request: self.status(),
             "stop": self._stop,
             "search": self._queued("search", self._search),
+            # The facade calls a hook makes (integrations.hooks runs the hook logic on the client side).
+            "context": self._queued("context", self._context),
+            "remember": self._queued("remember", self._remember),
+            "converse": self._queued("converse", self._converse),
+            "end_session": self._queued("end session", self._end_session),
             "maintain": self._queued("maintenance", lambda request: self._maintain()),
             "sync": self._queued("sync all", lambda request: self._sync_all()),
             "reload": self._queued("reload", lambda request: self._reload(), background=True),
@@ -155,9 +160,7 @@ class Daemon:
         return {"ok": True, "pid": os.getpid(), "stopping": True}
 
     def _search(self, request: Request) -> Result:
-        system = self._system_for(request)
-        if not request.get("no_sync"):
-            self._sync_stale(system)
+        system = self._synced_system(request)
         where = filter_from_json(request.get("where") or {})
         response = system.search(str(request.get("query", "")), int(request.get("limit", 10)), where)
         self.served += 1
@@ -168,6 +171,33 @@ class Daemon:
             "warnings": response.warnings,
             "elapsed_ms": response.elapsed_ms,
         }
+
+    def _context(self, request: Request) -> Result:
+        system = self._synced_system(request)
+        budget = request.get("budget")
+        if budget is None and request.get("budget_setting"):
+            budget = system.config.get(str(request["budget_setting"]))
+        context = system.build_context(request.get("query"), int(budget) if budget is not None else None)
+        return {"ok": True, **context.to_dict()}
+
+    def _remember(self, request: Request) -> Result:
+        # Synced first, as for a search: capture looks for a memory that already says it.
+        system = self._synced_system(request)
+        result = system.remember(str(request["text"]), source=str(request.get("source", "cli")))
+        return {"ok": True, "result": result.to_dict()}
+
+    def _converse(self, request: Request) -> Result:
+        self._system_for(request).add_conversation(str(request["role"]), str(request["content"]))
+        return {"ok": True}
+
+    def _end_session(self, request: Request) -> Result:
+        return {"ok": True, "ended": self._system_for(request).end_session() is not None}
+
+    def _synced_system(self, request: Request) -> MemorySystem:
+        system = self._system_for(request)
+        if not request.get("no_sync"):
+            self._sync_stale(system)
+        return system
 
     def _system_for(self, request: Request) -> MemorySystem:
         """The system for the request's project (`project`, else found from `cwd`); a project searched

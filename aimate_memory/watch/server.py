@@ -18,9 +18,20 @@ The operations (the table is `Daemon.operations`; adding one is one entry there,
     search    query, limit=10, where={MemoryFilter     results=[SearchHit.as_dict(explain=True)], mode, warnings,
               as JSON}, cwd, project, global_only,    elapsed_ms
               no_sync
+    context   query=null, budget=null,                sections, total_tokens, budget, warnings, text
+              budget_setting=null (a config key to    (Context.to_dict())
+              read the budget from), + the project
+              fields of search
+    remember  text, source="cli", + project fields    result=CaptureResult.to_dict()
+    converse  role, content, + project fields         - (the turn is appended to the session)
+    end_session  project fields                       ended (false when no session was active)
     maintain  -                                       summary={vault key: summary}
     sync      -                                       reports={vault key: SyncReport.as_dict()}
     reload    wait=false                              added=[vault keys]; without `wait`, {"ok": true} at once
+
+The project fields (search, context, remember, converse, end_session) pick the vaults as the CLI does:
+`project` (a folder), else found from `cwd`; `global_only`; `no_sync` skips syncing stale vaults first.
+context, remember, converse and end_session are the facade calls a hook makes (`integrations.hooks`).
 
 ping, status and stop are answered on the connection's thread; the others are queued for the daemon's
 main thread (in order, never interleaved) and take `timeout` (seconds, default 120) → "OP timed out".

@@ -157,3 +157,58 @@ def test_run_hook_never_raises_and_logs_the_traceback(tmp_path: Path) -> None:
     # An empty prompt needs no vault at all.
     assert run_hook(HookKind.PROMPT, json.dumps({"prompt": "  "}), broken_open, home=tmp_path) == ""
     assert log == (tmp_path / "state" / "hooks.log").read_text(encoding="utf-8")
+
+
+REDIS_HIT = {
+    "id": "0123456789ab",
+    "title": "选用 Redis 做会话缓存",
+    "path": "long_term/decision/redis.md",
+    "scope": "project",
+    "layer": "long_term",
+    "score": 0.8,
+    "snippet": "我们决定用 Redis: low latency",
+}
+
+
+def test_a_hook_goes_through_the_daemon_and_falls_back_per_call(tmp_path: Path) -> None:
+    """Each facade call asks the daemon first; one it does not answer is made in-process (here a vault that
+    cannot open, so the hook prints nothing and logs why)."""
+    asked: list[tuple[str, dict, Path | None]] = []
+    opened: list[Path | None] = []
+
+    def broken_open(cwd: Path | None):
+        opened.append(cwd)
+        raise RuntimeError("no vault here")
+
+    def daemon(answers: dict[str, dict]):
+        def call(op: str, fields: dict, cwd: Path | None) -> dict | None:
+            asked.append((op, fields, cwd))
+            return answers.get(op)
+
+        return call
+
+    prompt = {"session_id": "s", "cwd": "/work/proj", "prompt": "记住：用 pnpm"}
+    payload = json.dumps(prompt, ensure_ascii=False)
+    warm = daemon(
+        {"search": {"ok": True, "results": [REDIS_HIT]}, "remember": {"ok": True, "result": {"action": "written"}}}
+    )
+    output = json.loads(run_hook(HookKind.PROMPT, payload, broken_open, home=tmp_path, daemon=warm))
+    context = output["hookSpecificOutput"]["additionalContext"]
+    assert "- 选用 Redis 做会话缓存 [long_term 01234567]: 我们决定用 Redis: low latency" in context
+    assert "AIMate memory (written): 用 pnpm" in context
+    assert [op for op, _, _ in asked] == ["search", "remember"] and not opened
+    assert asked[1][1] == {"text": "用 pnpm", "source": "hook"} and asked[1][2] == Path("/work/proj")
+
+    half = daemon({"search": {"ok": True, "results": [REDIS_HIT]}})  # remember is not answered
+    assert run_hook(HookKind.PROMPT, payload, broken_open, home=tmp_path, daemon=half) == ""
+    assert opened == [Path("/work/proj")]
+    assert "RuntimeError: no vault here" in (tmp_path / "state" / "hooks.log").read_text(encoding="utf-8")
+
+    asked.clear()
+    start = json.dumps({"session_id": "s", "cwd": "/work/proj", "hook_event_name": "SessionStart"})
+    context_reply = {"context": {"ok": True, "text": "## Core memory · global\n\n始终用 pnpm"}}
+    started = json.loads(
+        run_hook(HookKind.SESSION_START, start, broken_open, home=tmp_path, daemon=daemon(context_reply))
+    )
+    assert started["hookSpecificOutput"]["additionalContext"].endswith("## Core memory · global\n\n始终用 pnpm")
+    assert asked == [("context", {"budget_setting": "hooks.context_budget"}, Path("/work/proj"))]

@@ -1,0 +1,181 @@
+"""The fast faces: `aimate mem hook …`, `aimate mem mcp` and `aimate --version` without typer, rich or the
+whole command app. The assistants start these as a fresh process on every prompt and every session, and the
+full app's imports (typer and rich, then every command module) cost more than the hook's own work — see
+docs/agents.md, "Latency". `aimate_memory.cli.main` tries `fast_command(argv)` first and falls back to the
+typer app for everything else: `--help`, an option it does not know, a usage error. The typer commands stay
+the documented face (their help text) and call the same functions here.
+
+This module imports only the standard library at import time; each command imports what it needs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from aimate_memory.integrations.hooks import DaemonCall
+    from aimate_memory.system import MemorySystem
+
+HOOK_KINDS = ("session-start", "prompt", "session-end")
+HOOK_CLIENTS = ("claude", "kimi")
+# `aimate mem [--project PATH | --global] [--debug] COMMAND`: the `mem` group's options (cli/app.py).
+GROUP_FLAGS = {"--global": "global_only", "--debug": "debug"}
+# A write the daemon has not answered within this is done in-process instead (remember then finds its own
+# words already saved: "exists"); a hook must answer long before a client's own hook timeout (60 s).
+DAEMON_TIMEOUT_S = 10.0
+
+
+@dataclass
+class FastArgs:
+    """What the fast path parsed: the `mem` group's options and the command's own."""
+
+    command: str = ""
+    kind: str = ""
+    client: str = "claude"
+    project: Path | None = None
+    global_only: bool = False
+    debug: bool = False
+
+
+def fast_command(argv: list[str]) -> Callable[[], int] | None:
+    """The command for `argv` (without the program name) when the fast path serves it, else None."""
+    if argv == ["--version"]:
+        return print_version
+    args = parse(argv)
+    if args is None:
+        return None
+    if args.command == "hook":
+        return lambda: run_hook_command(args.kind, args.client, args.project, args.global_only)
+    return lambda: run_mcp_command(args.project, args.global_only)
+
+
+def parse(argv: list[str]) -> FastArgs | None:
+    """`mem [group options] hook KIND [--client C]` or `mem [group options] mcp [--project P]`; None for
+    anything else (help, an unknown option, a missing or extra argument): the typer app answers those."""
+    if not argv or argv[0] != "mem":
+        return None
+    args = FastArgs()
+    words = list(argv[1:])
+    while words and words[0].startswith("-"):
+        if not _take_option(words, args, GROUP_FLAGS):
+            return None
+    if words[:1] == ["hook"] and len(words) >= 2 and words[1] in HOOK_KINDS:
+        args.command, args.kind = "hook", words[1]
+        rest = words[2:]
+    elif words[:1] == ["mcp"]:
+        args.command = "mcp"
+        rest = words[1:]
+    else:
+        return None
+    while rest:
+        if not _take_option(rest, args, {}, command=args.command):
+            return None
+    return args
+
+
+def _take_option(words: list[str], args: FastArgs, flags: dict[str, str], command: str = "") -> bool:
+    """Consume one option from the front of `words` into `args`; False when it is not one we serve."""
+    word = words.pop(0)
+    name, has_value, value = word.partition("=")
+    if name in flags and not has_value:
+        setattr(args, flags[name], True)
+        return True
+    valued = {"--project"} if command in ("", "mcp") else {"--client"}
+    if name not in valued:
+        return False
+    if not has_value:
+        if not words:
+            return False
+        value = words.pop(0)
+    if name == "--client":
+        if value not in HOOK_CLIENTS:
+            return False
+        args.client = value
+    else:
+        args.project = Path(value)
+    return True
+
+
+def print_version() -> int:
+    from aimate_memory import __version__
+
+    sys.stdout.write(f"aimate {__version__}\n")
+    return 0
+
+
+# -- hooks -------------------------------------------------------------------------------------------
+
+
+def run_hook_command(kind: str, client: str, project: Path | None, global_only: bool) -> int:
+    """`aimate mem hook KIND`: the client's payload on stdin, what the hook says on stdout, exit 0 always."""
+    from aimate_memory.integrations.hook_events import Client, HookKind
+    from aimate_memory.integrations.hooks import run_hook
+
+    try:
+        stdin_text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    except Exception:
+        stdin_text = ""
+    output = run_hook(
+        HookKind(kind),
+        stdin_text,
+        lambda cwd: open_keyword_only(cwd, project, global_only),
+        client=Client(client),
+        daemon=daemon_caller(project, global_only),
+    )
+    sys.stdout.write(output)
+    sys.stdout.flush()
+    return 0
+
+
+def open_keyword_only(cwd: Path | None, project: Path | None, global_only: bool) -> MemorySystem:
+    """The facade for the payload's folder, keyword-only: loading the embedding models took 8 s of a cold
+    prompt hook (2 cores under load; seconds even when idle), against a 1.5 s goal. A running daemon answers
+    warm and hybrid instead; chunks indexed here get their vectors at the next CLI or daemon sync
+    (`embedding.enabled` is not part of the index fingerprint, so nothing is rebuilt)."""
+    from aimate_memory.config import load_config
+    from aimate_memory.system import MemorySystem
+    from aimate_memory.vault.roots import detect_roots
+
+    roots = detect_roots(cwd=cwd, project=project, global_only=global_only)
+    config = load_config(roots.home, roots.project, env={**os.environ, "AIMATE_EMBEDDING__ENABLED": "false"})
+    return MemorySystem(roots, config=config)
+
+
+def daemon_caller(project: Path | None, global_only: bool) -> DaemonCall:
+    """The hooks' way to the daemon: one op for the payload's folder (None when no daemon answers)."""
+    from aimate_memory.watch.client import daemon_call
+
+    def call(op: str, fields: dict[str, Any], cwd: Path | None) -> dict[str, Any] | None:
+        return daemon_call(op, fields, cwd=cwd, project=project, global_only=global_only, timeout=DAEMON_TIMEOUT_S)
+
+    return call
+
+
+# -- MCP ---------------------------------------------------------------------------------------------
+
+
+def run_mcp_command(project: Path | None, global_only: bool) -> int:
+    """`aimate mem mcp`: the stdio server; the SDK is imported behind a front that answers the client's first
+    messages (`mcp.front`), the facade on the server's worker thread at first need."""
+    from aimate_memory.mcp.front import serve
+
+    serve(lambda: open_memory(project, global_only), project=project, global_only=global_only)
+    return 0
+
+
+def open_memory(project: Path | None, global_only: bool) -> MemorySystem:
+    """The facade as every command opens it: using it in a project registers the project, so the daemon
+    watches that vault too."""
+    from aimate_memory.system import MemorySystem
+
+    system = MemorySystem.open(project=project, global_only=global_only)
+    if system.project_vault is not None and system.project_vault.exists:
+        from aimate_memory.watch.registry import register_project
+
+        register_project(system.roots.home, system.project_vault.root.parent)
+    return system

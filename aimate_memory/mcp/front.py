@@ -1,0 +1,188 @@
+"""The front of `aimate mem mcp`: answers a client's first messages before the SDK is imported.
+
+Importing the MCP SDK is most of a cold server start (~0.5 s CPU; seconds of wall time on a loaded machine),
+and clients wait for `initialize` and `tools/list` before they show the tools (docs/agents.md, "Latency").
+So the SDK is imported on a thread while this module, stdlib only, answers from `mcp/listing.py` — the SDK's
+own answers, generated from `mcp.server` and kept equal to them by a test:
+
+- `initialize` (with the protocol version negotiated as the SDK does), `notifications/initialized`, `ping`;
+- after `initialize`, the parameterless list requests (`tools/list`, `resources/list`, …).
+
+Anything else (a tool call, a cursor, a line that is not JSON) waits for the SDK. Once it is imported the
+stream is handed over: every line answered here is replayed to the SDK first — its session state is then
+the same as if it had read them — and its replies to those lines are dropped; then it reads stdin on.
+`AIMATE_MCP_FRONT=0` serves with the SDK alone (for comparing the two).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from aimate_memory.mcp import listing
+
+LOADED = object()  # put on the line queue when the SDK is imported (or failed to be)
+LISTED = set(listing.ANSWERS) - {"initialize"}
+Message = dict[str, Any]
+
+
+def serve(open_system: Callable[[], Any], project: Path | None = None, global_only: bool = False) -> None:
+    """`mcp.server.serve`, with this front answering until the SDK is imported."""
+    if os.environ.get("AIMATE_MCP_FRONT") == "0":
+        from aimate_memory.mcp.server import serve as serve_sdk
+
+        serve_sdk(open_system, project, global_only)
+        return
+    lines: queue.Queue[Any] = queue.Queue()
+    failure: list[BaseException] = []
+    threading.Thread(target=_read_lines, args=(sys.stdin.buffer, lines), name="aimate-mcp-stdin", daemon=True).start()
+    threading.Thread(target=_load_sdk, args=(lines, failure), name="aimate-mcp-import", daemon=True).start()
+    front = Front(sys.stdout.buffer)
+    pending = front.answer_until_loaded(lines)
+    if failure:
+        raise failure[0]
+    if pending is None:
+        return  # the client closed stdin before anything needed the SDK
+    from aimate_memory.mcp.server import serve as serve_sdk
+
+    replay = ReplayedLines(front.answered + pending, lines)
+    serve_sdk(open_system, project, global_only, stdin=replay, stdout=ReplyFilter(sys.stdout.buffer, front.ids))
+
+
+class Front:
+    """Answers what `listing` answers, writing to `out`; remembers the lines it answered and their ids."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self.out = out
+        self.answered: list[str] = []
+        self.ids: list[Any] = []
+        self.initialized = False
+
+    def answer_until_loaded(self, lines: queue.Queue[Any]) -> list[str] | None:
+        """Answer lines until the SDK is imported; the lines it must read after those answered here
+        (None: stdin closed first). After a line it cannot answer, every later one waits for it too."""
+        pending: list[str] = []
+        while True:
+            item = lines.get()
+            if item is LOADED:
+                return pending
+            if item == "":
+                if not pending:
+                    return None
+                pending.append(item)
+            elif pending or not self.answer(item):
+                pending.append(item)
+
+    def answer(self, line: str) -> bool:
+        """Answer `line` here when it is one of ours; False when the SDK must."""
+        message = _parse(line)
+        if message is None:
+            return False
+        method, params = message.get("method"), message.get("params") or {}
+        if "id" not in message:
+            reply = None
+            if method != "notifications/initialized" or not self.initialized:
+                return False
+        elif method == "initialize" and not self.initialized:
+            reply = _initialize_result(params)
+            self.initialized = True
+        elif method == "ping":
+            reply = {}
+        elif method in LISTED and self.initialized and not params.get("cursor"):
+            reply = listing.ANSWERS[method]
+        else:
+            return False
+        if "id" in message:
+            self._write({"jsonrpc": "2.0", "id": message["id"], "result": reply})
+            self.ids.append(message["id"])
+        self.answered.append(line)
+        return True
+
+    def _write(self, message: Message) -> None:
+        self.out.write(json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
+        self.out.flush()
+
+
+def _initialize_result(params: Message) -> Message:
+    requested = params.get("protocolVersion")
+    version = requested if requested in listing.SUPPORTED_VERSIONS else listing.LATEST_VERSION
+    return {"protocolVersion": version, **listing.ANSWERS["initialize"]}
+
+
+def _parse(line: str) -> Message | None:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
+        return None
+    return message
+
+
+def _read_lines(stream: BinaryIO, lines: queue.Queue[Any]) -> None:
+    """stdin to the queue, line by line; "" at the end."""
+    try:
+        for raw in iter(stream.readline, b""):
+            lines.put(raw.decode("utf-8", errors="replace"))
+    finally:
+        lines.put("")
+
+
+def _load_sdk(lines: queue.Queue[Any], failure: list[BaseException]) -> None:
+    try:
+        import aimate_memory.mcp.server  # noqa: F401  (the SDK, pydantic, our tools)
+    except BaseException as exc:
+        failure.append(exc)
+    finally:
+        lines.put(LOADED)
+
+
+class ReplayedLines:
+    """The SDK's stdin: the lines the front answered or held back, then the rest of stdin as read."""
+
+    def __init__(self, first: list[str], lines: queue.Queue[Any]) -> None:
+        self._first = list(first)
+        self._lines = lines
+
+    def readline(self) -> str:
+        if self._first:
+            return self._first.pop(0)
+        item = self._lines.get()
+        while item is LOADED:
+            item = self._lines.get()
+        if item == "":
+            self._lines.put("")  # every later read sees the end too
+        return str(item)
+
+
+class ReplyFilter:
+    """The SDK's stdout: its replies to the requests the front answered are dropped, all else written."""
+
+    def __init__(self, out: BinaryIO, ids: list[Any]) -> None:
+        self._out = out
+        self._ids = list(ids)
+
+    def write(self, text: str) -> int:
+        if self._ids and self._is_answered(text):
+            return len(text)
+        self._out.write(text.encode("utf-8"))
+        return len(text)
+
+    def flush(self) -> None:
+        self._out.flush()
+
+    def _is_answered(self, text: str) -> bool:
+        try:
+            message = json.loads(text)
+        except ValueError:
+            return False
+        if not isinstance(message, dict) or "method" in message or message.get("id") not in self._ids:
+            return False
+        self._ids.remove(message["id"])
+        return True

@@ -1,0 +1,154 @@
+"""The fast entry point (`cli.fast`): which command lines it serves, that it answers exactly as the typer
+app does, and that it does so without importing typer, rich or the facade on the way."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aimate_memory import __version__
+from aimate_memory.cli.fast import FastArgs, fast_command, parse
+
+PYTHON = str(Path(sys.executable))
+# The typer app, bypassing `cli.main`'s fast path: the reference the fast path must match.
+TYPER_APP = "import sys; from aimate_memory.cli.app import main; sys.argv[0] = 'aimate'; main()"
+# `cli.main` as `aimate` runs it, reporting afterwards which heavy packages it imported.
+FAST_MAIN = (
+    "import atexit, sys\n"
+    "atexit.register(lambda: sys.stderr.write('IMPORTED ' + ' '.join(sorted(m for m in "
+    "('typer', 'rich', 'click', 'aimate_memory.cli.app', 'aimate_memory.system', 'numpy', 'mcp') "
+    "if m in sys.modules)) + '\\n'))\n"
+    "from aimate_memory.cli import main; sys.argv[0] = 'aimate'; main()"
+)
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["mem", "hook", "prompt"], FastArgs("hook", "prompt")),
+        (["mem", "hook", "session-start", "--client", "kimi"], FastArgs("hook", "session-start", "kimi")),
+        (["mem", "hook", "session-end", "--client=kimi"], FastArgs("hook", "session-end", "kimi")),
+        (
+            ["mem", "--project", "/p", "--global", "hook", "prompt"],
+            FastArgs("hook", "prompt", project=Path("/p"), global_only=True),
+        ),
+        (["mem", "--debug", "mcp"], FastArgs("mcp", debug=True)),
+        (["mem", "mcp", "--project", "/p"], FastArgs("mcp", project=Path("/p"))),
+        (["mem", "--project=/p", "mcp"], FastArgs("mcp", project=Path("/p"))),
+    ],
+)
+def test_served_command_lines(argv: list[str], expected: FastArgs) -> None:
+    assert parse(argv) == expected
+    assert fast_command(argv) is not None
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--help"],
+        ["mem"],
+        ["mem", "--help"],
+        ["mem", "hook"],
+        ["mem", "hook", "--help"],
+        ["mem", "hook", "prompt", "--help"],
+        ["mem", "hook", "prompt", "-h"],
+        ["mem", "hook", "nonsense"],
+        ["mem", "hook", "prompt", "--client", "codex"],  # not a hook client: typer says so
+        ["mem", "hook", "prompt", "--client"],
+        ["mem", "hook", "prompt", "extra"],
+        ["mem", "hook", "prompt", "--project", "/p"],  # --project belongs before the command
+        ["mem", "mcp", "--client", "kimi"],
+        ["mem", "--project"],
+        ["mem", "--unknown", "mcp"],
+        ["mem", "search", "redis"],
+        ["mem", "list"],
+        ["--version", "extra"],
+    ],
+)
+def test_everything_else_goes_to_the_typer_app(argv: list[str]) -> None:
+    assert fast_command(argv) is None
+
+
+def run(code: str, *args: str, input: str = "", cwd: Path, env: dict[str, str] | None = None):
+    return subprocess.run(
+        [PYTHON, "-c", code, *args], input=input, capture_output=True, text=True, cwd=cwd, env=env, timeout=120
+    )
+
+
+@pytest.fixture
+def vault(cli, home: Path, tmp_path: Path) -> Path:
+    """A project with memories in Chinese and English, global and project scope; the project folder."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    assert cli("mem", "init").code == 0
+    assert cli("mem", "init", cwd=project).code == 0
+    for args in (
+        ("mem", "add", "Package manager", "--layer", "core", "--category", "rule", "--body", "Always use pnpm"),
+        ("mem", "add", "提交说明", "--layer", "core", "--category", "rule", "--body", "始终用中文写提交说明"),
+        ("mem", "add", "We chose Redis as the session cache", "--body", "Low latency, TTL support."),
+        ("mem", "add", "决定：会话缓存用 Redis", "--body", "延迟低，支持过期。"),
+    ):
+        assert cli(*args, cwd=project).code == 0, args
+    return project
+
+
+def payload(project: Path, event: str, **fields: str) -> str:
+    return json.dumps({"session_id": "s1", "cwd": str(project), "hook_event_name": event, **fields}, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    ("args", "event", "fields"),
+    [
+        (("prompt",), "UserPromptSubmit", {"prompt": "which session cache did we choose? Redis"}),
+        (("prompt",), "UserPromptSubmit", {"prompt": "会话缓存用什么？Redis"}),
+        (("session-start",), "SessionStart", {"source": "startup"}),
+        (("prompt", "--client", "kimi"), "UserPromptSubmit", {"prompt": "会话缓存 Redis"}),
+    ],
+)
+def test_fast_hook_prints_what_the_typer_hook_prints(
+    vault: Path, home: Path, tmp_path: Path, args: tuple[str, ...], event: str, fields: dict[str, str]
+) -> None:
+    # A copy of the home and the project for the typer run: a Kimi prompt writes a session turn.
+    twin = tmp_path / "twin"
+    shutil.copytree(home, twin / "home", symlinks=True)
+    shutil.copytree(vault, twin / "proj", symlinks=True)
+    runs = []
+    for code, aimate_home, project in ((FAST_MAIN, home, vault), (TYPER_APP, twin / "home", twin / "proj")):
+        env = {**os.environ, "AIMATE_HOME": str(aimate_home), "AIMATE_NO_DAEMON": "1"}
+        env["AIMATE_EMBEDDING__ENABLED"] = "false"
+        runs.append(run(code, "mem", "hook", *args, input=payload(project, event, **fields), cwd=project, env=env))
+    fast, typer_run = runs
+    assert fast.returncode == typer_run.returncode == 0, (fast.stderr, typer_run.stderr)
+    assert fast.stdout == typer_run.stdout
+    assert "Redis" in fast.stdout or "始终用中文写提交说明" in fast.stdout
+    if "--client" in args:
+        assert fast.stdout.startswith("Memory from AIMate")  # Kimi: plain text, the session context first
+    else:
+        assert json.loads(fast.stdout)["hookSpecificOutput"]["hookEventName"] == event
+    assert "IMPORTED aimate_memory.system numpy" in fast.stderr  # cold: the facade, never the CLI app
+
+
+@pytest.mark.parametrize("garbage", ["", "not json", "[1, 2]", '{"prompt": 3}'])
+def test_fast_hook_given_garbage_prints_nothing_and_exits_0(workdir: Path, home: Path, garbage: str) -> None:
+    env = {**os.environ, "AIMATE_HOME": str(home), "AIMATE_NO_DAEMON": "1"}
+    for kind in ("session-start", "prompt", "session-end"):
+        result = run(FAST_MAIN, "mem", "hook", kind, input=garbage, cwd=workdir, env=env)
+        assert (result.returncode, result.stdout) == (0, ""), result.stderr
+        if not garbage.startswith("{"):
+            assert "IMPORTED \n" in result.stderr  # not a payload: nothing heavy imported to print nothing
+
+
+def test_version_and_help(cli) -> None:
+    assert cli("--version").out == f"aimate {__version__}\n"
+    helped = cli("mem", "hook", "prompt", "--help")
+    assert helped.code == 0 and "UserPromptSubmit" in helped.out  # the typer app's help text
+    wrong = cli("mem", "hook", "prompt", "--client", "codex")
+    assert wrong.code == 2 and "codex" in wrong.err

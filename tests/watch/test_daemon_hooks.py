@@ -1,0 +1,86 @@
+"""The assistants' hooks answered by a real daemon (`aimate mem hook …` as subprocesses).
+
+The hook processes run with a config their own process cannot load (an unknown key in the environment; the
+daemon started without it): a hook can then only answer through the daemon — and, with no daemon, prints
+nothing and exits 0, which the first assertion checks so the trick cannot pass vacuously."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.watch.test_daemon_process import daemon  # noqa: F401  (the fixture)
+
+pytestmark = pytest.mark.slow
+
+NO_IN_PROCESS = {"AIMATE_BOGUS__KEY": "1", "AIMATE_NO_DAEMON": "0"}
+
+
+@pytest.fixture
+def project(cli, tmp_path: Path) -> Path:
+    path = tmp_path / "proj"
+    path.mkdir()
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    for args in (
+        ("mem", "init"),
+        (
+            "mem",
+            "add",
+            "Package manager",
+            "--layer",
+            "core",
+            "--category",
+            "rule",
+            "--body",
+            "Always use pnpm, never npm",
+        ),
+        ("mem", "add", "We chose Redis as the session cache", "--body", "Low latency, TTL support."),
+        ("mem", "add", "决定：会话缓存用 Redis", "--body", "延迟低，支持过期。"),
+    ):
+        assert cli(*args, cwd=path).code == 0, args
+    return path
+
+
+def hook(cli, project: Path, *args: str, **fields: str):
+    payload = {"session_id": "s1", "cwd": str(project), **fields}
+    result = cli("mem", "hook", *args, input=json.dumps(payload, ensure_ascii=False), cwd=project, env=NO_IN_PROCESS)
+    assert result.code == 0, result.err
+    return result.out
+
+
+def context_of(output: str) -> str:
+    return json.loads(output)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_hooks_answer_from_the_daemon(daemon, cli, home: Path, project: Path) -> None:  # noqa: F811
+    prompt = {"hook_event_name": "UserPromptSubmit", "prompt": "which session cache did we choose? Redis"}
+    assert hook(cli, project, "prompt", **prompt) == ""  # no daemon, and this process cannot open the vault
+    assert "unknown config key 'bogus.key'" in (home / "state" / "hooks.log").read_text(encoding="utf-8")
+    daemon()
+
+    assert "We chose Redis as the session cache" in context_of(hook(cli, project, "prompt", **prompt))
+    chinese = context_of(hook(cli, project, "prompt", hook_event_name="UserPromptSubmit", prompt="会话缓存 Redis"))
+    assert "决定：会话缓存用 Redis" in chinese
+    started = context_of(hook(cli, project, "session-start", hook_event_name="SessionStart", source="startup"))
+    assert started.startswith("Memory from AIMate") and "Always use pnpm, never npm" in started
+
+    saved = hook(cli, project, "prompt", hook_event_name="UserPromptSubmit", prompt="记住：周五不发布")
+    assert "周五不发布" in context_of(saved)
+    assert "周五不发布" in cli("mem", "list", cwd=project).out
+
+    kimi = hook(cli, project, "prompt", "--client", "kimi", session_id="k1", prompt="部署前跑 pnpm test")
+    assert kimi.startswith("Memory from AIMate") and "Always use pnpm" in kimi  # the first prompt: the context
+    transcript = project / "t.jsonl"
+    turn = {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}}
+    transcript.write_text(json.dumps(turn) + "\n", encoding="utf-8")
+    ended = hook(cli, project, "session-end", hook_event_name="SessionEnd", transcript_path=str(transcript))
+    assert ended == ""
+    session = cli("mem", "search", "部署前跑", "--status", "all", "--json", cwd=project).json()
+    assert [hit["layer"] for hit in session] == ["session"]
+    text = (project / ".aimate" / "memory" / session[0]["path"]).read_text(encoding="utf-8")
+    assert "部署前跑 pnpm test" in text and "Done." in text  # Kimi's turn and the transcript's, one session
+    assert "status: ended" in text or "ended" in cli("mem", "session", "show", cwd=project).out.lower()
+    assert "Traceback" not in (home / "state" / "hooks.log").read_text(encoding="utf-8").split("bogus.key")[-1]

@@ -164,6 +164,9 @@ class MemoryIndex:
     def chunk_texts(self, chunk_rowids: Iterable[int]) -> dict[int, str]:
         return self._queries.chunk_texts(chunk_rowids)
 
+    def chunk_scripts(self, chunk_rowids: Iterable[int]) -> dict[int, str]:
+        return self._queries.chunk_scripts(chunk_rowids)
+
     def memory_chunks(self, memory_ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
         """(text, embed_text) of each memory's chunks in order, by memory id."""
         return self._queries.memory_chunks(memory_ids)

@@ -12,6 +12,7 @@ sqlite-vec, an index built by another model) it is keyword search, with one warn
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -183,7 +184,10 @@ class HybridSearcher:
         LoCoMo R@10 .687 → .672, MADial-zh .738 → .638); filter and score by the absolute relevance."""
         fused = fuse(vector, keyword, query_script=query_script, vector_languages=languages)
         trusted = bool(len(vector)) and understands(languages, query_script)
-        found = relevance.evidence(fused.ids, vector, keyword_evidence, query_script, trusted)
+        cross = _other_script(indexes, vector, query_script) if trusted else None
+        found = relevance.evidence(
+            fused.ids, vector, keyword_evidence, query_script, trusted, cross, self._cross_scale()
+        )
         row = np.searchsorted(columns.rowids, fused.ids)
         weights = {
             "days": (self.clock.now().timestamp() - columns.updated_ts[row]) / 86400,
@@ -221,6 +225,13 @@ class HybridSearcher:
                 warnings.append(f"{unavailable.message}; keyword results only{hint}")
             return None
         return np.asarray(embedder.embed_query(query), dtype=np.float32)
+
+    def _cross_scale(self) -> float:
+        """What undoes the ensemble's weighting of a cross-script cosine: 1 / √(1 − w) for the default
+        MiniLM + USE pair (see relevance.CROSS_SCRIPT), 1 for a single model."""
+        embedder = self.embedder.get() if self.embedder.loaded else None
+        weight = getattr(embedder, "latin_weight", None)
+        return 1.0 / math.sqrt(1.0 - weight) if weight is not None and weight < 1.0 else 1.0
 
     def _languages(self) -> frozenset[str]:
         """The scripts the loaded embedder reads (keyword-only: any, since no vector is trusted anyway)."""
@@ -297,6 +308,19 @@ def _keyword_candidates(indexes: list[MemoryIndex], terms: list[tuple[str, bool]
     return Candidates.concat(
         _keyed(position, index.keyword_candidates(terms, limit)) for position, index in enumerate(indexes)
     )
+
+
+def _other_script(indexes: list[MemoryIndex], vector: Ranked, query_script: str) -> np.ndarray:
+    """Per memory of the vector list: is its best chunk in the other script than the query (Latin vs not)?"""
+    latin_query = query_script == "latin"
+    cross = np.zeros(len(vector), dtype=bool)
+    for position, index in enumerate(indexes):
+        mine = np.flatnonzero((vector.chunks >> KEY_SHIFT) == position)
+        if not len(mine):
+            continue
+        scripts = index.chunk_scripts(int(key) & ROWID_MASK for key in vector.chunks[mine])
+        cross[mine] = [(scripts.get(int(key) & ROWID_MASK) == "latin") != latin_query for key in vector.chunks[mine]]
+    return cross
 
 
 def _keyed(position: int, found: Candidates) -> Candidates:

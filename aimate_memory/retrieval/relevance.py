@@ -50,6 +50,13 @@ CALIBRATION: dict[str, Calibration] = {
     "latin": Calibration(unrelated=0.10, same=0.70),
     "cjk": Calibration(unrelated=0.10, same=0.70),
 }
+# Across scripts (an English query and a Chinese memory, or the other way round) only USE reads both, and
+# the ensemble's cosine is USE's scaled by √(1 − w) (embedding/auto_provider.py), so the cosine is first
+# divided by that (`cross_scale`). USE's cross-language cosines of unrelated texts sit higher than within
+# one language; on MADial's translated pairs (scripts/eval_floor.py --dataset madial-zh-en / madial-en-zh,
+# floor 0.1) this yardstick keeps R@10 .479 / .500 of .520 / .554 and answers 76 % / 82 % of questions asked
+# against another user's memories; unrelated=0.10 kept all recall and answered 100 %, 0.30 kept .345 / .401.
+CROSS_SCRIPT = Calibration(unrelated=0.20, same=0.70)
 
 
 def calibration_for(query_script: str) -> Calibration:
@@ -111,10 +118,27 @@ def aligned(ids: np.ndarray, list_ids: np.ndarray, values: np.ndarray) -> np.nda
     return out
 
 
-def evidence(ids: np.ndarray, cosines: Ranked, keyword: Ranked, query_script: str, vectors_trusted: bool) -> Evidence:
-    """The evidence for each of ``ids`` from the vector list (raw cosines) and the keyword list (0–1 evidence)."""
+def cross_script_evidence(cosines: np.ndarray, cross_scale: float) -> np.ndarray:
+    """0–1 evidence from the cosines of memories in the other script (see `CROSS_SCRIPT`)."""
+    return CROSS_SCRIPT.evidence(np.asarray(cosines, dtype=np.float64) * cross_scale)
+
+
+def evidence(
+    ids: np.ndarray,
+    cosines: Ranked,
+    keyword: Ranked,
+    query_script: str,
+    vectors_trusted: bool,
+    cross: np.ndarray | None = None,
+    cross_scale: float = 1.0,
+) -> Evidence:
+    """The evidence for each of ``ids`` from the vector list (raw cosines) and the keyword list (0–1 evidence).
+    ``cross[i]``: the vector list's i-th memory is in the other script than the query (Latin vs CJK)."""
     if vectors_trusted:
-        v = aligned(ids, cosines.ids, vector_evidence(cosines.scores, query_script))
+        values = vector_evidence(cosines.scores, query_script)
+        if cross is not None and cross.any():
+            values = np.where(cross, cross_script_evidence(cosines.scores, cross_scale), values)
+        v = aligned(ids, cosines.ids, values)
     else:
         v = np.full(len(ids), np.nan)
     k = aligned(ids, keyword.ids, keyword.scores)

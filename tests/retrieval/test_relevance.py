@@ -1,14 +1,18 @@
 """Absolute relevance: the same yardstick for every query (pure functions, no disk)."""
 
+import math
+
 import numpy as np
 import pytest
 
 from aimate_memory.retrieval.fusion import Ranked
 from aimate_memory.retrieval.relevance import (
     CALIBRATION,
+    CROSS_SCRIPT,
     aligned,
     calibration_for,
     combine,
+    cross_script_evidence,
     evidence,
     keyword_evidence,
     passes,
@@ -73,3 +77,15 @@ def test_evidence_is_aligned_to_ids_in_any_order():
     assert evidence(ids, cosines, keyword, "latin", vectors_trusted=False).relevance.tolist() == pytest.approx(
         [0.0, 1.0, 0.5]
     )
+
+
+def test_cross_script_cosines_are_read_on_uses_own_scale() -> None:
+    scale = 1 / math.sqrt(1 - 0.8)  # the default pair's weighting, undone
+    # An English query and a Chinese memory: a cosine of .173 is USE's .387 — evidence, not noise.
+    assert cross_script_evidence(np.array([0.173]), scale)[0] > 0.3
+    assert cross_script_evidence(np.array([CROSS_SCRIPT.unrelated / scale]), scale)[0] == 0.0
+    ids = np.array([1, 2])
+    vector = Ranked(ids, np.array([0.173, 0.173]), ids.copy())
+    keyword = Ranked(np.array([], dtype=np.int64), np.array([]), np.array([], dtype=np.int64))
+    found = evidence(ids, vector, keyword, "latin", True, np.array([True, False]), scale)
+    assert found.vector[0] > found.vector[1]  # the same cosine says more across scripts

@@ -62,3 +62,16 @@ def test_the_fresh_vaults_placeholder_is_not_an_answer(cli_vectors) -> None:
         found = cli_vectors("mem", "search", question, "--json")
         assert found.code == 0, found.err
         assert all(not hit["path"].startswith("core/") for hit in found.json()), question
+
+
+@pytest.mark.slow
+def test_a_question_in_one_language_finds_a_memory_written_in_the_other(cli_vectors) -> None:
+    cli_vectors("mem", "init")
+    cli_vectors("mem", "add", "选用 Redis 做会话缓存", "--body", "我们决定用 Redis：延迟低，支持过期。")
+    cli_vectors("mem", "add", "Fix the flaky login test", "--body", "The login test fails on CI when the clock drifts.")
+    english = cli_vectors("mem", "search", "which cache did we choose for sessions", "--json").json()
+    assert [hit["title"] for hit in english][:1] == ["选用 Redis 做会话缓存"]
+    chinese = cli_vectors("mem", "search", "登录测试为什么失败", "--json").json()
+    assert [hit["title"] for hit in chinese][:1] == ["Fix the flaky login test"]
+    for unrelated in ("quantum chromodynamics lattice", "量子色动力学的格点计算"):
+        assert cli_vectors("mem", "search", unrelated, "--json").json() == []

@@ -74,3 +74,15 @@ def cli(home: Path, workdir: Path):
 def cli_vectors(home: Path, workdir: Path):
     """Like `cli`, with the real embedding models."""
     return make_runner(home, workdir, vectors=True)
+
+
+@pytest.fixture
+def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Isolate git from the machine: no global/system config, branch `main`, a fixed identity."""
+    global_config = tmp_path / "gitconfig"
+    global_config.write_text("[core]\n\tquotepath = false\n[init]\n\tdefaultBranch = main\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(global_config))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "Test Person")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.com")

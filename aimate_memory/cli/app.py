@@ -93,15 +93,30 @@ def main() -> None:
 
 
 def query_starting_with_dash(argv: list[str]) -> str | None:
-    """`search -foo` / `search "-foo bar"`: click reads the query as an unknown option; name it with a hint."""
-    for position, word in enumerate(argv):
-        if word in ("search", "recall"):
-            command = index_commands.search_command_options()
-            for arg in argv[position + 1 :]:
-                if arg == "--":
-                    return None
-                # A lone "-" is an argument to click, so it is searched as it is.
-                if arg.startswith("-") and arg != "-" and arg.split("=", 1)[0] not in command:
-                    return arg
+    """`search -foo` / `search "-foo bar"`: click reads the query as an unknown option; name it with a hint.
+    Only when `search`/`recall` is the command itself (`add search --body x` is not a search)."""
+    command = _command_word(argv)
+    if command not in ("search", "recall"):
+        return None
+    search = typer.main.get_command(mem).commands[command]  # type: ignore[attr-defined]
+    known = {name for param in search.params for name in (*param.opts, *param.secondary_opts)} | {"--help"}
+    for arg in argv[argv.index(command) + 1 :]:
+        if arg == "--":
             return None
+        # A lone "-" is an argument to click, so it is searched as it is.
+        if arg.startswith("-") and arg != "-" and arg.split("=", 1)[0] not in known:
+            return arg
+    return None
+
+
+def _command_word(argv: list[str]) -> str | None:
+    """The `mem` subcommand in `mem [--project PATH | --global | --debug] COMMAND …`, or None."""
+    if not argv or argv[0] != "mem":
+        return None
+    words = iter(argv[1:])
+    for word in words:
+        if word == "--project":
+            next(words, None)  # its value
+        elif not word.startswith("-"):
+            return word
     return None

@@ -155,15 +155,3 @@ def stats(no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
         table.add_row("embedder", f"{identity['embedder'] or 'none (keyword only)'} ({identity['dimension']}-d)")
         table.add_row("schema / tokenizer", f"{identity['schema']} / {identity['tokenizer']}")
         console.print(table)
-
-
-def search_command_options() -> set[str]:
-    """Every option string `search` accepts (for the `search -foo` hint)."""
-    import typer.main
-
-    command = typer.main.get_command_from_info(
-        commands.registered_commands[[c.callback for c in commands.registered_commands].index(search)],
-        pretty_exceptions_short=False,
-        rich_markup_mode=None,
-    )
-    return {name for param in command.params for name in (*param.opts, *param.secondary_opts)} | {"--help"}

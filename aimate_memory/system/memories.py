@@ -92,29 +92,29 @@ class MemoryActions(SearchActions):
         if looks_like_path(ref):
             return resolve_path(ref, self.vaults)
         candidates: list[tuple[str, tuple[Vault, str]]] = []
-        for index in self.indexes:
-            if index.exists:
-                candidates.extend((memory_id, (index.vault, path)) for memory_id, path in index.find_ids(ref))
+        indexed = [index for index in self.indexes if index.exists]
+        for index in indexed:
+            candidates.extend((memory_id, (index.vault, path)) for memory_id, path in index.find_ids(ref))
+        if not candidates and indexed:
+            titled = self._by_title(ref, self.query(MemoryFilter(statuses=())))
+            if titled is not None:
+                return titled
         if not candidates:
-            # Not indexed yet (a file made a moment ago, or no index): read the files.
+            # Not indexed yet (a file made a moment ago, or no index): read the files, once, for both.
             scanned = self.scan().memories
             candidates = [(m.id, (self.vault_for(m.scope), m.rel_path.as_posix())) for m in scanned]
             candidates = [(memory_id, found) for memory_id, found in candidates if memory_id.startswith(ref)]
-        if not candidates:
-            titled = self._by_title(ref)
-            if titled is not None:
-                return titled
+            if not candidates:
+                titled = self._by_title(ref, scanned)
+                if titled is not None:
+                    return titled
         vault, path = pick_by_id(ref, candidates)
         return vault, PurePosixPath(path)
 
-    def _by_title(self, title: str) -> tuple[Vault, PurePosixPath] | None:
-        """An exact (case-insensitive) title, from the index, else from the files (not indexed yet)."""
-        indexed = self.query(MemoryFilter(statuses=())) if any(index.exists for index in self.indexes) else []
-        for memories in (indexed, self.scan().memories):
-            found = pick_by_title(title, [(m.title, m.id, m) for m in memories])
-            if found is not None:
-                return self.vault_for(found.scope), found.rel_path
-        return None
+    def _by_title(self, title: str, memories: list[Memory]) -> tuple[Vault, PurePosixPath] | None:
+        """The memory exactly (case-insensitively) titled `title`; several → an error listing them."""
+        found = pick_by_title(title, [(m.title, m.id, m) for m in memories])
+        return (self.vault_for(found.scope), found.rel_path) if found is not None else None
 
     # -- writing -------------------------------------------------------------------------------
 

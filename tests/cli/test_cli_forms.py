@@ -109,6 +109,7 @@ def test_list_dates_limit_and_json_everywhere(cli) -> None:
     assert cli("mem", "config", "get", "short_term.default_ttl_days", "--json").json() == 14
     assert cli("mem", "config", "get", "short_term.default_ttl_days", "--as-json").json() == 14
     assert cli("mem", "fix", "--dry-run", "--json").json()["changes"] == []
+    assert cli("mem", "add", "search", "--category", "x", "--body", "a title that is a command's name").code == 0
     dash = cli("mem", "search", "-foo")
     assert dash.code == 2 and "use -- before a query" in dash.err
     assert cli("mem", "search", "--json", "--", "-foo bar").code == 0

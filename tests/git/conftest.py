@@ -13,15 +13,8 @@ from aimate_memory.vault.roots import Roots
 
 
 @pytest.fixture(autouse=True)
-def git_identity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Isolate git from the machine: no global/system config, a fixed identity."""
-    global_config = tmp_path / "gitconfig"
-    global_config.write_text("[core]\n\tquotepath = false\n[init]\n\tdefaultBranch = main\n", encoding="utf-8")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(global_config))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "Test Person")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.com")
+def git_identity(isolated_git: None) -> None:
+    """Every git test runs with git isolated from the machine (tests/conftest.py)."""
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> str:

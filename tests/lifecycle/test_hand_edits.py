@@ -22,15 +22,7 @@ PASSWORD = "hunter2hunter2"
 TTL = "0.00001"  # days: under a second, so the memory is due at once
 
 
-@pytest.fixture(autouse=True)
-def git_identity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = tmp_path / "gitconfig"
-    config.write_text("[init]\n\tdefaultBranch = main\n", encoding="utf-8")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "Test Person")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.com")
+pytestmark = pytest.mark.usefixtures("isolated_git")
 
 
 def git(root: Path, *args: str) -> str:

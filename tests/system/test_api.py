@@ -85,3 +85,17 @@ def test_read_is_a_use_and_search_is_not(project: Path) -> None:
         assert journal.tally()[0][note.id].count == 5
         plan = system.maintain(dry_run=True)
         assert [action.kind for run in plan for action in run.actions] == ["promote"]
+
+
+def test_list_on_a_fresh_home_syncs_first_like_the_cli(project: Path) -> None:
+    # No sync has ever run: there is no index yet. `list` used to read it anyway ("no such table").
+    with MemorySystem.open(project=project) as system:
+        assert not any(index.exists for index in system.indexes)
+        task = system.add("修复登录测试 / fix the login test", "CI 上失败", layer="short_term", category="task")
+        kept = system.add("Prefer tabs", layer="core", category="preference", scope="global")
+        listed = system.list()
+        assert {memory.id for memory in listed} >= {task.id, kept.id}
+        later = system.add("Second task", "later", layer="short_term", category="task")
+        assert later.id in {memory.id for memory in system.list()}  # fresh without a sync() of one's own
+        stale = system.list(sync=False)  # as the index is, for a caller that synced itself
+        assert {memory.id for memory in stale} == {memory.id for memory in system.list()}

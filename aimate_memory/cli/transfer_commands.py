@@ -47,13 +47,21 @@ def export(
 
 @commands.command("import")
 def import_command(
-    file: Path = typer.Argument(..., help="A JSON Lines export (`-` for stdin)."),
+    file: Path = typer.Argument(
+        ..., help="A JSON Lines export (`-` for stdin); with --from, the other tool's file or folder."
+    ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Report what would happen; write nothing."),
     update: bool = typer.Option(False, "--update", help="Replace memories whose id exists with other content."),
-    source: str = typer.Option(None, "--from", help="Read another tool's file: claude | mcp-memory-json."),
+    source: str = typer.Option(
+        None,
+        "--from",
+        help="Read what another tool keeps: claude (CLAUDE.md, MEMORY.md) | basic-memory (a folder of notes) | "
+        "mcp-memory-json (the MCP memory server's file) | cline (a memory-bank folder).",
+    ),
     as_json: bool = JSON,
 ) -> None:
-    """Import memories (ids kept; the same file twice changes nothing); bad lines are reported by number."""
+    """Import memories (ids kept; the same input twice changes nothing); bad lines or files are reported by
+    where they are, the rest is imported."""
     system = open_system()
     if source is not None:
         report = system.import_from(source, file, dry_run=dry_run, update=update)
@@ -75,12 +83,12 @@ def _finish(system: MemorySystem, report: ImportReport, dry_run: bool, as_json: 
         system.sync()
     if as_json:
         print_json(report.to_dict())
-        return
-    for outcome in report.outcomes:
-        if outcome.action in ("error", "skipped"):
-            colour = "red" if outcome.action == "error" else "yellow"
-            what = f"line {outcome.line}: {outcome.id or ''} {outcome.detail}"
-            console.print(f"[{colour}]{outcome.action}[/] {escape(what)}")
-    console.print(f"import: {escape(report.summary())}")
-    if report.count("error"):
+    else:
+        for outcome in report.outcomes:
+            if outcome.action in ("error", "skipped"):
+                colour = "red" if outcome.action == "error" else "yellow"
+                what = f"{outcome.where()}: " + " ".join(part for part in (outcome.id, outcome.detail) if part)
+                console.print(f"[{colour}]{outcome.action}[/] {escape(what)}")
+        console.print(f"import: {escape(report.summary())}")
+    if report.count("error"):  # with --json too: a script sees that something was not imported
         raise typer.Exit(1)

@@ -3,20 +3,24 @@ vaults through the normal writer — every file atomic, one commit per vault for
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from aimate_memory.errors import AimateError, InvalidInputError
+from aimate_memory.errors import AimateError, InvalidInputError, MemoryFileError
 from aimate_memory.system.memories import MemoryActions
 from aimate_memory.vault.changes import ChangeSet, FileChange
+from aimate_memory.vault.codec import decode_memory_bytes
 from aimate_memory.vault.filters import parse_layer
+from aimate_memory.vault.importers import IMPORTERS, Importer, Source
 from aimate_memory.vault.layout import Layer, folder_for, memory_file_name
 from aimate_memory.vault.model import Memory, to_datetime
 from aimate_memory.vault.store import Vault
-from aimate_memory.vault.transfer import MemoryRecord, RecordError, parse_record, record_line
+from aimate_memory.vault.transfer import Entry, MemoryRecord, Problem, RecordError, parse_record, record_line
 from aimate_memory.vault.validate import check_writable_text
 
 ACTIONS = ("added", "updated", "unchanged", "skipped", "error")
@@ -24,16 +28,29 @@ ACTIONS = ("added", "updated", "unchanged", "skipped", "error")
 
 @dataclass(frozen=True)
 class ImportOutcome:
-    """What happened to one record: added | updated | unchanged | skipped | error (with the line number)."""
+    """What happened to one record: added | updated | unchanged | skipped | error (with where it was)."""
 
     line: int
     action: str
     id: str = ""
     path: str = ""
     detail: str = ""
+    source: str = ""  # the file it came from, when another tool's folder or file was imported
 
     def to_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "action": self.action, "id": self.id, "path": self.path, "detail": self.detail}
+        return {
+            "line": self.line,
+            "action": self.action,
+            "id": self.id,
+            "path": self.path,
+            "detail": self.detail,
+            "source": self.source,
+        }
+
+    def where(self) -> str:
+        """`line 3`, `notes/coffee.md`, `CLAUDE.md line 12`: where in the input it was."""
+        line = f"line {self.line}" if self.line else ""
+        return " ".join(part for part in (self.source, line) if part)
 
 
 @dataclass
@@ -92,51 +109,50 @@ class TransferActions(MemoryActions):
         kept; a record equal to the file on disk is `unchanged` (importing twice changes nothing); an id
         that exists with other content is `skipped` unless `update`. A line that is not a record, leaves
         the vault, or holds a secret is an `error` with its line number — the rest is imported."""
-        records = []
-        report = ImportReport(dry_run=dry_run)
+        entries, problems = [], []
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             try:
-                records.append((number, parse_record(line)))
+                entries.append(Entry(number, parse_record(line)))
             except RecordError as error:
-                report.outcomes.append(ImportOutcome(number, "error", detail=str(error)))
-        return self.import_records(records, report, update=update, scope=scope, source=source)
+                problems.append(Problem(number, str(error)))
+        return self.import_records(entries, problems, dry_run=dry_run, update=update, scope=scope, source=source)
 
     def import_from(self, kind: str, path: Path, *, dry_run: bool = False, update: bool = False) -> ImportReport:
-        """Import another tool's file (`vault/importers.py`: claude, mcp-memory-json); record n is line n."""
-        from aimate_memory.vault.importers import IMPORTERS
-
+        """Import what another tool keeps (`vault/importers.py`: claude, basic-memory, mcp-memory-json,
+        cline): a file, or for the folder importers every Markdown file under the folder. The disk is read
+        here, once; a file that cannot be read or parsed is an `error` naming it, the rest is imported."""
         if kind not in IMPORTERS:
             raise InvalidInputError(f"unknown importer {kind}", f"use one of: {', '.join(IMPORTERS)}")
-        try:
-            records = IMPORTERS[kind](Path(path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as error:
-            raise InvalidInputError(f"cannot read {path}: {error}", "give the tool's UTF-8 file") from error
-        except RecordError as error:
-            raise InvalidInputError(f"{path}: {error}", f"is it a {kind} file?") from error
-        numbered = list(enumerate(records, start=1))
-        return self.import_records(numbered, ImportReport(dry_run=dry_run), update=update, source=kind)
+        importer = IMPORTERS[kind]
+        source, unreadable = _read_source(Path(path), importer, self.config.get("storage.max_file_bytes"))
+        parsed = importer.parse(source)
+        problems = sorted([*unreadable, *parsed.problems], key=lambda p: (p.source, p.line))
+        return self.import_records(parsed.entries, problems, dry_run=dry_run, update=update, source=kind)
 
     def import_records(
         self,
-        records: Iterable[tuple[int, MemoryRecord]],
-        report: ImportReport | None = None,
+        entries: Iterable[Entry],
+        problems: Iterable[Problem] = (),
         *,
+        dry_run: bool = False,
         update: bool = False,
         scope: str | None = None,
         source: str = "import",
     ) -> ImportReport:
-        """`import_lines` for records already parsed (the importers' output); `report.dry_run` writes nothing."""
-        report = report or ImportReport()
+        """`import_lines` for records already parsed (the importers' output); `problems` (input that was
+        no record) are reported as errors first; `dry_run` writes nothing."""
+        report = ImportReport(dry_run=dry_run)
+        report.outcomes += [ImportOutcome(p.line, "error", detail=p.detail, source=p.source) for p in problems]
         existing = {memory.id: (vault, memory) for vault in self.vaults for memory in vault.scan().memories}
         pending: dict[str, _Pending] = {}
-        seen: dict[str, int] = {}
-        for number, record in records:
+        seen: dict[str, Entry] = {}
+        for entry in entries:
             try:
-                outcome = self._import_one(number, record, existing, seen, update, scope, report.dry_run, pending)
+                outcome = self._import_one(entry, existing, seen, update, scope, dry_run, pending)
             except AimateError as error:
-                outcome = ImportOutcome(number, "error", record.id, detail=error.message)
+                outcome = ImportOutcome(entry.line, "error", entry.record.id, detail=error.message, source=entry.source)
             report.outcomes.append(outcome)
         for item in pending.values():
             subject = f"memory: import {len(item.changes)} memories ({source})"
@@ -147,18 +163,21 @@ class TransferActions(MemoryActions):
 
     def _import_one(
         self,
-        number: int,
-        record: MemoryRecord,
+        entry: Entry,
         existing: dict[str, tuple[Vault, Memory]],
-        seen: dict[str, int],
+        seen: dict[str, Entry],
         update: bool,
         scope: str | None,
         dry_run: bool,
         pending: dict[str, _Pending],
     ) -> ImportOutcome:
+        record = entry.record
+        outcome = partial(ImportOutcome, entry.line, id=record.id, source=entry.source)
         if record.id in seen:
-            return ImportOutcome(number, "error", record.id, detail=f"id repeats line {seen[record.id]}")
-        seen[record.id] = number
+            first = seen[record.id]
+            where = f"{first.source} line {first.line}" if first.source else f"line {first.line}"
+            return outcome("error", detail=f"id repeats {where}")
+        seen[record.id] = entry
         check_writable_text({"title": record.title, "body": record.body})
         self.guard_secrets(f"{record.title}\n{record.body}")
         text = record.render()
@@ -166,10 +185,10 @@ class TransferActions(MemoryActions):
             vault, memory = existing[record.id]
             rel_path, action = memory.rel_path, "updated"
             if vault.abs_path(rel_path).read_bytes() == text.encode("utf-8"):
-                return ImportOutcome(number, "unchanged", record.id, rel_path.as_posix())
+                return outcome("unchanged", path=rel_path.as_posix())
             if not update:
                 detail = "exists with other content; --update replaces it"
-                return ImportOutcome(number, "skipped", record.id, rel_path.as_posix(), detail)
+                return outcome("skipped", path=rel_path.as_posix(), detail=detail)
         else:
             vault = self.vault_for(record.scope or scope)
             rel_path, action = _free_path(vault, record), "added"
@@ -178,7 +197,53 @@ class TransferActions(MemoryActions):
             pending.setdefault(vault.scope.value, _Pending(vault)).changes.append(
                 FileChange("add" if action == "added" else "update", rel_path, f"{action} by import")
             )
-        return ImportOutcome(number, action, record.id, rel_path.as_posix())
+        return outcome(action, path=rel_path.as_posix())
+
+
+def _read_source(path: Path, importer: Importer, max_bytes: int) -> tuple[Source, list[Problem]]:
+    """The importer's input from disk: one file as it is, or every Markdown file under a folder (hidden
+    folders and symlinks left out) within the memory-file limits; a file that cannot be read is a
+    problem naming it, not the end of the import."""
+    expects = importer.expects
+    if not path.exists():
+        raise InvalidInputError(f"no such file or folder: {path}", f"give {expects}")
+    if path.is_dir():
+        if not importer.folder:
+            raise InvalidInputError(f"{path} is a folder", f"give {expects}")
+        files: dict[str, str] = {}
+        problems = []
+        for file in _markdown_files(path):
+            name = file.relative_to(path).as_posix()
+            try:
+                files[name] = decode_memory_bytes(file.read_bytes(), file, max_bytes)
+            except MemoryFileError as error:
+                problems.append(Problem(error.line or 0, error.reason, name))
+            except OSError as error:
+                problems.append(Problem(0, f"cannot read: {error.strerror or error}", name))
+        if not files and not problems:
+            raise InvalidInputError(f"no Markdown files under {path}", f"give {expects}")
+        return Source(files, PurePosixPath(path.resolve().as_posix())), problems
+    if importer.folder:
+        # One note alone would be named by its file name, not its path in the folder: another id, a duplicate.
+        raise InvalidInputError(f"{path} is not a folder", f"give {expects}")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InvalidInputError(f"cannot read {path}: {error}", f"give {expects}, as UTF-8") from error
+    return Source({path.name: text}, PurePosixPath(path.resolve().parent.as_posix())), []
+
+
+def _markdown_files(folder: Path) -> list[Path]:
+    found = []
+    for root, dirs, names in os.walk(folder):  # symlinked folders are not followed
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        base = Path(root)
+        found += [
+            base / name
+            for name in sorted(names)
+            if name.lower().endswith(".md") and not name.startswith(".") and not (base / name).is_symlink()
+        ]
+    return found
 
 
 def _free_path(vault: Vault, record: MemoryRecord) -> PurePosixPath:

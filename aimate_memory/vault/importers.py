@@ -1,10 +1,28 @@
-"""Importers for what people already have (pure: text in, records out). Ids are derived from the source and
-the entry's name (uuid5), so importing the same file twice changes nothing.
+"""Importers for what people already have (pure: files' text in, records out). Every importer takes a
+`Source` — each file's text by its path relative to the folder given — and returns `Parsed`: the records
+(each with the file and line it came from) and the problems, by file and line, so one broken file never
+stops the rest. Reading the disk happens once, at the edge (`system/transfer.py`). Ids are uuid5 of the
+source and the entry's name, so importing the same input twice changes nothing.
 
-- `claude`: a Claude Code `CLAUDE.md` or auto-memory `MEMORY.md` — one memory per `##` section (or `#` when
-  there is none); a heading about rules, preferences, conventions or style goes to core, the rest long-term.
-- `mcp-memory-json`: the official MCP memory server's JSON Lines — one memory per entity, its observations
-  as the body, its relations listed under them.
+- `claude` (a file): a Claude Code `CLAUDE.md` or auto-memory `MEMORY.md` — one memory per `##` section
+  (or `#` when there is none); a heading about rules, preferences, conventions or style goes to core, the
+  rest long-term.
+- `basic-memory` (a folder of notes): one long-term memory per note, the body as written
+  (observations `- [category] text #tag`, relations `- relation_type [[Target]]`). Title from the
+  frontmatter (else the file name); the id from the `permalink` (else the path), which is kept as a key;
+  tags from the frontmatter, the note's `type` (other than the default `note`) and the observations'
+  `#tags`. A relation or `[[link]]` to another note of the same import becomes `related` (its id). `type:
+  decision` / `project` choose that category, anything else is knowledge. `created` becomes `created_at`;
+  `modified` and other keys are kept as written (`modified` is not `updated_at`: an old note would
+  otherwise be archived as idle the day it arrives), a key the tool owns (`status`, `source`, …) gets a
+  `basic_memory_` prefix.
+- `mcp-memory-json` (a file): the official MCP memory server's JSON Lines — one memory per entity, its
+  observations as the body, its relations listed under them; a line that is not JSON is reported.
+- `cline` (a `memory-bank` folder): one memory per file, the body as written, titled by
+  its first `#` heading and the project (the folder holding `memory-bank/`). What stays true goes
+  long-term — `projectbrief`, `productContext` (project), `systemPatterns`, `techContext` and any other
+  file (knowledge); what describes the moment goes short-term and expires like any short-term note —
+  `activeContext` (context), `progress` (task). The id is the project and the file's path in the bank.
 """
 
 from __future__ import annotations
@@ -12,76 +30,320 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
 
+from aimate_memory.errors import MemoryFileError
+from aimate_memory.vault.codec import parse_document
 from aimate_memory.vault.hashing import content_hash
-from aimate_memory.vault.transfer import MemoryRecord, RecordError
+from aimate_memory.vault.layout import Layer
+from aimate_memory.vault.model import to_datetime
+from aimate_memory.vault.store import KEY_ORDER
+from aimate_memory.vault.transfer import Entry, MemoryRecord, Problem, to_json_value
 
 NAMESPACE = uuid.UUID("6f1d2a8e-4b1c-5d3e-9f7a-0c2b4e6d8a10")
 CORE_HEADING = re.compile(r"rule|preference|convention|style|guideline|规则|偏好|约定|风格|规范", re.IGNORECASE)
 _HEADING = re.compile(r"^(#{1,2})\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_FIRST_TITLE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+# Frontmatter keys the tool gives a meaning to; another tool's key of that name must not take it over.
+OWN_KEYS = frozenset(KEY_ORDER) | {"supersedes", "superseded_by", "archived_at", "promoted_at"}
 
 
-def _record(kind: str, name: str, body: str, *, core: bool = False, tags: list[str] | None = None) -> MemoryRecord:
+@dataclass(frozen=True)
+class Source:
+    """What was given: each file's text by its POSIX path relative to `folder` (a file importer's one file:
+    its name), and `folder` itself — the resolved folder, whose name the cline importer needs."""
+
+    files: Mapping[str, str]
+    folder: PurePosixPath = field(default_factory=lambda: PurePosixPath("."))
+
+
+@dataclass
+class Parsed:
+    entries: list[Entry] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Importer:
+    parse: Callable[[Source], Parsed]
+    folder: bool  # True: every Markdown file under a folder; False: one file
+    expects: str  # what PATH should be, for the error hint
+
+
+@dataclass(frozen=True)
+class Placement:
+    layer: Layer
+    category: str
+    importance: int = 3
+
+
+def _record(
+    kind: str,
+    name: str,
+    body: str,
+    *,
+    title: str | None = None,
+    placement: Placement | None = None,
+    tags: list[str] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> MemoryRecord:
+    """A memory record; `name` makes the id (stable across imports), `extra` adds keys — the tool's own in
+    the order it writes them, another tool's after them."""
+    place = placement or Placement(Layer.LONG_TERM, "knowledge")
     body = body.strip() + "\n"
-    frontmatter = {
-        "id": str(uuid.uuid5(NAMESPACE, f"{kind}:{name}")),
-        "type": "core" if core else "long_term",
-        "category": "rule" if core else "knowledge",
-        "title": name,
-        "tags": [f"imported-{kind}", *(tags or [])],
+    frontmatter: dict[str, Any] = {
+        "id": memory_id(kind, name),
+        "type": place.layer.value,
+        "category": place.category,
+        "title": title or name,
+        "tags": list(dict.fromkeys([f"imported-{kind}", *(tags or [])])),
         "status": "active",
-        "importance": 4 if core else 3,
+        "importance": place.importance,
         "content_hash": content_hash(body),
         "source": f"import:{kind}",
+        **(extra or {}),
     }
-    return MemoryRecord(frontmatter, body)
+    order = {key: number for number, key in enumerate(KEY_ORDER)}
+    keys = sorted(frontmatter, key=lambda key: order.get(key, len(order)))  # stable: others keep their order
+    return MemoryRecord({key: frontmatter[key] for key in keys}, body)
 
 
-def from_claude(text: str) -> list[MemoryRecord]:
-    """One record per `##` section (or `#` when the file has no `##`); text before the first heading is
-    its own record titled by the file's top heading, when it holds anything."""
-    level = "##" if re.search(r"^##\s", text, re.MULTILINE) else "#"
-    headings = [m for m in _HEADING.finditer(text) if m.group(1) == level]
-    records = []
-    for number, match in enumerate(headings):
-        end = headings[number + 1].start() if number + 1 < len(headings) else len(text)
-        body = text[match.end() : end].strip()
-        if body:
-            title = match.group(2)
-            records.append(_record("claude", title, body, core=bool(CORE_HEADING.search(title))))
-    return records
+def memory_id(kind: str, name: str) -> str:
+    return str(uuid.uuid5(NAMESPACE, f"{kind}:{name}"))
 
 
-def from_mcp_memory_json(text: str) -> list[MemoryRecord]:
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+# -- claude ------------------------------------------------------------------------------------------
+
+
+def from_claude(source: Source) -> Parsed:
+    """One record per `##` section (or `#` when the file has no `##`) that holds anything."""
+    parsed = Parsed()
+    for name, text in source.files.items():
+        level = "##" if re.search(r"^##\s", text, re.MULTILINE) else "#"
+        headings = [m for m in _HEADING.finditer(text) if m.group(1) == level]
+        for number, match in enumerate(headings):
+            end = headings[number + 1].start() if number + 1 < len(headings) else len(text)
+            body = text[match.end() : end].strip()
+            if body:
+                title = match.group(2)
+                core = CORE_HEADING.search(title)
+                placement = Placement(Layer.CORE, "rule", 4) if core else None
+                record = _record("claude", title, body, placement=placement)
+                parsed.entries.append(Entry(_line_of(text, match.start()), record, name))
+    return parsed
+
+
+# -- mcp-memory-json ---------------------------------------------------------------------------------
+
+
+def from_mcp_memory_json(source: Source) -> Parsed:
     """Entities (with observations) and relations, one JSON object per line, as the server stores them."""
-    entities: dict[str, tuple[str, list[str]]] = {}
-    relations: dict[str, list[str]] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    parsed = Parsed()
+    for name, text in source.files.items():
+        entities: dict[str, tuple[int, str, list[str]]] = {}
+        relations: dict[str, list[str]] = {}
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError as error:
+                parsed.problems.append(Problem(number, f"not JSON: {error.msg}", name))
+                continue
+            if not isinstance(item, dict):
+                parsed.problems.append(Problem(number, "not an entity or a relation", name))
+            elif item.get("type") == "entity" and item.get("name"):
+                observations = [str(o) for o in item.get("observations") or []]
+                entities[str(item["name"])] = (number, str(item.get("entityType") or ""), observations)
+            elif item.get("type") == "relation" and item.get("from") and item.get("to"):
+                relation = f"{item.get('relationType', 'relates to')} {item['to']}"
+                relations.setdefault(str(item["from"]), []).append(relation)
+        for entity, (number, kind, observations) in entities.items():
+            lines = [f"- {observation}" for observation in observations]
+            if relations.get(entity):
+                lines += ["", "Relations:", *(f"- {relation}" for relation in relations[entity])]
+            body = "\n".join(lines) or f"# {entity}"
+            record = _record("mcp-memory", entity, body, tags=[kind] if kind else [])
+            parsed.entries.append(Entry(number, record, name))
+    return parsed
+
+
+# -- basic-memory ------------------------------------------------------------------------------------
+
+# basic-memory's `type` → the category here (anything else: knowledge); its default `note` is no tag.
+BASIC_MEMORY_CATEGORIES = {"decision": "decision", "project": "project"}
+BASIC_MEMORY_DEFAULT_TYPE = "note"
+_LIST_ITEM = re.compile(r"^\s*[-*+]\s+(.+?)\s*$")
+_OBSERVATION = re.compile(r"^\[([^\[\]()]+)\]\s+(.+)$")
+_CONTEXT = re.compile(r"\s*\([^()]*\)$")
+# An inline tag starts with a letter of any script (`#缓存`, `#security`); `#42` in "PR #42" stays text.
+_INLINE_TAG = re.compile(r"(?:^|(?<=\s))#([^\W\d_][\w/-]*)")
+_WIKI_LINK = re.compile(r"\[\[([^\[\]]+)\]\]")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass(frozen=True)
+class _Note:
+    path: str
+    meta: dict[str, Any]
+    body: str
+    title: str
+    permalink: str | None
+
+    @property
+    def name(self) -> str:
+        """What the id is made of: the permalink (stable when the file moves), else the path."""
+        return self.permalink or PurePosixPath(self.path).with_suffix("").as_posix()
+
+
+def from_basic_memory(source: Source) -> Parsed:
+    """One record per note; a note whose frontmatter does not parse is a problem, the others import."""
+    parsed = Parsed()
+    notes: list[_Note] = []
+    for path, text in source.files.items():
         try:
-            item = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise RecordError(f"line {number}: not JSON: {error.msg}") from error
-        if item.get("type") == "entity" and item.get("name"):
-            entities[str(item["name"])] = (
-                str(item.get("entityType") or ""),
-                [str(o) for o in item.get("observations") or []],
-            )
-        elif item.get("type") == "relation" and item.get("from") and item.get("to"):
-            relations.setdefault(str(item["from"]), []).append(f"{item.get('relationType', 'relates to')} {item['to']}")
-    records = []
-    for name, (kind, observations) in entities.items():
-        lines = [f"- {observation}" for observation in observations]
-        if relations.get(name):
-            lines += ["", "Relations:", *(f"- {relation}" for relation in relations[name])]
-        body = "\n".join(lines) or f"# {name}"
-        records.append(_record("mcp-memory", name, body, tags=[kind] if kind else []))
-    return records
+            doc = parse_document(text, Path(path))  # the path only names the file in an error
+        except MemoryFileError as error:
+            parsed.problems.append(Problem(error.line or 0, error.reason, path))
+            continue
+        meta = to_json_value(dict(doc.meta))
+        if not doc.body.strip() and not meta:
+            continue  # an empty file holds nothing to import
+        title = str(meta.get("title") or "").strip() or PurePosixPath(path).stem
+        permalink = str(meta["permalink"]).strip() if meta.get("permalink") else None
+        notes.append(_Note(path, meta, doc.body, title, permalink))
+    ids: dict[str, str] = {}  # title or permalink (case folded) → id: basic-memory links by either
+    for note in notes:
+        note_id = memory_id("basic-memory", note.name)
+        ids.setdefault(note.title.casefold(), note_id)
+        if note.permalink:
+            ids.setdefault(note.permalink.casefold(), note_id)
+    for note in notes:
+        parsed.entries.append(Entry(1, _basic_memory_record(note, ids), note.path))
+    return parsed
 
 
-IMPORTERS: dict[str, Callable[[str], list[MemoryRecord]]] = {
-    "claude": from_claude,
-    "mcp-memory-json": from_mcp_memory_json,
+def _basic_memory_record(note: _Note, ids: Mapping[str, str]) -> MemoryRecord:
+    meta = note.meta
+    kind = str(meta.get("type") or BASIC_MEMORY_DEFAULT_TYPE).strip()
+    inline_tags, targets = _tags_and_links(note.body)
+    type_tag = [kind] if kind.casefold() != BASIC_MEMORY_DEFAULT_TYPE else []
+    tags = [*_tag_list(meta.get("tags")), *type_tag, *inline_tags]
+    extra: dict[str, Any] = {}
+    created = to_datetime(meta.get("created"))
+    if created is not None:
+        extra["created_at"] = created.isoformat()
+    own_id = memory_id("basic-memory", note.name)
+    related = [ids[target.casefold()] for target in targets if target.casefold() in ids]
+    related = [item for item in dict.fromkeys(related) if item != own_id]
+    if related:
+        extra["related"] = related
+    for key, value in meta.items():
+        if key in ("title", "type", "tags") or (key == "created" and created is not None):
+            continue
+        extra[f"basic_memory_{key}" if key in OWN_KEYS else key] = value
+    placement = Placement(Layer.LONG_TERM, BASIC_MEMORY_CATEGORIES.get(kind.casefold(), "knowledge"))
+    body = note.body if note.body.strip() else f"# {note.title}"
+    return _record("basic-memory", note.name, body, title=note.title, placement=placement, tags=tags, extra=extra)
+
+
+def _tag_list(value: Any) -> list[str]:
+    """basic-memory's `tags`: a list, or one comma-separated string; a leading `#` is dropped."""
+    items = value if isinstance(value, list) else str(value or "").split(",")
+    return [tag for tag in (str(item).strip().lstrip("#").strip() for item in items) if tag]
+
+
+def _tags_and_links(body: str) -> tuple[list[str], list[str]]:
+    """The observations' `#tags` and every `[[link]]` target (relations and links in prose), outside code."""
+    tags: list[str] = []
+    targets: list[str] = []
+    for line in _prose_lines(body):
+        targets += [match.split("|")[0].strip() for match in _WIKI_LINK.findall(line)]
+        item = _LIST_ITEM.match(line)
+        if item is None or item.group(1).startswith("[["):
+            continue
+        content = item.group(1)
+        observation = _OBSERVATION.match(content)
+        if observation is not None:
+            if _is_task_marker(observation.group(1)):
+                continue  # a checkbox is a task, not an observation (as basic-memory reads it)
+            content = observation.group(2)
+        tags += _INLINE_TAG.findall(_CONTEXT.sub("", content))
+    return tags, [target for target in targets if target]
+
+
+def _is_task_marker(category: str) -> bool:
+    """`- [ ] todo`, `- [x] done`, `- [-]`, `- [/]`: checkboxes, not observation categories."""
+    category = category.strip()
+    return len(category) <= 1 and (category in ("", "x", "X") or not category.isalnum())
+
+
+def _prose_lines(body: str) -> Iterator[str]:
+    fenced = False
+    for line in body.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            yield line
+
+
+# -- cline -------------------------------------------------------------------------------------------
+
+# Cline's memory bank, by file name (case folded, no suffix): where each file's memory goes.
+CLINE_FILES: dict[str, Placement] = {
+    "projectbrief": Placement(Layer.LONG_TERM, "project", 4),
+    "productcontext": Placement(Layer.LONG_TERM, "project"),
+    "systempatterns": Placement(Layer.LONG_TERM, "knowledge"),
+    "techcontext": Placement(Layer.LONG_TERM, "knowledge"),
+    "activecontext": Placement(Layer.SHORT_TERM, "context"),
+    "progress": Placement(Layer.SHORT_TERM, "task"),
+}
+CLINE_OTHER = Placement(Layer.LONG_TERM, "knowledge")
+CLINE_BANK_NAMES = ("memory-bank", "memory_bank", "memorybank")
+
+
+def from_cline(source: Source) -> Parsed:
+    """One record per non-empty Markdown file of the bank (subfolders too)."""
+    parsed = Parsed()
+    project = cline_project(source.folder)
+    for path, text in source.files.items():
+        if not text.strip():
+            continue
+        stem = PurePosixPath(path).stem
+        heading = _FIRST_TITLE.search(text)
+        title = heading.group(1) if heading else _words(stem)
+        if project and project.casefold() not in title.casefold():
+            title = f"{title} ({project})"
+        placement = CLINE_FILES.get(stem.casefold(), CLINE_OTHER)
+        tags = ["memory-bank", *([project] if project else [])]
+        record = _record("cline", f"{project}/{path}", text, title=title, placement=placement, tags=tags)
+        parsed.entries.append(Entry(1, record, path))
+    return parsed
+
+
+def cline_project(folder: PurePosixPath) -> str:
+    """The project a bank belongs to: the folder holding `memory-bank/`, else the folder given."""
+    if folder.name.casefold() in CLINE_BANK_NAMES:
+        return folder.parent.name
+    return folder.name
+
+
+def _words(stem: str) -> str:
+    """`activeContext` → `Active context`, `api-notes` → `Api notes`."""
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])|[-_]+", " ", stem).strip()
+    return spaced[:1].upper() + spaced[1:].lower() if spaced else stem
+
+
+IMPORTERS: dict[str, Importer] = {
+    "claude": Importer(from_claude, folder=False, expects="a CLAUDE.md or MEMORY.md file"),
+    "basic-memory": Importer(from_basic_memory, folder=True, expects="a basic-memory project folder"),
+    "mcp-memory-json": Importer(from_mcp_memory_json, folder=False, expects="the MCP memory server's file"),
+    "cline": Importer(from_cline, folder=True, expects="a Cline memory-bank folder"),
 }

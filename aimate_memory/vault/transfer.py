@@ -48,9 +48,28 @@ class MemoryRecord:
         return self.document().render()
 
 
+@dataclass(frozen=True)
+class Entry:
+    """A record and where it came from: `line` of the input (a JSON Lines line, or where an importer found
+    it), in `source` — the file within a folder that was imported (empty for a single file)."""
+
+    line: int
+    record: MemoryRecord
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Input that is not a record: the line (0: the whole file) of `source`, and why."""
+
+    line: int
+    detail: str
+    source: str = ""
+
+
 def record_line(scope: str, path: PurePosixPath, meta: Any, body: str) -> str:
     """One export line (no newline) for a memory file's frontmatter mapping and body."""
-    record = {"scope": scope, "path": path.as_posix(), "frontmatter": _to_json(meta), "body": body}
+    record = {"scope": scope, "path": path.as_posix(), "frontmatter": to_json_value(meta), "body": body}
     return json.dumps(record, ensure_ascii=False)
 
 
@@ -90,11 +109,12 @@ def _scope(value: Any) -> str | None:
     raise RecordError(f"scope {value!r} is neither global nor project")
 
 
-def _to_json(value: Any) -> Any:
+def to_json_value(value: Any) -> Any:
+    """A frontmatter value as JSON data: mappings and lists recursively, times as ISO strings."""
     if isinstance(value, dict):
-        return {str(key): _to_json(item) for key, item in value.items()}
+        return {str(key): to_json_value(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_to_json(item) for item in value]
+        return [to_json_value(item) for item in value]
     if isinstance(value, (datetime, date)):
         return value.isoformat()
     if value is None or isinstance(value, (bool, int, float)):

@@ -1,0 +1,99 @@
+"""`aimate mem import --from basic-memory|cline FOLDER` through the real CLI: idempotent, a bad file reported
+by name while the rest is imported, and what was imported is searchable."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from import_samples import BASIC_MEMORY, BASIC_MEMORY_GOOD, CLINE_BANK, CLINE_GOOD
+
+pytestmark = pytest.mark.slow  # ~10 CLI processes each
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    return root
+
+
+def commits(home: Path) -> int:
+    vault = home / "memory"
+    out = subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=vault, capture_output=True, text=True)
+    return int(out.stdout)
+
+
+def search_titles(cli, query: str) -> list[str]:
+    found = cli("mem", "search", query, "--json")
+    assert found.code == 0, found.err
+    return [hit["title"] for hit in found.json()]
+
+
+def test_import_a_basic_memory_folder(cli, home: Path, tmp_path: Path) -> None:
+    folder = write_tree(
+        tmp_path / "basic-memory",
+        {
+            **BASIC_MEMORY,
+            "latin1.md": "# Caf\xe9\n".encode("latin-1"),  # not UTF-8: reported, the rest imported
+            ".obsidian/workspace.md": "# not a note\n",  # hidden folders are another tool's state
+            "attachments/diagram.png": b"\x89PNG\r\n",
+        },
+    )
+    assert cli("mem", "init").code == 0
+    dry = cli("mem", "import", "--from", "basic-memory", str(folder), "--dry-run", "--json")
+    assert dry.json()["counts"]["added"] == BASIC_MEMORY_GOOD and dry.json()["commits"] == []
+    assert cli("mem", "list", "--layer", "long_term", "--json").json() == []  # nothing written
+    before = commits(home)
+    done = cli("mem", "import", "--from", "basic-memory", str(folder))
+    assert done.code == 1  # some files were not imported
+    assert f"{BASIC_MEMORY_GOOD} added, 2 error" in done.out
+    assert "error broken.md line 3" in done.out and "error latin1.md line 1" in done.out
+    assert commits(home) == before + 1  # one commit for the whole import
+    again = cli("mem", "import", "--from", "basic-memory", str(folder), "--json")
+    report = again.json()
+    assert again.code == 1  # --json says it too
+    assert report["counts"] == {"added": 0, "updated": 0, "unchanged": BASIC_MEMORY_GOOD, "skipped": 0, "error": 2}
+    assert {o["source"] for o in report["outcomes"] if o["action"] == "error"} == {"broken.md", "latin1.md"}
+    assert commits(home) == before + 1  # the same folder twice changes nothing
+    assert set(search_titles(cli, "PostgreSQL")[:2]) == {"选用 PostgreSQL 作为主库", "Storage Architecture"}
+    assert "缓存策略" in search_titles(cli, "会话缓存")
+    shown = cli("mem", "show", "选用 PostgreSQL 作为主库", "--json").json()
+    assert shown["category"] == "decision" and "数据库" in shown["tags"] and len(shown["related"]) == 2
+    (decision,) = (home / "memory" / "long_term" / "decisions").glob("*.md")
+    assert "permalink: decisions/xuan-yong-postgresql" in decision.read_text(encoding="utf-8")
+
+
+def test_import_a_cline_memory_bank(cli, home: Path, tmp_path: Path) -> None:
+    bank = write_tree(tmp_path / "taskflow" / "memory-bank", {**CLINE_BANK, "notes/gbk.md": "进度".encode("gbk")})
+    assert cli("mem", "init").code == 0
+    done = cli("mem", "import", "--from", "cline", str(bank), "--json")
+    assert done.code == 1
+    report = done.json()
+    assert report["counts"]["added"] == CLINE_GOOD and report["counts"]["error"] == 1
+    (error,) = [o for o in report["outcomes"] if o["action"] == "error"]
+    assert error["source"] == "notes/gbk.md" and "UTF-8" in error["detail"]
+    layers = {m["title"]: m["layer"] for m in cli("mem", "list", "--json").json()}
+    assert layers["Active Context (taskflow)"] == "short_term" and layers["进度 (taskflow)"] == "short_term"
+    assert layers["Project Brief (taskflow)"] == "long_term"
+    again = cli("mem", "import", "--from", "cline", str(bank))
+    assert f"{CLINE_GOOD} unchanged, 1 error" in again.out and "notes/gbk.md" in again.out
+    assert "Active Context (taskflow)" in search_titles(cli, "OAuth device flow")
+    assert "进度 (taskflow)" in search_titles(cli, "导出 CSV")
+
+
+def test_an_importer_given_what_it_cannot_read(cli, tmp_path: Path) -> None:
+    assert cli("mem", "init").code == 0
+    empty = tmp_path / "empty-bank"
+    empty.mkdir()
+    (tmp_path / "note.md").write_text("# 一条笔记\n", encoding="utf-8")
+    refused = cli("mem", "import", "--from", "cline", str(empty))
+    assert refused.code != 0 and "no Markdown files" in refused.err + refused.out
+    claude = cli("mem", "import", "--from", "claude", str(empty))  # a file importer given a folder
+    assert claude.code != 0 and "is a folder" in claude.err + claude.out
+    one_note = cli("mem", "import", "--from", "basic-memory", str(tmp_path / "note.md"))
+    assert one_note.code != 0 and "not a folder" in one_note.err + one_note.out
+    help_text = cli("mem", "import", "--help").out
+    assert all(name in help_text for name in ("claude", "basic-memory", "mcp-memory-json", "cline"))

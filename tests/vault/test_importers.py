@@ -1,0 +1,138 @@
+"""The importers as pure functions: files' text in, records and problems out (no disk)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path, PurePosixPath
+
+from import_samples import BASIC_MEMORY, BASIC_MEMORY_GOOD, CLINE_BANK, CLINE_GOOD
+
+from aimate_memory.vault.codec import parse_document
+from aimate_memory.vault.importers import (
+    IMPORTERS,
+    NAMESPACE,
+    Source,
+    cline_project,
+    from_basic_memory,
+    from_claude,
+    from_cline,
+    from_mcp_memory_json,
+)
+
+BANK = PurePosixPath("/home/li/code/taskflow/memory-bank")
+
+
+def by_title(parsed) -> dict:
+    return {entry.record.title: entry for entry in parsed.entries}
+
+
+def test_basic_memory_notes_keep_title_tags_permalink_and_link_each_other() -> None:
+    parsed = from_basic_memory(Source(BASIC_MEMORY))
+    notes = by_title(parsed)
+    assert len(parsed.entries) == BASIC_MEMORY_GOOD
+    decision = notes["选用 PostgreSQL 作为主库"]
+    meta = decision.record.frontmatter
+    assert decision.source == "decisions/选用-postgresql.md"
+    assert meta["id"] == str(uuid.uuid5(NAMESPACE, "basic-memory:decisions/xuan-yong-postgresql"))
+    assert (meta["type"], meta["category"], meta["status"]) == ("long_term", "decision", "active")
+    assert meta["permalink"] == "decisions/xuan-yong-postgresql"
+    # basic-memory's own `status` must not become ours; its `created` does become created_at
+    assert meta["basic_memory_status"] == "accepted" and meta["created_at"].startswith("2025-03-02T00:00:00")
+    # frontmatter tags, the note's type, the observations' #tags — a checkbox is a task, its #todo too
+    assert meta["tags"] == ["imported-basic-memory", "数据库", "architecture", "decision", "性能"]
+    storage, cache = notes["Storage Architecture"], notes["缓存策略"]
+    assert meta["related"] == [storage.record.id, cache.record.id]  # by title, and by a note's file name
+    assert "- implements [[Storage Architecture]]" in decision.record.body  # the body as written
+
+
+def test_basic_memory_tags_links_and_keys_of_an_english_note() -> None:
+    storage = by_title(from_basic_memory(Source(BASIC_MEMORY)))["Storage Architecture"].record
+    meta = storage.frontmatter
+    # comma-separated tags; `#42` (a number) and tags inside code are text; `note` is the default type
+    assert meta["tags"] == ["imported-basic-memory", "storage", "sqlite", "local-first", "database"]
+    assert meta["category"] == "knowledge" and "created_at" not in meta
+    assert meta["modified"] == "2024-01-15"  # kept as written, not updated_at (would archive it as idle)
+    decision_id = str(uuid.uuid5(NAMESPACE, "basic-memory:decisions/xuan-yong-postgresql"))
+    assert meta["related"] == [decision_id]  # a quoted relation type; Billing Service is not in the import
+    assert "part_of [[Billing Service]]" in storage.body
+
+
+def test_basic_memory_note_without_frontmatter_and_a_broken_one() -> None:
+    parsed = from_basic_memory(Source(BASIC_MEMORY))
+    cache = by_title(parsed)["缓存策略"].record
+    assert cache.id == str(uuid.uuid5(NAMESPACE, "basic-memory:notes/缓存策略"))  # no permalink: the path
+    assert "permalink" not in cache.frontmatter and "redis" in cache.frontmatter["tags"]
+    (problem,) = parsed.problems
+    assert problem.source == "broken.md" and problem.line == 3 and "YAML" in problem.detail
+
+
+def test_importing_the_same_input_gives_the_same_records_which_render_as_memory_files() -> None:
+    for importer, source in (
+        (from_basic_memory, Source(BASIC_MEMORY)),
+        (from_cline, Source(CLINE_BANK, BANK)),
+    ):
+        first, second = importer(source), importer(source)
+        assert [e.record.render() for e in first.entries] == [e.record.render() for e in second.entries]
+        for entry in first.entries:
+            doc = parse_document(entry.record.render(), Path(entry.source))
+            assert doc.meta["id"] == entry.record.id and doc.body == entry.record.body
+            json.dumps(entry.record.frontmatter, ensure_ascii=False)  # export-ready values
+
+
+def test_cline_bank_durable_files_long_term_current_ones_short_term() -> None:
+    parsed = from_cline(Source(CLINE_BANK, BANK))
+    assert len(parsed.entries) == CLINE_GOOD and parsed.problems == []  # the blank file holds nothing
+    placed = {e.source: (e.record.frontmatter["type"], e.record.frontmatter["category"]) for e in parsed.entries}
+    assert placed == {
+        "projectbrief.md": ("long_term", "project"),
+        "productContext.md": ("long_term", "project"),
+        "systemPatterns.md": ("long_term", "knowledge"),
+        "techContext.md": ("long_term", "knowledge"),
+        "activeContext.md": ("short_term", "context"),
+        "progress.md": ("short_term", "task"),
+        "components/auth.md": ("long_term", "knowledge"),
+    }
+    titles = {e.source: e.record.title for e in parsed.entries}
+    assert titles["projectbrief.md"] == "Project Brief (taskflow)"
+    assert titles["progress.md"] == "进度 (taskflow)"
+    assert titles["techContext.md"] == "Tech context (taskflow)"  # no `#` heading: from the file name
+    brief = by_title(parsed)["Project Brief (taskflow)"].record
+    assert brief.frontmatter["importance"] == 4 and brief.body == CLINE_BANK["projectbrief.md"]
+    assert brief.frontmatter["tags"] == ["imported-cline", "memory-bank", "taskflow"]
+
+
+def test_cline_ids_belong_to_the_project() -> None:
+    here = {e.source: e.record.id for e in from_cline(Source(CLINE_BANK, BANK)).entries}
+    moved = PurePosixPath("/srv/checkout/taskflow/memory-bank")
+    assert here == {e.source: e.record.id for e in from_cline(Source(CLINE_BANK, moved)).entries}
+    other = PurePosixPath("/home/li/code/billing/memory-bank")
+    assert not set(here.values()) & {e.record.id for e in from_cline(Source(CLINE_BANK, other)).entries}
+    assert cline_project(PurePosixPath("/home/li/code/taskflow/docs")) == "docs"  # a bank under another name
+
+
+def test_mcp_memory_json_reports_a_bad_line_and_reads_the_rest() -> None:
+    lines = [
+        json.dumps({"type": "entity", "name": "张伟", "entityType": "person", "observations": ["喜欢用 Tab 缩进"]}),
+        "{broken",
+        json.dumps({"type": "entity", "name": "billing", "entityType": "project", "observations": ["Uses Go"]}),
+        json.dumps({"type": "relation", "from": "张伟", "to": "billing", "relationType": "maintains"}),
+    ]
+    parsed = from_mcp_memory_json(Source({"memory.json": "\n".join(lines)}))
+    assert [(p.source, p.line) for p in parsed.problems] == [("memory.json", 2)]
+    assert [(e.record.title, e.line) for e in parsed.entries] == [("张伟", 1), ("billing", 3)]
+    assert "maintains billing" in parsed.entries[0].record.body
+
+
+def test_claude_sections_carry_their_line() -> None:
+    text = "# CLAUDE.md\n\n## Code style / 代码风格\n\n- 注释写原因\n\n## Build\n\nRun the tests.\n"
+    parsed = from_claude(Source({"CLAUDE.md": text}))
+    assert [(e.record.title, e.line, e.record.frontmatter["type"]) for e in parsed.entries] == [
+        ("Code style / 代码风格", 3, "core"),
+        ("Build", 7, "long_term"),
+    ]
+
+
+def test_the_four_importers_and_what_they_read() -> None:
+    assert list(IMPORTERS) == ["claude", "basic-memory", "mcp-memory-json", "cline"]
+    assert [name for name, importer in IMPORTERS.items() if importer.folder] == ["basic-memory", "cline"]

@@ -11,17 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class FileStat:
+# One of each per file on every sync: immutable records as NamedTuples, which build several times faster
+# than frozen dataclasses (making 100k of both was a quarter of an unchanged re-sync at 100k files).
+class FileStat(NamedTuple):
     path: str  # vault-relative, POSIX
     mtime_ns: int
     size: int
 
 
-@dataclass(frozen=True)
-class IndexedFile:
+class IndexedFile(NamedTuple):
     path: str
     id: str
     mtime_ns: int

@@ -47,10 +47,14 @@ def export(
 
 @commands.command("import")
 def import_command(
-    file: Path = typer.Argument(..., help="A JSON Lines export (`-` for stdin)."),
+    file: Path = typer.Argument(
+        ..., help="A JSON Lines export (`-` for stdin), or with --from the tool's file or folder."
+    ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Report what would happen; write nothing."),
     update: bool = typer.Option(False, "--update", help="Replace memories whose id exists with other content."),
-    source: str = typer.Option(None, "--from", help="Read another tool's file: claude | mcp-memory-json."),
+    source: str = typer.Option(
+        None, "--from", help="Read another tool's memory: claude | basic-memory | mcp-memory-json | cline."
+    ),
     as_json: bool = JSON,
 ) -> None:
     """Import memories (ids kept; the same file twice changes nothing); bad lines are reported by number."""
@@ -75,12 +79,17 @@ def _finish(system: MemorySystem, report: ImportReport, dry_run: bool, as_json: 
         system.sync()
     if as_json:
         print_json(report.to_dict())
-        return
+    else:
+        _print_outcomes(report)
+    if report.count("error"):
+        raise typer.Exit(1)  # with --json too: a script sees that something was not imported
+
+
+def _print_outcomes(report: ImportReport) -> None:
     for outcome in report.outcomes:
         if outcome.action in ("error", "skipped"):
             colour = "red" if outcome.action == "error" else "yellow"
-            what = f"line {outcome.line}: {outcome.id or ''} {outcome.detail}"
+            where = f"line {outcome.line}" if outcome.line else outcome.path  # a file the importer could not use
+            what = f"{where}: {outcome.id or ''} {outcome.detail}"
             console.print(f"[{colour}]{outcome.action}[/] {escape(what)}")
     console.print(f"import: {escape(report.summary())}")
-    if report.count("error"):
-        raise typer.Exit(1)

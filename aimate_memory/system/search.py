@@ -19,7 +19,7 @@ class SearchActions(SystemBase):
 
         retrieval = self.config.section("retrieval")
         searcher = HybridSearcher(
-            self.indexes,
+            self.readable_indexes,
             self.embedder,
             self.clock,
             decay=retrieval["decay"],
@@ -35,11 +35,11 @@ class SearchActions(SystemBase):
         """Metadata query from the index (no file reads): list, time ranges, filters."""
         where = where or MemoryFilter()
         found: list[Memory] = []
-        for index in self.indexes:
+        for index in self.readable_indexes:
             if where.scopes and index.vault.scope not in where.scopes:
                 continue
             found.extend(index.query(where, limit, order))
         return found[:limit] if limit is not None else found
 
     def get_stats(self) -> dict[str, Any]:
-        return {index.vault.scope.value: index.stats() for index in self.indexes}
+        return {index.vault.scope.value: index.stats() for index in self.readable_indexes}

@@ -104,19 +104,23 @@ class TransferActions(MemoryActions):
         return self.import_records(records, report, update=update, scope=scope, source=source)
 
     def import_from(self, kind: str, path: Path, *, dry_run: bool = False, update: bool = False) -> ImportReport:
-        """Import another tool's file (`vault/importers.py`: claude, mcp-memory-json); record n is line n."""
+        """Import another tool's file or folder (`vault/importers.py`: claude, basic-memory, mcp-memory-json,
+        cline). A file in a folder that cannot be read or used is an `error` naming it; the rest is imported."""
         from aimate_memory.vault.importers import IMPORTERS
 
         if kind not in IMPORTERS:
             raise InvalidInputError(f"unknown importer {kind}", f"use one of: {', '.join(IMPORTERS)}")
-        try:
-            records = IMPORTERS[kind](Path(path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as error:
-            raise InvalidInputError(f"cannot read {path}: {error}", "give the tool's UTF-8 file") from error
-        except RecordError as error:
-            raise InvalidInputError(f"{path}: {error}", f"is it a {kind} file?") from error
-        numbered = list(enumerate(records, start=1))
-        return self.import_records(numbered, ImportReport(dry_run=dry_run), update=update, source=kind)
+        importer = IMPORTERS[kind]
+        path = Path(path)
+        files, unreadable = _read_source(path, importer.patterns)
+        imported = importer.parse(files, _origin(path))
+        problems = unreadable + imported.problems
+        if path.is_file() and problems and not imported.records:
+            raise InvalidInputError(f"{path}: {problems[0][1]}", f"is it a {kind} file?")
+        report = ImportReport(dry_run=dry_run)
+        report.outcomes.extend(ImportOutcome(0, "error", path=name, detail=problem) for name, problem in problems)
+        numbered = list(enumerate(imported.records, start=1))
+        return self.import_records(numbered, report, update=update, source=kind)
 
     def import_records(
         self,
@@ -192,3 +196,33 @@ def _free_path(vault: Vault, record: MemoryRecord) -> PurePosixPath:
     category = str(meta["category"]) if meta.get("category") else None
     created = to_datetime(meta.get("created_at")) or datetime.now().astimezone()
     return vault.unique_path(folder_for(layer, category), memory_file_name(created, category, record.title))
+
+
+def _read_source(path: Path, patterns: tuple[str, ...]) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """The texts an importer gets (by path relative to `path`; a file is keyed by its name), and the files
+    that could not be read."""
+    from aimate_memory.vault.importers import files_under
+
+    if path.is_dir():
+        found, base = list(files_under(path, patterns)), path
+        if not found:
+            raise InvalidInputError(f"nothing to import in {path}", f"expected files matching {', '.join(patterns)}")
+    elif path.is_file():
+        found, base = [path], path.parent
+    else:
+        raise InvalidInputError(f"cannot read {path}: no such file or folder", "give the tool's file or folder")
+    files: dict[str, str] = {}
+    unreadable: list[tuple[str, str]] = []
+    for file in found:
+        name = file.relative_to(base).as_posix()
+        try:
+            files[name] = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            unreadable.append((name, f"cannot read: {error}"))
+    return files, unreadable
+
+
+def _origin(path: Path) -> str:
+    """The project an import comes from: the folder's name, or its parent's for a `memory-bank` folder."""
+    folder = path.resolve() if path.is_dir() else path.resolve().parent
+    return folder.parent.name if folder.name.lower() == "memory-bank" else folder.name

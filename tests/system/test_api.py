@@ -85,3 +85,19 @@ def test_read_is_a_use_and_search_is_not(project: Path) -> None:
         assert journal.tally()[0][note.id].count == 5
         plan = system.maintain(dry_run=True)
         assert [action.kind for run in plan for action in run.actions] == ["promote"]
+
+
+@pytest.mark.parametrize("read", ["list", "search", "stats"])
+def test_reads_work_on_a_fresh_home_before_any_sync(home: Path, monkeypatch: pytest.MonkeyPatch, read: str) -> None:
+    monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
+    system = MemorySystem.open(global_only=True)
+    system.init()
+    system.add("选用 Redis 做会话缓存", "延迟低，支持过期。", category="decision")
+    system.add("Flaky login test", "The OAuth provider is slow.", layer="short_term", category="task")
+    if read == "list":
+        assert {m.title for m in system.list()} >= {"选用 Redis 做会话缓存", "Flaky login test"}
+    elif read == "search":
+        assert system.search("会话缓存").results[0].memory.title == "选用 Redis 做会话缓存"
+        assert system.search("OAuth").results[0].memory.title == "Flaky login test"
+    else:
+        assert system.get_stats()["global"]["memories"] >= 2

@@ -195,3 +195,40 @@ def test_import_from_claude_md_and_mcp_memory(tmp_path, monkeypatch) -> None:
     person = next(m for m in system.scan().memories if m.title == "张伟")
     assert "- 喜欢用 Tab 缩进" in person.body and "maintains billing-service" in person.body
     assert "person" in person.tags
+
+
+def test_cli_imports_basic_memory_and_cline_folders(cli, tmp_path: Path) -> None:
+    from tests.vault.test_importers import BANK, COFFEE, DECISION, ORIGINS
+
+    assert cli("mem", "init").code == 0
+    notes = tmp_path / "basic-memory"
+    for name, text in {
+        "coffee/coffee-brewing-methods.md": COFFEE,
+        "coffee/coffee-bean-origins.md": ORIGINS,
+        "decisions/postgres-orders.md": DECISION,
+        "broken.md": "---\ntitle: [unclosed\n---\nbody\n",
+        ".obsidian/workspace.md": "# not a note\n",  # hidden folders are never read
+    }.items():
+        (notes / name).parent.mkdir(parents=True, exist_ok=True)
+        (notes / name).write_text(text, encoding="utf-8")
+    first = cli("mem", "import", "--from", "basic-memory", str(notes))
+    assert first.code == 1 and "broken.md" in first.out and "3 added, 1 error" in first.out
+    again = cli("mem", "import", "--from", "basic-memory", str(notes), "--json")
+    assert again.json()["counts"]["unchanged"] == 3 and again.json()["counts"]["added"] == 0
+    found = cli("mem", "search", "云南咖啡豆", "--json")
+    assert found.code == 0 and found.json()[0]["title"] == "Coffee Bean Origins"
+    shown = cli("mem", "show", "选用 PostgreSQL 存储订单", "--json")
+    assert shown.json()["category"] == "decision"
+
+    bank = tmp_path / "billing" / "memory-bank"
+    bank.mkdir(parents=True)
+    for name, text in BANK.items():
+        (bank / name).write_text(text, encoding="utf-8")
+    (bank / "latin1.md").write_bytes("caf\xe9 notes".encode("latin-1"))  # not UTF-8: reported, rest imported
+    done = cli("mem", "import", "--from", "cline", str(bank), "--json")
+    counts = done.json()["counts"]
+    assert done.code == 1 and counts["added"] == 7 and counts["error"] == 1
+    assert any(o["path"] == "latin1.md" for o in done.json()["outcomes"] if o["action"] == "error")
+    active = cli("mem", "list", "--layer", "short_term", "--json")
+    assert {"Active context (billing)", "Progress (billing)"} <= {m["title"] for m in active.json()}
+    assert cli("mem", "search", "reliability suite", "--json").json()[0]["title"] == "Active context (billing)"

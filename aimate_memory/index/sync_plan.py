@@ -102,6 +102,15 @@ def plan_sync(
     path_of_id = {entry.id: path for path, entry in indexed.items()}
     vanished_set = set(vanished)
     claimed: dict[str, str] = {}  # id → path, for ids seen in this batch
+    new_id_of = {read.path: read.memory_id for read in reads}
+
+    def held_elsewhere(holder: str | None, memory_id: str, path: str) -> bool:
+        """Whether another file still holds `memory_id`: its indexed holder is on disk and, if it was read
+        again, still says so (two files swapping ids are then no duplicates)."""
+        if holder is None or holder == path or holder in vanished_set:
+            return False
+        return new_id_of.get(holder, memory_id) == memory_id
+
     for read in sorted(reads, key=lambda r: r.path):
         if read.memory_id is None:
             plan.errors.append(read)
@@ -110,9 +119,9 @@ def plan_sync(
             plan.cleared_errors.append(read.path)
         known = indexed.get(read.path)
         holder = path_of_id.get(read.memory_id)
-        if read.memory_id in claimed or (
-            holder is not None and holder != read.path and holder not in vanished_set and known is None
-        ):
+        # A file that takes an id another file holds is the duplicate, whether it is new or was indexed
+        # under another id (found by tests/properties: it had taken over the other file's entry).
+        if read.memory_id in claimed or held_elsewhere(holder, read.memory_id, read.path):
             plan.duplicates.append((read, claimed.get(read.memory_id) or holder or ""))
             continue
         claimed[read.memory_id] = read.path

@@ -126,10 +126,20 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)) and not hasattr(value, "fa"):
         from ruamel.yaml.comments import CommentedSeq
 
-        seq = CommentedSeq(list(value))
+        seq = CommentedSeq([_flow_item(item) for item in value])
         seq.fa.set_flow_style()
         return seq
     return value
+
+
+def _flow_item(item: Any) -> Any:
+    """A list item as it can be written plain in `[a, b]`, else double-quoted: ruamel writes `['?0']` as
+    `[?0]`, which it then reads back as a mapping (found by tests/properties/test_properties.py)."""
+    if isinstance(item, str) and (item != item.strip() or not _FLOW_ITEM.fullmatch(item)):
+        from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+        return DoubleQuotedScalarString(item)
+    return item
 
 
 def parse_document(text: str, path: Path, *, read_only: bool = False) -> MemoryDocument:
@@ -216,6 +226,8 @@ def load_simple_frontmatter(fm_text: str) -> CommentedMap | None:
     for line in fm_text.splitlines():
         if not line.strip():
             continue
+        if "\t" in line:
+            return None  # YAML refuses tabs in places a plain reading would accept (`title: <tab>`)
         found = _SIMPLE_LINE.fullmatch(line)
         if found is None or found.group(1) in meta:
             return None

@@ -84,3 +84,19 @@ def test_errors_are_kept_apart_and_fixed_files_clear_their_error() -> None:
     plan = plan_sync(reads, {}, [], errors)
     assert [r.path for r in plan.errors] == ["broken.md"]
     assert plan.cleared_errors == ["fixed.md"] and [r.path for r in plan.upsert] == ["fixed.md"]
+
+
+def test_an_indexed_file_that_takes_anothers_id_is_the_duplicate() -> None:
+    # Found by tests/properties: a.md edited to hold b.md's id took over b.md's entry, and b.md (unchanged,
+    # still on disk) dropped out of the index.
+    index = {"a.md": indexed("a.md", "id-1"), "b.md": indexed("b.md", "id-2")}
+    plan = plan_sync([ReadResult(stat("a.md", 2), "h9", "id-2")], index, [], {})
+    assert [(r.path, holder) for r, holder in plan.duplicates] == [("a.md", "b.md")]
+    assert not plan.upsert and not plan.delete
+
+
+def test_two_files_swapping_ids_are_no_duplicates() -> None:
+    index = {"a.md": indexed("a.md", "id-1"), "b.md": indexed("b.md", "id-2")}
+    reads = [ReadResult(stat("a.md", 2), "h8", "id-2"), ReadResult(stat("b.md", 2), "h9", "id-1")]
+    plan = plan_sync(reads, index, [], {})
+    assert not plan.duplicates and sorted(r.path for r in plan.upsert) == ["a.md", "b.md"]

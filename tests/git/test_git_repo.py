@@ -304,3 +304,26 @@ def test_project_attributes_register_the_driver_without_committing(tmp_path: Pat
     assert "aimate_memory.git.merge" in run_git(project, "config", "merge.aimate-memory.driver")
     assert run_git(project, "log", "--oneline", check=False) == ""
     assert run_git(project, "check-attr", "merge", "--", ".aimate/memory/core/x.md").strip().endswith("aimate-memory")
+
+
+@pytest.mark.slow  # each commit next to a held lock waits ~4 s for it
+@pytest.mark.parametrize("title", [TITLE, "Deploy checklist"])
+def test_an_index_lock_left_by_a_killed_git_is_cleared_and_a_fresh_one_respected(system, run_git, title) -> None:
+    import os
+    import time
+
+    root = system.global_vault.root
+    lock = root / ".git" / "index.lock"
+    lock.write_text("", encoding="utf-8")
+    stale = time.time() - 60
+    os.utime(lock, (stale, stale))  # what `kill -9` of a git writing the index leaves behind
+    system.add(title, "body / 正文", layer=Layer.LONG_TERM)
+    assert not lock.exists()
+    assert subjects(run_git, root)[0].startswith(f'memory: add "{title}"')
+    assert run_git(root, "status", "--porcelain") == ""  # the person's index agrees with the commit
+    # A lock some git took a moment ago is left alone (it may be a `git commit` with its editor open); the
+    # tool's commit still lands, through its own temporary index.
+    lock.write_text("", encoding="utf-8")
+    system.add(f"{title} 2", "body", layer=Layer.LONG_TERM)
+    assert lock.exists() and subjects(run_git, root)[0].startswith(f'memory: add "{title} 2"')
+    lock.unlink()

@@ -25,6 +25,13 @@ class Result:
         return json.loads(self.out)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_real_home(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Whatever runs before a test sets its own home (module fixtures building models, say) writes here,
+    never into the real ~/.aimate."""
+    os.environ["AIMATE_HOME"] = str(tmp_path_factory.mktemp("session-home"))
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "aimate-home"

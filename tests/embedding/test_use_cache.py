@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aimate_memory.embedding.use_cache import cache_folder
+from aimate_memory.embedding.use_cache import _read, cache_folder
 from aimate_memory.embedding.use_provider import UseEmbedder
 
 TEXTS = ["We chose Redis for the session cache.", "我们决定用 Redis 做会话缓存。", "登录测试为什么失败", "x"]
@@ -30,13 +30,21 @@ def test_the_cached_model_gives_the_vectors_of_a_fresh_build(tmp_path: Path, fre
     assert np.array_equal(cached.embed_query(TEXTS[1]), UseEmbedder(cache_dir=None).embed_query(TEXTS[1]))
 
 
-@pytest.mark.parametrize("damage", ["truncate-table", "drop-manifest", "garble-tokenizer"])
+@pytest.mark.parametrize("damage", ["truncate-table", "flip-a-byte", "drop-manifest", "garble-tokenizer"])
 def test_a_damaged_cache_is_rebuilt(tmp_path: Path, fresh: np.ndarray, damage: str) -> None:
     UseEmbedder(cache_dir=tmp_path)
     folder = cache_folder(tmp_path)
     if damage == "truncate-table":
         with (folder / "table.npy").open("r+b") as handle:
             handle.truncate(1000)
+    elif damage == "flip-a-byte":  # same size, header intact: only the checksum can tell
+        with (folder / "table.npy").open("r+b") as handle:
+            handle.seek(30_000_000)
+            byte = handle.read(1)
+            handle.seek(30_000_000)
+            handle.write(bytes([byte[0] ^ 0x01]))
+        with pytest.raises(ValueError, match="checksum"):
+            _read(folder)
     elif damage == "drop-manifest":
         (folder / "manifest.json").unlink()
     else:

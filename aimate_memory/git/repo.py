@@ -280,6 +280,7 @@ class VaultRepo:
         sensitive_keywords: Sequence[str],
     ) -> str | None:
         self.refuse_if_merging()
+        locks: list[Path] = []
         for attempt in range(40):
             head = self.head_commit()
             with self._staged(repo_paths, head) as (env, tree):
@@ -300,8 +301,22 @@ class VaultRepo:
             if status == 0:
                 self._reset_index_entries(repo_paths)
                 return commit
+            locks = [lock for lock in self._head_locks() if lock.exists()]
+            if locks and attempt >= 10 and all(_remove_stale_lock(lock) for lock in locks):
+                continue  # left by a git killed mid-update (tests/reliability/test_kill9.py)
             time.sleep(random.uniform(0.005, 0.02) * min(attempt + 1, 10))
+        if locks:
+            raise GitError(
+                f"the vault repository is locked by {locks[0]}; nothing was committed",
+                "if no git command is running in it, delete that file; the change waits in `aimate mem review`",
+            )
         raise GitError("the vault repository kept changing while committing", "try again")
+
+    def _head_locks(self) -> list[Path]:
+        """The lock files an update of HEAD takes: HEAD's own and its branch's."""
+        git_dir = Path(self.repo.git_dir)
+        branch = self.git("symbolic-ref", "-q", "HEAD", check=False)[1].strip()
+        return [git_dir / "HEAD.lock", *([git_dir / f"{branch}.lock"] if branch else [])]
 
     @contextmanager
     def _staged(self, repo_paths: list[str], head: str | None) -> Iterator[tuple[dict[str, str], str]]:
@@ -403,15 +418,15 @@ def _added_lines(diff_text: str) -> Iterator[tuple[str, int, str]]:
             number += 1
 
 
-# A git killed with -9 while writing the index leaves `index.lock` behind for good, and every later git
-# command that needs the index fails. A live one can hold it untouched for a while too (`git commit` while
+# A git killed with -9 while writing the index or a ref leaves its `*.lock` behind for good, and every
+# later git command that needs that file fails. A live one can hold it untouched for a while too (`git commit` while
 # its editor is open), so only a lock nobody touched for a minute is taken for debris.
 STALE_LOCK_SECONDS = 60.0
 
 
 def _remove_stale_lock(lock: Path) -> bool:
-    """Remove git's `index.lock` when nothing touched it for STALE_LOCK_SECONDS (called after waiting ~4 s
-    for it to go). Returns whether the lock is gone."""
+    """Remove a git lock (`index.lock`, `HEAD.lock`, a ref's) when nothing touched it for STALE_LOCK_SECONDS
+    (called after waiting for it to go). Returns whether the lock is gone."""
     try:
         idle = time.time() - lock.stat().st_mtime
     except FileNotFoundError:

@@ -30,11 +30,15 @@ class IndexedFile(NamedTuple):
     file_hash: str
 
 
+DUPLICATE_ID = "DuplicateId"
+
+
 @dataclass(frozen=True)
 class ErrorRecord:
     path: str
     mtime_ns: int
     size: int
+    kind: str = ""  # the error's kind (file_errors.kind): "DuplicateId" depends on other files, not on this one
 
 
 @dataclass(frozen=True)
@@ -82,8 +86,17 @@ def plan_reads(
     for path, stat in disk.items():
         known = indexed.get(path)
         failed = errors.get(path)
-        if failed is not None and (failed.mtime_ns, failed.size) == (stat.mtime_ns, stat.size):
+        if (
+            failed is not None
+            and failed.kind != DUPLICATE_ID
+            and (failed.mtime_ns, failed.size) == (stat.mtime_ns, stat.size)
+        ):
             plan.unchanged += 1  # still the same broken bytes: not re-read every sync
+        elif failed is not None and failed.kind == DUPLICATE_ID:
+            # Read again every sync: the other holder of its id may be gone. A move seen half-way (the new
+            # file written, the old one not yet removed) had otherwise kept the moved memory out of the
+            # index for good (tests/reliability/test_concurrent_writers.py).
+            plan.to_read.append(stat)
         elif failed is None and known is not None and (known.mtime_ns, known.size) == (stat.mtime_ns, stat.size):
             plan.unchanged += 1
         else:

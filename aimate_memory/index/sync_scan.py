@@ -114,8 +114,8 @@ def indexed_files(conn: sqlean.Connection) -> dict[str, IndexedFile]:
 
 def error_records(conn: sqlean.Connection) -> dict[str, ErrorRecord]:
     """The files the index recorded as unreadable or excluded, by path, as they were when read."""
-    rows = conn.execute("SELECT path, mtime_ns, size FROM file_errors")
-    return {row[0]: ErrorRecord(row[0], row[1], row[2]) for row in rows}
+    rows = conn.execute("SELECT path, mtime_ns, size, kind FROM file_errors")
+    return {row[0]: ErrorRecord(row[0], row[1], row[2], row[3] or "") for row in rows}
 
 
 def expand_scope(paths: Iterable[str], known: list[str]) -> set[str]:

@@ -270,3 +270,21 @@ def test_an_index_from_before_the_pending_flag_is_checked_once(system: MemorySys
     system.sync()
     chunks, signed, flag = _vector_rows(system)
     assert (signed, flag) == (chunks, "0")
+
+
+def test_a_move_seen_half_way_by_a_sync_ends_up_indexed(system: MemorySystem, home: Path) -> None:
+    # Found by tests/reliability/test_concurrent_writers.py: `rm` writes the archive copy, then removes the
+    # original; a sync in between records the copy as a duplicate id, and it had stayed out of the index.
+    system.sync()
+    memory = next(m for m in system.scan().memories if m.title == "数据库迁移规范")
+    vault = home / "memory"
+    copy = vault / "archive" / memory.rel_path
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(vault / memory.rel_path, copy)
+    first = system.sync()["global"]
+    assert first.errors == 1  # the copy: a duplicate id while both exist
+    (vault / memory.rel_path).unlink()
+    system.sync()
+    indexed = {m.id: m.rel_path.as_posix() for m in system.query(MemoryFilter(statuses=()))}
+    assert indexed[memory.id] == copy.relative_to(vault).as_posix()
+    assert system.search("数据库迁移", 3).results[0].memory.id == memory.id

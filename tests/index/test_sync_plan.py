@@ -100,3 +100,14 @@ def test_two_files_swapping_ids_are_no_duplicates() -> None:
     reads = [ReadResult(stat("a.md", 2), "h8", "id-2"), ReadResult(stat("b.md", 2), "h9", "id-1")]
     plan = plan_sync(reads, index, [], {})
     assert not plan.duplicates and sorted(r.path for r in plan.upsert) == ["a.md", "b.md"]
+
+
+def test_a_duplicate_id_is_read_again_when_its_stat_is_unchanged() -> None:
+    # A move seen half-way records the new file as a duplicate of the old one; once the old file is gone,
+    # the new one must be indexed although its bytes never changed (it had stayed out of the index for good).
+    disk = {"archive/a.md": stat("archive/a.md")}
+    duplicate = {"archive/a.md": ErrorRecord("archive/a.md", 1, 10, "DuplicateId")}
+    plan = plan_reads(disk, {"long_term/a.md": indexed("long_term/a.md", "A")}, duplicate)
+    assert [s.path for s in plan.to_read] == ["archive/a.md"] and plan.vanished == ["long_term/a.md"]
+    broken = {"archive/a.md": ErrorRecord("archive/a.md", 1, 10, "FrontmatterError")}
+    assert plan_reads(disk, {}, broken).to_read == []  # the same broken bytes are not read again

@@ -45,7 +45,7 @@ SEED = int(os.environ.get("AIMATE_KILL_SEED", str(random.SystemRandom().randrang
 # A few thousand files; maintain and dedupe rewrite hundreds of them per run and start from a fresh copy each
 # time, so in CI they run on a smaller vault (AIMATE_KILL_SMALL_VAULT; the docs give a run at full size).
 VAULT_SIZE = int(os.environ.get("AIMATE_KILL_VAULT", "2000"))
-SMALL_VAULT_SIZE = int(os.environ.get("AIMATE_KILL_SMALL_VAULT", "300"))
+SMALL_VAULT_SIZE = int(os.environ.get("AIMATE_KILL_SMALL_VAULT", "200"))
 DUPLICATE_PAIRS = 12
 
 pytestmark = pytest.mark.slow

@@ -1,6 +1,8 @@
-"""Commands over the index: index, reindex, search (recall), stats."""
+"""Commands over the index: index, reindex, search (recall), eval, stats."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import typer
 from rich.markup import escape
@@ -9,6 +11,7 @@ from rich.table import Table
 from aimate_memory.cli.common import JSON, NO_SYNC, open_system, options, synced, when
 from aimate_memory.cli.progress import LazyProgress
 from aimate_memory.cli.render import console, print_json, print_warning
+from aimate_memory.errors import InvalidInputError
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
 
 commands = typer.Typer()
@@ -109,6 +112,38 @@ def search(
 
 
 commands.command("recall", help="Alias of `search`.")(search)
+
+
+@commands.command("eval")
+def eval_(
+    queries_file: Path = typer.Argument(
+        ..., help='JSONL: one {"query": ..., "expected": [ids or id prefixes]} a line.'
+    ),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List each query that missed, with what came back."),
+    no_sync: bool = NO_SYNC,
+    as_json: bool = JSON,
+) -> None:
+    """Measure search on your own questions: recall@1/5/10 and MRR over your vaults."""
+    try:
+        text = queries_file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"cannot read {queries_file}: {exc}", "give a UTF-8 JSONL file") from exc
+    report = synced(open_system(), no_sync).evaluate(text, str(queries_file))
+    if as_json:
+        print_json(report.as_dict(verbose))
+        return
+    recall = "  ".join(f"R@{k} {value:.3f}" for k, value in report.recall.items())
+    console.print(f"{len(report.scores)} queries  {recall}  MRR {report.mrr:.3f}")
+    if not verbose:
+        return
+    for score in report.scores:
+        if not score.missing:
+            continue
+        got = " ".join(memory_id[:8] for memory_id in score.ranked) or "nothing"
+        console.print(
+            f"[bold]line {score.query.line}[/]: {escape(score.query.query)}\n"
+            f"   missing {' '.join(score.missing)}  [dim]got {got}[/]"
+        )
 
 
 # How `--explain` names the factors: the evidence, the relevance made of it, then the weights that multiply it.

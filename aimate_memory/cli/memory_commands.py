@@ -106,7 +106,7 @@ def list_(
         updated_before=when(until, "--until"),
     )
     system = synced(open_system(), no_sync)
-    memories = system.list(where, limit=limit, sync=False)  # `synced` above: once, with its fallback
+    memories = system.list(where, limit=limit)
     if as_json:
         print_json([memory.public_dict() for memory in memories])
     else:

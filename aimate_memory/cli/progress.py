@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import time
-
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from typing import TYPE_CHECKING
 
 from aimate_memory.cli.render import err_console
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 SHOW_AFTER_SECONDS = 1.0
 
@@ -21,6 +23,10 @@ class LazyProgress:
         if self._progress is None:
             if time.monotonic() - self._started < SHOW_AFTER_SECONDS or not err_console.is_terminal:
                 return
+            # Imported here, not at the top: every command builds a LazyProgress, few ever show it, and
+            # rich.progress cost 33-50 ms of each cold start (python -X importtime, 2026-11-25, load ~5).
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
             self._progress = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),

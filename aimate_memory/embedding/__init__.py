@@ -13,6 +13,7 @@ Providers (config ``embedding.provider``):
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from aimate_memory.embedding.base import Embedder, EmbedderUnavailable, l2_normalize
@@ -40,7 +41,7 @@ def create_embedder(settings: Mapping[str, Any] | None = None) -> Embedder | Non
     if provider == "use":
         from aimate_memory.embedding.use_provider import UseEmbedder
 
-        return UseEmbedder(threads=threads)
+        return UseEmbedder(threads=threads, cache_dir=_use_cache(cache_dir))
     if provider == "fastembed":
         from aimate_memory.embedding.fastembed_provider import FastEmbedEmbedder
 
@@ -59,8 +60,14 @@ def create_embedder(settings: Mapping[str, Any] | None = None) -> Embedder | Non
         from aimate_memory.embedding.use_provider import UseEmbedder
 
         weight = float(s.get("latin_weight", DEFAULT_LATIN_WEIGHT))
-        return AutoEmbedder(latin, UseEmbedder(threads=threads), latin_weight=weight)
+        return AutoEmbedder(latin, UseEmbedder(threads=threads, cache_dir=_use_cache(cache_dir)), latin_weight=weight)
     raise EmbedderUnavailable(
         f"unknown embedding provider {provider!r}",
         f"set `embedding.provider` to one of: {', '.join(PROVIDERS)}",
     )
+
+
+def _use_cache(cache_dir: str | None) -> Path:
+    from aimate_memory.embedding.fastembed_provider import default_cache_dir
+
+    return Path(cache_dir) if cache_dir else default_cache_dir()

@@ -58,4 +58,12 @@ class AutoEmbedder:
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
+        """`embed([text])[0]` through each model's query path: one thread, and no fastembed import for the
+        bundled MiniLM (fastembed_provider._MiniLMQueries) — a cold search pays for neither."""
+        dl = self.latin.dimension
+        out = np.zeros(self.dimension, dtype=np.float32)
+        out[dl:] = self.universal.embed_query(text)
+        if self._a > 0 and _is_latin(text):
+            out[:dl] = self._a * self.latin.embed_query(text)
+            out[dl:] *= self._b
+        return out

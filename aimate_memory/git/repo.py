@@ -15,6 +15,7 @@ Reading changes is in `review.py`, history in `history.py`, sync in `sync.py`, f
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import re
@@ -31,6 +32,8 @@ import git
 from aimate_memory.errors import AimateError, InvalidInputError
 from aimate_memory.git.secrets import Finding, scan_text
 from aimate_memory.vault.changes import ChangeSet
+
+log = logging.getLogger(__name__)
 
 DEFAULT_AUTHOR = "AIMate <aimate@localhost>"
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -277,6 +280,7 @@ class VaultRepo:
         sensitive_keywords: Sequence[str],
     ) -> str | None:
         self.refuse_if_merging()
+        locks: list[Path] = []
         for attempt in range(40):
             head = self.head_commit()
             with self._staged(repo_paths, head) as (env, tree):
@@ -297,8 +301,22 @@ class VaultRepo:
             if status == 0:
                 self._reset_index_entries(repo_paths)
                 return commit
+            locks = [lock for lock in self._head_locks() if lock.exists()]
+            if locks and attempt >= 10 and all(_remove_stale_lock(lock) for lock in locks):
+                continue  # left by a git killed mid-update (tests/reliability/test_kill9.py)
             time.sleep(random.uniform(0.005, 0.02) * min(attempt + 1, 10))
+        if locks:
+            raise GitError(
+                f"the vault repository is locked by {locks[0]}; nothing was committed",
+                "if no git command is running in it, delete that file; the change waits in `aimate mem review`",
+            )
         raise GitError("the vault repository kept changing while committing", "try again")
+
+    def _head_locks(self) -> list[Path]:
+        """The lock files an update of HEAD takes: HEAD's own and its branch's."""
+        git_dir = Path(self.repo.git_dir)
+        branch = self.git("symbolic-ref", "-q", "HEAD", check=False)[1].strip()
+        return [git_dir / "HEAD.lock", *([git_dir / f"{branch}.lock"] if branch else [])]
 
     @contextmanager
     def _staged(self, repo_paths: list[str], head: str | None) -> Iterator[tuple[dict[str, str], str]]:
@@ -326,12 +344,16 @@ class VaultRepo:
         with tempfile.NamedTemporaryFile("wb", suffix=".pathspec", delete=False) as handle:
             handle.write("\0".join(repo_paths).encode("utf-8"))
             spec = handle.name
+        lock = Path(self.repo.git_dir) / "index.lock"
         try:
             for attempt in range(20):  # the index lock may be held by a concurrent git for a moment
                 status = self.git("reset", "-q", f"--pathspec-from-file={spec}", "--pathspec-file-nul", check=False)
-                if status[0] == 0 or not (Path(self.repo.git_dir) / "index.lock").exists():
+                if status[0] == 0 or not lock.exists():
                     break
                 time.sleep(0.02 * (attempt + 1))
+            else:
+                if _remove_stale_lock(lock):  # a git killed mid-write (tests/reliability/test_kill9.py)
+                    self.git("reset", "-q", f"--pathspec-from-file={spec}", "--pathspec-file-nul", check=False)
         finally:
             os.unlink(spec)
 
@@ -394,3 +416,23 @@ def _added_lines(diff_text: str) -> Iterator[tuple[str, int, str]]:
         if line.startswith("+") and not line.startswith("+++"):
             yield path, number, line[1:]
             number += 1
+
+
+# A git killed with -9 while writing the index or a ref leaves its `*.lock` behind for good, and every
+# later git command that needs that file fails. A live one can hold it untouched for a while too (`git commit` while
+# its editor is open), so only a lock nobody touched for a minute is taken for debris.
+STALE_LOCK_SECONDS = 60.0
+
+
+def _remove_stale_lock(lock: Path) -> bool:
+    """Remove a git lock (`index.lock`, `HEAD.lock`, a ref's) when nothing touched it for STALE_LOCK_SECONDS
+    (called after waiting for it to go). Returns whether the lock is gone."""
+    try:
+        idle = time.time() - lock.stat().st_mtime
+    except FileNotFoundError:
+        return True  # gone meanwhile
+    if idle < STALE_LOCK_SECONDS:
+        return False
+    log.warning("removed %s, left by a git process that was killed %.0f s ago", lock, idle)
+    lock.unlink(missing_ok=True)
+    return True

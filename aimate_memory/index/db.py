@@ -163,6 +163,10 @@ def write_identity(conn: sqlean.Connection, identity: Identity) -> None:
     conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", values.items())
 
 
+#: meta key: "0" once every chunk has its vector, "1" from the transaction that adds chunks until then
+VECTORS_PENDING = "vectors_pending"
+
+
 def get_meta(conn: sqlean.Connection, key: str) -> str | None:
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     return row[0] if row else None

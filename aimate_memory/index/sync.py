@@ -18,13 +18,15 @@ from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.errors import MemoryFileError
 from aimate_memory.index import db
 from aimate_memory.index.store import IndexStore
-from aimate_memory.index.sync_apply import apply_plan
+from aimate_memory.index.sync_apply import BATCH_FILES, apply_plan
 from aimate_memory.index.sync_embed import embed_missing
 from aimate_memory.index.sync_plan import ReadResult, plan_reads, plan_sync
 from aimate_memory.index.sync_report import Progress, SyncReport
 from aimate_memory.index.sync_scan import VaultScan, error_records, expand_scope, indexed_files
 from aimate_memory.locks import file_lock
 from aimate_memory.vault.model import Memory
+
+REBUILD_BATCH_FILES = 4096  # files per transaction while building a new file nobody reads yet
 
 
 class IndexSync:
@@ -62,6 +64,9 @@ class IndexSync:
         tmp_path = self.store.rebuild_path()
         carried, carried_embedder = self._carry_vectors()
         conn = self.store.open(tmp_path)
+        # The rebuild file is not the index until `swap_in`, and a crash leaves only debris the next sync
+        # deletes: it needs no fsyncs and no small batches until then (30k-file keyword build: 14.4 → 12.9 s).
+        conn.execute("PRAGMA synchronous = OFF")
         try:
             identity = db.Identity.current("", 0)
             db.create_schema(conn, identity, with_vectors=False)
@@ -69,7 +74,8 @@ class IndexSync:
             if carried and carried_embedder:
                 conn.executemany("INSERT OR IGNORE INTO vectors(chunk_hash, vec) VALUES (?, ?)", carried.items())
                 db.set_meta(conn, "vector_embedder", carried_embedder)
-            report = self._sync_into(conn, progress)
+            report = self._sync_into(conn, progress, batch_files=REBUILD_BATCH_FILES)
+            conn.execute("PRAGMA synchronous = FULL")  # the checkpoint writes it durably before the swap
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             conn.close()
@@ -91,7 +97,11 @@ class IndexSync:
             return {}, None
 
     def _sync_into(
-        self, conn: sqlean.Connection, progress: Progress | None, paths: Iterable[str] | None = None
+        self,
+        conn: sqlean.Connection,
+        progress: Progress | None,
+        paths: Iterable[str] | None = None,
+        batch_files: int = BATCH_FILES,
     ) -> SyncReport:
         report = SyncReport()
         indexed = indexed_files(conn)
@@ -121,7 +131,7 @@ class IndexSync:
             if progress:
                 progress("reading", done, len(read_plan.to_read))
         plan = plan_sync(reads, indexed, read_plan.vanished, errors)
-        apply_plan(conn, plan, parsed, report, progress)
+        apply_plan(conn, plan, parsed, report, progress, batch_files)
         embed_missing(conn, self.embedder, self.store.vec_error, report, progress)
         db.set_meta(conn, "last_sync", datetime.now().astimezone().isoformat(timespec="seconds"))
         if report.changed:

@@ -11,6 +11,7 @@ from typing import Any
 import sqlean
 
 from aimate_memory.errors import MemoryFileError
+from aimate_memory.index import db
 from aimate_memory.index.chunking import Chunk, chunk_memory
 from aimate_memory.index.store import has_table
 from aimate_memory.index.sync_plan import ReadResult, SyncPlan
@@ -27,8 +28,10 @@ def apply_plan(
     parsed: dict[str, Memory | MemoryFileError],
     report: SyncReport,
     progress: Progress | None,
+    batch_files: int = BATCH_FILES,
 ) -> None:
-    """Moves, touches, deletes, upserts and error records of `plan`, counted into `report`."""
+    """Moves, touches, deletes, upserts and error records of `plan`, counted into `report`; upserts are
+    committed every `batch_files` files."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         for old_path, read in plan.moves:
@@ -48,7 +51,7 @@ def apply_plan(
         for path in plan.delete:
             _delete_memory(conn, path)
         report.deleted = len(plan.delete)
-        _upsert_all(conn, plan, parsed, report, progress)
+        _upsert_all(conn, plan, parsed, report, progress, batch_files)
         for path in plan.cleared_errors:
             conn.execute("DELETE FROM file_errors WHERE path = ?", (path,))
         _record_errors(conn, plan, report)
@@ -64,7 +67,12 @@ def _upsert_all(
     parsed: dict[str, Memory | MemoryFileError],
     report: SyncReport,
     progress: Progress | None,
+    batch_files: int,
 ) -> None:
+    if plan.upsert:
+        # New chunks have no vectors yet: written in the same transaction as the chunks, so `embed_missing`
+        # can trust a clear flag and skip its scan of every chunk (docs/architecture.md, index).
+        db.set_meta(conn, db.VECTORS_PENDING, "1")
     moved_paths = {read.path for _, read in plan.moves}
     # Oldest first, so chunk rowids grow with `updated_at` (keyword_search ranks the newest matches of a
     # query made of common words), after a rebuild too.
@@ -76,7 +84,7 @@ def _upsert_all(
                 report.updated += 1
             else:
                 report.added += 1
-        if done % BATCH_FILES == 0:
+        if done % batch_files == 0:
             conn.execute("COMMIT")
             conn.execute("BEGIN IMMEDIATE")
         if progress:

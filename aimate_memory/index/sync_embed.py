@@ -27,8 +27,13 @@ def embed_missing(
     if vec_error is not None:
         report.warnings.append(f"{vec_error} — keyword search only")
         return
+    if db.get_meta(conn, db.VECTORS_PENDING) == "0":
+        # No chunk was added since every chunk had its vector: scanning 188k chunks against the vector
+        # table to find none had been 40 % of an unchanged re-sync at 100k memories.
+        return
     pending = chunks_without_vectors(conn)
     if not pending:
+        db.set_meta(conn, db.VECTORS_PENDING, "0")
         return
     texts = {chunk_hash: text for _, chunk_hash, text in pending}
     need = sorted(set(texts) - _cached_hashes(conn, sorted(texts)))
@@ -53,12 +58,15 @@ def embed_missing(
             report.embedded_chunks += len(batch)
             if progress:
                 progress("embedding", min(start + len(batch), len(need)), len(need))
-    _write_sign_bits(conn, pending, embedder_id, embedder.fingerprint)
+    if _write_sign_bits(conn, pending, embedder_id, embedder.fingerprint) == len(pending):
+        db.set_meta(conn, db.VECTORS_PENDING, "0")
 
 
 def _write_sign_bits(
     conn: sqlean.Connection, pending: list[tuple[int, str, str]], embedder_id: str, fingerprint: str
-) -> None:
+) -> int:
+    """Index the sign bits of each pending chunk whose vector is cached; returns how many got theirs."""
+    written = 0
     conn.execute("BEGIN IMMEDIATE")
     try:
         for chunk_rowid, chunk_hash, _ in pending:
@@ -69,7 +77,9 @@ def _write_sign_bits(
             _ensure_vec_table(conn, embedder_id, len(vector), fingerprint)
             bits = np.packbits(vector > 0).tobytes()
             conn.execute("INSERT INTO chunks_vec(rowid, embedding) VALUES (?, vec_bit(?))", (chunk_rowid, bits))
+            written += 1
         conn.execute("COMMIT")
+        return written
     except BaseException:
         conn.execute("ROLLBACK")
         raise

@@ -108,16 +108,14 @@ def newest_part(body: str, max_bytes: int) -> str:
 
 def indexed_files(conn: sqlean.Connection) -> dict[str, IndexedFile]:
     """The files the index holds memories of, by path, as they were when read."""
-    return {
-        row[0]: IndexedFile(row[0], row[1], row[2], row[3], row[4])
-        for row in conn.execute("SELECT path, id, mtime_ns, size, file_hash FROM memories")
-    }
+    rows = conn.execute("SELECT path, id, mtime_ns, size, file_hash FROM memories")
+    return {row[0]: IndexedFile._make(row) for row in rows}
 
 
 def error_records(conn: sqlean.Connection) -> dict[str, ErrorRecord]:
     """The files the index recorded as unreadable or excluded, by path, as they were when read."""
-    rows = conn.execute("SELECT path, mtime_ns, size FROM file_errors")
-    return {row[0]: ErrorRecord(row[0], row[1], row[2]) for row in rows}
+    rows = conn.execute("SELECT path, mtime_ns, size, kind FROM file_errors")
+    return {row[0]: ErrorRecord(row[0], row[1], row[2], row[3] or "") for row in rows}
 
 
 def expand_scope(paths: Iterable[str], known: list[str]) -> set[str]:

@@ -202,6 +202,15 @@ class SystemBase:
     def indexes(self) -> list[MemoryIndex]:
         return [self.index_for(vault) for vault in self.vaults]
 
+    @property
+    def readable_indexes(self) -> list[MemoryIndex]:
+        """Every vault's index, ready to read: one never built is built first, so the API's reads work before
+        any `sync()` as the CLI's do (its read commands sync first)."""
+        for index in self.indexes:
+            if index.identity() is None:
+                index.sync()
+        return self.indexes
+
     def sync(self, progress: Progress | None = None) -> dict[str, SyncReport]:
         """Hash-sync every vault's index with its files (milliseconds when nothing changed)."""
         return {index.vault.scope.value: index.sync(progress) for index in self.indexes}

@@ -72,13 +72,9 @@ class MemoryActions(SearchActions):
             combined.duplicates.extend(result.duplicates)
         return combined
 
-    def list(self, where: MemoryFilter | None = None, limit: int | None = None, *, sync: bool = True) -> list[Memory]:
-        """Memories matching `where` from the index: project first by path, or with `limit` the newest
-        `limit` of them. Like `aimate mem list`, the index is synced with the files first (milliseconds when
-        nothing changed; built on a fresh home, which has no index until then); `sync=False` reads it as it
-        is — the CLI syncs on its own, with a progress bar and a fallback for an index it cannot write."""
-        if sync:
-            self.sync()
+    def list(self, where: MemoryFilter | None = None, limit: int | None = None) -> list[Memory]:
+        """Memories matching `where` from the index (call `sync()` first for fresh data): project first by
+        path, or with `limit` the newest `limit` of them."""
         if limit is None:
             return self.query(where)
         newest = sorted(self.query(where, limit, order="updated"), key=lambda m: m.updated_at, reverse=True)

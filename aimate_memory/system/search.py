@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from aimate_memory.errors import InvalidInputError
 from aimate_memory.system.base import SystemBase
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.model import Memory
 
 if TYPE_CHECKING:
+    from aimate_memory.retrieval.evaluation import EvalReport
     from aimate_memory.retrieval.hybrid import SearchResponse
 
 
@@ -19,7 +21,7 @@ class SearchActions(SystemBase):
 
         retrieval = self.config.section("retrieval")
         searcher = HybridSearcher(
-            self.indexes,
+            self.readable_indexes,
             self.embedder,
             self.clock,
             decay=retrieval["decay"],
@@ -31,15 +33,38 @@ class SearchActions(SystemBase):
         # note that keeps showing up in searches is never promoted for it.
         return searcher.search(query, top_k, where)
 
+    def evaluate(self, queries_text: str, source: str = "queries") -> EvalReport:
+        """Recall@1/5/10 and MRR of `search` on the caller's own questions (`aimate mem eval`), one JSON line each:
+        {"query", "expected": [ids or id prefixes]}. The same path and configuration as a search, so a change of
+        model or weights is measured as a person would meet it. Any bad line: an error naming every one, and
+        nothing scored (a skipped question would flatter the numbers)."""
+        from aimate_memory.retrieval.evaluation import CUTOFFS, QueryFileError, parse_queries, score_query, summarize
+
+        try:
+            queries = parse_queries(queries_text)
+        except QueryFileError as exc:
+            lines = "\n".join(f"  {source}:{line}: {reason}" for line, reason in exc.problems)
+            raise InvalidInputError(
+                f"{len(exc.problems)} bad line(s) in {source}, nothing scored:\n{lines}",
+                'each line is {"query": "...", "expected": ["<memory id or prefix>", ...]}',
+            ) from exc
+        if not queries:
+            raise InvalidInputError(f"no queries in {source}", 'add lines like {"query": "...", "expected": ["id"]}')
+        scores = []
+        for item in queries:
+            response = self.search(item.query, max(CUTOFFS))
+            scores.append(score_query(item, [hit.memory.id for hit in response.results]))
+        return summarize(scores)
+
     def query(self, where: MemoryFilter | None = None, limit: int | None = None, order: str = "path") -> list[Memory]:
         """Metadata query from the index (no file reads): list, time ranges, filters."""
         where = where or MemoryFilter()
         found: list[Memory] = []
-        for index in self.indexes:
+        for index in self.readable_indexes:
             if where.scopes and index.vault.scope not in where.scopes:
                 continue
             found.extend(index.query(where, limit, order))
         return found[:limit] if limit is not None else found
 
     def get_stats(self) -> dict[str, Any]:
-        return {index.vault.scope.value: index.stats() for index in self.indexes}
+        return {index.vault.scope.value: index.stats() for index in self.readable_indexes}

@@ -8,6 +8,7 @@ from typing import Any
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.vault.filters import parse_layer, parse_status
 from aimate_memory.vault.model import to_datetime
+from aimate_memory.vault.validate import check_writable_text
 
 SETTABLE_FIELDS = (
     "title",
@@ -31,7 +32,12 @@ def coerce_field(key: str, value: Any) -> Any:
         raise InvalidInputError(f"cannot set '{key}'", f"settable fields: {', '.join(SETTABLE_FIELDS)}")
     if key in ("expires_at", "related", "confidence") and (value is None or value == ""):
         return None
-    return _COERCERS[key](value)
+    coerced = _COERCERS[key](value)
+    # Every text a field holds, list items too: a NUL in a tag had been written into the YAML.
+    for text in coerced if isinstance(coerced, list) else [coerced]:
+        if isinstance(text, str):
+            check_writable_text({key: text})
+    return coerced
 
 
 def _text(key: str) -> Any:

@@ -7,22 +7,25 @@ source and the entry's name, so importing the same input twice changes nothing.
 - `claude` (a file): a Claude Code `CLAUDE.md` or auto-memory `MEMORY.md` — one memory per `##` section
   (or `#` when there is none); a heading about rules, preferences, conventions or style goes to core, the
   rest long-term.
-- `basic-memory` (a folder of notes): one long-term memory per note, the body as written
-  (observations `- [category] text #tag`, relations `- relation_type [[Target]]`). Title from the
-  frontmatter (else the file name); the id from the `permalink` (else the path), which is kept as a key;
-  tags from the frontmatter, the note's `type` (other than the default `note`) and the observations'
-  `#tags`. A relation or `[[link]]` to another note of the same import becomes `related` (its id). `type:
-  decision` / `project` choose that category, anything else is knowledge. `created` becomes `created_at`;
-  `modified` and other keys are kept as written (`modified` is not `updated_at`: an old note would
-  otherwise be archived as idle the day it arrives), a key the tool owns (`status`, `source`, …) gets a
-  `basic_memory_` prefix.
+- `basic-memory` (a folder of notes): one long-term memory per note, the body as written (observations
+  `- [category] text #tag`, relations `- relation_type [[Target]]`). Title from the frontmatter, else the
+  first `#` heading, else the file name. The id is made of the `permalink` (else the one basic-memory makes
+  of the path), kept as a key. Tags: the frontmatter's, the note's `type` (other than the default `note`)
+  and the observations' `#tags` (not a checkbox's, not in code, not `#42`). A relation or `[[link]]` to a
+  note of the same import (by title or permalink) becomes a `related` id. `type: decision` / `project` pick
+  that category, anything else is knowledge. `created` becomes `created_at`; `modified` and other keys are
+  kept as written (`modified` is not `updated_at`: an old note would be archived as idle the day it
+  arrives), one the tool owns (`status`, `source`, …) with a `basic_memory_` prefix.
 - `mcp-memory-json` (a file): the official MCP memory server's JSON Lines — one memory per entity, its
-  observations as the body, its relations listed under them; a line that is not JSON is reported.
-- `cline` (a `memory-bank` folder): one memory per file, the body as written, titled by
-  its first `#` heading and the project (the folder holding `memory-bank/`). What stays true goes
-  long-term — `projectbrief`, `productContext` (project), `systemPatterns`, `techContext` and any other
-  file (knowledge); what describes the moment goes short-term and expires like any short-term note —
-  `activeContext` (context), `progress` (task). The id is the project and the file's path in the bank.
+  observations as the body, its relations listed under them; a line that is not JSON is reported by number
+  and the rest is read.
+- `cline` (a `memory-bank` folder): one memory per non-empty Markdown file (subfolders too), the body as
+  written, titled after the file (its `#` heading for a file Cline does not define) and the project — the
+  folder holding `memory-bank/`. What stays true goes long-term: `projectbrief` (project, importance 4),
+  `productContext` (project), `systemPatterns`, `techContext` and any other file (knowledge). What
+  describes the moment goes short-term and expires like any short-term note: `activeContext` (context),
+  `progress` (task). The id is made of the project and the file's path in the bank, so two projects'
+  banks never clash.
 """
 
 from __future__ import annotations
@@ -195,12 +198,7 @@ class _Note:
     meta: dict[str, Any]
     body: str
     title: str
-    permalink: str | None
-
-    @property
-    def name(self) -> str:
-        """What the id is made of: the permalink (stable when the file moves), else the path."""
-        return self.permalink or PurePosixPath(self.path).with_suffix("").as_posix()
+    permalink: str  # the note's own, else the one basic-memory makes of the path: the id is made of it
 
 
 def from_basic_memory(source: Source) -> Parsed:
@@ -216,15 +214,15 @@ def from_basic_memory(source: Source) -> Parsed:
         meta = to_json_value(dict(doc.meta))
         if not doc.body.strip() and not meta:
             continue  # an empty file holds nothing to import
-        title = str(meta.get("title") or "").strip() or PurePosixPath(path).stem
-        permalink = str(meta["permalink"]).strip() if meta.get("permalink") else None
+        heading = _FIRST_TITLE.search(doc.body)
+        title = str(meta.get("title") or "").strip() or (heading.group(1) if heading else PurePosixPath(path).stem)
+        permalink = str(meta.get("permalink") or "").strip() or PurePosixPath(path).with_suffix("").as_posix().lower()
         notes.append(_Note(path, meta, doc.body, title, permalink))
     ids: dict[str, str] = {}  # title or permalink (case folded) → id: basic-memory links by either
     for note in notes:
-        note_id = memory_id("basic-memory", note.name)
+        note_id = memory_id("basic-memory", note.permalink)
         ids.setdefault(note.title.casefold(), note_id)
-        if note.permalink:
-            ids.setdefault(note.permalink.casefold(), note_id)
+        ids.setdefault(note.permalink.casefold(), note_id)
     for note in notes:
         parsed.entries.append(Entry(1, _basic_memory_record(note, ids), note.path))
     return parsed
@@ -236,27 +234,27 @@ def _basic_memory_record(note: _Note, ids: Mapping[str, str]) -> MemoryRecord:
     inline_tags, targets = _tags_and_links(note.body)
     type_tag = [kind] if kind.casefold() != BASIC_MEMORY_DEFAULT_TYPE else []
     tags = [*_tag_list(meta.get("tags")), *type_tag, *inline_tags]
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = {"permalink": note.permalink}
     created = to_datetime(meta.get("created"))
     if created is not None:
         extra["created_at"] = created.isoformat()
-    own_id = memory_id("basic-memory", note.name)
+    own_id = memory_id("basic-memory", note.permalink)
     related = [ids[target.casefold()] for target in targets if target.casefold() in ids]
     related = [item for item in dict.fromkeys(related) if item != own_id]
     if related:
         extra["related"] = related
     for key, value in meta.items():
-        if key in ("title", "type", "tags") or (key == "created" and created is not None):
+        if key in ("title", "type", "tags", "permalink") or (key == "created" and created is not None):
             continue
         extra[f"basic_memory_{key}" if key in OWN_KEYS else key] = value
     placement = Placement(Layer.LONG_TERM, BASIC_MEMORY_CATEGORIES.get(kind.casefold(), "knowledge"))
     body = note.body if note.body.strip() else f"# {note.title}"
-    return _record("basic-memory", note.name, body, title=note.title, placement=placement, tags=tags, extra=extra)
+    return _record("basic-memory", note.permalink, body, title=note.title, placement=placement, tags=tags, extra=extra)
 
 
 def _tag_list(value: Any) -> list[str]:
-    """basic-memory's `tags`: a list, or one comma-separated string; a leading `#` is dropped."""
-    items = value if isinstance(value, list) else str(value or "").split(",")
+    """basic-memory's `tags`: a list, or one string (`a, b` or `#a #b`); a leading `#` is dropped."""
+    items = value if isinstance(value, list) else re.split(r",|\s+(?=#)", str(value or ""))
     return [tag for tag in (str(item).strip().lstrip("#").strip() for item in items) if tag]
 
 
@@ -296,14 +294,14 @@ def _prose_lines(body: str) -> Iterator[str]:
 
 # -- cline -------------------------------------------------------------------------------------------
 
-# Cline's memory bank, by file name (case folded, no suffix): where each file's memory goes.
-CLINE_FILES: dict[str, Placement] = {
-    "projectbrief": Placement(Layer.LONG_TERM, "project", 4),
-    "productcontext": Placement(Layer.LONG_TERM, "project"),
-    "systempatterns": Placement(Layer.LONG_TERM, "knowledge"),
-    "techcontext": Placement(Layer.LONG_TERM, "knowledge"),
-    "activecontext": Placement(Layer.SHORT_TERM, "context"),
-    "progress": Placement(Layer.SHORT_TERM, "task"),
+# Cline's memory bank, by file name (case folded, no suffix, no `-`/`_`): its title and where it goes.
+CLINE_FILES: dict[str, tuple[str, Placement]] = {
+    "projectbrief": ("Project brief", Placement(Layer.LONG_TERM, "project", 4)),
+    "productcontext": ("Product context", Placement(Layer.LONG_TERM, "project")),
+    "systempatterns": ("System patterns", Placement(Layer.LONG_TERM, "knowledge")),
+    "techcontext": ("Tech context", Placement(Layer.LONG_TERM, "knowledge")),
+    "activecontext": ("Active context", Placement(Layer.SHORT_TERM, "context")),
+    "progress": ("Progress", Placement(Layer.SHORT_TERM, "task")),
 }
 CLINE_OTHER = Placement(Layer.LONG_TERM, "knowledge")
 CLINE_BANK_NAMES = ("memory-bank", "memory_bank", "memorybank")
@@ -318,10 +316,10 @@ def from_cline(source: Source) -> Parsed:
             continue
         stem = PurePosixPath(path).stem
         heading = _FIRST_TITLE.search(text)
-        title = heading.group(1) if heading else _words(stem)
+        other = (heading.group(1) if heading else _words(stem), CLINE_OTHER)
+        title, placement = CLINE_FILES.get(re.sub(r"[-_]", "", stem.casefold()), other)
         if project and project.casefold() not in title.casefold():
             title = f"{title} ({project})"
-        placement = CLINE_FILES.get(stem.casefold(), CLINE_OTHER)
         tags = ["memory-bank", *([project] if project else [])]
         record = _record("cline", f"{project}/{path}", text, title=title, placement=placement, tags=tags)
         parsed.entries.append(Entry(1, record, path))

@@ -297,7 +297,14 @@ class Vault:
         return read_document(self.abs_path(memory.rel_path), self.max_file_bytes)
 
     def _write(self, rel_path: PurePosixPath, doc: MemoryDocument) -> None:
-        atomic_write_text(self.abs_path(rel_path), doc.render())
+        text = doc.render()
+        size, limit = len(text.encode("utf-8")), self.max_bytes_for(rel_path)
+        if size > limit:  # the tool would write a file that it then refuses to read
+            raise InvalidInputError(
+                f"the memory would be {size:,} bytes, over the {limit:,}-byte limit; nothing was written",
+                "split it into several memories, or raise storage.max_file_bytes",
+            )
+        atomic_write_text(self.abs_path(rel_path), text)
 
 
 def _is_utf8(name: str) -> bool:

@@ -7,6 +7,8 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
+
 HAND_FILE = """---
 # 手写的记忆：这条注释必须保留
 id: 7d3c1a52-9f0e-4b7e-8a43-2c5d9e1f0b6a
@@ -261,3 +263,12 @@ def test_config_commands_keep_comments(cli, home: Path) -> None:
     )
     assert env.out.strip() == "3"
     assert os.path.exists(config)
+
+
+@pytest.mark.parametrize("command", [("list",), ("search",), ("import",)])
+def test_flags_in_help_show_no_type_and_options_with_values_do(cli, command: tuple[str, ...]) -> None:
+    shown = cli("mem", *command, "--help")
+    assert shown.code == 0
+    lines = {line.split()[1]: line for line in shown.out.splitlines() if line.lstrip("│ ").startswith("--")}
+    assert "<bool>" not in shown.out and "--json" in lines
+    assert any("<" in line for line in lines.values())  # `--limit <int>`, `--layer <str>`, `--from <str>`

@@ -146,3 +146,27 @@ def test_import_is_cheap():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+@pytest.mark.slow
+def test_a_query_embeds_without_fastembed_and_equals_the_batch_vector(models, tmp_path) -> None:
+    minilm = models["fastembed"]
+    texts = ["We chose Redis for the session cache.", "x", "why does the login test fail? " * 40, "Redis 会话缓存"]
+    batch = minilm.embed(texts)  # through fastembed
+    for text, vector in zip(texts, batch, strict=True):
+        assert np.allclose(minilm.embed_query(text), vector, atol=1e-6)  # long text: truncated alike
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from aimate_memory.embedding.fastembed_provider import FastEmbedEmbedder\n"
+        "FastEmbedEmbedder(cache_dir=Path(sys.argv[1])).embed_query('登录 login')\n"
+        "assert 'fastembed' not in sys.modules, 'a query imported fastembed'\n"
+    )
+    subprocess.run([sys.executable, "-c", script, str(tmp_path)], check=True, timeout=120)
+
+
+@pytest.mark.slow
+def test_the_auto_query_path_gives_the_batch_vector(models) -> None:
+    auto = models["auto"]
+    for text in [*EN, *ZH, "Redis 会话缓存 mixed"]:
+        assert np.allclose(auto.embed_query(text), auto.embed([text])[0], atol=1e-5), text

@@ -304,3 +304,33 @@ def test_project_attributes_register_the_driver_without_committing(tmp_path: Pat
     assert "aimate_memory.git.merge" in run_git(project, "config", "merge.aimate-memory.driver")
     assert run_git(project, "log", "--oneline", check=False) == ""
     assert run_git(project, "check-attr", "merge", "--", ".aimate/memory/core/x.md").strip().endswith("aimate-memory")
+
+
+@pytest.mark.slow  # each commit next to a held lock waits ~4 s for it
+@pytest.mark.parametrize(("lock_name", "title"), [("index.lock", TITLE), ("HEAD.lock", "Deploy checklist")])
+def test_a_lock_left_by_a_killed_git_is_cleared_and_a_fresh_one_respected(system, run_git, lock_name, title) -> None:
+    import os
+    import time
+
+    from aimate_memory.git.repo import GitError
+
+    root = system.global_vault.root
+    lock = root / ".git" / lock_name
+    lock.write_text("", encoding="utf-8")
+    stale = time.time() - 120
+    os.utime(lock, (stale, stale))  # what `kill -9` of a git writing the index or HEAD leaves behind
+    system.add(title, "body / 正文", layer=Layer.LONG_TERM)
+    assert not lock.exists()
+    assert subjects(run_git, root)[0].startswith(f'memory: add "{title}"')
+    assert run_git(root, "status", "--porcelain") == ""  # the person's index agrees with the commit
+    # A lock some git took a moment ago is left alone (it may be a `git commit` with its editor open).
+    lock.write_text("", encoding="utf-8")
+    if lock_name == "index.lock":  # the tool commits through its own index: the commit lands
+        system.add(f"{title} 2", "body", layer=Layer.LONG_TERM)
+        assert subjects(run_git, root)[0].startswith(f'memory: add "{title} 2"')
+    else:  # HEAD cannot move: the memory is saved, the commit refused with the lock named
+        with pytest.raises(GitError, match=r"HEAD\.lock"):
+            system.add(f"{title} 2", "body", layer=Layer.LONG_TERM)
+        assert any(p.title == f"{title} 2" for p in system.scan().memories)
+    assert lock.exists()
+    lock.unlink()

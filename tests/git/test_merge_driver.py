@@ -151,3 +151,9 @@ def test_driver_main_writes_ours_file(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1
     assert "<<<<<<<" in files["A"].read_text(encoding="utf-8")
+
+
+def test_one_use_on_each_device_counts_twice_though_both_files_agree() -> None:
+    # Found by tests/properties: both sides at base + 1 looked "the same" and merged to base + 1.
+    merged = meta(merge_memory_text(memory(), memory(count=6, extra="note: 本机\n"), memory(count=6)).text)
+    assert merged["access_count"] == 7

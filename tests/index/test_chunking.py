@@ -92,3 +92,22 @@ def test_many_paragraphs_fill_chunks_up_to_the_budget():
     chunks = chunk_memory("Checklist", body)
     assert len(chunks) > 1 and all(c.tokens <= MAX_TOKENS for c in chunks)
     assert "\n\n".join(c.text for c in chunks) == body  # nothing lost or repeated
+
+
+def test_a_chunks_count_is_that_of_what_it_embeds():
+    # chunk_memory adds the context's count to the text's instead of counting embed_text again.
+    body = "\n\n".join(
+        [
+            "## 缓存 Cache",
+            "我们决定用Redis做会话缓存，TTL 为 3600 秒。" * 12,
+            "The session cache holds 1234567 keys at peak; eviction is allkeys-lru." * 9,
+            "```\nredis-cli CONFIG SET maxmemory-policy allkeys-lru\n```",
+            "### 备选 Alternatives",
+            "Memcached 不支持持久化。" * 40,
+        ]
+    )
+    for title in ("选用 Redis 做会话缓存", "Session cache", ""):
+        for budget in (40, 120, MAX_TOKENS):
+            chunks = chunk_memory(title, body, budget)
+            assert len(chunks) > 1
+            assert [c.tokens for c in chunks] == [estimate_tokens(c.embed_text) for c in chunks]

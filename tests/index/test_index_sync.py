@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from aimate_memory.clock import SystemClock
+from aimate_memory.embedding.base import EmbedderUnavailable
 from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.errors import AimateError
 from aimate_memory.system import MemorySystem
@@ -221,3 +222,69 @@ def test_estimated_vector_scores_keep_the_exact_head_and_search_verifies_contend
     verified = top()  # the contenders' estimated cosines are replaced by exact ones before the final ranking
     assert [row[0] for row in verified] == [row[0] for row in all_exact]
     assert [row[2] for row in verified] == pytest.approx([row[2] for row in all_exact], abs=1e-6)
+
+
+def _vector_rows(system: MemorySystem) -> tuple[int, int, str | None]:
+    conn = system.index_for(system.global_vault).conn
+    chunks = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    signed = conn.execute("SELECT COUNT(*) FROM chunks_vec").fetchone()[0]
+    flag = conn.execute("SELECT value FROM meta WHERE key = 'vectors_pending'").fetchone()
+    return chunks, signed, flag[0] if flag else None
+
+
+@pytest.mark.parametrize(
+    ("title", "body"),
+    [
+        ("Kafka retention", "Keep order events for 14 days in Kafka."),
+        ("日志保留策略", "订单事件在 Kafka 中保留十四天。"),
+    ],
+)
+def test_chunks_added_without_the_model_get_vectors_at_the_next_sync_that_has_it(
+    system: MemorySystem, home: Path, title: str, body: str
+) -> None:
+    system.sync()
+    assert _vector_rows(system)[2] == "0"  # every chunk has its vector: unchanged syncs skip the scan
+    # Another process whose model is unavailable (same configuration, so the same index) adds a memory.
+    offline = LazyEmbedder(dict(system.embedder.settings))
+    offline.unavailable = EmbedderUnavailable("test: model unavailable", None)
+    other = MemorySystem(Roots(home, None), clock=SystemClock())
+    other.embedder = offline  # type: ignore[misc]
+    other.add(title, body, layer=Layer.LONG_TERM, category="knowledge")
+    other.sync()
+    other.close()
+    chunks, signed, flag = _vector_rows(system)
+    assert flag == "1" and signed < chunks
+    report = system.sync()["global"]
+    assert report.embedded_chunks >= 1
+    chunks, signed, flag = _vector_rows(system)
+    assert (signed, flag) == (chunks, "0")
+    assert system.search(body, 1).results[0].memory.title == title
+
+
+def test_an_index_from_before_the_pending_flag_is_checked_once(system: MemorySystem) -> None:
+    system.sync()
+    conn = system.index_for(system.global_vault).conn
+    missing = conn.execute("SELECT MAX(rowid) FROM chunks").fetchone()[0]
+    conn.execute("DELETE FROM chunks_vec WHERE rowid = ?", (missing,))
+    conn.execute("DELETE FROM meta WHERE key = 'vectors_pending'")
+    system.sync()
+    chunks, signed, flag = _vector_rows(system)
+    assert (signed, flag) == (chunks, "0")
+
+
+def test_a_move_seen_half_way_by_a_sync_ends_up_indexed(system: MemorySystem, home: Path) -> None:
+    # Found by tests/reliability/test_concurrent_writers.py: `rm` writes the archive copy, then removes the
+    # original; a sync in between records the copy as a duplicate id, and it had stayed out of the index.
+    system.sync()
+    memory = next(m for m in system.scan().memories if m.title == "数据库迁移规范")
+    vault = home / "memory"
+    copy = vault / "archive" / memory.rel_path
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(vault / memory.rel_path, copy)
+    first = system.sync()["global"]
+    assert first.errors == 1  # the copy: a duplicate id while both exist
+    (vault / memory.rel_path).unlink()
+    system.sync()
+    indexed = {m.id: m.rel_path.as_posix() for m in system.query(MemoryFilter(statuses=()))}
+    assert indexed[memory.id] == copy.relative_to(vault).as_posix()
+    assert system.search("数据库迁移", 3).results[0].memory.id == memory.id

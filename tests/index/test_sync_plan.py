@@ -84,3 +84,30 @@ def test_errors_are_kept_apart_and_fixed_files_clear_their_error() -> None:
     plan = plan_sync(reads, {}, [], errors)
     assert [r.path for r in plan.errors] == ["broken.md"]
     assert plan.cleared_errors == ["fixed.md"] and [r.path for r in plan.upsert] == ["fixed.md"]
+
+
+def test_an_indexed_file_that_takes_anothers_id_is_the_duplicate() -> None:
+    # Found by tests/properties: a.md edited to hold b.md's id took over b.md's entry, and b.md (unchanged,
+    # still on disk) dropped out of the index.
+    index = {"a.md": indexed("a.md", "id-1"), "b.md": indexed("b.md", "id-2")}
+    plan = plan_sync([ReadResult(stat("a.md", 2), "h9", "id-2")], index, [], {})
+    assert [(r.path, holder) for r, holder in plan.duplicates] == [("a.md", "b.md")]
+    assert not plan.upsert and not plan.delete
+
+
+def test_two_files_swapping_ids_are_no_duplicates() -> None:
+    index = {"a.md": indexed("a.md", "id-1"), "b.md": indexed("b.md", "id-2")}
+    reads = [ReadResult(stat("a.md", 2), "h8", "id-2"), ReadResult(stat("b.md", 2), "h9", "id-1")]
+    plan = plan_sync(reads, index, [], {})
+    assert not plan.duplicates and sorted(r.path for r in plan.upsert) == ["a.md", "b.md"]
+
+
+def test_a_duplicate_id_is_read_again_when_its_stat_is_unchanged() -> None:
+    # A move seen half-way records the new file as a duplicate of the old one; once the old file is gone,
+    # the new one must be indexed although its bytes never changed (it had stayed out of the index for good).
+    disk = {"archive/a.md": stat("archive/a.md")}
+    duplicate = {"archive/a.md": ErrorRecord("archive/a.md", 1, 10, "DuplicateId")}
+    plan = plan_reads(disk, {"long_term/a.md": indexed("long_term/a.md", "A")}, duplicate)
+    assert [s.path for s in plan.to_read] == ["archive/a.md"] and plan.vanished == ["long_term/a.md"]
+    broken = {"archive/a.md": ErrorRecord("archive/a.md", 1, 10, "FrontmatterError")}
+    assert plan_reads(disk, {}, broken).to_read == []  # the same broken bytes are not read again

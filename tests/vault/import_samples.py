@@ -106,9 +106,9 @@ Migrating authentication to OAuth device flow.
 - 导出 CSV
 - 离线同步的冲突提示
 """,
-    "components/auth.md": """# Auth component
+    "components/auth.md": """# 认证组件 / Auth component
 
-Tokens live in the OS keychain; refresh tokens rotate on every use.
+Tokens live in the OS keychain; refresh tokens rotate on every use. 刷新令牌每次使用后轮换。
 """,
     "notes/empty.md": "\n\n",
 }

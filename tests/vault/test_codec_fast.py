@@ -84,3 +84,15 @@ def test_tool_written_files_take_the_fast_path_and_read_only_parsing_matches() -
     assert fast.body == full.body and {k: plain(v) for k, v in fast.meta.items()} == {
         k: plain(v) for k, v in full.meta.items()
     }
+
+
+def test_a_tab_where_yaml_refuses_one_goes_to_ruamel() -> None:
+    # Found by tests/properties: `title: <tab>` read as null here, while ruamel (show, edit) refuses the file.
+    assert load_simple_frontmatter("id: x\ntitle: \t\n") is None
+
+
+@pytest.mark.parametrize("tag", ["?0", "-x", ":a", "#话题", " padded", "a: b", ""])
+def test_list_items_that_plain_flow_style_would_change_are_quoted(tag: str) -> None:
+    # Found by tests/properties: ruamel wrote ['?0'] as [?0] and read it back as a mapping.
+    text = MemoryDocument.new({"id": "x", "tags": ["缓存", tag]}, "body\n").render()
+    assert list(parse_document(text, Path("m.md")).meta["tags"]) == ["缓存", tag]

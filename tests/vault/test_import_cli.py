@@ -76,12 +76,12 @@ def test_import_a_cline_memory_bank(cli, home: Path, tmp_path: Path) -> None:
     (error,) = [o for o in report["outcomes"] if o["action"] == "error"]
     assert error["source"] == "notes/gbk.md" and "UTF-8" in error["detail"]
     layers = {m["title"]: m["layer"] for m in cli("mem", "list", "--json").json()}
-    assert layers["Active Context (taskflow)"] == "short_term" and layers["进度 (taskflow)"] == "short_term"
-    assert layers["Project Brief (taskflow)"] == "long_term"
+    assert layers["Active context (taskflow)"] == "short_term" and layers["Progress (taskflow)"] == "short_term"
+    assert layers["Project brief (taskflow)"] == "long_term"
     again = cli("mem", "import", "--from", "cline", str(bank))
     assert f"{CLINE_GOOD} unchanged, 1 error" in again.out and "notes/gbk.md" in again.out
-    assert "Active Context (taskflow)" in search_titles(cli, "OAuth device flow")
-    assert "进度 (taskflow)" in search_titles(cli, "导出 CSV")
+    assert "Active context (taskflow)" in search_titles(cli, "OAuth device flow")
+    assert "Progress (taskflow)" in search_titles(cli, "导出 CSV")
 
 
 def test_an_importer_given_what_it_cannot_read(cli, tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from aimate_memory.vault.importers import (
     from_claude,
     from_cline,
     from_mcp_memory_json,
+    memory_id,
 )
 
 BANK = PurePosixPath("/home/li/code/taskflow/memory-bank")
@@ -61,8 +62,9 @@ def test_basic_memory_tags_links_and_keys_of_an_english_note() -> None:
 def test_basic_memory_note_without_frontmatter_and_a_broken_one() -> None:
     parsed = from_basic_memory(Source(BASIC_MEMORY))
     cache = by_title(parsed)["缓存策略"].record
-    assert cache.id == str(uuid.uuid5(NAMESPACE, "basic-memory:notes/缓存策略"))  # no permalink: the path
-    assert "permalink" not in cache.frontmatter and "redis" in cache.frontmatter["tags"]
+    assert cache.id == str(uuid.uuid5(NAMESPACE, "basic-memory:notes/缓存策略"))  # no permalink: from the path
+    assert cache.frontmatter["permalink"] == "notes/缓存策略"  # the one basic-memory would make
+    assert "redis" in cache.frontmatter["tags"]
     (problem,) = parsed.problems
     assert problem.source == "broken.md" and problem.line == 3 and "YAML" in problem.detail
 
@@ -94,10 +96,10 @@ def test_cline_bank_durable_files_long_term_current_ones_short_term() -> None:
         "components/auth.md": ("long_term", "knowledge"),
     }
     titles = {e.source: e.record.title for e in parsed.entries}
-    assert titles["projectbrief.md"] == "Project Brief (taskflow)"
-    assert titles["progress.md"] == "进度 (taskflow)"
-    assert titles["techContext.md"] == "Tech context (taskflow)"  # no `#` heading: from the file name
-    brief = by_title(parsed)["Project Brief (taskflow)"].record
+    assert titles["projectbrief.md"] == "Project brief (taskflow)"  # Cline's files by their name
+    assert titles["progress.md"] == "Progress (taskflow)"
+    assert titles["components/auth.md"] == "认证组件 / Auth component (taskflow)"  # another file: its heading
+    brief = by_title(parsed)["Project brief (taskflow)"].record
     assert brief.frontmatter["importance"] == 4 and brief.body == CLINE_BANK["projectbrief.md"]
     assert brief.frontmatter["tags"] == ["imported-cline", "memory-bank", "taskflow"]
 
@@ -136,3 +138,136 @@ def test_claude_sections_carry_their_line() -> None:
 def test_the_four_importers_and_what_they_read() -> None:
     assert list(IMPORTERS) == ["claude", "basic-memory", "mcp-memory-json", "cline"]
     assert [name for name, importer in IMPORTERS.items() if importer.folder] == ["basic-memory", "cline"]
+
+
+# -- samples shaped like each tool's own documentation --------------------------------------------------
+
+COFFEE = """---
+title: Coffee Brewing Methods
+type: note
+permalink: coffee/coffee-brewing-methods
+tags:
+- coffee
+- brewing
+---
+
+# Coffee Brewing Methods
+
+## Observations
+- [method] Pour over provides more clarity and highlights subtle flavors #clarity
+- [tip] Water temperature at 205°F extracts optimal compounds #temperature
+
+## Relations
+- relates_to [[Coffee Bean Origins]]
+- requires [[Proper Grinding Technique]]
+"""
+
+ORIGINS = """---
+title: Coffee Bean Origins
+type: note
+permalink: coffee/coffee-bean-origins
+tags: [coffee, 产地]
+---
+
+# Coffee Bean Origins
+
+- [fact] 云南咖啡豆酸度适中，带坚果香 #云南
+- part_of [[Coffee Brewing Methods]]
+"""
+
+DECISION = """---
+title: 选用 PostgreSQL 存储订单
+type: decision
+permalink: decisions/postgres-orders
+---
+
+我们决定用 PostgreSQL 16：事务可靠，JSONB 够用。
+"""
+
+
+def test_basic_memory_notes_keep_title_tags_permalink_and_link_relations() -> None:
+    files = {
+        "coffee/coffee-brewing-methods.md": COFFEE,
+        "coffee/coffee-bean-origins.md": ORIGINS,
+        "decisions/postgres-orders.md": DECISION,
+    }
+    result = from_basic_memory(Source(files))
+    assert result.problems == []
+    by_title = {entry.record.title: entry.record for entry in result.entries}
+    brewing = by_title["Coffee Brewing Methods"]
+    fm = brewing.frontmatter
+    assert fm["permalink"] == "coffee/coffee-brewing-methods"
+    assert fm["id"] == memory_id("basic-memory", "coffee/coffee-brewing-methods")
+    assert fm["tags"] == ["imported-basic-memory", "coffee", "brewing", "clarity", "temperature"]
+    assert fm["type"] == "long_term" and fm["category"] == "knowledge"
+    # A relation to a note of the same import is a related id; one to a note not imported stays text only.
+    assert fm["related"] == [by_title["Coffee Bean Origins"].id]
+    assert "requires [[Proper Grinding Technique]]" in brewing.body
+    origins = by_title["Coffee Bean Origins"].frontmatter
+    assert origins["tags"] == ["imported-basic-memory", "coffee", "产地", "云南"]
+    assert origins["related"] == [brewing.id]
+    decision = by_title["选用 PostgreSQL 存储订单"].frontmatter
+    assert decision["category"] == "decision" and "related" not in decision
+    assert from_basic_memory(Source(files)).entries == result.entries  # the same notes give the same records
+
+
+def test_a_basic_memory_note_without_frontmatter_or_with_broken_yaml() -> None:
+    files = {
+        "plain/meeting-notes.md": "# 周会纪要\n\n- [action] 下周发布 v2 #release\n",
+        "broken.md": "---\ntitle: [unclosed\n---\nbody\n",
+    }
+    result = from_basic_memory(Source(files))
+    (record,) = [entry.record for entry in result.entries]
+    assert record.title == "周会纪要" and record.frontmatter["permalink"] == "plain/meeting-notes"
+    assert "release" in record.frontmatter["tags"]
+    assert [problem.source for problem in result.problems] == ["broken.md"]
+
+
+AIMATE_BANK = {
+    "projectbrief.md": "# Project Brief\n\nA CLI that keeps an AI assistant's memory in Markdown files.\n",
+    "productContext.md": "# Product Context\n\n用户希望记忆可读、可改、可在 git 里审阅。\n",
+    "activeContext.md": "# Active Context\n\nWorking on the importers; next: the reliability suite.\n",
+    "progress.md": "# Progress\n\n## What works\n- export/import\n\n## 待办\n- 可靠性测试\n",
+    "systemPatterns.md": "# System Patterns\n\nThin CLI over a facade; pure planners.\n",
+    "techContext.md": "# Tech Context\n\nPython 3.11, SQLite FTS5, sqlite-vec.\n",
+    "deployment.md": "# Deployment notes\n\nReleases go to PyPI from CI.\n",
+    "empty.md": "   \n",
+}
+
+
+def test_cline_memory_bank_files_map_to_layers_by_what_they_hold() -> None:
+    result = from_cline(Source(AIMATE_BANK, PurePosixPath("/home/li/aimate/memory-bank")))
+    by_title = {entry.record.title: entry.record.frontmatter for entry in result.entries}
+    assert set(by_title) == {
+        "Project brief (aimate)",
+        "Product context (aimate)",
+        "Active context (aimate)",
+        "Progress (aimate)",
+        "System patterns (aimate)",
+        "Tech context (aimate)",
+        "Deployment notes (aimate)",
+    }  # an empty file gives nothing
+    assert (by_title["Active context (aimate)"]["type"], by_title["Active context (aimate)"]["category"]) == (
+        "short_term",
+        "context",
+    )
+    assert by_title["Progress (aimate)"]["type"] == "short_term"
+    assert (by_title["Project brief (aimate)"]["type"], by_title["Project brief (aimate)"]["category"]) == (
+        "long_term",
+        "project",
+    )
+    assert by_title["Deployment notes (aimate)"]["category"] == "knowledge"
+    # Two projects' banks never share an id.
+    other = {e.record.id for e in from_cline(Source(AIMATE_BANK, PurePosixPath("/srv/billing"))).entries}
+    assert other.isdisjoint(entry.record.id for entry in result.entries)
+
+
+def test_every_importer_reports_a_file_it_cannot_use_and_keeps_the_rest() -> None:
+    assert set(IMPORTERS) == {"claude", "basic-memory", "mcp-memory-json", "cline"}
+    mcp = IMPORTERS["mcp-memory-json"].parse(
+        Source({"a.jsonl": '{"type": "entity", "name": "张伟", "observations": ["喜欢 Tab"]}\n', "b.jsonl": "{oops\n"})
+    )
+    assert [e.record.title for e in mcp.entries] == ["张伟"] and mcp.problems[0].source == "b.jsonl"
+    assert mcp.problems[0].line == 1
+    claude = IMPORTERS["claude"].parse(Source({"CLAUDE.md": "## Style rules\n\nTabs, not spaces.\n"}))
+    assert claude.entries[0].record.frontmatter["type"] == "core" and claude.problems == []

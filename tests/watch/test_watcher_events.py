@@ -106,13 +106,15 @@ def test_ignored_files_cause_no_sync(live) -> None:
 
 
 def test_burst_of_writes_is_debounced_into_one_batch(live) -> None:
-    root, settle, titles, calls = live
+    root, settle, titles, _calls = live
     for i in range(20):
         write(root / f"short_term/notes/n{i}.md", f"# 笔记 {i}\n")
+    expected = {f"short_term/notes/n{i}.md" for i in range(20)}
     paths = settle()
-    while not calls.empty():
-        paths |= settle()
-    assert {f"short_term/notes/n{i}.md" for i in range(20)} <= paths
+    deadline = time.monotonic() + 10
+    while not expected <= paths and time.monotonic() < deadline:
+        paths |= settle()  # on a loaded machine the burst can arrive in more than one batch
+    assert expected <= paths
     assert len([p for p in titles() if p.startswith("short_term/notes/")]) == 20
 
 

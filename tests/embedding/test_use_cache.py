@@ -1,0 +1,79 @@
+"""The USE model cache (embedding/use_cache.py): the same vectors as a fresh build, rebuilt when damaged,
+safe when two first runs race."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from aimate_memory.embedding.use_cache import _read, cache_folder
+from aimate_memory.embedding.use_provider import UseEmbedder
+
+TEXTS = ["We chose Redis for the session cache.", "我们决定用 Redis 做会话缓存。", "登录测试为什么失败", "x"]
+
+
+@pytest.fixture(scope="module")
+def fresh() -> np.ndarray:
+    return UseEmbedder(cache_dir=None).embed(TEXTS)
+
+
+def test_the_cached_model_gives_the_vectors_of_a_fresh_build(tmp_path: Path, fresh: np.ndarray) -> None:
+    first = UseEmbedder(cache_dir=tmp_path).embed(TEXTS)  # builds and writes the cache
+    assert (cache_folder(tmp_path) / "manifest.json").exists()
+    cached = UseEmbedder(cache_dir=tmp_path)
+    assert isinstance(cached._use._backend.table, np.memmap)  # mapped, not read
+    assert np.array_equal(cached.embed(TEXTS), fresh) and np.array_equal(first, fresh)
+    assert np.array_equal(cached.embed_query(TEXTS[1]), UseEmbedder(cache_dir=None).embed_query(TEXTS[1]))
+
+
+@pytest.mark.parametrize(
+    "damage", ["truncate-table", "flip-a-byte", "drop-manifest", "manifest-without-crc", "garble-tokenizer"]
+)
+def test_a_damaged_cache_is_rebuilt(tmp_path: Path, fresh: np.ndarray, damage: str) -> None:
+    UseEmbedder(cache_dir=tmp_path)
+    folder = cache_folder(tmp_path)
+    if damage == "truncate-table":
+        with (folder / "table.npy").open("r+b") as handle:
+            handle.truncate(1000)
+    elif damage == "flip-a-byte":  # same size, header intact: only the checksum can tell
+        with (folder / "table.npy").open("r+b") as handle:
+            handle.seek(30_000_000)
+            byte = handle.read(1)
+            handle.seek(30_000_000)
+            handle.write(bytes([byte[0] ^ 0x01]))
+        with pytest.raises(ValueError, match="checksum"):
+            _read(folder)
+    elif damage == "manifest-without-crc":  # written before the checksums: rebuilt in the same folder
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        del manifest["crc32"]
+        (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    elif damage == "drop-manifest":
+        (folder / "manifest.json").unlink()
+    else:
+        (folder / "tokenizer.pickle").write_bytes(b"not a pickle")
+    assert np.array_equal(UseEmbedder(cache_dir=tmp_path).embed(TEXTS), fresh)
+    again = UseEmbedder(cache_dir=tmp_path)  # the rebuilt copy is whole again
+    assert isinstance(again._use._backend.table, np.memmap) and np.array_equal(again.embed(TEXTS), fresh)
+    assert "crc32" in json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert [p.name for p in tmp_path.iterdir()] == [folder.name]  # no temp or stale copy left beside it
+
+
+def test_two_first_runs_at_once_both_work_and_leave_one_copy(tmp_path: Path, fresh: np.ndarray) -> None:
+    script = (
+        "import sys, numpy as np; from pathlib import Path\n"
+        "from aimate_memory.embedding.use_provider import UseEmbedder\n"
+        f"v = UseEmbedder(cache_dir=Path(sys.argv[1])).embed({TEXTS!r})\n"
+        "np.save(sys.argv[2], v)\n"
+    )
+    runs = [
+        subprocess.Popen([sys.executable, "-c", script, str(tmp_path), str(tmp_path / f"out{i}.npy")]) for i in (1, 2)
+    ]
+    assert [run.wait(timeout=120) for run in runs] == [0, 0]
+    for i in (1, 2):
+        assert np.array_equal(np.load(tmp_path / f"out{i}.npy"), fresh)
+    assert [p.name for p in tmp_path.iterdir() if p.is_dir()] == [cache_folder(tmp_path).name]

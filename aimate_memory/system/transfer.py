@@ -121,7 +121,7 @@ class TransferActions(MemoryActions):
 
     def import_from(self, kind: str, path: Path, *, dry_run: bool = False, update: bool = False) -> ImportReport:
         """Import what another tool keeps (`vault/importers.py`: claude, basic-memory, mcp-memory-json,
-        cline): a file, or for the folder importers every Markdown file under the folder. The disk is read
+        cline): a file, or the importer's files under a folder. The disk is read
         here, once; a file that cannot be read or parsed is an `error` naming it, the rest is imported."""
         if kind not in IMPORTERS:
             raise InvalidInputError(f"unknown importer {kind}", f"use one of: {', '.join(IMPORTERS)}")
@@ -201,29 +201,29 @@ class TransferActions(MemoryActions):
 
 
 def _read_source(path: Path, importer: Importer, max_bytes: int) -> tuple[Source, list[Problem]]:
-    """The importer's input from disk: one file as it is, or every Markdown file under a folder (hidden
-    folders and symlinks left out) within the memory-file limits; a file that cannot be read is a
-    problem naming it, not the end of the import."""
+    """The importer's input from disk: one file as it is, or every file with the importer's suffixes under a
+    folder (hidden folders and symlinks left out; Markdown within the memory-file size limit, since each
+    becomes a memory). A file in a folder that cannot be read is a problem naming it, not the end."""
     expects = importer.expects
     if not path.exists():
         raise InvalidInputError(f"no such file or folder: {path}", f"give {expects}")
     if path.is_dir():
-        if not importer.folder:
-            raise InvalidInputError(f"{path} is a folder", f"give {expects}")
         files: dict[str, str] = {}
         problems = []
-        for file in _markdown_files(path):
+        for file in _files_under(path, importer.suffixes):
             name = file.relative_to(path).as_posix()
             try:
-                files[name] = decode_memory_bytes(file.read_bytes(), file, max_bytes)
+                data = file.read_bytes()
+                limit = max_bytes if file.suffix.lower() == ".md" else len(data)
+                files[name] = decode_memory_bytes(data, file, limit)
             except MemoryFileError as error:
                 problems.append(Problem(error.line or 0, error.reason, name))
             except OSError as error:
                 problems.append(Problem(0, f"cannot read: {error.strerror or error}", name))
         if not files and not problems:
-            raise InvalidInputError(f"no Markdown files under {path}", f"give {expects}")
+            raise InvalidInputError(f"no {'/'.join(importer.suffixes)} files under {path}", f"give {expects}")
         return Source(files, PurePosixPath(path.resolve().as_posix())), problems
-    if importer.folder:
+    if not importer.one_file:
         # One note alone would be named by its file name, not its path in the folder: another id, a duplicate.
         raise InvalidInputError(f"{path} is not a folder", f"give {expects}")
     try:
@@ -233,7 +233,7 @@ def _read_source(path: Path, importer: Importer, max_bytes: int) -> tuple[Source
     return Source({path.name: text}, PurePosixPath(path.resolve().parent.as_posix())), []
 
 
-def _markdown_files(folder: Path) -> list[Path]:
+def _files_under(folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
     found = []
     for root, dirs, names in os.walk(folder):  # symlinked folders are not followed
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
@@ -241,7 +241,7 @@ def _markdown_files(folder: Path) -> list[Path]:
         found += [
             base / name
             for name in sorted(names)
-            if name.lower().endswith(".md") and not name.startswith(".") and not (base / name).is_symlink()
+            if name.lower().endswith(suffixes) and not name.startswith(".") and not (base / name).is_symlink()
         ]
     return found
 

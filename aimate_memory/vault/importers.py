@@ -4,9 +4,9 @@
 stops the rest. Reading the disk happens once, at the edge (`system/transfer.py`). Ids are uuid5 of the
 source and the entry's name, so importing the same input twice changes nothing.
 
-- `claude` (a file): a Claude Code `CLAUDE.md` or auto-memory `MEMORY.md` — one memory per `##` section
-  (or `#` when there is none); a heading about rules, preferences, conventions or style goes to core, the
-  rest long-term.
+- `claude` (a file, or the `.md` files of a folder): a Claude Code `CLAUDE.md` or auto-memory `MEMORY.md` —
+  one memory per `##` section (or `#` when there is none); a heading about rules, preferences, conventions
+  or style goes to core, the rest long-term.
 - `basic-memory` (a folder of notes): one long-term memory per note, the body as written (observations
   `- [category] text #tag`, relations `- relation_type [[Target]]`). Title from the frontmatter, else the
   first `#` heading, else the file name. The id is made of the `permalink` (else the one basic-memory makes
@@ -16,9 +16,9 @@ source and the entry's name, so importing the same input twice changes nothing.
   that category, anything else is knowledge. `created` becomes `created_at`; `modified` and other keys are
   kept as written (`modified` is not `updated_at`: an old note would be archived as idle the day it
   arrives), one the tool owns (`status`, `source`, …) with a `basic_memory_` prefix.
-- `mcp-memory-json` (a file): the official MCP memory server's JSON Lines — one memory per entity, its
-  observations as the body, its relations listed under them; a line that is not JSON is reported by number
-  and the rest is read.
+- `mcp-memory-json` (a file, or the `.json`/`.jsonl` files of a folder): the official MCP memory server's
+  JSON Lines — one memory per entity, its observations as the body, its relations listed under them; a line
+  that is not JSON is reported by number and the rest is read.
 - `cline` (a `memory-bank` folder): one memory per non-empty Markdown file (subfolders too), the body as
   written, titled after the file (its `#` heading for a file Cline does not define) and the project — the
   folder holding `memory-bank/`. What stays true goes long-term: `projectbrief` (project, importance 4),
@@ -72,7 +72,8 @@ class Parsed:
 @dataclass(frozen=True)
 class Importer:
     parse: Callable[[Source], Parsed]
-    folder: bool  # True: every Markdown file under a folder; False: one file
+    suffixes: tuple[str, ...]  # the files it reads under a folder
+    one_file: bool  # may be given one file: not a basic-memory note or a bank file, whose id is its path there
     expects: str  # what PATH should be, for the error hint
 
 
@@ -340,8 +341,10 @@ def _words(stem: str) -> str:
 
 
 IMPORTERS: dict[str, Importer] = {
-    "claude": Importer(from_claude, folder=False, expects="a CLAUDE.md or MEMORY.md file"),
-    "basic-memory": Importer(from_basic_memory, folder=True, expects="a basic-memory project folder"),
-    "mcp-memory-json": Importer(from_mcp_memory_json, folder=False, expects="the MCP memory server's file"),
-    "cline": Importer(from_cline, folder=True, expects="a Cline memory-bank folder"),
+    "claude": Importer(from_claude, (".md",), one_file=True, expects="a CLAUDE.md / MEMORY.md or their folder"),
+    "basic-memory": Importer(from_basic_memory, (".md",), one_file=False, expects="a basic-memory project folder"),
+    "mcp-memory-json": Importer(
+        from_mcp_memory_json, (".json", ".jsonl"), one_file=True, expects="the MCP memory server's memory.json"
+    ),
+    "cline": Importer(from_cline, (".md",), one_file=False, expects="a Cline memory-bank folder"),
 }

@@ -90,10 +90,27 @@ def test_an_importer_given_what_it_cannot_read(cli, tmp_path: Path) -> None:
     empty.mkdir()
     (tmp_path / "note.md").write_text("# 一条笔记\n", encoding="utf-8")
     refused = cli("mem", "import", "--from", "cline", str(empty))
-    assert refused.code != 0 and "no Markdown files" in refused.err + refused.out
-    claude = cli("mem", "import", "--from", "claude", str(empty))  # a file importer given a folder
-    assert claude.code != 0 and "is a folder" in claude.err + claude.out
+    assert refused.code != 0 and "no .md files under" in refused.err + refused.out
+    # A note alone would be named by its file name, not its path in the folder: another id, a duplicate.
     one_note = cli("mem", "import", "--from", "basic-memory", str(tmp_path / "note.md"))
     assert one_note.code != 0 and "not a folder" in one_note.err + one_note.out
+    missing = cli("mem", "import", "--from", "claude", str(tmp_path / "nowhere"))
+    assert missing.code != 0 and "no such file or folder" in missing.err + missing.out
     help_text = cli("mem", "import", "--help").out
     assert all(name in help_text for name in ("claude", "basic-memory", "mcp-memory-json", "cline"))
+
+
+def test_import_a_folder_of_mcp_memory_files_a_bad_line_reported(cli, tmp_path: Path) -> None:
+    entity = '{"type": "entity", "name": "%s", "entityType": "person", "observations": ["%s"]}'
+    folder = write_tree(
+        tmp_path / "mcp",
+        {
+            "memory.json": "\n".join([entity % ("张伟", "喜欢用 Tab 缩进"), "{oops", entity % ("Ana", "Owns billing")]),
+            "old/memory.jsonl": entity % ("李娜", "负责发布流程") + "\n",
+            "notes.txt": "not read",
+        },
+    )
+    assert cli("mem", "init").code == 0
+    done = cli("mem", "import", "--from", "mcp-memory-json", str(folder))
+    assert done.code == 1 and "error memory.json line 2: not JSON" in done.out and "3 added, 1 error" in done.out
+    assert "张伟" in search_titles(cli, "Tab 缩进") and "李娜" in search_titles(cli, "发布流程")

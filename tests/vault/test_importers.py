@@ -137,7 +137,7 @@ def test_claude_sections_carry_their_line() -> None:
 
 def test_the_four_importers_and_what_they_read() -> None:
     assert list(IMPORTERS) == ["claude", "basic-memory", "mcp-memory-json", "cline"]
-    assert [name for name, importer in IMPORTERS.items() if importer.folder] == ["basic-memory", "cline"]
+    assert [name for name, importer in IMPORTERS.items() if not importer.one_file] == ["basic-memory", "cline"]
 
 
 # -- samples shaped like each tool's own documentation --------------------------------------------------

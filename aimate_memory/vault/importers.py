@@ -42,6 +42,7 @@ from aimate_memory.errors import MemoryFileError
 from aimate_memory.vault.codec import parse_document
 from aimate_memory.vault.hashing import content_hash
 from aimate_memory.vault.layout import Layer
+from aimate_memory.vault.markdown import FENCE
 from aimate_memory.vault.model import to_datetime
 from aimate_memory.vault.store import KEY_ORDER
 from aimate_memory.vault.transfer import Entry, MemoryRecord, Problem, to_json_value
@@ -190,7 +191,6 @@ _CONTEXT = re.compile(r"\s*\([^()]*\)$")
 # An inline tag starts with a letter of any script (`#缓存`, `#security`); `#42` in "PR #42" stays text.
 _INLINE_TAG = re.compile(r"(?:^|(?<=\s))#([^\W\d_][\w/-]*)")
 _WIKI_LINK = re.compile(r"\[\[([^\[\]]+)\]\]")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 @dataclass(frozen=True)
@@ -287,7 +287,7 @@ def _is_task_marker(category: str) -> bool:
 def _prose_lines(body: str) -> Iterator[str]:
     fenced = False
     for line in body.splitlines():
-        if _FENCE.match(line):
+        if FENCE.match(line):
             fenced = not fenced
         elif not fenced:
             yield line

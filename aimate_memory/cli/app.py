@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import typer
-from typer.core import TyperOption
 
 from aimate_memory.cli import (
     agent_commands,
@@ -27,15 +25,6 @@ from aimate_memory.cli.common import options
 from aimate_memory.cli.faults import describe_fault
 from aimate_memory.cli.render import print_error
 from aimate_memory.errors import AimateError
-
-
-def _flags_without_a_type(option: TyperOption, ctx: Any) -> str | None:
-    # typer 0.29 shows a type for every option, so an on/off flag read `--json <bool>` as if it took a value.
-    return None if option.is_flag else _option_type(option, ctx)
-
-
-_option_type = TyperOption.display_type_rich
-TyperOption.display_type_rich = _flags_without_a_type  # type: ignore[method-assign]
 
 app = typer.Typer(
     name="aimate",

@@ -168,12 +168,12 @@ def run_mcp_command(project: Path | None, global_only: bool) -> int:
     return 0
 
 
-def open_memory(project: Path | None, global_only: bool) -> MemorySystem:
+def open_memory(project: Path | None, global_only: bool, load_model: bool = False) -> MemorySystem:
     """The facade as every command opens it: using it in a project registers the project, so the daemon
-    watches that vault too."""
-    from aimate_memory.system import MemorySystem
+    watches that vault too. `load_model`: for a command about to search (see `system/opening.py`)."""
+    from aimate_memory.system.opening import open_system
 
-    system = MemorySystem.open(project=project, global_only=global_only)
+    system = open_system(project, global_only, load_model)
     if system.project_vault is not None and system.project_vault.exists:
         from aimate_memory.watch.registry import register_project
 

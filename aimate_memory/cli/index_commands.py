@@ -87,8 +87,7 @@ def search(
         " ".join(query), limit, where, project=options.project, global_only=options.global_only, no_sync=no_sync
     )
     if response is None:
-        system = synced(open_system(), no_sync)
-        response = system.search(" ".join(query), limit, where)
+        response = synced(open_system(load_model=True), no_sync).search(" ".join(query), limit, where)
     for warning in response.warnings:
         print_warning(warning)
     if as_json:

@@ -11,7 +11,15 @@ from pathlib import Path
 import typer
 
 from aimate_memory.cli.common import JSON, NO_SYNC, open_system, synced, when
-from aimate_memory.cli.render import console, frontmatter_json, memory_table, print_json, print_warning
+from aimate_memory.cli.render import (
+    MEMORY_COLUMNS,
+    console,
+    frontmatter_json,
+    memory_rows,
+    print_json,
+    print_table,
+    print_warning,
+)
 from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
 from aimate_memory.vault.fields import parse_assignments
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
@@ -110,7 +118,7 @@ def list_(
     if as_json:
         print_json([memory.public_dict() for memory in memories])
     else:
-        console.print(memory_table(memories))
+        print_table(MEMORY_COLUMNS, memory_rows(memories), cuttable=("title", "tags"))
         console.print(f"[dim]{len(memories)} memories[/]")
 
 

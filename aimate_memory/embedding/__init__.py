@@ -28,7 +28,8 @@ def create_embedder(settings: Mapping[str, Any] | None = None) -> Embedder | Non
 
     Keys: ``enabled`` (bool, default true), ``provider`` ("auto" | "fastembed" | "use"), ``model``
     (fastembed model name; None = bundled MiniLM), ``cache_dir`` (model files; default
-    ``$AIMATE_HOME/state/models``), optional ``threads``, ``latin_weight`` (auto only).
+    ``$AIMATE_HOME/state/models``), optional ``threads``, ``latin_weight`` (auto only), ``few_queries``
+    (the process embeds a query or two and exits: models load fast rather than run fast).
     Raises :class:`EmbedderUnavailable` (message + hint) when it cannot be loaded.
     """
     s = dict(settings or {})
@@ -38,6 +39,7 @@ def create_embedder(settings: Mapping[str, Any] | None = None) -> Embedder | Non
     model = s.get("model") or None
     cache_dir = s.get("cache_dir") or None
     threads = s.get("threads")
+    few_queries = bool(s.get("few_queries"))
     if provider == "use":
         from aimate_memory.embedding.use_provider import UseEmbedder
 
@@ -45,7 +47,7 @@ def create_embedder(settings: Mapping[str, Any] | None = None) -> Embedder | Non
     if provider == "fastembed":
         from aimate_memory.embedding.fastembed_provider import FastEmbedEmbedder
 
-        return FastEmbedEmbedder(model=model, cache_dir=cache_dir, threads=threads)
+        return FastEmbedEmbedder(model=model, cache_dir=cache_dir, threads=threads, few_queries=few_queries)
     if provider == "auto":
         from aimate_memory.embedding.fastembed_provider import FastEmbedEmbedder
 
@@ -55,7 +57,7 @@ def create_embedder(settings: Mapping[str, Any] | None = None) -> Embedder | Non
                 return emb
             latin: Embedder = emb
         else:
-            latin = FastEmbedEmbedder(cache_dir=cache_dir, threads=threads)
+            latin = FastEmbedEmbedder(cache_dir=cache_dir, threads=threads, few_queries=few_queries)
         from aimate_memory.embedding.auto_provider import DEFAULT_LATIN_WEIGHT, AutoEmbedder
         from aimate_memory.embedding.use_provider import UseEmbedder
 

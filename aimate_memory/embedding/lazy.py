@@ -6,9 +6,20 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from aimate_memory.embedding.base import Embedder, EmbedderUnavailable
+
+if TYPE_CHECKING:
+    from aimate_memory.config import Config
+
+
+def embedder_for(config: Config, state_dir: Path) -> LazyEmbedder:
+    """The configured embedder, not loaded yet; models are cached under `state_dir` unless configured."""
+    settings = config.section("embedding")
+    settings["cache_dir"] = settings.get("cache_dir") or str(state_dir / "models")
+    return LazyEmbedder(settings)
 
 
 class LazyEmbedder:
@@ -47,6 +58,15 @@ class LazyEmbedder:
             if self._embedder is None and self.unavailable is None:
                 self._load()
         return self._embedder
+
+    def start_loading(self) -> None:
+        """For a process that searches once or twice and exits (a CLI search): load the model on a thread
+        while the caller goes on (it imports the facade, syncs and runs its keyword half meanwhile), and the
+        quick way (`few_queries`: no graph optimization); `get()` then waits for it. ONNX Runtime builds its
+        session without holding the GIL, which is what overlaps (docs/benchmarks.md, "Cold start")."""
+        if self._embedder is None and self.unavailable is None:
+            self.settings["few_queries"] = True
+            threading.Thread(target=self.get, name="aimate-model-load", daemon=True).start()
 
     def _load(self) -> None:
         from aimate_memory.embedding import create_embedder

@@ -10,12 +10,9 @@ says so in a warning.
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import re
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -147,6 +144,10 @@ class EndpointSummarizer:
         }
         if self.model:
             payload["model"] = self.model
+        # Imported here: http.client and urllib (with email) were 17 ms of every command's start-up.
+        import http.client
+        import urllib.request
+
         request = urllib.request.Request(
             self.url, data=json.dumps(payload).encode("utf-8"), headers=self._headers(), method="POST"
         )
@@ -169,6 +170,8 @@ class EndpointSummarizer:
 
 
 def _describe(error: BaseException) -> str:
+    import urllib.error
+
     if isinstance(error, urllib.error.HTTPError):
         return f"HTTP {error.code}"
     if isinstance(error, urllib.error.URLError):

@@ -33,7 +33,14 @@ Progress = Callable[[str, int, int], None]
 class SystemBase:
     """The global vault plus, inside a project, the project vault (project first on ties)."""
 
-    def __init__(self, roots: Roots, config: Config | None = None, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        roots: Roots,
+        config: Config | None = None,
+        clock: Clock | None = None,
+        embedder: LazyEmbedder | None = None,
+    ) -> None:
+        """`embedder`: one the caller made from the same config (e.g. already loading on a thread)."""
         self.roots = roots
         self.clock = clock or SystemClock()
         self.config = config or load_config(roots.home, roots.project)
@@ -44,6 +51,8 @@ class SystemBase:
         )
         self._listeners: list[ChangeListener] = []
         self._indexes: dict[Scope, MemoryIndex] = {}
+        if embedder is not None:
+            self.__dict__["embedder"] = embedder  # the cached_property's value
 
     @classmethod
     def open(
@@ -177,11 +186,9 @@ class SystemBase:
 
     @cached_property
     def embedder(self) -> LazyEmbedder:
-        from aimate_memory.embedding.lazy import LazyEmbedder
+        from aimate_memory.embedding.lazy import embedder_for
 
-        settings = self.config.section("embedding")
-        settings["cache_dir"] = settings.get("cache_dir") or str(Roots.state_dir(self.roots.home) / "models")
-        return LazyEmbedder(settings)
+        return embedder_for(self.config, Roots.state_dir(self.roots.home))
 
     def index_for(self, vault: Vault) -> MemoryIndex:
         if vault.scope not in self._indexes:

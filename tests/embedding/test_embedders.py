@@ -166,6 +166,53 @@ def test_a_query_embeds_without_fastembed_and_equals_the_batch_vector(models, tm
 
 
 @pytest.mark.slow
+def test_a_quick_loading_query_model_gives_the_same_vectors(models, tmp_path) -> None:
+    # few_queries skips ONNX Runtime's graph optimizations (a one-query CLI process): same vectors, in float noise.
+    from aimate_memory.embedding.fastembed_provider import FastEmbedEmbedder
+
+    quick = FastEmbedEmbedder(cache_dir=tmp_path, few_queries=True)
+    for text in [*EN, *ZH, "why does the login test fail? " * 40]:
+        assert np.allclose(quick.embed_query(text), models["fastembed"].embed_query(text), atol=1e-5), text
+
+
+@pytest.mark.slow
+def test_the_bundled_model_is_hashed_once_per_file(tmp_path, monkeypatch) -> None:
+    from aimate_memory.embedding import fastembed_provider
+
+    real, expected = fastembed_provider.bundled_model_file()
+    copy = tmp_path / "model.onnx"
+    copy.write_bytes(real.read_bytes())
+    monkeypatch.setattr(fastembed_provider, "bundled_model_file", lambda: (copy, expected))
+    target = fastembed_provider.assemble_bundled_model(tmp_path / "cache")
+    stamp = (target / "verified").read_text(encoding="utf-8")
+    assert stamp.startswith(expected) and str(copy.stat().st_size) in stamp
+    hashed = []
+    monkeypatch.setattr(fastembed_provider, "_sha256", lambda path: hashed.append(path) or expected)
+    fastembed_provider.assemble_bundled_model(tmp_path / "cache")
+    assert hashed == []  # the same file: the stamp stands
+    copy.write_bytes(b"flipped" + real.read_bytes()[7:])  # rewritten in place: new mtime, hashed again
+    monkeypatch.undo()
+    monkeypatch.setattr(fastembed_provider, "bundled_model_file", lambda: (copy, expected))
+    with pytest.raises(EmbedderUnavailable) as e:
+        fastembed_provider.assemble_bundled_model(tmp_path / "cache")
+    assert "corrupt" in e.value.message
+
+
+@pytest.mark.slow
+def test_a_model_loading_on_a_thread_is_the_one_get_returns(tmp_path) -> None:
+    from aimate_memory.embedding.lazy import LazyEmbedder
+
+    lazy = LazyEmbedder({"provider": "auto", "cache_dir": str(tmp_path)})
+    lazy.start_loading()
+    embedder = lazy.get()
+    assert embedder is not None and lazy.get() is embedder and lazy.unavailable is None
+    assert embedder.embed_query("登录测试为什么失败").shape == (896,)
+    off = LazyEmbedder({"enabled": False})
+    off.start_loading()  # nothing to load: get() answers at once, with why
+    assert off.get() is None and "embedding.enabled" in off.unavailable.hint
+
+
+@pytest.mark.slow
 def test_the_auto_query_path_gives_the_batch_vector(models) -> None:
     auto = models["auto"]
     for text in [*EN, *ZH, "Redis 会话缓存 mixed"]:

@@ -32,11 +32,13 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 mem = typer.Typer(
     help="Long-term memory: Markdown files you can read, edit and review in git, with fast search.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 app.add_typer(mem, name="mem")
 

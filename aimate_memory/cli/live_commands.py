@@ -100,6 +100,86 @@ def daemon_start() -> None:
         console.print(f"daemon started (pid {pid}); log: {DaemonPaths.of(home).log}")
 
 
+@daemon_app.command("install")
+def daemon_install(
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the service file and commands; change nothing."),
+    no_start: bool = typer.Option(False, "--no-start", help="Write the service file only."),
+    as_json: bool = JSON,
+) -> None:
+    """Run the daemon as a user service from login (systemd on Linux, launchd on macOS), so hooks, searches
+    and MCP starts are always answered warm. A daemon started by hand is stopped first: the service takes over."""
+    from aimate_memory.watch.process import stop_daemon
+    from aimate_memory.watch.service import install
+
+    plan = _service_plan()
+    if dry_run:
+        _print_plan(plan, plan.start, as_json)
+        return
+    if not no_start:
+        stop_daemon(_home())
+    report = install(plan, start=not no_start)
+    _print_service_report(report, as_json, "file written", plan.start)
+
+
+@daemon_app.command("uninstall")
+def daemon_uninstall(
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print what would be stopped and removed."),
+    as_json: bool = JSON,
+) -> None:
+    """Stop the daemon's user service and remove it (`daemon install` undone)."""
+    from aimate_memory.watch.service import uninstall
+
+    plan = _service_plan()
+    if dry_run:
+        _print_plan(plan, plan.stop, as_json)
+        return
+    report = uninstall(plan)
+    if not report.removed and not as_json:
+        console.print(f"no service installed ({plan.path} does not exist)")
+        return
+    _print_service_report(report, as_json, "file removed", plan.stop)
+
+
+def _service_plan():  # type: ignore[no-untyped-def]
+    from aimate_memory.errors import AimateError
+    from aimate_memory.watch.process import daemon_command
+    from aimate_memory.watch.service import service_plan
+
+    home = _home()
+    try:
+        return service_plan(sys.platform, Path.home(), daemon_command(home), home)
+    except ValueError as exc:
+        raise AimateError(str(exc), "start it at login yourself: `aimate mem daemon start`") from exc
+
+
+def _print_plan(plan, commands: list[list[str]], as_json: bool) -> None:  # type: ignore[no-untyped-def]
+    import shlex
+
+    if as_json:
+        print_json({"manager": plan.manager, "path": str(plan.path), "text": plan.text, "commands": commands})
+        return
+    console.print(f"# {plan.manager}: {escape(str(plan.path))}", style="dim")
+    sys.stdout.write(plan.text)
+    for command in commands:
+        console.print(f"$ {escape(shlex.join(command))}", style="dim")
+
+
+def _print_service_report(report, as_json: bool, done: str, commands: list[list[str]]) -> None:  # type: ignore[no-untyped-def]
+    import shlex
+
+    from aimate_memory.errors import AimateError
+
+    if as_json:
+        print_json(report.to_dict())
+    else:
+        console.print(f"{report.plan.manager} service {done}: {escape(str(report.plan.path))}")
+        for command in report.ran:
+            console.print(f"  ran `{escape(command)}`", style="dim")
+    if report.failed is not None:
+        rest = "; ".join(shlex.join(command) for command in commands)
+        raise AimateError(f"the service manager failed: {report.failed}", f"run it yourself: {rest}")
+
+
 @daemon_app.command("stop")
 def daemon_stop() -> None:
     """Stop the daemon after its current task."""

@@ -71,6 +71,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         # Depth of the vector list (the nearest 200 get exact cosines, the rest estimates; hybrid.py).
         "vector_candidates": 1000,
     },
+    # The background daemon (docs/agents.md, "Keeping it warm"): with `autostart`, the first command that
+    # would have asked it (a search, a hook) starts it in the background, like gpg-agent, so the next answers warm.
+    "daemon": {
+        "autostart": False,
+    },
     "maintenance": {
         "enabled": True,
         "interval_minutes": 60,

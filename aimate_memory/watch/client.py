@@ -153,13 +153,19 @@ def daemon_call(
 ) -> dict[str, Any] | None:
     """One op on the vaults of a project (`project`, else found from `cwd`, default the working directory)
     through a running daemon: its reply, or None when there is no daemon (or `AIMATE_NO_DAEMON=1`) or it
-    failed, so the caller does the work in-process. An error the daemon reports as an AimateError (bad
+    failed, so the caller does the work in-process (and, with `daemon.autostart`, a daemon is started for
+    the next call). An error the daemon reports as an AimateError (bad
     query, …) is raised as the same error the CLI prints."""
     if home is None:
         from aimate_memory.vault.roots import aimate_home
 
         home = aimate_home()
-    if os.environ.get("AIMATE_NO_DAEMON") == "1" or not socket_path(home).exists():
+    if os.environ.get("AIMATE_NO_DAEMON") == "1":
+        return None
+    if not socket_path(home).exists():
+        from aimate_memory.watch.process import autostart
+
+        autostart(home)
         return None
     payload = {
         "op": op,

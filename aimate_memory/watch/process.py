@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
 import signal
 import subprocess
@@ -20,6 +21,8 @@ from pathlib import Path
 from aimate_memory.errors import AimateError
 from aimate_memory.watch.client import daemon_request
 from aimate_memory.watch.paths import DaemonPaths
+
+log = logging.getLogger(__name__)
 
 ALREADY_RUNNING_EXIT = 3  # the daemon's exit code when another one holds the lock
 DAEMON_MODULE = "aimate_memory.watch.daemon"  # run with `python -m`
@@ -65,18 +68,7 @@ def start_daemon(home: Path, wait: float = 15.0, env: dict[str, str] | None = No
     if pid is not None and pid > 0:
         return pid
     paths = DaemonPaths.of(home)
-    paths.state.mkdir(parents=True, exist_ok=True)
-    full_env = {**os.environ, **(env or {}), "AIMATE_HOME": str(home)}
-    with open(paths.log, "ab") as log_file:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", DAEMON_MODULE, "--home", str(home)],
-            stdin=subprocess.DEVNULL,
-            stdout=log_file,
-            stderr=log_file,
-            env=full_env,
-            start_new_session=True,
-            close_fds=True,
-        )
+    proc = spawn_daemon(home, env)
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         code = proc.poll()
@@ -90,6 +82,45 @@ def start_daemon(home: Path, wait: float = 15.0, env: dict[str, str] | None = No
             return int(reply["pid"])
         time.sleep(0.05)
     raise AimateError("the daemon did not answer in time", f"see {paths.log}")
+
+
+def spawn_daemon(home: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """Start a daemon process in its own session, output to its log, without waiting for it. A second one
+    started meanwhile finds the instance lock held and exits (ALREADY_RUNNING_EXIT)."""
+    paths = DaemonPaths.of(home)
+    paths.state.mkdir(parents=True, exist_ok=True)
+    full_env = {**os.environ, **(env or {}), "AIMATE_HOME": str(home)}
+    with open(paths.log, "ab") as log_file:
+        return subprocess.Popen(
+            daemon_command(home),
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=log_file,
+            env=full_env,
+            start_new_session=True,
+            close_fds=True,
+        )
+
+
+def daemon_command(home: Path) -> list[str]:
+    """The daemon in the foreground, as this Python runs it (a service manager runs the same)."""
+    return [sys.executable, "-m", DAEMON_MODULE, "--home", str(home)]
+
+
+def autostart(home: Path) -> bool:
+    """With `daemon.autostart` on (the global config), start the daemon in the background when none runs;
+    True when one was started. Called by a command that found no daemon to ask: it does its own work this
+    time, the next one is answered warm. Never raises: a caller inside an assistant must not fail for it."""
+    try:
+        from aimate_memory.config import load_config
+
+        if not load_config(home, None).get("daemon.autostart") or running_pid(home) is not None:
+            return False
+        spawn_daemon(home)
+        return True
+    except Exception as exc:  # a broken config or an unwritable state folder: no daemon, nothing else
+        log.warning("daemon autostart failed: %s", exc)
+        return False
 
 
 def stop_daemon(home: Path, timeout: float = 30.0) -> int | None:

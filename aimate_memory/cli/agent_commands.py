@@ -129,7 +129,7 @@ def context(
     as_json: bool = JSON,
 ) -> None:
     """The memory context for a prompt, as Markdown: core, session window, recent and relevant memories."""
-    built = synced(open_system(load_model=bool(query)), no_sync).build_context(query, budget)
+    built = synced(open_system(search_for=query), no_sync).build_context(query, budget)
     if as_json:
         print_json(built.to_dict())
         return

@@ -42,12 +42,12 @@ class Options:
 options = Options()
 
 
-def open_system(load_model: bool = False) -> MemorySystem:
-    """The facade for this command line's options; `load_model` for commands that search (cli/fast.py)."""
+def open_system(search_for: str | None = None) -> MemorySystem:
+    """The facade for this command line's options; `search_for`: the query of a command that searches."""
     # Imported there: `aimate --help` must not pay for the facade's imports.
     from aimate_memory.cli.fast import open_memory
 
-    return open_memory(options.project, options.global_only, load_model)
+    return open_memory(options.project, options.global_only, search_for)
 
 
 def synced(system: MemorySystem, no_sync: bool = False) -> MemorySystem:

@@ -168,12 +168,12 @@ def run_mcp_command(project: Path | None, global_only: bool) -> int:
     return 0
 
 
-def open_memory(project: Path | None, global_only: bool, load_model: bool = False) -> MemorySystem:
+def open_memory(project: Path | None, global_only: bool, search_for: str | None = None) -> MemorySystem:
     """The facade as every command opens it: using it in a project registers the project, so the daemon
-    watches that vault too. `load_model`: for a command about to search (see `system/opening.py`)."""
+    watches that vault too. `search_for`: the query of a command about to search (see `system/opening.py`)."""
     from aimate_memory.system.opening import open_system
 
-    system = open_system(project, global_only, load_model)
+    system = open_system(project, global_only, search_for)
     if system.project_vault is not None and system.project_vault.exists:
         from aimate_memory.watch.registry import register_project
 

@@ -87,7 +87,8 @@ def search(
         " ".join(query), limit, where, project=options.project, global_only=options.global_only, no_sync=no_sync
     )
     if response is None:
-        response = synced(open_system(load_model=True), no_sync).search(" ".join(query), limit, where)
+        text = " ".join(query)
+        response = synced(open_system(search_for=text), no_sync).search(text, limit, where)
     for warning in response.warnings:
         print_warning(warning)
     if as_json:

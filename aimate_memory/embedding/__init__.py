@@ -55,18 +55,29 @@ def create_embedder(settings: Mapping[str, Any] | None = None) -> Embedder | Non
             emb = FastEmbedEmbedder(model=model, cache_dir=cache_dir, threads=threads)
             if "cjk" in emb.languages:
                 return emb
-            latin: Embedder = emb
-        else:
-            latin = FastEmbedEmbedder(cache_dir=cache_dir, threads=threads, few_queries=few_queries)
-        from aimate_memory.embedding.auto_provider import DEFAULT_LATIN_WEIGHT, AutoEmbedder
-        from aimate_memory.embedding.use_provider import UseEmbedder
-
-        weight = float(s.get("latin_weight", DEFAULT_LATIN_WEIGHT))
-        return AutoEmbedder(latin, UseEmbedder(threads=threads, cache_dir=_use_cache(cache_dir)), latin_weight=weight)
+            return _with_use(emb, s, threads, cache_dir)
+        return _with_use(None, s, threads, cache_dir)
     raise EmbedderUnavailable(
         f"unknown embedding provider {provider!r}",
         f"set `embedding.provider` to one of: {', '.join(PROVIDERS)}",
     )
+
+
+def _with_use(latin: Embedder | None, s: dict[str, Any], threads: int | None, cache_dir: str | None) -> Embedder:
+    """The auto pair: `latin` (None: the bundled MiniLM, loaded here) with USE. The two load side by side: USE
+    on a thread (its tokenizer unpickles under the GIL) while ONNX Runtime builds MiniLM's session without it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from aimate_memory.embedding.auto_provider import DEFAULT_LATIN_WEIGHT, AutoEmbedder
+    from aimate_memory.embedding.fastembed_provider import FastEmbedEmbedder
+    from aimate_memory.embedding.use_provider import UseEmbedder
+
+    with ThreadPoolExecutor(1, thread_name_prefix="aimate-use-load") as pool:
+        universal = pool.submit(UseEmbedder, threads=threads, cache_dir=_use_cache(cache_dir))
+        if latin is None:
+            latin = FastEmbedEmbedder(cache_dir=cache_dir, threads=threads, few_queries=bool(s.get("few_queries")))
+        weight = float(s.get("latin_weight", DEFAULT_LATIN_WEIGHT))
+        return AutoEmbedder(latin, universal.result(), latin_weight=weight)
 
 
 def _use_cache(cache_dir: str | None) -> Path:

@@ -28,6 +28,7 @@ class LazyEmbedder:
         self._embedder = preloaded
         # The MCP server and the daemon warm the model on a thread while requests arrive: one load only.
         self._loading = threading.Lock()
+        self._prepared: tuple[str, Any] | None = None  # (query, vector) embedded ahead by start_loading
         self.unavailable: EmbedderUnavailable | None = None
         if not self.settings.get("enabled", True):
             self.unavailable = EmbedderUnavailable(
@@ -59,14 +60,35 @@ class LazyEmbedder:
                 self._load()
         return self._embedder
 
-    def start_loading(self) -> None:
-        """For a process that searches once or twice and exits (a CLI search): load the model on a thread
-        while the caller goes on (it imports the facade, syncs and runs its keyword half meanwhile), and the
-        quick way (`few_queries`: no graph optimization); `get()` then waits for it. ONNX Runtime builds its
-        session without holding the GIL, which is what overlaps (docs/benchmarks.md, "Cold start")."""
-        if self._embedder is None and self.unavailable is None:
-            self.settings["few_queries"] = True
-            threading.Thread(target=self.get, name="aimate-model-load", daemon=True).start()
+    def start_loading(self, query: str | None = None) -> None:
+        """For a process that searches once or twice and exits (a CLI search): load the model on a thread,
+        the quick way (`few_queries`), and embed `query` there too, while the caller imports the facade,
+        syncs and runs its keyword half; `get()` and `embed_query()` then wait for it. ONNX Runtime works
+        without holding the GIL, which is what overlaps (docs/benchmarks.md, "Cold start")."""
+        if self._embedder is not None or self.unavailable is not None:
+            return
+        self.settings["few_queries"] = True
+        threading.Thread(target=self._prepare, args=(query,), name="aimate-model-load", daemon=True).start()
+
+    def _prepare(self, query: str | None) -> None:
+        with self._loading:  # held until the query is embedded too: embed_query waits for it
+            if self._embedder is None and self.unavailable is None:
+                self._load()
+            if query is not None and self._embedder is not None:
+                try:
+                    self._prepared = (query, self._embedder.embed_query(query))
+                except Exception:  # embedded again, with the error, where the caller can see it
+                    self._prepared = None
+
+    def embed_query(self, text: str) -> Any:
+        """The loaded embedder's vector for `text` (the one embedded ahead by `start_loading`, if it is)."""
+        embedder = self.get()
+        if embedder is None:
+            raise self.unavailable or EmbedderUnavailable("no embedder", None)
+        prepared = self._prepared
+        if prepared is not None and prepared[0] == text:
+            return prepared[1]
+        return embedder.embed_query(text)
 
     def _load(self) -> None:
         from aimate_memory.embedding import create_embedder

@@ -217,14 +217,13 @@ class HybridSearcher:
             )
             if len(stale) == len(indexes):
                 return None
-        embedder = self.embedder.get()
-        if embedder is None:
+        if self.embedder.get() is None:
             unavailable = self.embedder.unavailable
             if unavailable is not None:
                 hint = f" ({unavailable.hint})" if unavailable.hint else ""
                 warnings.append(f"{unavailable.message}; keyword results only{hint}")
             return None
-        return np.asarray(embedder.embed_query(query), dtype=np.float32)
+        return np.asarray(self.embedder.embed_query(query), dtype=np.float32)
 
     def _cross_scale(self) -> float:
         """What undoes the ensemble's weighting of a cross-script cosine: 1 / √(1 − w) for the default

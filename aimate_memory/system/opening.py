@@ -1,7 +1,8 @@
-"""Opening the facade for a command that is about to search: the embedding model starts loading on a thread
-first, and the facade is imported, the index synced and the keyword half searched while it loads (ONNX Runtime
-builds its session without holding the GIL). The model is the longest part of a cold search: ~0.28 s against
-the facade's 0.1 s of imports (docs/benchmarks.md, "Cold start"). This module imports only what that needs."""
+"""Opening the facade for a command that is about to search: the embedding model starts loading on a thread,
+and embedding the query, before anything else; the facade is imported, the index synced and the keyword half
+searched meanwhile (ONNX Runtime works without holding the GIL). Loading the models and embedding one query is
+the longest part of a cold search: ~0.3 s against the facade's 0.1 s of imports (docs/benchmarks.md, "Cold
+start"). This module imports only what that needs."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ if TYPE_CHECKING:
     from aimate_memory.system.facade import MemorySystem
 
 
-def open_system(project: Path | None = None, global_only: bool = False, load_model: bool = False) -> MemorySystem:
-    """`MemorySystem.open(project=…, global_only=…)`; with `load_model`, its embedder already loading."""
+def open_system(project: Path | None = None, global_only: bool = False, search_for: str | None = None) -> MemorySystem:
+    """`MemorySystem.open(project=…, global_only=…)`; with `search_for` (the query the caller will search),
+    its embedder already loading and embedding that query."""
     from aimate_memory.config import load_config
     from aimate_memory.embedding.lazy import embedder_for
     from aimate_memory.vault.roots import Roots, detect_roots
@@ -21,8 +23,8 @@ def open_system(project: Path | None = None, global_only: bool = False, load_mod
     roots = detect_roots(project=project, global_only=global_only)
     config = load_config(roots.home, roots.project)
     embedder = embedder_for(config, Roots.state_dir(roots.home))
-    if load_model:
-        embedder.start_loading()
+    if search_for is not None and search_for.strip():
+        embedder.start_loading(search_for.strip())  # what the search embeds: the query stripped
     from aimate_memory.system.facade import MemorySystem
 
     return MemorySystem(roots, config, embedder=embedder)

@@ -199,17 +199,20 @@ def test_the_bundled_model_is_hashed_once_per_file(tmp_path, monkeypatch) -> Non
 
 
 @pytest.mark.slow
-def test_a_model_loading_on_a_thread_is_the_one_get_returns(tmp_path) -> None:
+def test_a_model_loading_on_a_thread_embeds_the_query_ahead(models, tmp_path) -> None:
     from aimate_memory.embedding.lazy import LazyEmbedder
 
     lazy = LazyEmbedder({"provider": "auto", "cache_dir": str(tmp_path)})
-    lazy.start_loading()
+    lazy.start_loading("登录测试为什么失败")
     embedder = lazy.get()
     assert embedder is not None and lazy.get() is embedder and lazy.unavailable is None
-    assert embedder.embed_query("登录测试为什么失败").shape == (896,)
+    for query in ("登录测试为什么失败", "why does the login test fail"):  # ahead, then not
+        assert np.allclose(lazy.embed_query(query), models["auto"].embed_query(query), atol=1e-5), query
     off = LazyEmbedder({"enabled": False})
-    off.start_loading()  # nothing to load: get() answers at once, with why
+    off.start_loading("anything")  # nothing to load: get() answers at once, with why
     assert off.get() is None and "embedding.enabled" in off.unavailable.hint
+    with pytest.raises(EmbedderUnavailable):
+        off.embed_query("anything")
 
 
 @pytest.mark.slow

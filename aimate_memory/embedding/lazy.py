@@ -28,7 +28,11 @@ class LazyEmbedder:
         self._embedder = preloaded
         # The MCP server and the daemon warm the model on a thread while requests arrive: one load only.
         self._loading = threading.Lock()
-        self._prepared: tuple[str, Any] | None = None  # (query, vector) embedded ahead by start_loading
+        # The query start_loading embeds ahead, its vector, and whether that is done (set: nothing pending).
+        self._ahead_for: str | None = None
+        self._ahead: Any = None
+        self._ahead_ready = threading.Event()
+        self._ahead_ready.set()
         self.unavailable: EmbedderUnavailable | None = None
         if not self.settings.get("enabled", True):
             self.unavailable = EmbedderUnavailable(
@@ -63,31 +67,42 @@ class LazyEmbedder:
     def start_loading(self, query: str | None = None) -> None:
         """For a process that searches once or twice and exits (a CLI search): load the model on a thread,
         the quick way (`few_queries`), and embed `query` there too, while the caller imports the facade,
-        syncs and runs its keyword half; `get()` and `embed_query()` then wait for it. ONNX Runtime works
-        without holding the GIL, which is what overlaps (docs/benchmarks.md, "Cold start")."""
-        if self._embedder is not None or self.unavailable is not None:
+        syncs and runs its keyword half; `get()` and `embed_query()` then wait for it. Called again with a
+        query while an earlier call is still loading, that query is embedded as soon as the model is there.
+        ONNX Runtime works without holding the GIL, which is what overlaps (docs/benchmarks.md, "Cold start")."""
+        if self.unavailable is not None:
             return
-        self.settings["few_queries"] = True
-        threading.Thread(target=self._prepare, args=(query,), name="aimate-model-load", daemon=True).start()
+        if self._embedder is None:
+            self.settings["few_queries"] = True
+        elif query is None:
+            return
+        if query is not None:
+            self._ahead_for, self._ahead = query, None
+            self._ahead_ready.clear()
+        threading.Thread(target=self._load_ahead, args=(query,), name="aimate-model-load", daemon=True).start()
 
-    def _prepare(self, query: str | None) -> None:
-        with self._loading:  # held until the query is embedded too: embed_query waits for it
-            if self._embedder is None and self.unavailable is None:
-                self._load()
-            if query is not None and self._embedder is not None:
-                try:
-                    self._prepared = (query, self._embedder.embed_query(query))
-                except Exception:  # embedded again, with the error, where the caller can see it
-                    self._prepared = None
+    def _load_ahead(self, query: str | None) -> None:
+        try:
+            embedder = self.get()  # loads, or waits for the load another call started
+            if query is not None and embedder is not None:
+                vector = embedder.embed_query(query)
+                if self._ahead_for == query:
+                    self._ahead = vector
+        except Exception:  # embedded again by the caller, which then sees the error
+            pass
+        finally:
+            if query is not None:
+                self._ahead_ready.set()
 
     def embed_query(self, text: str) -> Any:
         """The loaded embedder's vector for `text` (the one embedded ahead by `start_loading`, if it is)."""
+        if text == self._ahead_for:
+            self._ahead_ready.wait()
         embedder = self.get()
         if embedder is None:
             raise self.unavailable or EmbedderUnavailable("no embedder", None)
-        prepared = self._prepared
-        if prepared is not None and prepared[0] == text:
-            return prepared[1]
+        if self._ahead is not None and text == self._ahead_for:
+            return self._ahead
         return embedder.embed_query(text)
 
     def _load(self) -> None:

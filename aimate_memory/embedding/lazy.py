@@ -79,7 +79,9 @@ class LazyEmbedder:
         if query is not None:
             self._ahead_for, self._ahead = query, None
             self._ahead_ready.clear()
-        threading.Thread(target=self._load_ahead, args=(query,), name="aimate-model-load", daemon=True).start()
+        # Not a daemon thread: Python waits for it at exit. A process that ended while ONNX Runtime was still
+        # building its session (a search that needed no vector) died of std::terminate, exit -6 (a test caught it).
+        threading.Thread(target=self._load_ahead, args=(query,), name="aimate-model-load", daemon=False).start()
 
     def _load_ahead(self, query: str | None) -> None:
         try:

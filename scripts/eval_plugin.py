@@ -81,7 +81,8 @@ class BenchVaults:
         self.corpus = corpus
         self.env = env
         self.workdir = Path(tempfile.mkdtemp(prefix="aimate-eval-"))
-        defaults = load_config(self.workdir / "no-such-home", None, env={})
+        # The embedder as configured here (AIMATE_EMBEDDING__PROVIDER=e5 … measures another model).
+        defaults = load_config(self.workdir / "no-such-home", None, env=self.env)
         settings = defaults.section("embedding")
         settings["cache_dir"] = str(self.workdir / "models")
         self.embedder = LazyEmbedder(settings)  # one loaded model shared by every bench vault

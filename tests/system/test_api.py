@@ -101,3 +101,26 @@ def test_reads_work_on_a_fresh_home_before_any_sync(home: Path, monkeypatch: pyt
         assert system.search("OAuth").results[0].memory.title == "Flaky login test"
     else:
         assert system.get_stats()["global"]["memories"] >= 2
+
+
+def test_the_newest_come_from_either_vault(project: Path) -> None:
+    # Each vault gives its own newest; the cut comes after merging them (it used to keep the project's first).
+    from datetime import datetime, timedelta, timezone
+
+    from aimate_memory.clock import FixedClock
+
+    start = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+    for day, (title, scope) in enumerate(
+        [("项目旧笔记 old project note", "project"), ("Project note", "project"), ("最新的全局决定 newest", "global")]
+    ):
+        with MemorySystem.open(project=project, clock=FixedClock(start + timedelta(days=day))) as system:
+            system.add(title, "body", layer="long_term", category="knowledge", scope=scope)
+    from aimate_memory.vault.filters import MemoryFilter
+
+    long_term = MemoryFilter(layers=(Layer.LONG_TERM,))  # not the placeholder core files, written today
+    with MemorySystem.open(project=project) as system:
+        system.sync()
+        newest = [memory.title for memory in system.list(long_term, limit=2)]
+        assert newest == ["最新的全局决定 newest", "Project note"]
+        by_created = system.query(long_term, limit=1, order="created")
+        assert [memory.title for memory in by_created] == ["最新的全局决定 newest"]

@@ -5,8 +5,9 @@ stops the rest. Reading the disk happens once, at the edge (`system/transfer.py`
 source and the entry's name, so importing the same input twice changes nothing.
 
 - `claude` (a file, or the `.md` files of a folder): a Claude Code `CLAUDE.md` or auto-memory `MEMORY.md` —
-  one memory per `##` section (or `#` when there is none); a heading about rules, preferences, conventions
-  or style goes to core, the rest long-term.
+  one memory per `##` section (or `#` when there is none), titled with its heading; a heading about rules,
+  preferences, conventions or style goes to core, the rest long-term. The id is made of the folder's name,
+  the file and the heading (`claude_section_key`), so two projects' `## Build and test` are two memories.
 - `basic-memory` (a folder of notes): one long-term memory per note, the body as written (observations
   `- [category] text #tag`, relations `- relation_type [[Target]]`). Title from the frontmatter, else the
   first `#` heading, else the file name. The id is made of the `permalink` (else the one basic-memory makes
@@ -33,6 +34,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -133,16 +135,27 @@ def from_claude(source: Source) -> Parsed:
     for name, text in source.files.items():
         level = "##" if re.search(r"^##\s", text, re.MULTILINE) else "#"
         headings = [m for m in _HEADING.finditer(text) if m.group(1) == level]
+        seen: Counter[str] = Counter()
         for number, match in enumerate(headings):
             end = headings[number + 1].start() if number + 1 < len(headings) else len(text)
             body = text[match.end() : end].strip()
             if body:
                 title = match.group(2)
+                seen[title] += 1
                 core = CORE_HEADING.search(title)
                 placement = Placement(Layer.CORE, "rule", 4) if core else None
-                record = _record("claude", title, body, placement=placement)
+                key = claude_section_key(source.folder, name, title, seen[title])
+                record = _record("claude", key, body, title=title, placement=placement)
                 parsed.entries.append(Entry(_line_of(text, match.start()), record, name))
     return parsed
+
+
+def claude_section_key(folder: PurePosixPath, file: str, heading: str, occurrence: int) -> str:
+    """What a section's id is made of: the folder the file is in (its name: a project moved elsewhere keeps
+    its ids), the file, the heading and which of that heading's sections it is. Every project's CLAUDE.md
+    has a `## Build and test`; the heading alone gave them one id, so a second project's replaced the first's."""
+    repeat = f"#{occurrence}" if occurrence > 1 else ""
+    return f"{folder.name}/{file}#{heading}{repeat}"
 
 
 # -- mcp-memory-json ---------------------------------------------------------------------------------

@@ -271,3 +271,16 @@ def test_every_importer_reports_a_file_it_cannot_use_and_keeps_the_rest() -> Non
     assert mcp.problems[0].line == 1
     claude = IMPORTERS["claude"].parse(Source({"CLAUDE.md": "## Style rules\n\nTabs, not spaces.\n"}))
     assert claude.entries[0].record.frontmatter["type"] == "core" and claude.problems == []
+
+
+def test_claude_sections_of_two_projects_with_one_heading_are_two_memories() -> None:
+    text = "# Notes\n\n## Build and test\n\nmake test\n\n## 构建与测试\n\n运行 pytest\n\n## Build and test\n\ntox\n"
+    here = from_claude(Source({"CLAUDE.md": text}, PurePosixPath("/home/li/code/taskflow")))
+    ids = [entry.record.id for entry in here.entries]
+    assert len(ids) == len(set(ids)) == 3  # the repeated heading in one file too
+    titles = [entry.record.frontmatter["title"] for entry in here.entries]
+    assert titles == ["Build and test", "构建与测试", "Build and test"]
+    moved = from_claude(Source({"CLAUDE.md": text}, PurePosixPath("/srv/checkout/taskflow")))
+    assert [entry.record.id for entry in moved.entries] == ids  # a project moved keeps its ids: re-import is a no-op
+    other = from_claude(Source({"CLAUDE.md": text}, PurePosixPath("/home/li/code/billing")))
+    assert not {entry.record.id for entry in other.entries} & set(ids)

@@ -102,10 +102,11 @@ def _line(cells: list[str], widths: list[int]) -> str:
 
 
 def print_table(headers: Sequence[str], rows: Sequence[Sequence[str]], cuttable: Sequence[str] = ()) -> None:
-    """A table on standard output: fitted to the terminal and its header bold there, whole lines when piped."""
+    """A table on standard output: fitted to the terminal and its header bold there (unless NO_COLOR), whole
+    lines when piped."""
     terminal = sys.stdout.isatty()
     lines = text_table(headers, rows, console.width if terminal else None, cuttable)
-    if terminal:
+    if terminal and not console.no_color:
         lines[0] = f"\x1b[1m{lines[0]}\x1b[0m"
     sys.stdout.write("\n".join(lines) + "\n")
 

@@ -130,8 +130,10 @@ def _vector_cache(embedder: LazyEmbedder) -> Path | None:
     if not folder:
         return None
     Path(folder).mkdir(parents=True, exist_ok=True)
-    # What the vectors depend on: provider, model, latin_weight… (not where models live or how many threads).
-    keyed = {k: v for k, v in embedder.settings.items() if k not in ("cache_dir", "enabled", "threads", "few_queries")}
+    # What the vectors depend on: provider, model, latin_weight… and the fingerprint, which also carries what
+    # changes with the code (a model revision); not where models live or how many threads.
+    keyed = {k: v for k, v in embedder.settings.items() if k not in ("cache_dir", "enabled", "threads")}
+    keyed["fingerprint"] = embedder.fingerprint
     name = hashlib.sha256(json.dumps(keyed, sort_keys=True, default=str).encode()).hexdigest()[:16]
     return Path(folder) / f"{name}.db"
 

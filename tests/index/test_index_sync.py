@@ -288,3 +288,18 @@ def test_a_move_seen_half_way_by_a_sync_ends_up_indexed(system: MemorySystem, ho
     indexed = {m.id: m.rel_path.as_posix() for m in system.query(MemoryFilter(statuses=()))}
     assert indexed[memory.id] == copy.relative_to(vault).as_posix()
     assert system.search("数据库迁移", 3).results[0].memory.id == memory.id
+
+
+def test_vectors_of_an_older_bundled_minilm_are_all_embedded_again(system: MemorySystem) -> None:
+    # An index written before the bundled MiniLM ran quantized carries the fingerprint without its revision:
+    # its vectors are from the float model, so the next sync rebuilds and re-embeds every chunk.
+    system.sync()
+    index = system.index_for(system.global_vault)
+    chunks = index.conn.execute("SELECT COUNT(DISTINCT chunk_hash) FROM chunks").fetchone()[0]
+    index.conn.execute(
+        "UPDATE meta SET value = ? WHERE key = 'embedder_fingerprint'", ('{"model": null, "provider": "auto"}',)
+    )
+    assert index.needs_rebuild() == "the embedding model changed"
+    report = system.sync()["global"]
+    assert report.rebuilt and report.embedded_chunks == chunks
+    assert index.needs_rebuild() is None and ranked_titles(system, "会话缓存用的是什么")[0] == "选用 Redis 做会话缓存"

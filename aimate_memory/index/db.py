@@ -19,10 +19,12 @@ from aimate_memory.index.textproc import TOKENIZER_VERSION as _FTS_VERSION
 # Text processing that shapes the index: a change in either means a rebuild.
 TOKENIZER_VERSION = f"{_FTS_VERSION}+{CHUNKER_VERSION}"
 
-SCHEMA_VERSION = 2  # 2: metrics gained layer and breakdown (perf)
+# 2: metrics gained layer and breakdown (perf). 3: an index on status alone: the context's count of pending
+# captures scanned every memory (5 ms at 10k, ~50 ms at 100k of a context build whose goal is 30 ms).
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 30_000
 
-# Version 2. A migration for version N+1 is a function added to MIGRATIONS; indexes are caches, so a
+# Version 3. A migration for version N+1 is a function added to MIGRATIONS; indexes are caches, so a
 # schema too old to migrate is simply rebuilt from the files.
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -51,6 +53,7 @@ CREATE TABLE IF NOT EXISTS memories (
     size INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS memories_layer ON memories(layer, status);
+CREATE INDEX IF NOT EXISTS memories_status ON memories(status);
 CREATE INDEX IF NOT EXISTS memories_created ON memories(created_ts);
 CREATE INDEX IF NOT EXISTS memories_updated ON memories(updated_ts);
 CREATE INDEX IF NOT EXISTS memories_expires ON memories(expires_at);

@@ -261,7 +261,7 @@ def _identity_of(text: str | None, repo_path: str) -> tuple[str | None, str | No
     if not text or not repo_path.endswith(".md"):
         return None, None
     try:
-        doc = parse_document(text, Path(repo_path))
+        doc = parse_document(text, Path(repo_path), read_only=True)
     except MemoryFileError:
         return None, None
     memory_id = doc.get("id")

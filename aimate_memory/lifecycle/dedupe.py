@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from aimate_memory.embedding.base import understands
 from aimate_memory.index.textproc import script_of, tokens
 from aimate_memory.lifecycle.planner import Action, Kind
 from aimate_memory.vault.layout import archive_path_for
@@ -35,6 +36,7 @@ from aimate_memory.vault.model import Memory
 NEIGHBORS = 8  # candidates asked of each KNN query
 MAX_QUERY_TERMS = 32
 VECTOR_COARSE = 200
+MEMO_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -71,43 +73,94 @@ class DuplicateGroup:
         }
 
 
-def find_duplicates(index: Any, threshold: float, neighbors: int = NEIGHBORS) -> list[DuplicateGroup]:
-    """Groups of near-duplicates in one vault's index (call `index.sync()` first)."""
+@dataclass(frozen=True)
+class DedupeMemo:
+    """What a near-duplicate search found, so the next one queries only the memories changed since: the file
+    hash of every memory it checked and every pair at or above the threshold. Valid for one threshold and
+    one embedder (vector similarities change with it); otherwise the next search checks everything again.
+
+    Why: `maintain` runs hourly in the daemon, and one neighbour search per memory took 115 s at 10k
+    memories (~70 % of it these searches; docs/benchmarks.md, "Maintenance at scale") — minutes of CPU an
+    hour at 100k. A pair of unchanged memories keeps its similarity; a changed memory's own search finds the
+    partners it is a near-duplicate of (similarity is symmetric, and at ≥ the threshold each is among the
+    other's nearest few)."""
+
+    threshold: float
+    vectors: str | None  # the embedder identity of the vectors compared (None: text similarity only)
+    checked: dict[str, str] = field(default_factory=dict)  # memory id → file hash
+    close: list[tuple[str, str, float, str]] = field(default_factory=list)  # (id, id, similarity, method)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": MEMO_VERSION,
+            "threshold": self.threshold,
+            "vectors": self.vectors,
+            "checked": self.checked,
+            "close": [list(pair) for pair in self.close],
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> DedupeMemo | None:
+        """None for anything but a memo this version wrote (then everything is checked again)."""
+        try:
+            if data.get("version") != MEMO_VERSION:
+                return None
+            close = [(str(a), str(b), float(sim), str(method)) for a, b, sim, method in data["close"]]
+            checked = {str(key): str(value) for key, value in data["checked"].items()}
+            return cls(float(data["threshold"]), data["vectors"], checked, close)
+        except (AttributeError, KeyError, TypeError, ValueError):
+            return None
+
+
+@dataclass
+class DuplicateSearch:
+    groups: list[DuplicateGroup]
+    memo: DedupeMemo
+    searched: int  # memories whose neighbours were searched (the rest were unchanged since `memo`)
+
+
+def find_duplicates(
+    index: Any, threshold: float, neighbors: int = NEIGHBORS, memo: DedupeMemo | None = None
+) -> DuplicateSearch:
+    """Groups of near-duplicates in one vault's index (call `index.sync()` first). With the `memo` of an
+    earlier search, only memories changed since are searched."""
     conn = index.conn
-    entries = {
-        row[0]: Entry(*row)
-        for row in conn.execute(
-            "SELECT rowid, id, path, layer, title, importance, access_count, updated_ts FROM memories "
-            "WHERE status IN ('active', 'pending') AND path NOT LIKE 'archive/%' AND layer != 'session'"
-        )
-    }
-    if len(entries) < 2:
-        return []
-    texts: dict[int, list[str]] = {}
-    for memory_rowid, text in conn.execute("SELECT memory_rowid, text FROM chunks ORDER BY memory_rowid, ordinal"):
-        if memory_rowid in entries:
-            texts.setdefault(memory_rowid, []).append(text)
-    terms = {
-        rowid: Counter(tokens(entry.title + "\n" + "\n".join(texts.get(rowid, [])))) for rowid, entry in entries.items()
-    }
-    scripts = {
-        rowid: script_of(entry.title + "\n" + "\n".join(texts.get(rowid, []))) for rowid, entry in entries.items()
-    }
-    vectors, languages = _memory_vectors(index, entries)
+    entries: dict[int, Entry] = {}
+    hashes: dict[int, str] = {}
+    for row in conn.execute(
+        "SELECT rowid, id, path, layer, title, importance, access_count, updated_ts, file_hash FROM memories "
+        "WHERE status IN ('active', 'pending') AND path NOT LIKE 'archive/%' AND layer != 'session'"
+    ):
+        entries[row[0]] = Entry(*row[:8])
+        hashes[row[0]] = row[8]
+    vectors, languages, identity = _memory_vectors(index, entries)
+    if memo is None or memo.threshold != threshold or memo.vectors != identity:
+        memo = DedupeMemo(threshold, identity)
+    rowid_of = {entry.id: rowid for rowid, entry in entries.items()}
+    changed = [rowid for rowid, entry in entries.items() if memo.checked.get(entry.id) != hashes[rowid]]
+    unchanged = set(entries) - set(changed)
+    pairs: dict[tuple[int, int], tuple[float, str]] = {}
+    for a, b, similarity, method in memo.close:
+        ra, rb = rowid_of.get(a), rowid_of.get(b)
+        if ra in unchanged and rb in unchanged and entries[ra].layer == entries[rb].layer:
+            pairs[(min(ra, rb), max(ra, rb))] = (similarity, method)
+    texts = _MemoryTexts(conn, entries, bulk=len(changed) > len(entries) // 4)
 
     def understood(rowid: int) -> bool:
-        from aimate_memory.embedding.base import understands
+        return rowid in vectors and understands(languages, texts.script(rowid))
 
-        return rowid in vectors and understands(languages, scripts[rowid])
-
-    pairs: dict[tuple[int, int], tuple[float, str]] = {}
-    for rowid, entry in entries.items():
+    for rowid in changed:
+        entry = entries[rowid]
         candidates: set[int] = set()
         if rowid in vectors:
             found = index.vector_candidates(vectors[rowid], VECTOR_COARSE, VECTOR_COARSE)
             candidates.update(found.memory_rowids[: neighbors * 4].tolist())
-        found = index.keyword_candidates(_top_terms(terms[rowid]), neighbors * 4)
-        candidates.update(found.memory_rowids.tolist())
+        if not understood(rowid):
+            # Keyword neighbours only where vectors do not decide: between two memories the embedder reads,
+            # a pair at the threshold is among each other's nearest vectors (and the keyword query per memory
+            # was 54 % of a maintenance run at 10k).
+            found = index.keyword_candidates(_top_terms(texts.terms(rowid)), neighbors * 4)
+            candidates.update(found.memory_rowids.tolist())
         ranked = [other for other in dict.fromkeys(candidates) if other != rowid and other in entries]
         for other in ranked[: neighbors * 4]:
             if entries[other].layer != entry.layer:
@@ -118,21 +171,66 @@ def find_duplicates(index: Any, threshold: float, neighbors: int = NEIGHBORS) ->
             if understood(rowid) and understood(other):
                 pairs[key] = (float(np.dot(vectors[rowid], vectors[other])), "vector")
             else:
-                pairs[key] = (text_cosine(terms[rowid], terms[other]), "text")
+                pairs[key] = (text_cosine(texts.terms(rowid), texts.terms(other)), "text")
     close = {key: value for key, value in pairs.items() if value[0] >= threshold}
-    return _groups(index.vault.scope.value, entries, close)
+    memo = DedupeMemo(
+        threshold,
+        identity,
+        {entry.id: hashes[rowid] for rowid, entry in entries.items()},
+        [(entries[a].id, entries[b].id, similarity, method) for (a, b), (similarity, method) in sorted(close.items())],
+    )
+    return DuplicateSearch(_groups(index.vault.scope.value, entries, close), memo, len(changed))
 
 
-def _memory_vectors(index: Any, entries: Mapping[int, Entry]) -> tuple[dict[int, np.ndarray], frozenset[str]]:
-    """Mean chunk vector per memory (unit length), and the scripts the embedder understands."""
+class _MemoryTexts:
+    """Each memory's term counts and script, read from its chunks when first needed: all at once when most
+    memories are searched, one memory at a time when few changed."""
+
+    def __init__(self, conn: Any, entries: Mapping[int, Entry], bulk: bool) -> None:
+        self._conn = conn
+        self._entries = entries
+        self._texts: dict[int, str] = {}
+        self._terms: dict[int, Counter[str]] = {}
+        self._scripts: dict[int, str] = {}
+        if bulk:
+            parts: dict[int, list[str]] = {}
+            for memory_rowid, text in conn.execute(
+                "SELECT memory_rowid, text FROM chunks ORDER BY memory_rowid, ordinal"
+            ):
+                if memory_rowid in entries:
+                    parts.setdefault(memory_rowid, []).append(text)
+            for rowid, entry in entries.items():
+                self._texts[rowid] = entry.title + "\n" + "\n".join(parts.get(rowid, []))
+
+    def _text(self, rowid: int) -> str:
+        if rowid not in self._texts:
+            rows = self._conn.execute("SELECT text FROM chunks WHERE memory_rowid = ? ORDER BY ordinal", (rowid,))
+            self._texts[rowid] = self._entries[rowid].title + "\n" + "\n".join(row[0] for row in rows)
+        return self._texts[rowid]
+
+    def terms(self, rowid: int) -> Counter[str]:
+        if rowid not in self._terms:
+            self._terms[rowid] = Counter(tokens(self._text(rowid)))
+        return self._terms[rowid]
+
+    def script(self, rowid: int) -> str:
+        if rowid not in self._scripts:
+            self._scripts[rowid] = script_of(self._text(rowid))
+        return self._scripts[rowid]
+
+
+def _memory_vectors(
+    index: Any, entries: Mapping[int, Entry]
+) -> tuple[dict[int, np.ndarray], frozenset[str], str | None]:
+    """Mean chunk vector per memory (unit length), the scripts the embedder understands, and its identity."""
     try:
         if not index.has_vectors:
-            return {}, frozenset()
+            return {}, frozenset(), None
     except Exception:  # a damaged or missing index: text similarity only
-        return {}, frozenset()
+        return {}, frozenset(), None
     embedder = index.embedder.get()
     if embedder is None:
-        return {}, frozenset()
+        return {}, frozenset(), None
     sums: dict[int, np.ndarray] = {}
     for memory_rowid, blob in index.conn.execute(
         "SELECT c.memory_rowid, x.vec FROM chunks c JOIN vectors x ON x.chunk_hash = c.chunk_hash"
@@ -146,7 +244,7 @@ def _memory_vectors(index: Any, entries: Mapping[int, Entry]) -> tuple[dict[int,
         norm = float(np.linalg.norm(total))
         if norm > 0:
             vectors[rowid] = total / norm
-    return vectors, frozenset(embedder.languages)
+    return vectors, frozenset(embedder.languages), embedder.identity
 
 
 def _top_terms(counts: Counter[str]) -> list[tuple[str, bool]]:
@@ -243,4 +341,4 @@ def _string_list(value: Any) -> list[str]:
     return [str(item) for item in value]
 
 
-__all__ = ["DuplicateGroup", "Entry", "find_duplicates", "plan_merge", "text_cosine"]
+__all__ = ["DedupeMemo", "DuplicateGroup", "DuplicateSearch", "Entry", "find_duplicates", "plan_merge", "text_cosine"]

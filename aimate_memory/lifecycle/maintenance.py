@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from aimate_memory.lifecycle.dedupe import DuplicateGroup, find_duplicates, plan_merge
+from aimate_memory.lifecycle.dedupe import DedupeMemo, DuplicateGroup, find_duplicates, plan_merge
 from aimate_memory.lifecycle.executor import Outcome, apply_actions
 from aimate_memory.lifecycle.journal import AccessJournal, AccessTally
 from aimate_memory.lifecycle.planner import Action, Kind, Policy, plan, summarize
@@ -52,6 +52,7 @@ PENDING_FILE = "maintenance.pending.json"
 FOLDING_FILE = "access.folding.jsonl"
 CARRIED_FILE = "access.carried.jsonl"
 LOCK_FILE = "maintenance.lock"
+MEMO_FILE = "duplicates.memo.json"
 # Folders whose files the tool writes turn by turn without a commit each (conversation transcripts): an
 # uncommitted change there is the tool's own, not a person's, so it does not hold maintenance back.
 TOOL_WRITTEN_FOLDERS = frozenset({Layer.SESSION.folder})
@@ -150,7 +151,8 @@ def _plan_run(
     system: Any, vault: Vault, policy: Policy, run: VaultRun, tallies: dict[str, AccessTally]
 ) -> dict[str, AccessTally]:
     """Plan the run into `run.actions`/`run.skipped`; returns the recalls to carry to the next run."""
-    memories = vault.scan().memories
+    # Read-only: the executor reads each file it changes again, with ruamel, right before writing it.
+    memories = vault.scan(read_only=True).memories
     planned = plan(memories, tallies, system.clock.now(), policy)
     unreviewed = _person_changed(vault, system.config)
     bare = {memory.id for memory in memories if memory.doc is None or not memory.doc.has_frontmatter}
@@ -260,16 +262,31 @@ def _sync(system: Any, vault: Vault, run: VaultRun) -> None:
 
 
 def _duplicates(system: Any, vault: Vault, run: VaultRun, synced: bool = False) -> list[DuplicateGroup]:
+    """Near-duplicate groups, searching only what changed since the last search (its memo, in the state
+    folder beside the index: a cache like it, rewritten whole, ignored when unreadable)."""
     threshold = float(system.config.get("maintenance.duplicate_threshold"))
+    memo_path = state_dir(system, vault) / MEMO_FILE
     try:
         index = system.index_for(vault)
         if not synced:
             index.sync()
-        return find_duplicates(index, threshold)
+        search = find_duplicates(index, threshold, memo=_read_memo(memo_path))
     except Exception as exc:
         log.exception("near-duplicate search failed")
         run.warnings.append(f"near-duplicate search failed ({type(exc).__name__}: {exc})")
         return []
+    try:
+        atomic_write_text(memo_path, json.dumps(search.memo.to_json(), ensure_ascii=False) + "\n")
+    except OSError as exc:  # the next search checks everything again; nothing else depends on it
+        log.warning("could not keep the near-duplicate memo %s: %s", memo_path, exc)
+    return search.groups
+
+
+def _read_memo(path: Path) -> DedupeMemo | None:
+    try:
+        return DedupeMemo.from_json(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return None
 
 
 def _unique(changes: list[FileChange]) -> list[FileChange]:

@@ -310,10 +310,10 @@ def decode_memory_bytes(data: bytes, path: Path, max_bytes: int) -> str:
     return text.removeprefix("\ufeff")
 
 
-def read_document(path: Path, max_bytes: int) -> MemoryDocument:
+def read_document(path: Path, max_bytes: int, *, read_only: bool = False) -> MemoryDocument:
     with path.open("rb") as handle:
         data = handle.read(max_bytes + 1)
-    return parse_document(decode_memory_bytes(data, path, max_bytes), path)
+    return parse_document(decode_memory_bytes(data, path, max_bytes), path, read_only=read_only)
 
 
 def _line_end(text: str, start: int) -> int:

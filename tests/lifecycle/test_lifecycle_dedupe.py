@@ -40,7 +40,7 @@ def test_find_and_merge_near_duplicates(system: MemorySystem) -> None:
     other_layer = system.add("选用 Redis 做会话缓存", ZH, layer=Layer.SHORT_TERM, category="note")
     unrelated = system.add("前端构建用 Vite", "Vite 比 webpack 快很多。", layer=Layer.LONG_TERM)
     system.sync()
-    groups = find_duplicates(system.index_for(system.global_vault), 0.92)
+    groups = find_duplicates(system.index_for(system.global_vault), 0.92).groups
     members = sorted(sorted([g.survivor.id, *(e.id for e, _, _ in g.others)]) for g in groups)
     assert members == sorted([sorted([keep.id, dup.id]), sorted([en1.id, en2.id])])
     zh_group = next(g for g in groups if keep.id in {g.survivor.id, *(e.id for e, _, _ in g.others)})
@@ -98,3 +98,77 @@ def test_maintain_and_dedupe_cli(cli, home: Path) -> None:
     assert applied.code == 0 and "merged 1" in applied.out, applied.out + applied.err
     assert len(list((vault / "archive/long_term/knowledge").glob("*.md"))) == 1
     assert "no near-duplicates" in cli("mem", "dedupe").out
+
+
+def _members(search) -> list[list[str]]:
+    return sorted(sorted([g.survivor.id, *(e.id for e, _, _ in g.others)]) for g in search.groups)
+
+
+def test_a_second_search_reads_only_what_changed_and_finds_the_same_groups(system: MemorySystem) -> None:
+    from aimate_memory.lifecycle.dedupe import DedupeMemo
+
+    keep = system.add("选用 Redis 做会话缓存", ZH, layer=Layer.LONG_TERM, category="decision")
+    dup = system.add("选用 Redis 做会话缓存", ZH + "\n", layer=Layer.LONG_TERM, category="decision")
+    en = system.add("Order service database", EN, layer=Layer.LONG_TERM, category="decision")
+    other = system.add("Frontend build", "We build the frontend with Vite; it is much faster.", layer=Layer.LONG_TERM)
+    system.sync()
+    index = system.index_for(system.global_vault)
+    first = find_duplicates(index, 0.92)
+    assert first.searched == len(first.memo.checked) >= 4
+    assert _members(first) == [sorted([keep.id, dup.id])]
+
+    again = find_duplicates(index, 0.92, memo=DedupeMemo.from_json(first.memo.to_json()))  # as stored
+    assert again.searched == 0 and _members(again) == _members(first)
+
+    vault = system.global_vault
+    vault.update(vault.load(other.rel_path), {"title": "Order service database"}, touch=False)
+    (vault.root / other.rel_path).write_text(
+        (vault.root / other.rel_path).read_text(encoding="utf-8").split("\n---\n")[0] + "\n---\n" + EN + "\n",
+        encoding="utf-8",
+    )  # now a near-duplicate of `en`
+    system.sync()
+    third = find_duplicates(index, 0.92, memo=again.memo)
+    assert third.searched == 1
+    assert _members(third) == sorted([sorted([keep.id, dup.id]), sorted([en.id, other.id])])
+
+    system.remove(dup.id)  # a partner gone (archived): its pair goes with it
+    system.sync()
+    fourth = find_duplicates(index, 0.92, memo=third.memo)
+    assert fourth.searched == 0 and _members(fourth) == [sorted([en.id, other.id])]
+    assert find_duplicates(index, 0.99, memo=fourth.memo).searched == len(fourth.memo.checked)  # new threshold
+
+
+def test_maintain_keeps_the_memo_and_a_damaged_one_means_a_full_search(system: MemorySystem) -> None:
+    from aimate_memory.lifecycle.maintenance import MEMO_FILE, state_dir
+
+    system.add("选用 Redis 做会话缓存", ZH, layer=Layer.LONG_TERM, category="decision")
+    system.add("选用 Redis 做会话缓存", ZH + "\n", layer=Layer.LONG_TERM, category="decision")
+    [first] = run_maintenance(system, dry_run=True)
+    memo = state_dir(system, system.global_vault) / MEMO_FILE
+    assert memo.is_file() and len(first.duplicates) == 1
+    memo.write_text("{not json", encoding="utf-8")
+    [second] = run_maintenance(system, dry_run=True)
+    assert [g.to_dict() for g in second.duplicates] == [g.to_dict() for g in first.duplicates]
+    assert memo.read_text(encoding="utf-8").startswith('{"version": 1')
+
+
+@pytest.mark.slow
+def test_vectors_decide_between_memories_the_embedder_reads(home: Path, tmp_path: Path) -> None:
+    from aimate_memory.embedding.lazy import LazyEmbedder
+
+    embedder = LazyEmbedder({"provider": "auto", "cache_dir": str(tmp_path / "models")})
+    with MemorySystem.open(global_only=True, clock=FixedClock(START)) as system:
+        system.embedder = embedder  # type: ignore[misc]  # cached_property
+        system.init()
+        zh = [system.add("选用 Redis 做会话缓存", text, layer=Layer.LONG_TERM) for text in (ZH, ZH + "\n")]
+        en = [system.add("Order service database", text, layer=Layer.LONG_TERM) for text in (EN, EN + " In March.")]
+        system.add("前端构建用 Vite", "Vite 比 webpack 快很多。", layer=Layer.LONG_TERM)
+        system.add("Frontend build", "We build the frontend with Vite; it is much faster.", layer=Layer.LONG_TERM)
+        system.sync()
+        index = system.index_for(system.global_vault)
+        search = find_duplicates(index, 0.92)
+        assert _members(search) == sorted([sorted(m.id for m in zh), sorted(m.id for m in en)])
+        assert {method for g in search.groups for _, _, method in g.others} == {"vector"}
+        assert search.memo.vectors == embedder.get().identity
+        again = find_duplicates(index, 0.92, memo=search.memo)
+        assert again.searched == 0 and [g.to_dict() for g in again.groups] == [g.to_dict() for g in search.groups]

@@ -18,6 +18,7 @@ import contextlib
 import hashlib
 import os
 import shutil
+import tempfile
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -116,24 +117,51 @@ def assemble_bundled_model(cache_dir: Path) -> Path:
 
 
 def fast_model_file(folder: Path, rebuild: bool = False) -> Path:
-    """The rewritten model in `folder` (an assembled model directory), written there on first use."""
+    """The rewritten model in `folder` (an assembled model directory), written there on first use. Raises
+    OSError when the folder cannot be written."""
     target = folder / _FAST_MODEL
-    if target.is_file() and not rebuild:
-        return target
+    if not target.is_file() or rebuild:
+        _quantize(folder / "model.onnx", target)
+    return target
+
+
+def _quantize(source: Path, target: Path) -> None:
     try:
         from aimate_memory.embedding.minilm_quantize import quantize_minilm
-
-        quantize_minilm(folder / "model.onnx", target)
     except ImportError as e:
         raise EmbedderUnavailable(
             f"the bundled embedding model cannot be prepared: {e}",
             "reinstall aimate-memory with its dependencies (it needs the `onnx` package once)",
         ) from e
+    try:
+        quantize_minilm(source, target)
+    except OSError:
+        raise
     except Exception as e:
         raise EmbedderUnavailable(
             f"the bundled embedding model could not be prepared: {e}", f"{_REINSTALL}; meanwhile keyword search"
         ) from e
-    return target
+
+
+def _load_session(ort: Any, folder: Path) -> Any:
+    try:
+        model = fast_model_file(folder)
+    except OSError:
+        # A model cache this process cannot write (assembled earlier, then made read-only): rewrite the model
+        # into a temp folder, as every such process must (~3 s). ONNX Runtime keeps it in memory once loaded.
+        with tempfile.TemporaryDirectory(prefix="aimate-minilm-") as temp:
+            model = Path(temp) / _FAST_MODEL
+            _quantize(folder / "model.onnx", model)
+            return _session(ort, model)
+    try:
+        return _session(ort, model)
+    except Exception:  # a damaged file in the cache (the bundled one was verified): write it again
+        try:
+            return _session(ort, fast_model_file(folder, rebuild=True))
+        except Exception as e:
+            raise EmbedderUnavailable(
+                f"the bundled embedding model failed to load: {e}", f"{_REINSTALL}; meanwhile keyword search"
+            ) from e
 
 
 class MiniLMEmbedder:
@@ -166,16 +194,7 @@ class MiniLMEmbedder:
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest text, as fastembed
         self.threads = threads
         self.batch_size = batch_size
-        model = fast_model_file(folder)
-        try:
-            self._session = _session(onnxruntime, model)
-        except Exception:  # a damaged file in the cache (the bundled one was verified): write it again
-            try:
-                self._session = _session(onnxruntime, fast_model_file(folder, rebuild=True))
-            except Exception as e:
-                raise EmbedderUnavailable(
-                    f"the bundled embedding model failed to load: {e}", f"{_REINSTALL}; meanwhile keyword search"
-                ) from e
+        self._session = _load_session(onnxruntime, folder)
 
     def run(self, texts: list[str]) -> np.ndarray:
         """Unit vectors of `texts`, as one batch."""

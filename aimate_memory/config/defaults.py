@@ -59,6 +59,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "provider": "auto",
         "model": None,
         "cache_dir": None,
+        # Worker threads for embedding a vault (0: every core); a query always runs on one.
+        "threads": 0,
     },
     "retrieval": {
         "decay": 0.95,

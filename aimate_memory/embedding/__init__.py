@@ -28,7 +28,8 @@ def create_embedder(settings: Mapping[str, Any] | None = None) -> Embedder | Non
 
     Keys: ``enabled`` (bool, default true), ``provider`` ("auto" | "fastembed" | "use"), ``model``
     (fastembed model name; None = bundled MiniLM), ``cache_dir`` (model files; default
-    ``$AIMATE_HOME/state/models``), optional ``threads``, ``latin_weight`` (auto only).
+    ``$AIMATE_HOME/state/models``), ``threads`` (batch workers; 0 or None: every core), ``latin_weight``
+    (auto only).
     (the process embeds a query or two and exits: models load fast rather than run fast).
     Raises :class:`EmbedderUnavailable` (message + hint) when it cannot be loaded.
     """
@@ -38,7 +39,12 @@ def create_embedder(settings: Mapping[str, Any] | None = None) -> Embedder | Non
     provider = (s.get("provider") or "auto").lower()
     model = s.get("model") or None
     cache_dir = s.get("cache_dir") or None
-    threads = s.get("threads")
+    threads = int(s.get("threads") or 0) or None  # 0: every core
+    if threads is not None and threads < 0:
+        raise EmbedderUnavailable(
+            f"embedding.threads must be 0 (every core) or a number of threads, got {threads}",
+            "aimate mem config set embedding.threads 0",
+        )
     if provider == "use":
         from aimate_memory.embedding.use_provider import UseEmbedder
 

@@ -63,3 +63,14 @@ def test_set_refuses_wrong_type_and_writes_nothing(tmp_path: Path) -> None:
     with pytest.raises(ConfigError):
         set_config_value(home / "config.yaml", "session.max_tokens", "lots")
     assert (home / "config.yaml").read_text() == "# keep\n"
+
+
+def test_embedding_threads_is_a_number_that_reaches_the_embedder(tmp_path: Path) -> None:
+    from aimate_memory.embedding.lazy import embedder_for
+
+    home = write(tmp_path / "home", "embedding:\n  threads: 1\n")
+    config = load_config(home, None, env={})
+    assert embedder_for(config, tmp_path / "state").settings["threads"] == 1
+    assert load_config(tmp_path / "none", None, env={}).get("embedding.threads") == 0  # every core
+    with pytest.raises(ConfigError):
+        set_config_value(home / "config.yaml", "embedding.threads", "two")

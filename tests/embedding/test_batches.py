@@ -76,3 +76,11 @@ def test_embedding_in_parallel_equals_one_after_the_other_and_rows_are_unit_leng
 def test_worker_count_follows_the_threads_setting_else_the_cores() -> None:
     assert worker_count(3) == 3 and worker_count(1) == 1
     assert worker_count(None) >= 1
+
+
+def test_the_threads_setting_is_validated_before_any_model_loads() -> None:
+    from aimate_memory.embedding import EmbedderUnavailable, create_embedder
+
+    with pytest.raises(EmbedderUnavailable) as error:
+        create_embedder({"provider": "use", "threads": -2})
+    assert "embedding.threads" in error.value.message and "config set embedding.threads 0" in error.value.hint

@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,12 +63,14 @@ def _write_vault(home: Path, docs: list) -> dict[str, str]:
             "tags": [],
             "status": "active",
             "importance": 3,
-            "created_at": WRITTEN_AT,
-            "updated_at": WRITTEN_AT,
+            "created_at": WRITTEN_AT + timedelta(seconds=number),
+            "updated_at": WRITTEN_AT + timedelta(seconds=number),
             "access_count": 0,
             "content_hash": content_hash(body),
             "source": "import",
         }
+        if doc.session:  # LoCoMo: each turn is captured from its conversation's session, in order
+            meta["thread"] = doc.session
         atomic_write_text(folder / f"m{number:05d}.md", MemoryDocument.new(meta, body).render())
     return ids
 

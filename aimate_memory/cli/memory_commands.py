@@ -52,6 +52,9 @@ def add(
     ttl: float = typer.Option(None, "--ttl", help="Days until a short-term memory expires."),
     scope: str = typer.Option(None, "--scope", "-s", help="global or project (default: project when in one)."),
     allow_secret: bool = typer.Option(False, "--allow-secret", help="Write even if the text looks like a secret."),
+    thread: str = typer.Option(
+        None, "--thread", help="The conversation it comes from: a search shows a hit's neighbours in it."
+    ),
     as_json: bool = JSON,
 ) -> None:
     """Add a memory. The body comes from --body, --file or standard input. Nothing is written when the
@@ -68,6 +71,7 @@ def add(
         ttl_days=ttl,
         scope=scope,
         allow_secret=allow_secret,
+        thread=thread,
     )
     if as_json:
         print_json(memory.public_dict())

@@ -20,7 +20,8 @@ from aimate_memory.index.textproc import TOKENIZER_VERSION as _FTS_VERSION
 TOKENIZER_VERSION = f"{_FTS_VERSION}+{CHUNKER_VERSION}"
 
 # 2: metrics gained layer and breakdown (perf). 3: an index on status alone: the context's count of pending
-# captures scanned every memory (5 ms at 10k, ~50 ms at 100k of a context build whose goal is 30 ms).
+# captures scanned every memory (5 ms at 10k, ~50 ms at 100k of a context build whose goal is 30 ms); the
+# `thread` column and its index (a hit's neighbours in its conversation, retrieval/neighbours.py).
 SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 30_000
 
@@ -48,12 +49,14 @@ CREATE TABLE IF NOT EXISTS memories (
     updated_ts REAL NOT NULL,
     source TEXT,
     provisional INTEGER NOT NULL,
+    thread TEXT,                   -- conversation a memory was captured from (search shows its neighbours)
     file_hash TEXT NOT NULL,       -- sha256 of the file bytes
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS memories_layer ON memories(layer, status);
 CREATE INDEX IF NOT EXISTS memories_status ON memories(status);
+CREATE INDEX IF NOT EXISTS memories_thread ON memories(thread, created_ts) WHERE thread IS NOT NULL;
 CREATE INDEX IF NOT EXISTS memories_created ON memories(created_ts);
 CREATE INDEX IF NOT EXISTS memories_updated ON memories(updated_ts);
 CREATE INDEX IF NOT EXISTS memories_expires ON memories(expires_at);

@@ -153,6 +153,10 @@ class MemoryIndex:
     def memories(self, memory_rowids: Iterable[int]) -> dict[int, Memory]:
         return self._queries.memories(memory_rowids)
 
+    def thread_neighbours(self, memory_rowid: int, span: int) -> list[int]:
+        """The memories next to this one in its conversation, nearest first (MetadataQueries.thread_neighbours)."""
+        return self._queries.thread_neighbours(memory_rowid, span)
+
     def query(self, where: MemoryFilter, limit: int | None = None, order: str = "path") -> list[Memory]:
         """Metadata query (list, time ranges) straight from SQL indexes."""
         return self._queries.query(where, limit, order)

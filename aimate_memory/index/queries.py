@@ -21,7 +21,7 @@ from aimate_memory.vault.store import Vault
 
 MEMORY_COLUMNS = (
     "rowid, id, path, layer, category, title, tags, status, importance, created_at, updated_at, "
-    "accessed_at, access_count, expires_at, related, source, provisional"
+    "accessed_at, access_count, expires_at, related, source, provisional, thread"
 )
 
 
@@ -58,6 +58,29 @@ class MetadataQueries:
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         return [memory_from_row(row, self.vault) for row in self.store.conn.execute(sql, params)]
+
+    def thread_neighbours(self, memory_rowid: int, span: int) -> list[int]:
+        """Rowids of the `span` memories on either side of this one in its thread (by created time, then
+        path), nearest first, the earlier before the later at each distance; [] outside a thread."""
+        conn = self.store.conn
+        row = conn.execute("SELECT thread, created_ts, path FROM memories WHERE rowid = ?", (memory_rowid,)).fetchone()
+        if row is None or row[0] is None:
+            return []
+        thread, created, path = row
+        before = conn.execute(
+            "SELECT rowid FROM memories WHERE thread = ? AND (created_ts < ? OR (created_ts = ? AND path < ?)) "
+            "ORDER BY created_ts DESC, path DESC LIMIT ?",
+            (thread, created, created, path, span),
+        ).fetchall()
+        after = conn.execute(
+            "SELECT rowid FROM memories WHERE thread = ? AND (created_ts > ? OR (created_ts = ? AND path > ?)) "
+            "ORDER BY created_ts, path LIMIT ?",
+            (thread, created, created, path, span),
+        ).fetchall()
+        out: list[int] = []
+        for distance in range(span):
+            out.extend(side[distance][0] for side in (before, after) if distance < len(side))
+        return out
 
     def find_ids(self, prefix: str) -> list[tuple[str, str]]:
         """(id, path) of memories whose id starts with `prefix`."""
@@ -119,6 +142,7 @@ def memory_from_row(row: tuple[Any, ...], vault: Vault) -> Memory:
         related,
         source,
         provisional,
+        thread,
     ) = row
     return Memory(
         id=id_,
@@ -138,6 +162,7 @@ def memory_from_row(row: tuple[Any, ...], vault: Vault) -> Memory:
         related=json.loads(related),
         source=source,
         confidence=None,
+        thread=thread,
         body="",
         archived=path.startswith("archive/"),
         provisional_id=bool(provisional),

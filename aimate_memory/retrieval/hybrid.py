@@ -27,7 +27,7 @@ from aimate_memory.errors import InvalidInputError
 from aimate_memory.index.candidates import Candidates, RankingColumns
 from aimate_memory.index.memory_index import MemoryIndex
 from aimate_memory.index.textproc import query_terms, script_of
-from aimate_memory.retrieval import relevance
+from aimate_memory.retrieval import neighbours, relevance
 from aimate_memory.retrieval.fusion import Fused, Ranked, best_per_memory, fuse, understands
 from aimate_memory.retrieval.scoring import ScoreFactors, score
 from aimate_memory.retrieval.snippet import make_snippet, match_pattern
@@ -59,6 +59,8 @@ class SearchHit:
     factors: dict[str, float]
     snippet: str
     highlights: list[tuple[int, int]]
+    #: the id of the result this one is shown next to, as context from the same conversation (neighbours.py)
+    context_of: str | None = None
 
     def as_dict(self, explain: bool = False) -> dict[str, Any]:
         data = {
@@ -74,6 +76,8 @@ class SearchHit:
             "snippet": self.snippet,
             "highlights": [list(span) for span in self.highlights],
         }
+        if self.context_of is not None:
+            data["context_of"] = self.context_of
         if explain:
             data["factors"] = {key: round(value, 6) for key, value in self.factors.items()}
         return data
@@ -166,6 +170,7 @@ class HybridSearcher:
         order = ranking.order[:k]
         best_chunks = _best_chunks(ranking.fused.ids[order], keyword_ranked, ranking.vector)
         hits = self._hits(indexes, ranking, order, best_chunks, query)
+        hits = _with_neighbours(indexes, ranking.fused.ids[order].tolist(), hits, k, where, query)
         mode = "hybrid" if query_vector is not None else "keyword"
         elapsed = (time.perf_counter() - started) * 1000
         return SearchResponse(query, hits, mode, warnings, elapsed)
@@ -272,6 +277,44 @@ class HybridSearcher:
 # index's position and the rowid there into one int64, so fusion works on plain integer arrays.
 KEY_SHIFT = 40
 ROWID_MASK = (1 << KEY_SHIFT) - 1
+
+
+def _with_neighbours(
+    indexes: list[MemoryIndex], keys: list[int], hits: list[SearchHit], k: int, where: MemoryFilter, query: str
+) -> list[SearchHit]:
+    """`hits` with the conversation neighbours of the first few placed after the best (neighbours.py). A
+    neighbour passes the search's filter like any result; one not ranked at all shows its first chunk and
+    its anchor's score."""
+    if k <= neighbours.AFTER:
+        return hits
+    found = {
+        anchor: [
+            (anchor >> KEY_SHIFT << KEY_SHIFT) | rowid
+            for rowid in indexes[anchor >> KEY_SHIFT].thread_neighbours(anchor & ROWID_MASK, neighbours.SPAN)
+        ]
+        for anchor in keys[: neighbours.ANCHORS]
+    }
+    wanted = sorted({key for keys_ in found.values() for key in keys_} - set(keys))
+    if not any(found.values()):
+        return hits
+    eligible = set(HybridSearcher._eligible(indexes, np.asarray(wanted, dtype=np.int64), where).rowids.tolist())
+    found = {anchor: [key for key in near if key in keys or key in eligible] for anchor, near in found.items()}
+    plan = neighbours.place_neighbours(keys, found)[:k]
+    known = dict(zip(keys, hits, strict=True))
+    new = np.asarray([key for key, _ in plan if key not in known], dtype=np.int64)
+    memories = _by_key(indexes, new, MemoryIndex.memories)
+    pattern = match_pattern(query)
+    placed = []
+    for key, anchor in plan:
+        if key in known:
+            placed.append(known[key])
+            continue
+        memory = memories[key]
+        chunks = indexes[key >> KEY_SHIFT].memory_chunks([memory.id]).get(memory.id, [])
+        snippet, spans = make_snippet(chunks[0][0] if chunks else "", pattern)
+        anchor_hit = known[anchor]  # a neighbour not ranked in the first k is always some anchor's context
+        placed.append(SearchHit(memory, anchor_hit.score, {"context": 1.0}, snippet, spans, anchor_hit.memory.id))
+    return placed
 
 
 def _explained(

@@ -139,9 +139,11 @@ class MemoryActions(SearchActions):
         source: str = "cli",
         extra: dict[str, Any] | None = None,
         allow_secret: bool = False,
+        thread: str | None = None,
     ) -> Memory:
         """Write a new memory. Everything is checked before anything is written: a refused memory leaves
-        nothing on disk. Layer, scope and status take their names or the enums."""
+        nothing on disk. Layer, scope and status take their names or the enums. `thread`: the conversation it
+        comes from; a search shows a hit's neighbours in it (retrieval/neighbours.py)."""
         layer = parse_layer(layer)
         if layer is Layer.SESSION:
             raise InvalidInputError(
@@ -150,7 +152,9 @@ class MemoryActions(SearchActions):
         fields = {key: coerce_field(key, value) for key, value in _given(category=category, tags=tags).items()}
         status = parse_status(status)
         ttl_days = _ttl(ttl_days, self.config.get("short_term.default_ttl_days") if layer is Layer.SHORT_TERM else None)
-        check_writable_text({"title": title, "body": body})
+        check_writable_text({"title": title, "body": body, "thread": thread})
+        if thread is not None:
+            extra = {**(extra or {}), "thread": _thread_name(thread)}
         self.guard_secrets(f"{title}\n{body}", allow_secret)
         vault = self.vault_for(scope)
         memory, change = vault.create(
@@ -382,3 +386,10 @@ def _misplaced(scanned: ScanResult) -> list[tuple[Memory, PurePosixPath]]:
         if target is not None:
             found.append((memory, target))
     return found
+
+
+def _thread_name(thread: str) -> str:
+    name = thread.strip()
+    if not name or "\n" in name:
+        raise InvalidInputError(f"a thread is one line of text, got {thread!r}", "e.g. --thread claude:session-42")
+    return name

@@ -54,6 +54,8 @@ class Memory:
     related: list[str]
     source: str | None
     confidence: float | None
+    #: the conversation (or other sequence) this memory was captured from; its neighbours there are context
+    thread: str | None
     body: str
     archived: bool = False
     provisional_id: bool = False
@@ -85,6 +87,7 @@ class Memory:
             "expires_at": self.expires_at.isoformat() if self.expires_at else None,
             "related": list(self.related),
             "source": self.source,
+            "thread": self.thread,
         }
 
 
@@ -126,6 +129,7 @@ def memory_from_document(
         related=_string_list(doc.get("related")),
         source=str(doc.get("source")) if doc.get("source") else None,
         confidence=_float(doc.get("confidence")),
+        thread=_optional_text(doc.get("thread")),
         body=body,
         archived=location.archived,
         provisional_id=not has_id,
@@ -133,6 +137,11 @@ def memory_from_document(
         problems=problems,
         doc=doc,
     )
+
+
+def _optional_text(value: Any) -> str | None:
+    text = str(value).strip() if value is not None else ""
+    return text or None
 
 
 def _layer(doc: MemoryDocument, location: Location, problems: list[str]) -> Layer:

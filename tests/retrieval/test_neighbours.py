@@ -1,0 +1,97 @@
+"""A hit's neighbours in its conversation (retrieval/neighbours.py): the pure placement, then through the real
+index and search, in Chinese and English."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from aimate_memory.clock import FixedClock
+from aimate_memory.errors import InvalidInputError
+from aimate_memory.retrieval.neighbours import place_neighbours
+from aimate_memory.system import MemorySystem
+from aimate_memory.vault.filters import MemoryFilter
+from aimate_memory.vault.layout import Layer
+
+START = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+
+
+def test_the_best_results_stay_and_neighbours_of_the_first_come_next() -> None:
+    ranked = list("abcdefghij")
+    plan = place_neighbours(ranked, {"a": ["x", "y"], "b": ["h", "a"], "z": ["w"]}, after=3, anchors=2)
+    assert plan[:3] == [("a", None), ("b", None), ("c", None)]  # never displaced, `a` not repeated
+    assert plan[3:6] == [("x", "a"), ("y", "a"), ("h", None)]  # h was ranked lower: moved up as itself
+    assert [key for key, _ in plan[6:]] == ["d", "e", "f", "g", "i", "j"]
+    assert place_neighbours(ranked, {}, after=3) == [(key, None) for key in ranked]
+    assert place_neighbours(["a"], {"a": ["b"]}, after=7) == [("a", None), ("b", "a")]
+
+
+CONVERSATION_EN = [
+    "Joanna: I finally finished my first full screenplay and printed it last Friday.",
+    "Nate: Congrats! How does it feel?",
+    "Joanna: A rollercoaster. Now I am going to submit it to some film festivals.",
+    "Nate: My turtles learned to wait for food at the glass.",
+]
+CONVERSATION_ZH = [
+    "小林：我终于写完了第一部完整的剧本，上周五打印出来了。",
+    "小周：恭喜！感觉怎么样？",
+    "小林：心情起伏很大。接下来我要把它投给几个电影节。",
+    "小周：我家的乌龟学会了在玻璃边等吃的。",
+]
+# Ranked below the conversation's first line (two of its words, not four), so it fills the first places.
+FILLER = [f"Note {n}: the screenplay printed badly, 剧本 打印 第{n}版。" for n in range(9)]
+
+
+@pytest.fixture
+def system(home: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")  # keyword search: the placement is what is tested
+    clock = FixedClock(START)
+    with MemorySystem.open(global_only=True, clock=clock) as system:
+        system.init()
+        for thread, lines in (("chat:en", CONVERSATION_EN), ("chat:zh", CONVERSATION_ZH)):
+            for line in lines:
+                clock.advance(minutes=1)  # a thread is read in the order its memories were created
+                system.add(line[:40], line, layer=Layer.LONG_TERM, thread=thread)
+        for line in FILLER:
+            system.add(line[:40], line, layer=Layer.LONG_TERM)  # no thread
+        system.sync()
+        yield system
+
+
+@pytest.mark.parametrize(
+    ("query", "found", "neighbour"),
+    [
+        ("finished screenplay printed Friday", CONVERSATION_EN[0], CONVERSATION_EN[1]),
+        ("写完 剧本 打印", CONVERSATION_ZH[0], CONVERSATION_ZH[1]),
+    ],
+)
+def test_a_hits_neighbours_in_its_thread_follow_the_best_results(system, query, found, neighbour) -> None:
+    results = system.search(query, 12).results
+    titles = [hit.memory.title for hit in results]
+    assert titles[0] == found[:40] and len(results) == 12
+    context = [hit for hit in results if hit.context_of is not None]
+    assert context and context[0].memory.title == neighbour[:40]  # the next line of the conversation
+    assert context[0].context_of == results[0].memory.id == context[0].as_dict()["context_of"]
+    assert all(titles.index(hit.memory.title) >= 7 for hit in context)  # after the best seven
+    assert "context_of" not in results[0].as_dict()
+
+
+def test_short_lists_and_filters_keep_their_meaning(system) -> None:
+    top = system.search("finished screenplay printed Friday", 5).results
+    assert all(hit.context_of is None for hit in top)  # five results: only the best
+    neighbour = next(m for m in system.list(MemoryFilter()) if m.title == CONVERSATION_EN[1][:40])
+    system.remove(neighbour.id)  # archived: a filtered search does not bring it back as context
+    system.sync()
+    results = system.search("finished screenplay printed Friday", 12, where=MemoryFilter(statuses=("active",))).results
+    assert CONVERSATION_EN[1][:40] not in [hit.memory.title for hit in results]
+
+
+def test_the_thread_is_stored_and_refused_when_it_is_not_one_line(system) -> None:
+    memory = system.add("Another line", "Joanna: thanks!", thread=" chat:en ")
+    assert system.read(memory.id).thread == "chat:en"
+    with pytest.raises(InvalidInputError):
+        system.add("Bad", "x", thread="two\nlines")
+    with pytest.raises(InvalidInputError):
+        system.add("Bad", "x", thread="   ")

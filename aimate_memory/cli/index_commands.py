@@ -106,6 +106,8 @@ def search(
         )
         if hit.snippet:
             console.print("   " + _highlight(hit.snippet, hit.highlights))
+        if hit.context_of:
+            console.print(f"   [dim]next to {hit.context_of[:8]} in their conversation[/]")
         if explain:
             console.print(f"   [dim]{_explanation(hit.factors)}[/]")
     console.print(f"[dim]{len(response.results)} results, {response.mode}, {response.elapsed_ms:.0f} ms[/]")

@@ -124,6 +124,7 @@ class RemoteHit:
     snippet: str
     highlights: list[tuple[int, int]]
     factors: dict[str, float]
+    context_of: str | None = None
 
     def as_dict(self, explain: bool = False) -> dict[str, Any]:
         data = dict(self.data)
@@ -225,6 +226,7 @@ def remote_response(query: str, reply: dict[str, Any]) -> RemoteResponse:
                 snippet=item.get("snippet", ""),
                 highlights=[tuple(span) for span in item.get("highlights", [])],  # type: ignore[misc]
                 factors=dict(item.get("factors", {})),
+                context_of=item.get("context_of"),
             )
         )
     return RemoteResponse(

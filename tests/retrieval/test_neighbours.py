@@ -95,3 +95,23 @@ def test_the_thread_is_stored_and_refused_when_it_is_not_one_line(system) -> Non
         system.add("Bad", "x", thread="two\nlines")
     with pytest.raises(InvalidInputError):
         system.add("Bad", "x", thread="   ")
+
+
+def test_the_cli_writes_a_thread_and_shows_neighbours_as_context(cli) -> None:
+    assert cli("mem", "init").code == 0
+    for line in [*CONVERSATION_EN[:2], *CONVERSATION_ZH[:2]]:
+        thread = "chat:en" if line.isascii() else "chat:zh"
+        added = cli("mem", "add", line[:40], "--body", line, "--thread", thread, "--json")
+        assert added.code == 0 and added.json()["thread"] == thread
+    for line in FILLER:
+        assert cli("mem", "add", line[:40], "--body", line).code == 0
+    for query, neighbour in (
+        ("finished screenplay printed Friday", CONVERSATION_EN[1]),
+        ("写完 剧本 打印", CONVERSATION_ZH[1]),
+    ):
+        found = cli("mem", "search", query, "--limit", "12", "--json").json()
+        context = [hit for hit in found if "context_of" in hit]
+        assert [hit["title"] for hit in context] == [neighbour[:40]]
+        assert "in their conversation" in cli("mem", "search", query, "--limit", "12").out
+    refused = cli("mem", "add", "Bad", "--body", "x", "--thread", "two\nlines")
+    assert refused.code != 0 and "one line" in refused.err

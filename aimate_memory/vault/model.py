@@ -54,10 +54,10 @@ class Memory:
     related: list[str]
     source: str | None
     confidence: float | None
-    #: the conversation (or other sequence) this memory was captured from; its neighbours there are context
-    thread: str | None
     body: str
     archived: bool = False
+    #: the conversation (or other sequence) this memory was captured from; its neighbours there are context
+    thread: str | None = None
     provisional_id: bool = False
     hand_edited: bool = False
     problems: list[str] = field(default_factory=list)

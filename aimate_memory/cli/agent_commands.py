@@ -20,6 +20,7 @@ def remember(
     confidence: float = typer.Option(None, "--confidence", min=0.0, max=1.0, help="An agent's confidence (0–1)."),
     scope: str = typer.Option(None, "--scope", "-s", help="global or project (default: decided from the text)."),
     source: str = typer.Option("cli", "--source", help="Who captured it (cli, an agent's name, …)."),
+    thread: str = typer.Option(None, "--thread", help="The conversation it was said in (see `add --thread`)."),
     no_sync: bool = NO_SYNC,
     as_json: bool = JSON,
 ) -> None:
@@ -27,7 +28,9 @@ def remember(
     review, below dropped. A restatement updates (supersedes) the memory it restates."""
     from aimate_memory.system.capture import capture_line
 
-    result = synced(open_system(), no_sync).remember(text, confidence=confidence, scope=scope, source=source)
+    result = synced(open_system(), no_sync).remember(
+        text, confidence=confidence, scope=scope, source=source, thread=thread
+    )
     if as_json:
         print_json(result.to_dict())
     else:

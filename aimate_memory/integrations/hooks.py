@@ -42,7 +42,7 @@ class MemoryPort(Protocol):
     def sync(self) -> Any: ...
     def build_context(self, query: str | None = None, budget: int | None = None) -> Any: ...
     def search(self, query: str, top_k: int = 10, where: Any = None) -> Any: ...
-    def remember(self, text: str, *, source: str = "cli") -> Any: ...
+    def remember(self, text: str, *, source: str = "cli", thread: str | None = None) -> Any: ...
     def add_conversation(self, role: str, content: str, tokens: int | None = None) -> Any: ...
     def end_session(self) -> Any: ...
     def close(self) -> None: ...
@@ -87,11 +87,11 @@ class Memory:
             return list(remote_response(query, reply).results)
         return list(self.system.search(query, top_k=PROMPT_TOP_K).results)
 
-    def remember(self, text: str) -> dict[str, Any]:
-        reply = self._remote("remember", text=text, source="hook")
+    def remember(self, text: str, thread: str | None = None) -> dict[str, Any]:
+        reply = self._remote("remember", text=text, source="hook", thread=thread)
         if reply is not None:
             return dict(reply.get("result") or {})
-        return dict(self.system.remember(text, source="hook").to_dict())
+        return dict(self.system.remember(text, source="hook", thread=thread).to_dict())
 
     def add_conversation(self, role: str, content: str) -> None:
         if self._remote("converse", role=role, content=content) is None:
@@ -151,7 +151,8 @@ def _prompt(event: HookEvent, memory: Memory, client: Client, state_dir: Path) -
         parts.append(_kimi_first_prompt(event, memory, state_dir))
         memory.add_conversation("user", prompt)
     parts.append(_relevant(memory, prompt))
-    parts.extend(_capture(memory, text) for text in extract_remembered(prompt))
+    thread = conversation_of(client, event)
+    parts.extend(_capture(memory, text, thread) for text in extract_remembered(prompt))
     return "\n\n".join(part for part in parts if part)
 
 
@@ -198,9 +199,15 @@ def _relevant(memory: Memory, prompt: str) -> str:
     return "\n".join(lines)
 
 
-def _capture(memory: Memory, text: str) -> str:
-    result = memory.remember(text)
+def _capture(memory: Memory, text: str, thread: str | None) -> str:
+    result = memory.remember(text, thread)
     return f"AIMate memory ({result.get('action', 'saved')}): {text}"
+
+
+def conversation_of(client: Client, event: HookEvent) -> str | None:
+    """The `thread` of what is captured in this assistant session: memories said in one conversation are
+    each other's context (retrieval/neighbours.py). None when the client sent no session id."""
+    return f"{client.value}:{event.session_id}" if event.session_id != "unknown" else None
 
 
 def _state_dir(home: Path | None) -> Path:

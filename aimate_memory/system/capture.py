@@ -16,23 +16,30 @@ from aimate_memory.vault.filters import MemoryFilter, parse_scope
 from aimate_memory.vault.layout import Layer, folder_for
 from aimate_memory.vault.model import Memory
 from aimate_memory.vault.store import Vault
-from aimate_memory.vault.validate import check_writable_text
+from aimate_memory.vault.validate import check_writable_text, thread_name
 
 SUPERSEDE_CANDIDATES = 5  # the most similar active memories of the same layer, scope and category
 
 
 class CaptureActions(PerfActions, MemoryActions):
     def remember(
-        self, text: str, *, confidence: float | None = None, scope: str | None = None, source: str = "cli"
+        self,
+        text: str,
+        *,
+        confidence: float | None = None,
+        scope: str | None = None,
+        source: str = "cli",
+        thread: str | None = None,
     ) -> CaptureResult:
         """Capture one sentence. No `confidence` means a person typed it (written active); an agent's
         confidence routes it to active, pending (left uncommitted for `aimate mem review`) or dropped.
         A secret is refused before anything is written; a restatement of an active memory of the same
         layer, scope and category supersedes it (both files in one commit); the same words again write
-        nothing (`exists`)."""
+        nothing (`exists`). `thread`: the conversation it was said in (its neighbours there are context)."""
         watch = Stopwatch()
         if not text or not text.strip():
             raise InvalidInputError("nothing to remember: the text is empty", "pass the sentence to remember")
+        thread = thread_name(thread) if thread is not None else None
         found = self._classify(text, scope)
         check_writable_text({"title": found.title, "body": found.body})
         self.guard_secrets(text)
@@ -48,7 +55,7 @@ class CaptureActions(PerfActions, MemoryActions):
         if decision.action == "exists":
             self._log_perf("capture", watch, found.layer.value)
             return CaptureResult("exists", self.get(str(decision.target_id)), None, f"{decision.reason}; {reason}")
-        result = self._write_capture(vault, found, routed.status, confidence, source, decision, reason)
+        result = self._write_capture(vault, found, routed.status, confidence, source, decision, reason, thread)
         watch.lap("write")
         self._log_perf("capture", watch, found.layer.value)
         return result
@@ -116,6 +123,7 @@ class CaptureActions(PerfActions, MemoryActions):
         source: str,
         decision: SupersedeDecision,
         reason: str,
+        thread: str | None = None,
     ) -> CaptureResult:
         # A pending capture waits for review: it supersedes nothing until a person accepts it.
         old = self.get(str(decision.target_id)) if decision.action == "supersede" and status == "active" else None
@@ -124,6 +132,8 @@ class CaptureActions(PerfActions, MemoryActions):
             extra["confidence"] = round(float(confidence), 4)
         if old is not None:
             extra["supersedes"] = old.id
+        if thread is not None:
+            extra["thread"] = thread
         ttl = self.config.get("short_term.default_ttl_days") if found.layer is Layer.SHORT_TERM else None
         memory, change = vault.create(
             title=found.title,

@@ -18,7 +18,7 @@ from aimate_memory.vault.layout import Layer, Scope, home_of
 from aimate_memory.vault.model import Memory, new_id
 from aimate_memory.vault.resolve import check_reference, looks_like_path, pick_by_id, pick_by_title, resolve_path
 from aimate_memory.vault.store import ScanResult, Vault
-from aimate_memory.vault.validate import check_writable_text
+from aimate_memory.vault.validate import check_writable_text, thread_name
 
 if TYPE_CHECKING:
     from aimate_memory.git.committer import HeldPath
@@ -154,7 +154,7 @@ class MemoryActions(SearchActions):
         ttl_days = _ttl(ttl_days, self.config.get("short_term.default_ttl_days") if layer is Layer.SHORT_TERM else None)
         check_writable_text({"title": title, "body": body, "thread": thread})
         if thread is not None:
-            extra = {**(extra or {}), "thread": _thread_name(thread)}
+            extra = {**(extra or {}), "thread": thread_name(thread)}
         self.guard_secrets(f"{title}\n{body}", allow_secret)
         vault = self.vault_for(scope)
         memory, change = vault.create(
@@ -386,10 +386,3 @@ def _misplaced(scanned: ScanResult) -> list[tuple[Memory, PurePosixPath]]:
         if target is not None:
             found.append((memory, target))
     return found
-
-
-def _thread_name(thread: str) -> str:
-    name = thread.strip()
-    if not name or "\n" in name:
-        raise InvalidInputError(f"a thread is one line of text, got {thread!r}", "e.g. --thread claude:session-42")
-    return name

@@ -12,6 +12,14 @@ from aimate_memory.errors import InvalidInputError
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
+def thread_name(thread: str) -> str:
+    """A memory's `thread` as stored: one line of text, trimmed."""
+    name = thread.strip()
+    if not name or "\n" in name or "\r" in name:
+        raise InvalidInputError(f"a thread is one line of text, got {thread!r}", "e.g. --thread claude:session-42")
+    return name
+
+
 def check_writable_text(fields: Mapping[str, str | None]) -> None:
     """Raise `InvalidInputError` naming the field when a value cannot be stored as UTF-8 Markdown."""
     for name, value in fields.items():

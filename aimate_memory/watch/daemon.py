@@ -183,7 +183,10 @@ class Daemon:
     def _remember(self, request: Request) -> Result:
         # Synced first, as for a search: capture looks for a memory that already says it.
         system = self._synced_system(request)
-        result = system.remember(str(request["text"]), source=str(request.get("source", "cli")))
+        thread = request.get("thread")
+        result = system.remember(
+            str(request["text"]), source=str(request.get("source", "cli")), thread=str(thread) if thread else None
+        )
         return {"ok": True, "result": result.to_dict()}
 
     def _converse(self, request: Request) -> Result:

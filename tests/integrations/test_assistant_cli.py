@@ -179,7 +179,8 @@ def test_prompt_hook_captures_an_explicit_remember(run, project: Path, prompt: s
     result = run("mem", "hook", "prompt", input=json.dumps(payload, ensure_ascii=False))
     assert text in json.loads(result.out)["hookSpecificOutput"]["additionalContext"]
     listed = run("mem", "list", "--json")
-    assert text in listed.out
+    captured = [memory for memory in json.loads(listed.out) if text in memory["title"]]
+    assert captured and captured[0]["thread"] == "claude:s1"  # said in this conversation: its thread
 
 
 @needs_facade["add_conversation"]

@@ -197,7 +197,9 @@ def test_a_hook_goes_through_the_daemon_and_falls_back_per_call(tmp_path: Path) 
     assert "- 选用 Redis 做会话缓存 [long_term 01234567]: 我们决定用 Redis: low latency" in context
     assert "AIMate memory (written): 用 pnpm" in context
     assert [op for op, _, _ in asked] == ["search", "remember"] and not opened
-    assert asked[1][1] == {"text": "用 pnpm", "source": "hook"} and asked[1][2] == Path("/work/proj")
+    assert asked[1][1] == {"text": "用 pnpm", "source": "hook", "thread": "claude:s"} and asked[1][2] == Path(
+        "/work/proj"
+    )
 
     half = daemon({"search": {"ok": True, "results": [REDIS_HIT]}})  # remember is not answered
     assert run_hook(HookKind.PROMPT, payload, broken_open, home=tmp_path, daemon=half) == ""

@@ -115,3 +115,12 @@ def test_the_cli_writes_a_thread_and_shows_neighbours_as_context(cli) -> None:
         assert "in their conversation" in cli("mem", "search", query, "--limit", "12").out
     refused = cli("mem", "add", "Bad", "--body", "x", "--thread", "two\nlines")
     assert refused.code != 0 and "one line" in refused.err
+
+
+def test_a_captured_sentence_keeps_its_conversation(system) -> None:
+    english = system.remember("We deploy on Fridays after the smoke tests", thread="claude:s1")
+    chinese = system.remember("记住：周五之前冻结发布", thread="claude:s1")
+    assert english.memory.thread == chinese.memory.thread == "claude:s1"
+    assert system.read(english.memory.id).thread == "claude:s1"
+    with pytest.raises(InvalidInputError):
+        system.remember("We use pnpm", thread="a\nb")

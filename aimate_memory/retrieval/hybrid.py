@@ -294,9 +294,9 @@ def _with_neighbours(
         ]
         for anchor in keys[: neighbours.ANCHORS]
     }
-    wanted = sorted({key for keys_ in found.values() for key in keys_} - set(keys))
     if not any(found.values()):
         return hits
+    wanted = sorted({key for keys_ in found.values() for key in keys_} - set(keys))
     eligible = set(HybridSearcher._eligible(indexes, np.asarray(wanted, dtype=np.int64), where).rowids.tolist())
     found = {anchor: [key for key in near if key in keys or key in eligible] for anchor, near in found.items()}
     plan = neighbours.place_neighbours(keys, found)[:k]
@@ -309,7 +309,9 @@ def _with_neighbours(
         if key in known:
             placed.append(known[key])
             continue
-        memory = memories[key]
+        memory = memories.get(key)
+        if memory is None:  # gone since the thread was read (a concurrent sync): nothing to show
+            continue
         chunks = indexes[key >> KEY_SHIFT].memory_chunks([memory.id]).get(memory.id, [])
         snippet, spans = make_snippet(chunks[0][0] if chunks else "", pattern)
         anchor_hit = known[anchor]  # a neighbour not ranked in the first k is always some anchor's context

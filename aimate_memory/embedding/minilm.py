@@ -230,8 +230,8 @@ def _session(ort: Any, model: Path) -> Any:
     options.inter_op_num_threads = 1
     # Optimized even for a process that embeds one query and exits (a CLI search): the float model had taken
     # 130 ms of a 165 ms load to optimize, so such processes skipped it; the quantized one loads in 105 ms
-    # optimized and 99 ms not, and both the same way give the same vectors (unoptimized, a 256-token text
-    # came out at cosine 0.9998 to the optimized vector).
+    # optimized and 99 ms not, and one way for every process means one vector per text (unoptimized, a
+    # 256-token text came out at cosine 0.9998 to the optimized vector).
     return ort.InferenceSession(
         str(model), options, providers=["CPUExecutionProvider"], disabled_optimizers=SESSION_DISABLED_OPTIMIZERS
     )

@@ -30,7 +30,6 @@ def create_embedder(settings: Mapping[str, Any] | None = None) -> Embedder | Non
     (fastembed model name; None = bundled MiniLM), ``cache_dir`` (model files; default
     ``$AIMATE_HOME/state/models``), ``threads`` (batch workers; 0 or None: every core), ``latin_weight``
     (auto only).
-    (the process embeds a query or two and exits: models load fast rather than run fast).
     Raises :class:`EmbedderUnavailable` (message + hint) when it cannot be loaded.
     """
     s = dict(settings or {})

@@ -303,6 +303,11 @@ def _with_neighbours(
     known = dict(zip(keys, hits, strict=True))
     new = np.asarray([key for key, _ in plan if key not in known], dtype=np.int64)
     memories = _by_key(indexes, new, MemoryIndex.memories)
+    chunks: dict[int, list[tuple[str, str]]] = {}  # by key: each index read once
+    for position, index in enumerate(indexes):
+        mine = {memory.id: key for key, memory in memories.items() if key >> KEY_SHIFT == position}
+        if mine:
+            chunks.update({mine[memory_id]: rows for memory_id, rows in index.memory_chunks(list(mine)).items()})
     pattern = match_pattern(query)
     placed = []
     for key, anchor in plan:
@@ -312,8 +317,8 @@ def _with_neighbours(
         memory = memories.get(key)
         if memory is None:  # gone since the thread was read (a concurrent sync): nothing to show
             continue
-        chunks = indexes[key >> KEY_SHIFT].memory_chunks([memory.id]).get(memory.id, [])
-        snippet, spans = make_snippet(chunks[0][0] if chunks else "", pattern)
+        first = chunks.get(key)
+        snippet, spans = make_snippet(first[0][0] if first else "", pattern)
         anchor_hit = known[anchor]  # a neighbour not ranked in the first k is always some anchor's context
         placed.append(SearchHit(memory, anchor_hit.score, {"context": 1.0}, snippet, spans, anchor_hit.memory.id))
     return placed

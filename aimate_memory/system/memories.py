@@ -152,7 +152,7 @@ class MemoryActions(SearchActions):
         fields = {key: coerce_field(key, value) for key, value in _given(category=category, tags=tags).items()}
         status = parse_status(status)
         ttl_days = _ttl(ttl_days, self.config.get("short_term.default_ttl_days") if layer is Layer.SHORT_TERM else None)
-        check_writable_text({"title": title, "body": body, "thread": thread})
+        check_writable_text({"title": title, "body": body})
         if thread is not None:
             extra = {**(extra or {}), "thread": thread_name(thread)}
         self.guard_secrets(f"{title}\n{body}", allow_secret)

@@ -13,10 +13,11 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def thread_name(thread: str) -> str:
-    """A memory's `thread` as stored: one line of text, trimmed."""
+    """A memory's `thread` as stored (`add` and `remember`): one line of writable text, trimmed."""
     name = thread.strip()
     if not name or "\n" in name or "\r" in name:
         raise InvalidInputError(f"a thread is one line of text, got {thread!r}", "e.g. --thread claude:session-42")
+    check_writable_text({"thread": name})
     return name
 
 

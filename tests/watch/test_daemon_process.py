@@ -196,7 +196,7 @@ def test_projects_register_and_are_watched(daemon, cli, home: Path, tmp_path: Pa
     assert [hit["scope"] for hit in result.json()] == ["project"]
 
 
-def test_maintenance_through_the_daemon(daemon, home: Path) -> None:
+def test_maintenance_through_the_daemon(daemon, home: Path, isolated_git: None) -> None:
     daemon()
     old = home / "memory/short_term/tasks/old.md"
     old.write_text("---\nexpires_at: 2020-01-01T00:00:00+00:00\n---\n# 过期任务 expired\n", encoding="utf-8")

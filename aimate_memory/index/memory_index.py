@@ -21,7 +21,7 @@ from aimate_memory.index import db
 from aimate_memory.index.candidates import Candidates, RankingColumns
 from aimate_memory.index.health import METRICS_KEPT, IndexHealth, MetricRow
 from aimate_memory.index.keyword_search import KeywordSearch, TermMatches
-from aimate_memory.index.queries import MetadataQueries, filter_sql, memory_from_row
+from aimate_memory.index.queries import MetadataQueries, ThreadSides, filter_sql, memory_from_row
 from aimate_memory.index.store import IndexStore
 from aimate_memory.index.sync import IndexSync
 from aimate_memory.index.sync_report import Progress, SyncReport
@@ -153,9 +153,9 @@ class MemoryIndex:
     def memories(self, memory_rowids: Iterable[int]) -> dict[int, Memory]:
         return self._queries.memories(memory_rowids)
 
-    def thread_neighbours(self, memory_rowid: int, span: int) -> list[int]:
-        """The memories next to this one in its conversation, nearest first (MetadataQueries.thread_neighbours)."""
-        return self._queries.thread_neighbours(memory_rowid, span)
+    def thread_sides(self, memory_rowids: Iterable[int], span: int) -> dict[int, ThreadSides]:
+        """The memories on either side of these in their conversations (MetadataQueries.thread_sides)."""
+        return self._queries.thread_sides(memory_rowids, span)
 
     def query(self, where: MemoryFilter, limit: int | None = None, order: str = "path") -> list[Memory]:
         """Metadata query (list, time ranges) straight from SQL indexes."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -23,6 +23,21 @@ MEMORY_COLUMNS = (
     "rowid, id, path, layer, category, title, tags, status, importance, created_at, updated_at, "
     "accessed_at, access_count, expires_at, related, source, provisional, thread"
 )
+
+
+class ThreadSides(NamedTuple):
+    """A memory's neighbours in its thread, as rowids, nearest first on each side."""
+
+    before: tuple[int, ...]
+    after: tuple[int, ...]
+
+
+def _thread_side(compare: str, direction: str) -> str:
+    """The correlated subquery for one side of memory `a` in its thread, as a JSON array of rowids."""
+    return f"""(SELECT json_group_array(rowid) FROM (
+        SELECT b.rowid FROM memories b WHERE b.thread = a.thread AND b.created_ts {compare}= a.created_ts
+        AND (b.created_ts {compare} a.created_ts OR b.path {compare} a.path)
+        ORDER BY b.created_ts {direction}, b.path {direction} LIMIT :span))"""
 
 
 class MetadataQueries:
@@ -59,28 +74,16 @@ class MetadataQueries:
             sql += f" LIMIT {int(limit)}"
         return [memory_from_row(row, self.vault) for row in self.store.conn.execute(sql, params)]
 
-    def thread_neighbours(self, memory_rowid: int, span: int) -> list[int]:
-        """Rowids of the `span` memories on either side of this one in its thread (by created time, then
-        path), nearest first, the earlier before the later at each distance; [] outside a thread."""
-        conn = self.store.conn
-        row = conn.execute("SELECT thread, created_ts, path FROM memories WHERE rowid = ?", (memory_rowid,)).fetchone()
-        if row is None or row[0] is None:
-            return []
-        thread, created, path = row
-        before = conn.execute(
-            "SELECT rowid FROM memories WHERE thread = ? AND (created_ts < ? OR (created_ts = ? AND path < ?)) "
-            "ORDER BY created_ts DESC, path DESC LIMIT ?",
-            (thread, created, created, path, span),
+    def thread_sides(self, memory_rowids: Iterable[int], span: int) -> dict[int, ThreadSides]:
+        """For each of these memories that is in a thread: the rowids of the `span` memories before it and
+        after it there (by created time, then path), each side nearest first. One statement for all of them;
+        the `created_ts` range lets SQLite seek in the thread's index instead of reading the whole thread."""
+        rows = self.store.conn.execute(
+            f"""SELECT a.rowid, {_thread_side("<", "DESC")}, {_thread_side(">", "")}
+                FROM memories a WHERE a.rowid IN (SELECT value FROM json_each(:ids)) AND a.thread IS NOT NULL""",
+            {"ids": json.dumps(sorted(set(memory_rowids))), "span": span},
         ).fetchall()
-        after = conn.execute(
-            "SELECT rowid FROM memories WHERE thread = ? AND (created_ts > ? OR (created_ts = ? AND path > ?)) "
-            "ORDER BY created_ts, path LIMIT ?",
-            (thread, created, created, path, span),
-        ).fetchall()
-        out: list[int] = []
-        for distance in range(span):
-            out.extend(side[distance][0] for side in (before, after) if distance < len(side))
-        return out
+        return {rowid: ThreadSides(tuple(json.loads(early)), tuple(json.loads(late))) for rowid, early, late in rows}
 
     def find_ids(self, prefix: str) -> list[tuple[str, str]]:
         """(id, path) of memories whose id starts with `prefix`."""

@@ -26,6 +26,7 @@ from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.index.candidates import Candidates, RankingColumns
 from aimate_memory.index.memory_index import MemoryIndex
+from aimate_memory.index.queries import ThreadSides
 from aimate_memory.index.textproc import query_terms, script_of
 from aimate_memory.retrieval import neighbours, relevance
 from aimate_memory.retrieval.fusion import Fused, Ranked, best_per_memory, fuse, understands
@@ -187,7 +188,7 @@ class HybridSearcher:
     ) -> Ranking:
         """Order by min-max fusion (what measured best: ranking by the absolute relevance instead cost
         LoCoMo R@10 .687 → .672, MADial-zh .738 → .638); filter and score by the absolute relevance."""
-        fused = fuse(vector, keyword, query_script=query_script, vector_languages=languages)
+        fused = _supported(indexes, fuse(vector, keyword, query_script=query_script, vector_languages=languages))
         trusted = bool(len(vector)) and understands(languages, query_script)
         cross = _other_script(indexes, vector, query_script) if trusted else None
         found = relevance.evidence(
@@ -287,13 +288,8 @@ def _with_neighbours(
     its anchor's score."""
     if k <= neighbours.AFTER:
         return hits
-    found = {
-        anchor: [
-            (anchor >> KEY_SHIFT << KEY_SHIFT) | rowid
-            for rowid in indexes[anchor >> KEY_SHIFT].thread_neighbours(anchor & ROWID_MASK, neighbours.SPAN)
-        ]
-        for anchor in keys[: neighbours.ANCHORS]
-    }
+    sides = _thread_sides(indexes, np.asarray(keys[: neighbours.ANCHORS], dtype=np.int64), neighbours.SPAN)
+    found = {anchor: neighbours.nearest_first(*side) for anchor, side in sides.items()}
     if not any(found.values()):
         return hits
     wanted = sorted({key for keys_ in found.values() for key in keys_} - set(keys))
@@ -322,6 +318,32 @@ def _with_neighbours(
         anchor_hit = known[anchor]  # a neighbour not ranked in the first k is always some anchor's context
         placed.append(SearchHit(memory, anchor_hit.score, {"context": 1.0}, snippet, spans, anchor_hit.memory.id))
     return placed
+
+
+def _supported(indexes: list[MemoryIndex], fused: Fused) -> Fused:
+    """Fusion's scores with the support of conversation neighbours (neighbours.support) for the best
+    `SUPPORTED` candidates, best first again (ties keep fusion's order)."""
+    sides = _thread_sides(indexes, fused.ids[: neighbours.SUPPORTED], span=1)
+    if not sides:
+        return fused
+    position_of = {key: position for position, key in enumerate(fused.ids.tolist())}
+    adjacent = {
+        position_of[key]: [position_of[near] for near in (*side.before, *side.after) if near in position_of]
+        for key, side in sides.items()
+    }
+    scores = neighbours.support(fused.scores, adjacent, neighbours.SUPPORT)
+    order = np.argsort(-scores, kind="stable")
+    return Fused(fused.ids[order], scores[order], fused.vector[order], fused.keyword[order])
+
+
+def _thread_sides(indexes: list[MemoryIndex], keys: np.ndarray, span: int) -> dict[int, ThreadSides]:
+    """MemoryIndex.thread_sides for keys of any index, keyed back (the neighbours too)."""
+    out: dict[int, ThreadSides] = {}
+    found = _by_key(indexes, keys, lambda index, rowids: index.thread_sides(rowids, span))
+    for key, side in found.items():
+        offset = key >> KEY_SHIFT << KEY_SHIFT
+        out[key] = ThreadSides(tuple(offset | n for n in side.before), tuple(offset | n for n in side.after))
+    return out
 
 
 def _explained(

@@ -15,9 +15,11 @@ ranking variants costs the queries alone (LoCoMo: ~8 min → ~2). Without it eve
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -83,6 +85,8 @@ class BenchVaults:
         self.corpus = corpus
         self.env = env
         self.workdir = Path(tempfile.mkdtemp(prefix="aimate-eval-"))
+        # The vaults and their indexes (~100 MB for LoCoMo) go when the evaluation ends.
+        atexit.register(shutil.rmtree, self.workdir, ignore_errors=True)
         # The embedder as configured here (AIMATE_EMBEDDING__PROVIDER=e5 … measures another model).
         defaults = load_config(self.workdir / "no-such-home", None, env=self.env)
         settings = defaults.section("embedding")

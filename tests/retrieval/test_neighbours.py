@@ -6,11 +6,13 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from aimate_memory.clock import FixedClock
 from aimate_memory.errors import InvalidInputError
-from aimate_memory.retrieval.neighbours import place_neighbours
+from aimate_memory.retrieval import neighbours
+from aimate_memory.retrieval.neighbours import nearest_first, place_neighbours, support
 from aimate_memory.system import MemorySystem
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Layer
@@ -26,6 +28,20 @@ def test_the_best_results_stay_and_neighbours_of_the_first_come_next() -> None:
     assert [key for key, _ in plan[6:]] == ["d", "e", "f", "g", "i", "j"]
     assert place_neighbours(ranked, {}, after=3) == [(key, None) for key in ranked]
     assert place_neighbours(["a"], {"a": ["b"]}, after=7) == [("a", None), ("b", "a")]
+
+
+def test_both_sides_nearest_first_the_earlier_first() -> None:
+    assert nearest_first(["b1", "b2"], ["a1"]) == ["b1", "a1", "b2"]
+    assert nearest_first([], ["a1", "a2"]) == ["a1", "a2"]
+    assert nearest_first([], []) == []
+
+
+def test_a_memory_gains_a_share_of_its_best_neighbours_score() -> None:
+    scores = np.array([1.0, 0.3, 0.5, 0.4])
+    raised = support(scores, {1: [0, 2], 2: [1], 3: []}, weight=0.2)
+    assert raised.tolist() == pytest.approx([1.0, 0.3 + 0.2 * 1.0, 0.5 + 0.2 * 0.3, 0.4])
+    assert scores.tolist() == [1.0, 0.3, 0.5, 0.4]  # read before any is raised; the input is not changed
+    assert support(scores, {}, weight=0.2).tolist() == scores.tolist()
 
 
 CONVERSATION_EN = [
@@ -124,3 +140,51 @@ def test_a_captured_sentence_keeps_its_conversation(system) -> None:
     assert system.read(english.memory.id).thread == "claude:s1"
     with pytest.raises(InvalidInputError):
         system.remember("We use pnpm", thread="a\nb")
+
+
+# The answer line shares one word with the question and sits right after the line that shares the other;
+# an unthreaded note shares the same one word and is shorter, so it ranks higher on its own.
+SUPPORT_CASES = [
+    (
+        "screenplay festivals",
+        ["Joanna: I finished my screenplay last Friday.", "Joanna: Next I will send it off to a few festivals."],
+        "Festivals were loud this year.",
+    ),
+    ("剧本 电影节", ["小林：我上周五写完了剧本。", "小林：接下来我要把它投给几个电影节。"], "今年电影节很热闹。"),
+]
+
+
+@pytest.mark.parametrize(("query", "conversation", "loner"), SUPPORT_CASES)
+def test_a_reply_is_ranked_by_the_line_it_answers_too(
+    home: Path, monkeypatch: pytest.MonkeyPatch, query, conversation, loner
+) -> None:
+    monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
+    clock = FixedClock(START)
+    with MemorySystem.open(global_only=True, clock=clock) as system:
+        system.init()
+        system.add(loner[:30], loner, layer=Layer.LONG_TERM)
+        for line in conversation:
+            clock.advance(minutes=1)
+            system.add(line[:30], line, layer=Layer.LONG_TERM, thread="chat:1")
+        system.sync()
+
+        def order() -> list[str]:
+            return [hit.memory.title for hit in system.search(query, 3).results]
+
+        assert order() == [conversation[0][:30], conversation[1][:30], loner[:30]]
+        monkeypatch.setattr(neighbours, "SUPPORT", 0.0)
+        assert order() == [conversation[0][:30], loner[:30], conversation[1][:30]]  # alone, the reply ranks lower
+
+
+def test_thread_sides_come_from_one_read_nearest_first(system) -> None:
+    index = system.index_for(system.global_vault)
+    rows = {memory.title: memory for memory in system.list(MemoryFilter())}
+    rowid = dict(index.conn.execute("SELECT path, rowid FROM memories").fetchall())
+    key = {title: rowid[memory.rel_path.as_posix()] for title, memory in rows.items()}
+    first, second, third, fourth = (key[line[:40].strip()] for line in CONVERSATION_EN)
+    filler = key[FILLER[0][:40].strip()]
+    sides = index.thread_sides([first, third, filler], span=2)
+    assert set(sides) == {first, third}  # a memory outside any thread has no sides
+    assert sides[first] == ((), (second, third))
+    assert sides[third] == ((second, first), (fourth,))
+    assert index.thread_sides([], span=1) == {}

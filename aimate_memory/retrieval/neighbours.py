@@ -26,7 +26,7 @@ K = TypeVar("K", bound=Hashable)
 AFTER = 7  # results kept as ranked before any neighbour
 ANCHORS = 2  # results whose neighbours are shown
 SPAN = 2  # memories on either side in the thread
-# Chosen on a grid of 0.1–0.4 (R@5 / session R@5: 0.15 .615/.881, 0.2 .622/.882, 0.3 .638/.878, 0.4
+# Chosen on a grid of 0.15–0.4 (R@5 / session R@5: 0.15 .615/.881, 0.2 .622/.882, 0.3 .638/.878, 0.4
 # .636/.877); 50, 200 or every candidate supported gave the same figures, so the cheapest.
 SUPPORT = 0.2
 SUPPORTED = 50

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from aimate_memory.cli.common import JSON, NO_SYNC, open_system, options, synced, when
 from aimate_memory.cli.progress import LazyProgress
@@ -180,15 +179,21 @@ def stats(no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
         print_json(data)
         return
     for scope, s in data.items():
-        table = Table(title=f"{scope} vault — {s['vault']}", show_header=False, box=None)
-        table.add_row("memories", str(s["memories"]))
-        table.add_row("by layer", ", ".join(f"{k} {v}" for k, v in sorted(s["by_layer"].items())))
-        table.add_row("by status", ", ".join(f"{k} {v}" for k, v in sorted(s["by_status"].items())))
-        table.add_row("chunks / vectors", f"{s['chunks']} / {s['vectors']}")
-        table.add_row("errors / excluded", f"{s['errors']} / {s['excluded']}")
-        table.add_row("index", f"{s['index']} ({s['index_bytes'] / 1e6:.1f} MB)")
-        table.add_row("last sync", str(s["last_sync"]))
         identity = s["identity"]
-        table.add_row("embedder", f"{identity['embedder'] or 'none (keyword only)'} ({identity['dimension']}-d)")
-        table.add_row("schema / tokenizer", f"{identity['schema']} / {identity['tokenizer']}")
-        console.print(table)
+        rows = {
+            "memories": str(s["memories"]),
+            "by layer": ", ".join(f"{k} {v}" for k, v in sorted(s["by_layer"].items())),
+            "by status": ", ".join(f"{k} {v}" for k, v in sorted(s["by_status"].items())),
+            "chunks / vectors": f"{s['chunks']} / {s['vectors']}",
+            "errors / excluded": f"{s['errors']} / {s['excluded']}",
+            "index": f"{s['index']} ({s['index_bytes'] / 1e6:.1f} MB)",
+            "last sync": str(s["last_sync"]),
+            "embedder": f"{identity['embedder'] or 'none (keyword only)'} ({identity['dimension']}-d)",
+            "schema / tokenizer": f"{identity['schema']} / {identity['tokenizer']}",
+        }
+        # Aligned lines rather than a rich Table: a table pads every row to its widest cell (the embedder's
+        # identity), which left each line ending in ~60 spaces in a terminal or a pasted bug report.
+        width = max(map(len, rows))
+        console.print(f"[bold]{escape(scope)} vault — {escape(str(s['vault']))}[/bold]")
+        for key, value in rows.items():
+            console.print(f" {key:<{width}}  {escape(value)}")

@@ -169,6 +169,18 @@ def test_no_sync_without_an_index_says_so_and_creates_nothing(cli, home: Path) -
     assert not (home / "index.db").exists()
 
 
+def test_stats_prints_aligned_lines_without_padding(cli) -> None:
+    cli("mem", "init")
+    cli("mem", "add", "Deploy 部署", "--body", "deploy on Fridays 周五部署")
+    result = cli("mem", "stats")
+    lines = result.out.splitlines()
+    assert result.code == 0 and lines[0].startswith("global vault — ")
+    assert all(line == line.rstrip() for line in lines)  # a table padded each row to the widest cell
+    values = {line.split("  ", 1)[0].strip(): line for line in lines[1:] if line.strip()}
+    assert "memories" in values and "embedder" in values and "by layer" in values
+    assert len({line.index(line.split()[-1]) for line in (values["memories"], values["last sync"])}) == 1
+
+
 def test_search_snippets_mask_a_hand_written_secret(cli, home: Path) -> None:
     cli("mem", "init")
     (home / "memory/long_term/knowledge/deploy.md").write_text(

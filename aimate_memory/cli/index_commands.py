@@ -107,7 +107,7 @@ def search(
             console.print("   " + _highlight(hit.snippet, hit.highlights))
         if hit.context_of:
             console.print(f"   [dim]next to {hit.context_of[:8]} in their conversation[/]")
-        if explain:
+        if explain and not hit.context_of:  # a neighbour shown as context has its anchor's score, no factors
             console.print(f"   [dim]{_explanation(hit.factors)}[/]")
     console.print(f"[dim]{len(response.results)} results, {response.mode}, {response.elapsed_ms:.0f} ms[/]")
 
@@ -157,7 +157,9 @@ def _explanation(factors: dict[str, float]) -> str:
     weights = " × ".join(f"{label} {factors[key]:.3f}" for key, label in _WEIGHTS if key in factors)
     relevance = f"relevance {factors.get('relevance', 0.0):.3f}"
     age = f"{factors.get('days', 0.0):.0f} days old"
-    return f"{evidence}  →  {relevance} × {weights} = {factors.get('final', 0.0):.3f}  ({age})"
+    support = factors.get("neighbour_support")
+    ranked = f"; ranked up {support:.3f} by its conversation neighbours" if support else ""
+    return f"{evidence}  →  {relevance} × {weights} = {factors.get('final', 0.0):.3f}  ({age}{ranked})"
 
 
 def _highlight(text: str, spans: list[tuple[int, int]]) -> str:

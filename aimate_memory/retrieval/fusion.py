@@ -70,6 +70,8 @@ class Fused:
     scores: np.ndarray  # base score for scoring.score()
     vector: np.ndarray  # normalized vector score used
     keyword: np.ndarray  # normalized keyword score
+    # What conversation neighbours added to `scores` (hybrid._supported; None: nothing was added)
+    support: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.ids)

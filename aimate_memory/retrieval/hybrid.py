@@ -270,6 +270,9 @@ class HybridSearcher:
         for key, position, chunk in zip(keys.tolist(), order.tolist(), best_chunks.tolist(), strict=True):
             snippet, spans = make_snippet(texts.get(chunk, ""), pattern)
             explained = _explained(factors.as_dict(position), cosines.get(key), ranking.evidence, position)
+            if fused.support is not None and fused.support[position] > 0:
+                # It moved this hit up the order; the score shown is the memory's own relevance × weights.
+                explained["neighbour_support"] = float(fused.support[position])
             hits.append(SearchHit(memories[key], explained["final"], explained, snippet, spans))
         return hits
 
@@ -333,7 +336,8 @@ def _supported(indexes: list[MemoryIndex], fused: Fused) -> Fused:
     }
     scores = neighbours.support(fused.scores, adjacent, neighbours.SUPPORT)
     order = np.argsort(-scores, kind="stable")
-    return Fused(fused.ids[order], scores[order], fused.vector[order], fused.keyword[order])
+    added = (scores - fused.scores)[order]
+    return Fused(fused.ids[order], scores[order], fused.vector[order], fused.keyword[order], added)
 
 
 def _thread_sides(indexes: list[MemoryIndex], keys: np.ndarray, span: int) -> dict[int, ThreadSides]:

@@ -129,6 +129,10 @@ def test_the_cli_writes_a_thread_and_shows_neighbours_as_context(cli) -> None:
         context = [hit for hit in found if "context_of" in hit]
         assert [hit["title"] for hit in context] == [neighbour[:40]]
         assert "in their conversation" in cli("mem", "search", query, "--limit", "12").out
+    explained = cli("mem", "search", "Joanna screenplay Nate Congrats", "--explain").out
+    assert "by its conversation neighbours" in explained  # each of the two lines matches: each supports the other
+    with_context = cli("mem", "search", "screenplay Congrats feel", "--explain").out  # one result, one neighbour
+    assert "in their conversation" in with_context and "relevance 0.000" not in with_context  # no formula of its own
     refused = cli("mem", "add", "Bad", "--body", "x", "--thread", "two\nlines")
     assert refused.code != 0 and "one line" in refused.err
 
@@ -171,9 +175,20 @@ def test_a_reply_is_ranked_by_the_line_it_answers_too(
         def order() -> list[str]:
             return [hit.memory.title for hit in system.search(query, 3).results]
 
+        def support_shown() -> dict[str, float]:
+            hits = [hit.as_dict(explain=True) for hit in system.search(query, 3).results]
+            return {
+                hit["title"]: hit["factors"]["neighbour_support"]
+                for hit in hits
+                if "neighbour_support" in hit["factors"]
+            }
+
         assert order() == [conversation[0][:30], conversation[1][:30], loner[:30]]
+        shown = support_shown()  # --explain says why the reply moved up; the loner has no neighbours
+        assert shown.get(conversation[1][:30], 0.0) > 0 and loner[:30] not in shown
         monkeypatch.setattr(neighbours, "SUPPORT", 0.0)
         assert order() == [conversation[0][:30], loner[:30], conversation[1][:30]]  # alone, the reply ranks lower
+        assert support_shown() == {}
 
 
 def test_thread_sides_come_from_one_read_nearest_first(system) -> None:

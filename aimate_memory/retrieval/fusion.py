@@ -4,8 +4,11 @@ Pure functions over numpy arrays: a search weighs a few thousand candidates, and
 Python cost ~15 ms of a 60 ms query at 10k memories (profiled). Ids are integers (hybrid search packs
 the index position and the memory rowid into one).
 
-Inputs are ranked lists of ``(ids, scores)``, higher = better: cosine similarity for vectors, *negated*
-FTS5 ``bm25()`` for keywords (bm25() is lower-is-better). Each list is min-max normalized over its own
+Inputs are ranked lists of ``(ids, scores)``, higher = better: cosine similarity for vectors; for keywords,
+hybrid search passes each memory's keyword evidence (relevance.keyword_evidence: the idf-weighted share of
+the query's terms it holds), listed in FTS5 ``bm25()`` order, so bm25 chooses the candidates and breaks ties.
+Ranking the keyword half by that coverage instead of by bm25 itself measured LoCoMo turn R@5 .622 → .651,
+MRR .513 → .542 (docs/benchmarks.md, "Keyword half"). Each list is min-max normalized over its own
 candidates, then combined per id; an id missing from a list scores 0 there.
 
 Methods (all measured on the development retrieval benchmark, docs/benchmarks.md; scripts in scripts/research/):

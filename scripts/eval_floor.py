@@ -79,9 +79,18 @@ def ask_all(corpus, parse_id: Callable[[str], tuple[str | None, str | None]]) ->
             continue
         for target, out in ((query.vault, related), (other_vault(vault_ids, query.vault), unrelated)):
             hits = vaults.search(target, query.text, K)
-            ranked = [(parse_id(doc_id)[0] or doc_id, hit.factors) for doc_id, hit in hits]
+            ranked = [(parse_id(doc_id)[0] or doc_id, _factors(hit, hits)) for doc_id, hit in hits]
             out.append(Asked(ranked, query.gold_turns))
     return related, unrelated
+
+
+def _factors(hit, hits) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """A hit's factors; a neighbour shown as context (no factors of its own) clears a floor with the
+    anchor it is shown next to, as the search shows it."""
+    if hit.context_of is None:
+        return hit.factors
+    anchor = next(other for _, other in hits if other.memory.id == hit.context_of)
+    return {**hit.factors, "relevance": anchor.factors["relevance"]}
 
 
 def recall_at(asked: list[Asked], floor: float) -> float:

@@ -163,22 +163,23 @@ class HybridSearcher:
         keyword_evidence = _keyword_evidence(indexes, terms, keyword_ranked)
         script = script_of(query)
         vector_ranked = _best_eligible(vector, columns.rowids)
-        ranking = self._rank(indexes, vector_ranked, keyword_evidence, columns, script, languages)
+        threads = _Threads(indexes)  # ranking runs twice, then the placement: each thread is read once
+        ranking = self._rank(threads, vector_ranked, keyword_evidence, columns, script, languages)
         contenders = ranking.fused.ids[ranking.order[: max(k, VERIFIED_CANDIDATES)]]
         if query_vector is not None and _verify(indexes, query_vector, vector, contenders):
             vector_ranked = _best_eligible(vector, columns.rowids)  # with the contenders' exact cosines
-            ranking = self._rank(indexes, vector_ranked, keyword_evidence, columns, script, languages)
+            ranking = self._rank(threads, vector_ranked, keyword_evidence, columns, script, languages)
         order = ranking.order[:k]
         best_chunks = _best_chunks(ranking.fused.ids[order], keyword_ranked, ranking.vector)
         hits = self._hits(indexes, ranking, order, best_chunks, query)
-        hits = _with_neighbours(indexes, ranking.fused.ids[order].tolist(), hits, k, where, query)
+        hits = _with_neighbours(threads, ranking.fused.ids[order].tolist(), hits, k, where, query)
         mode = "hybrid" if query_vector is not None else "keyword"
         elapsed = (time.perf_counter() - started) * 1000
         return SearchResponse(query, hits, mode, warnings, elapsed)
 
     def _rank(
         self,
-        indexes: list[MemoryIndex],
+        threads: _Threads,
         vector: Ranked,
         keyword_evidence: Ranked,
         columns: RankingColumns,
@@ -189,8 +190,9 @@ class HybridSearcher:
         by the absolute relevance instead cost LoCoMo R@10 .687 → .672, MADial-zh .738 → .638; the keyword
         half by bm25 instead of its evidence, LoCoMo turn R@5 .651 → .622, docs/benchmarks.md "Keyword
         half"); filter and score by the absolute relevance."""
+        indexes = threads.indexes
         fused = fuse(vector, keyword_evidence, query_script=query_script, vector_languages=languages)
-        fused = _supported(indexes, fused)
+        fused = _supported(threads, fused)
         trusted = bool(len(vector)) and understands(languages, query_script)
         cross = _other_script(indexes, vector, query_script) if trusted else None
         found = relevance.evidence(
@@ -286,14 +288,15 @@ ROWID_MASK = (1 << KEY_SHIFT) - 1
 
 
 def _with_neighbours(
-    indexes: list[MemoryIndex], keys: list[int], hits: list[SearchHit], k: int, where: MemoryFilter, query: str
+    threads: _Threads, keys: list[int], hits: list[SearchHit], k: int, where: MemoryFilter, query: str
 ) -> list[SearchHit]:
     """`hits` with the conversation neighbours of the first few placed after the best (neighbours.py). A
     neighbour passes the search's filter like any result; one not ranked at all shows its first chunk and
     its anchor's score."""
     if k <= neighbours.AFTER:
         return hits
-    sides = _thread_sides(indexes, np.asarray(keys[: neighbours.ANCHORS], dtype=np.int64), neighbours.SPAN)
+    indexes = threads.indexes
+    sides = threads.sides(keys[: neighbours.ANCHORS])
     found = {anchor: neighbours.nearest_first(*side) for anchor, side in sides.items()}
     if not any(found.values()):
         return hits
@@ -325,15 +328,15 @@ def _with_neighbours(
     return placed
 
 
-def _supported(indexes: list[MemoryIndex], fused: Fused) -> Fused:
+def _supported(threads: _Threads, fused: Fused) -> Fused:
     """Fusion's scores with the support of conversation neighbours (neighbours.support) for the best
     `SUPPORTED` candidates, best first again (ties keep fusion's order)."""
-    sides = _thread_sides(indexes, fused.ids[: neighbours.SUPPORTED], span=1)
+    sides = threads.sides(fused.ids[: neighbours.SUPPORTED].tolist())
     if not sides:
         return fused
     position_of = {key: position for position, key in enumerate(fused.ids.tolist())}
-    adjacent = {
-        position_of[key]: [position_of[near] for near in (*side.before, *side.after) if near in position_of]
+    adjacent = {  # the memory right before and right after: support reads only the nearest on each side
+        position_of[key]: [position_of[near] for near in (*side.before[:1], *side.after[:1]) if near in position_of]
         for key, side in sides.items()
     }
     scores = neighbours.support(fused.scores, adjacent, neighbours.SUPPORT)
@@ -342,14 +345,27 @@ def _supported(indexes: list[MemoryIndex], fused: Fused) -> Fused:
     return Fused(fused.ids[order], scores[order], fused.vector[order], fused.keyword[order], added)
 
 
-def _thread_sides(indexes: list[MemoryIndex], keys: np.ndarray, span: int) -> dict[int, ThreadSides]:
-    """MemoryIndex.thread_sides for keys of any index, keyed back (the neighbours too)."""
-    out: dict[int, ThreadSides] = {}
-    found = _by_key(indexes, keys, lambda index, rowids: index.thread_sides(rowids, span))
-    for key, side in found.items():
-        offset = key >> KEY_SHIFT << KEY_SHIFT
-        out[key] = ThreadSides(tuple(offset | n for n in side.before), tuple(offset | n for n in side.after))
-    return out
+def _read_sides(index: MemoryIndex, rowids: list[int]) -> dict[int, ThreadSides]:
+    return index.thread_sides(rowids, neighbours.SPAN)
+
+
+class _Threads:
+    """One search's reads of MemoryIndex.thread_sides (`SPAN` on each side, enough for support and the
+    placement) for keys of any index, keyed back (the neighbours too); each key is read once."""
+
+    def __init__(self, indexes: list[MemoryIndex]) -> None:
+        self.indexes = indexes
+        self._known: dict[int, ThreadSides | None] = {}  # None: not in a thread
+
+    def sides(self, keys: list[int]) -> dict[int, ThreadSides]:
+        unread = [key for key in keys if key not in self._known]
+        if unread:
+            found = _by_key(self.indexes, np.asarray(unread, dtype=np.int64), _read_sides)
+            for key in unread:
+                side, offset = found.get(key), key >> KEY_SHIFT << KEY_SHIFT
+                shifted = None if side is None else [tuple(offset | n for n in near) for near in side]
+                self._known[key] = None if shifted is None else ThreadSides(*shifted)
+        return {key: side for key in keys if (side := self._known[key]) is not None}
 
 
 def _explained(

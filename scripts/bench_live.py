@@ -1,9 +1,10 @@
 """Live-vault benchmarks (docs/design.md §12): daemon idle CPU and RSS, `aimate mem search` wall time with the
 daemon up vs a cold process, and edit → searchable latency through the watcher; and the assistants' doors
-(docs/agents.md, "Latency"): the hooks cold and with the daemon, MCP spawn → tools/list, `aimate mem --help`.
+(docs/agents.md, "Latency"): the hooks cold and with the daemon, MCP spawn → tools/list, `aimate mem --help`;
+and what one hostile request costs the daemon (docs/reliability.md, "Security": `--part request`).
 
-    .venv/bin/python scripts/bench_live.py [--part all|live|faces] [--idle 60] [--runs 20] [--edits 20]
-                                           [--memories 200] [--json]
+    .venv/bin/python scripts/bench_live.py [--part all|live|faces|request] [--idle 60] [--runs 20] [--edits 20]
+                                           [--memories 200] [--request-mb 64] [--json]
 
 Everything runs against a temporary AIMATE_HOME; every daemon it starts is stopped (or killed) at the end.
 """
@@ -15,6 +16,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -22,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from aimate_memory.watch.client import daemon_request
+from aimate_memory.watch.client import daemon_request, socket_path
 from aimate_memory.watch.process import rss_bytes, running_pid
 
 AIMATE = Path(sys.executable).with_name("aimate")
@@ -264,13 +266,55 @@ def live(home: Path, keyword: dict[str, str], vectors: dict[str, str], args: arg
     return results
 
 
+def peak_rss(pid: int) -> int:
+    """VmHWM: the most resident memory the process ever had (bytes)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def hostile_request(home: Path, keyword: dict[str, str], megabytes: int) -> dict[str, object]:
+    """One request of `megabytes` MB with no newline, sent raw (the client refuses to send it): the daemon's
+    CPU seconds and peak-RSS growth until it answers or closes, and what it answered."""
+    pid = start(keyword, home, wait_model=False)
+    try:
+        cpu, peak = cpu_seconds(pid), peak_rss(pid)
+        block = b"x" * (1 << 20)
+        started = time.perf_counter()
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(300)
+            sock.connect(str(socket_path(home)))
+            sent = 0
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                for _ in range(megabytes):
+                    sock.sendall(block)
+                    sent += len(block)
+                sock.shutdown(socket.SHUT_WR)
+            reply = b""
+            with contextlib.suppress(ConnectionResetError):
+                while chunk := sock.recv(65536):
+                    reply += chunk
+        return {
+            "megabytes": megabytes,
+            "sent_mb": round(sent / 2**20, 1),
+            "wall_s": round(time.perf_counter() - started, 3),
+            "cpu_seconds": round(cpu_seconds(pid) - cpu, 3),
+            "peak_rss_growth_mb": round((peak_rss(pid) - peak) / 1e6, 1),
+            "reply": reply.decode("utf-8", "replace").strip()[:200],
+        }
+    finally:
+        stop(keyword, home, pid)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--part", choices=("all", "live", "faces"), default="all")
+    parser.add_argument("--part", choices=("all", "live", "faces", "request"), default="all")
     parser.add_argument("--idle", type=float, default=60.0, help="idle seconds measured per daemon")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--edits", type=int, default=20)
     parser.add_argument("--memories", type=int, default=200)
+    parser.add_argument("--request-mb", type=int, default=64, help="size of the hostile request (--part request)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     results: dict[str, object] = {}
@@ -289,6 +333,8 @@ def main() -> None:
             results.update(faces(home, workdir, keyword, vectors, args.runs))
         if args.part in ("all", "live"):
             results.update(live(home, keyword, vectors, args))
+        if args.part == "request":
+            results["hostile_request"] = hostile_request(home, keyword, args.request_mb)
     results["memories"] = args.memories
     if args.json:
         print(json.dumps(results, indent=2))

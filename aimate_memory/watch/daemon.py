@@ -34,19 +34,55 @@ from aimate_memory.watch import schedule
 from aimate_memory.watch.client import filter_from_json
 from aimate_memory.watch.paths import DaemonPaths
 from aimate_memory.watch.pending import PendingSyncs
-from aimate_memory.watch.process import ALREADY_RUNNING_EXIT, hold_instance_lock, rss_bytes
-from aimate_memory.watch.registry import register_project
-from aimate_memory.watch.server import Handler, Reply, Request, SocketServer
+from aimate_memory.watch.private_socket import UnsafeSocketFolder, ensure_socket_folder
+from aimate_memory.watch.process import ALREADY_RUNNING_EXIT, UNSAFE_SOCKET_EXIT, hold_instance_lock, rss_bytes
+from aimate_memory.watch.registry import ownership_problem, register_project, registered_projects
+from aimate_memory.watch.server import (
+    FLAG,
+    FOLDER,
+    LIMIT,
+    OPTIONAL_TEXT,
+    SECONDS,
+    STRING,
+    TEXT,
+    TOKENS,
+    Field,
+    Handler,
+    Operation,
+    Reply,
+    Request,
+    RequestError,
+    SocketServer,
+)
 from aimate_memory.watch.tasks import STOPPING, Result, TaskQueue
 from aimate_memory.watch.vaults import PROJECT_DIR, WatchedVaults
 from aimate_memory.watch.watcher import Watcher
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
+    from aimate_memory.vault.roots import Roots
 
 log = logging.getLogger("aimate.daemon")
 
 DEFAULT_TIMEOUT = 120.0  # seconds a queued request waits for its task unless it sends `timeout`
+
+
+def _valid_where(value: object) -> bool:
+    try:
+        filter_from_json(value)  # type: ignore[arg-type]
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return False
+    return isinstance(value, dict)
+
+
+# The fields each op's request may carry (`server.Field`); any other is refused.
+QUEUED_FIELDS = {"timeout": SECONDS}
+PROJECT_FIELDS = {**QUEUED_FIELDS, "cwd": FOLDER, "project": FOLDER, "global_only": FLAG, "no_sync": FLAG}
+WHERE = Field("a MemoryFilter as JSON: an object of its fields", _valid_where)
+SEARCH_FIELDS = {**PROJECT_FIELDS, "query": TEXT, "limit": LIMIT, "where": WHERE}
+CONTEXT_FIELDS = {**PROJECT_FIELDS, "query": OPTIONAL_TEXT, "budget": TOKENS, "budget_setting": OPTIONAL_TEXT}
+REMEMBER_FIELDS = {**PROJECT_FIELDS, "text": TEXT, "source": STRING, "thread": OPTIONAL_TEXT}
+CONVERSE_FIELDS = {**PROJECT_FIELDS, "role": TEXT, "content": TEXT}
 
 
 class MaintenanceRun(Protocol):
@@ -65,22 +101,25 @@ class Daemon:
         self.pending = PendingSyncs()
         self.watcher = Watcher(self._on_dirty)
         self.vaults = WatchedVaults(self.home, self.watcher.add)
-        # The socket protocol (documented in `server`): op name → handler.
-        self.operations: dict[str, Handler] = {
-            "ping": lambda request: {"ok": True, "pid": os.getpid()},
-            "status": lambda request: self.status(),
-            "stop": self._stop,
-            "search": self._queued("search", self._search),
+        # The socket protocol (documented in `server`): op name → handler and the fields it takes.
+        self.operations: dict[str, Operation] = {
+            "ping": Operation(lambda request: {"ok": True, "pid": os.getpid()}),
+            "status": Operation(lambda request: self.status()),
+            "stop": Operation(self._stop),
+            "search": Operation(self._queued("search", self._search, project=True), SEARCH_FIELDS),
             # The facade calls a hook makes (integrations.hooks runs the hook logic on the client side).
-            "context": self._queued("context", self._context),
-            "remember": self._queued("remember", self._remember),
-            "converse": self._queued("converse", self._converse),
-            "end_session": self._queued("end session", self._end_session),
-            "maintain": self._queued("maintenance", lambda request: self._maintain()),
-            "sync": self._queued("sync all", lambda request: self._sync_all()),
-            "reload": self._queued("reload", lambda request: self._reload(), background=True),
+            "context": Operation(self._queued("context", self._context, project=True), CONTEXT_FIELDS),
+            "remember": Operation(self._queued("remember", self._remember, project=True), REMEMBER_FIELDS),
+            "converse": Operation(self._queued("converse", self._converse, project=True), CONVERSE_FIELDS),
+            "end_session": Operation(self._queued("end session", self._end_session, project=True), PROJECT_FIELDS),
+            "maintain": Operation(self._queued("maintenance", lambda request: self._maintain()), QUEUED_FIELDS),
+            "sync": Operation(self._queued("sync all", lambda request: self._sync_all()), QUEUED_FIELDS),
+            "reload": Operation(
+                self._queued("reload", lambda request: self._reload(), background=True),
+                {**QUEUED_FIELDS, "wait": FLAG},
+            ),
         }
-        self.server = SocketServer(self.paths.socket, self.operations)
+        self.server = SocketServer(self.home, self.operations)
         self.started = time.time()
         self.last_sync: dict[str, str] = {}
         self.last_maintenance: str | None = None
@@ -95,6 +134,13 @@ class Daemon:
         if self._lock_fd is None:
             print("aimate daemon: already running", file=sys.stderr)
             return ALREADY_RUNNING_EXIT
+        try:
+            ensure_socket_folder(self.home)  # before anything is opened: a refusal leaves nothing behind
+        except UnsafeSocketFolder as exc:
+            # Its stderr is the log, whose last line `process.start_daemon` shows the person.
+            print(f"aimate daemon: error: {exc.message}; {exc.hint}", file=sys.stderr)
+            os.close(self._lock_fd)
+            return UNSAFE_SOCKET_EXIT
         _setup_logging(self.paths.log)
         self.paths.pid.write_text(f"{os.getpid()}\n")
         log.info("daemon starting (pid %d, home %s)", os.getpid(), self.home)
@@ -139,12 +185,17 @@ class Daemon:
 
     # -- operations (socket) ---------------------------------------------------------------------------
 
-    def _queued(self, name: str, run: Callable[[Request], Result], background: bool = False) -> Handler:
+    def _queued(
+        self, name: str, run: Callable[[Request], Result], background: bool = False, project: bool = False
+    ) -> Handler:
         """A handler that runs `run(request)` as a task on the main thread and replies with its result;
-        `background`: reply {"ok": true} at once unless the request says `"wait": true`."""
+        `background`: reply {"ok": true} at once unless the request says `"wait": true`; `project`: the
+        request's project is admitted first, on the connection's thread (`_admitted_roots`)."""
 
         def handler(request: Request) -> Reply:
             timeout = float(request.get("timeout", DEFAULT_TIMEOUT))
+            if project:
+                self._admitted_roots(request)  # a refusal is the reply; nothing is queued
             task = self.tasks.submit(name, lambda: run(request))
             if task is None:
                 return dict(STOPPING)
@@ -203,8 +254,23 @@ class Daemon:
         return system
 
     def _system_for(self, request: Request) -> MemorySystem:
-        """The system for the request's project (`project`, else found from `cwd`); a project searched
-        for the first time is registered and watched from now on."""
+        """The system for the request's project (`project`, else found from `cwd`); a project used for the
+        first time is registered and watched from now on (when `_admitted_roots` lets it in)."""
+        roots = self._admitted_roots(request)
+        project_dir = roots.project.parent if roots.project is not None else None
+        if project_dir is not None and (project_dir / PROJECT_DIR / "memory").is_dir():
+            if not self.vaults.is_watched(str(project_dir)):
+                register_project(self.home, project_dir, notify_daemon=False)
+            if self.vaults.add_project(project_dir):
+                self._sync_key(str(project_dir), full=True)
+        return self.vaults.system(roots.project)
+
+    def _admitted_roots(self, request: Request) -> Roots:
+        """The request's vaults, found as the CLI finds them. A project vault is served when the person
+        registered the project (`init`, or any command run in it) or when it is theirs — the folder,
+        `.aimate` and `.aimate/memory` owned by the daemon's user, none a symbolic link (a clone of a team
+        repository). Anyone else's (another user's folder, readable to all) is refused: RequestError, and the
+        client does the work itself (docs/reliability.md, "Security")."""
         from aimate_memory.vault.roots import detect_roots
 
         project, cwd = request.get("project"), request.get("cwd")
@@ -214,12 +280,16 @@ class Daemon:
             global_only=bool(request.get("global_only")),
         )
         project_dir = roots.project.parent if roots.project is not None else None
-        if project_dir is not None and (project_dir / PROJECT_DIR / "memory").is_dir():
-            if not self.vaults.is_watched(str(project_dir)):
-                register_project(self.home, project_dir, notify_daemon=False)
-            if self.vaults.add_project(project_dir):
-                self._sync_key(str(project_dir), full=True)
-        return self.vaults.system(roots.project)
+        if (
+            project_dir is not None
+            and (project_dir / PROJECT_DIR / "memory").is_dir()
+            and not self.vaults.is_watched(str(project_dir))
+            and project_dir not in registered_projects(self.home)
+        ):
+            problem = ownership_problem(project_dir)
+            if problem is not None:
+                raise RequestError(f"project {project_dir} is not registered and {problem}")
+        return roots
 
     def _sync_stale(self, system: MemorySystem) -> None:
         """Before a search: sync each of its vaults never synced yet or with changes still settling."""

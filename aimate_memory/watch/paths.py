@@ -1,11 +1,11 @@
-"""Where the daemon keeps its files: `$AIMATE_HOME/state/` (and the socket, see `client.socket_path`)."""
+"""Where the daemon keeps its files: `$AIMATE_HOME/state/` (and the socket, see `private_socket.socket_path`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from aimate_memory.watch.client import STATE_DIR, socket_path
+from aimate_memory.watch.private_socket import STATE_DIR, socket_path
 
 LOCK_FILE = "daemon.lock"  # single instance: an flock the kernel drops when the process dies
 PID_FILE = "daemon.pid"

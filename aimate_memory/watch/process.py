@@ -19,12 +19,14 @@ import time
 from pathlib import Path
 
 from aimate_memory.errors import AimateError
-from aimate_memory.watch.client import daemon_request
+from aimate_memory.watch.client import daemon_exchange, daemon_request
 from aimate_memory.watch.paths import DaemonPaths
+from aimate_memory.watch.private_socket import ensure_socket_folder
 
 log = logging.getLogger(__name__)
 
 ALREADY_RUNNING_EXIT = 3  # the daemon's exit code when another one holds the lock
+UNSAFE_SOCKET_EXIT = 4  # … when its socket folder is not the person's own (private_socket)
 DAEMON_MODULE = "aimate_memory.watch.daemon"  # run with `python -m`
 
 
@@ -62,11 +64,14 @@ def running_pid(home: Path) -> int | None:
 
 
 def start_daemon(home: Path, wait: float = 15.0, env: dict[str, str] | None = None) -> int:
-    """Start the daemon in the background (its own session, output to the log); returns its pid once it
-    answers on its socket. Already running → that pid."""
+    """Start the daemon in the background (its own session, output to the log); returns its pid once the
+    process it started answers on its socket — never on the word of whatever else listens there. Already
+    running → that pid. Raises UnsafeSocketFolder, before starting anything, when the socket's folder is
+    not the person's own."""
     pid = running_pid(home)
     if pid is not None and pid > 0:
         return pid
+    ensure_socket_folder(home)
     paths = DaemonPaths.of(home)
     proc = spawn_daemon(home, env)
     deadline = time.monotonic() + wait
@@ -76,12 +81,28 @@ def start_daemon(home: Path, wait: float = 15.0, env: dict[str, str] | None = No
             pid = running_pid(home)
             if code == ALREADY_RUNNING_EXIT and pid:
                 return pid  # another start won the race
-            raise AimateError(f"the daemon exited at start (code {code})", f"see {paths.log}")
-        reply = daemon_request(home, {"op": "ping"}, timeout=1.0)
-        if reply is not None and reply.get("ok"):
-            return int(reply["pid"])
+            said = _last_line(paths.log)
+            raise AimateError(
+                f"the daemon exited at start (code {code}){': ' + said if said else ''}", f"see {paths.log}"
+            )
+        exchange = daemon_exchange(home, {"op": "ping"}, timeout=1.0)
+        if exchange is not None and _answered_by(exchange.reply, exchange.peer_pid, proc.pid):
+            return proc.pid
         time.sleep(0.05)
     raise AimateError("the daemon did not answer in time", f"see {paths.log}")
+
+
+def _answered_by(reply: dict[str, object], peer_pid: int | None, pid: int) -> bool:
+    """The ping was answered by process `pid` (by the kernel's word where it has one, else by the reply's)."""
+    return bool(reply.get("ok")) and reply.get("pid") == pid and peer_pid in (None, pid)
+
+
+def _last_line(path: Path) -> str:
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return lines[-1].strip()[:300] if lines else ""
 
 
 def spawn_daemon(home: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
@@ -124,8 +145,10 @@ def autostart(home: Path) -> bool:
 
 
 def stop_daemon(home: Path, timeout: float = 30.0) -> int | None:
-    """Ask the daemon to stop after its current task; SIGTERM if the socket does not answer. Returns
-    the pid that was stopped, or None when none was running."""
+    """Ask the daemon to stop after its current task; SIGTERM if the socket does not answer. Returns the
+    pid that was stopped once the process is gone — not merely its lock released: the daemon lets go of
+    its lock while shutting down, and a loaded machine took ~1 s more to end the process — or None when
+    none was running."""
     pid = running_pid(home)
     if pid is None:
         return None
@@ -135,10 +158,27 @@ def stop_daemon(home: Path, timeout: float = 30.0) -> int | None:
             os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if running_pid(home) is None:
+        if running_pid(home) is None and not process_alive(pid):
             return pid
         time.sleep(0.05)
     raise AimateError(f"the daemon (pid {pid}) did not stop within {timeout:.0f} s", f"kill {pid}")
+
+
+def process_alive(pid: int) -> bool:
+    """True while process `pid` runs; an exited one its parent has not reaped yet (a zombie) has ended."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process under that pid
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True  # no /proc (macOS): alive by kill's word
+    return state not in ("Z", "X")
 
 
 def rss_bytes(pid: int | str = "self") -> int | None:

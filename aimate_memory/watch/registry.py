@@ -4,6 +4,8 @@ besides the global one. Using the CLI in a project adds it; a running daemon is 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 from aimate_memory.locks import file_lock
@@ -37,6 +39,24 @@ def register_project(home: Path, project_root: Path, notify_daemon: bool = True)
     if notify_daemon:
         daemon_request(home, {"op": "reload"}, timeout=2.0)
     return True
+
+
+def ownership_problem(project_root: Path) -> str | None:
+    """Why a project the person never registered may not be registered on a daemon request: None when the
+    folder, its `.aimate` and `.aimate/memory` all belong to this user and none is a symbolic link, else
+    what is wrong (e.g. "… belongs to uid 1001"). `project_root` is resolved (no link above it counts)."""
+    uid = os.getuid()
+    aimate = Path(project_root) / ".aimate"
+    for path in (Path(project_root), aimate, aimate / "memory"):
+        try:
+            info = os.lstat(path)
+        except OSError as exc:
+            return f"{path} cannot be read ({exc.strerror})"
+        if stat.S_ISLNK(info.st_mode):
+            return f"{path} is a symbolic link"
+        if info.st_uid != uid:
+            return f"{path} belongs to uid {info.st_uid}, not to you (uid {uid})"
+    return None
 
 
 def unregister_missing(home: Path) -> list[Path]:

@@ -5,9 +5,11 @@ Protocol (the client end is `watch.client.daemon_request`); UTF-8 JSON, one obje
 
     request  {"op": NAME, ...fields of that op}
     reply    {"ok": true, ...results of that op}
-          or {"ok": false, "error": MESSAGE[, "kind": "AimateError" or the exception's type, "hint": HINT]}
+          or {"ok": false, "error": MESSAGE[, "kind": "AimateError", "BadRequest" or the exception's type,
+                                              "hint": HINT]}
 
-The operations (the table is `Daemon.operations`; adding one is one entry there, name → handler):
+The operations (the table is `Daemon.operations`; adding one is one entry there, name → `Operation`:
+its handler and the table of the fields its request may carry, each a `Field` with its rule):
 
     op        request fields                          reply fields
     ping      -                                       pid
@@ -35,7 +37,14 @@ context, remember, converse and end_session are the facade calls a hook makes (`
 
 ping, status and stop are answered on the connection's thread; the others are queued for the daemon's
 main thread (in order, never interleaved) and take `timeout` (seconds, default 120) → "OP timed out".
-An unknown op, a line that is not JSON, or a daemon that is stopping → {"ok": false, "error": …}.
+
+Every request is answered, never closed on silently (docs/reliability.md, "Security"): a peer that is not
+the daemon's user, a line over 1 MiB (`client.MAX_REQUEST_BYTES`, read in linear time) or not all sent
+within 30 s, a line that is not a JSON object, an unknown op, a field the op does not take, a missing one
+or a value breaking its rule (`"timeout": [1]`, `"limit": true`, a relative `cwd`) → {"ok": false,
+"kind": "BadRequest", "error": "bad request: …"}, and a handler's exception → its error reply; a daemon
+that is stopping → {"ok": false, "error": "the daemon is stopping"}. A client falls back to doing the
+work itself on any of these but an AimateError, which it shows.
 """
 
 from __future__ import annotations
@@ -43,12 +52,19 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from aimate_memory.watch.client import MAX_REQUEST_BYTES
+from aimate_memory.watch.private_socket import ensure_socket_folder, is_own_user, peer_of
+from aimate_memory.watch.tasks import error_reply
 
 log = logging.getLogger("aimate.daemon")
 
@@ -57,28 +73,114 @@ Reply = dict[str, Any]
 Handler = Callable[[Request], Reply]
 
 RECV_BYTES = 65536
-CONNECTION_TIMEOUT = 30.0  # seconds a client may take to send its line
+CONNECTION_TIMEOUT = 30.0  # seconds a client may take to send its whole line
+BAD_REQUEST = "BadRequest"  # the reply's `kind` for a request refused before it ran
 
 
-def dispatch(operations: Mapping[str, Handler], request: Request) -> Reply:
-    """The handler for `request["op"]`, called with the request; an error reply for an unknown op."""
+class RequestError(ValueError):
+    """A request that is refused before any handler sees it; its message is the reply's `error`."""
+
+
+@dataclass(frozen=True)
+class Field:
+    """One request field: what it must be (`rule`, said in the error) and the test of it."""
+
+    rule: str
+    valid: Callable[[Any], bool]
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class Operation:
+    """An op of the protocol: its handler and the fields its request may carry (any other is refused)."""
+
+    handler: Handler
+    fields: Mapping[str, Field] = field(default_factory=dict)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_absolute_path(value: Any) -> bool:
+    return isinstance(value, str) and os.path.isabs(value) and "\0" not in value
+
+
+MAX_TIMEOUT = 3600.0  # a client waiting longer than an hour for one answer has gone
+MAX_LIMIT = 1000
+
+STRING = Field("a string", lambda value: isinstance(value, str))
+TEXT = Field(STRING.rule, STRING.valid, required=True)
+OPTIONAL_TEXT = Field("a string or null", lambda value: value is None or isinstance(value, str))
+FLAG = Field("true or false", lambda value: isinstance(value, bool))
+FOLDER = Field("an absolute path or null", lambda value: value is None or _is_absolute_path(value))
+SECONDS = Field(
+    f"a number of seconds above 0 and at most {MAX_TIMEOUT:.0f}",
+    lambda value: _is_number(value) and 0 < value <= MAX_TIMEOUT,
+)
+LIMIT = Field(f"a whole number from 1 to {MAX_LIMIT}", lambda value: _is_whole(value) and 1 <= value <= MAX_LIMIT)
+TOKENS = Field(
+    "a whole number of tokens from 1, or null",
+    lambda value: value is None or (_is_whole(value) and value >= 1),
+)
+
+
+def check_fields(request: Request, fields: Mapping[str, Field]) -> None:
+    """Raise RequestError for a field the op does not take, a required one missing, or a value that
+    breaks its rule."""
+    for name, value in request.items():
+        if name == "op":
+            continue
+        rule = fields.get(name)
+        if rule is None:
+            raise RequestError(f"unknown field {name!r} for op {request['op']!r}")
+        if not rule.valid(value):
+            raise RequestError(f"field {name!r} must be {rule.rule}, not {_shown(value)}")
+    missing = [name for name, rule in fields.items() if rule.required and name not in request]
+    if missing:
+        raise RequestError(f"op {request['op']!r} needs the field {missing[0]!r}")
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def dispatch(operations: Mapping[str, Operation], request: Request) -> Reply:
+    """The handler for `request["op"]`, called with the request once its fields are checked; an error
+    reply for an unknown op or a bad field."""
     op = request.get("op")
-    handler = operations.get(op) if isinstance(op, str) else None
-    if handler is None:
-        return {"ok": False, "error": f"unknown op {op!r}"}
-    return handler(request)
+    operation = operations.get(op) if isinstance(op, str) else None
+    try:
+        if operation is None:
+            raise RequestError(f"unknown op {op!r}")
+        check_fields(request, operation.fields)
+    except RequestError as exc:
+        return bad_request(str(exc))
+    return operation.handler(request)
+
+
+def bad_request(message: str) -> Reply:
+    return {"ok": False, "kind": BAD_REQUEST, "error": f"bad request: {message}"}
 
 
 class SocketServer:
     """Listen on `path`; each connection is served by a short thread of its own."""
 
-    def __init__(self, path: Path, operations: Mapping[str, Handler]) -> None:
-        self.path = path
+    def __init__(self, home: Path, operations: Mapping[str, Operation]) -> None:
+        self.home = home
         self.operations = operations
+        self.path: Path | None = None
         self._socket: socket.socket | None = None
 
     def start(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        """Bind the socket in its verified private folder (raises UnsafeSocketFolder when the folder is
+        not the person's own) and serve it on a thread."""
+        self.path = ensure_socket_folder(self.home)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()  # a socket left by a killed daemon (the caller holds the instance lock)
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -100,8 +202,9 @@ class SocketServer:
             self._socket.shutdown(socket.SHUT_RDWR)
         with contextlib.suppress(OSError):
             self._socket.close()
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+        if self.path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
         self._socket = None
 
     def _accept_loop(self, server: socket.socket) -> None:
@@ -114,22 +217,57 @@ class SocketServer:
 
     def _serve(self, conn: socket.socket) -> None:
         with conn:
-            conn.settimeout(CONNECTION_TIMEOUT)
-            try:
-                request = _read_request(conn)
-                reply = dispatch(self.operations, request)
-            except (ValueError, OSError) as exc:
-                reply = {"ok": False, "error": f"bad request: {exc}"}
+            reply = self._answer(conn)
             with contextlib.suppress(OSError):
+                conn.settimeout(CONNECTION_TIMEOUT)
                 conn.sendall(json.dumps(reply, ensure_ascii=False, default=str).encode("utf-8") + b"\n")
 
+    def _answer(self, conn: socket.socket) -> Reply:
+        """The reply to the connection's request; every failure is an error reply, never a silent close."""
+        try:
+            peer = peer_of(conn)
+            if not is_own_user(peer):
+                assert peer is not None
+                log.warning("refused a connection from uid %d (pid %s)", peer.uid, peer.pid)
+                return bad_request(f"uid {peer.uid} is not the daemon's user")
+            return dispatch(self.operations, parse_request(read_line(conn)))
+        except RequestError as exc:
+            return bad_request(str(exc))
+        except Exception as exc:  # a handler's failure is the client's answer, and the daemon goes on
+            log.exception("request failed")
+            return error_reply(exc)
 
-def _read_request(conn: socket.socket) -> Request:
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk = conn.recv(RECV_BYTES)
-        if not chunk:
-            break
-        data += chunk
-    request = json.loads(data) if data.strip() else {}
-    return request if isinstance(request, dict) else {}
+
+def read_line(conn: socket.socket, limit: int = MAX_REQUEST_BYTES, seconds: float = CONNECTION_TIMEOUT) -> bytes:
+    """One request line (without its newline), read in linear time: refused past `limit` bytes or when it
+    has not all arrived within `seconds`."""
+    deadline = time.monotonic() + seconds
+    line = bytearray()
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise RequestError(f"the request did not arrive within {seconds:g} s")
+        conn.settimeout(remaining)
+        try:
+            chunk = conn.recv(RECV_BYTES)
+        except TimeoutError:
+            raise RequestError(f"the request did not arrive within {seconds:g} s") from None
+        end = chunk.find(b"\n")
+        line += chunk if end < 0 else chunk[:end]
+        if len(line) >= limit:  # the newline counts: a line of `limit` bytes has no room for it
+            raise RequestError(f"the request is longer than {limit} bytes")
+        if end >= 0 or not chunk:
+            return bytes(line)
+
+
+def parse_request(line: bytes) -> Request:
+    """A request line as a JSON object; RequestError for anything else."""
+    if not line.strip():
+        raise RequestError("empty request")
+    try:
+        request = json.loads(line)
+    except (ValueError, RecursionError) as exc:  # RecursionError: thousands of nested brackets
+        raise RequestError(f"not JSON ({type(exc).__name__}: {str(exc)[:80]})") from None
+    if not isinstance(request, dict):
+        raise RequestError("a request is a JSON object")
+    return request

@@ -17,7 +17,7 @@ from aimate_memory.watch.client import daemon_request, socket_path
 from aimate_memory.watch.pending import PendingSyncs
 from aimate_memory.watch.registry import register_project, registered_projects, unregister_missing
 from aimate_memory.watch.schedule import MIN_FIRST_DELAY, first_delay, read_last_run, record_run
-from aimate_memory.watch.server import SocketServer
+from aimate_memory.watch.server import TEXT, Operation, SocketServer
 from aimate_memory.watch.tasks import STOPPING, TaskQueue
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=timezone.utc)
@@ -57,23 +57,24 @@ def test_last_run_is_remembered_timezone_aware(tmp_path: Path) -> None:
 
 
 def test_socket_server_dispatches_through_its_op_table(home: Path) -> None:
-    operations = {"echo": lambda request: {"ok": True, "text": request["text"]}}
-    server = SocketServer(socket_path(home), operations)
+    operations = {"echo": Operation(lambda request: {"ok": True, "text": request["text"]}, {"text": TEXT})}
+    server = SocketServer(home, operations)
     server.start()
     try:
         assert stat.S_IMODE(os.stat(socket_path(home)).st_mode) == 0o600
         for text in ("长期记忆 上下文", "long-term memory"):
             assert daemon_request(home, {"op": "echo", "text": text}) == {"ok": True, "text": text}
-        operations["ping"] = lambda request: {"ok": True, "pid": 1}  # adding an op is one entry
+        operations["ping"] = Operation(lambda request: {"ok": True, "pid": 1})  # adding an op is one entry
         assert daemon_request(home, {"op": "ping"}) == {"ok": True, "pid": 1}
-        assert daemon_request(home, {"op": "nope"}) == {"ok": False, "error": "unknown op 'nope'"}
-        assert daemon_request(home, {}) == {"ok": False, "error": "unknown op None"}
+        refused = {"ok": False, "kind": "BadRequest"}
+        assert daemon_request(home, {"op": "nope"}) == {**refused, "error": "bad request: unknown op 'nope'"}
+        assert daemon_request(home, {}) == {**refused, "error": "bad request: unknown op None"}
         import socket
 
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
             raw.connect(str(socket_path(home)))
             raw.sendall(b"{not json\n")
-            assert b"bad request" in raw.recv(65536)
+            assert b"bad request: not JSON" in raw.recv(65536)
     finally:
         server.close()
     assert not socket_path(home).exists()

@@ -111,7 +111,7 @@ def _problem(folder: Path, kind: Folder) -> tuple[str, str] | None:
     uid = os.getuid()
     if info.st_uid != uid:
         return (
-            f"belongs to {_user(info.st_uid)}, not to you ({_user(uid)})",
+            f"belongs to {_user(info.st_uid)}, not to you",
             f"another user may be waiting for your requests there: have it removed (`sudo rm -r {folder}`),"
             " or set XDG_RUNTIME_DIR to a private folder of yours",
         )
@@ -126,7 +126,7 @@ def _user(uid: int) -> str:
     try:
         import pwd
 
-        return f"uid {uid} ({pwd.getpwuid(uid).pw_name})"
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
     except (ImportError, KeyError):
         return f"uid {uid}"
 

@@ -62,6 +62,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aimate_memory.errors import AimateError
 from aimate_memory.watch.client import MAX_REQUEST_BYTES
 from aimate_memory.watch.private_socket import ensure_socket_folder, is_own_user, peer_of
 from aimate_memory.watch.tasks import error_reply
@@ -233,6 +234,8 @@ class SocketServer:
             return dispatch(self.operations, parse_request(read_line(conn)))
         except RequestError as exc:
             return bad_request(str(exc))
+        except AimateError as exc:  # a project folder that does not exist, say: the client shows it
+            return error_reply(exc)
         except Exception as exc:  # a handler's failure is the client's answer, and the daemon goes on
             log.exception("request failed")
             return error_reply(exc)

@@ -100,6 +100,42 @@ def test_start_status_single_instance_and_graceful_stop(daemon, cli, home: Path)
     assert "daemon stopped" in cli("mem", "daemon", "logs").out
 
 
+# A stand-in for a daemon whose shutdown outlives its lock: it releases the instance lock first (as
+# `Daemon._shutdown` does) and the process ends a while later (what a loaded machine showed, ~1 s).
+LINGERING = """
+import os, signal, sys, time
+from pathlib import Path
+from aimate_memory.watch.paths import DaemonPaths
+from aimate_memory.watch.process import hold_instance_lock
+paths = DaemonPaths.of(Path(sys.argv[1]))
+fd = hold_instance_lock(paths)
+paths.pid.write_text(f"{os.getpid()}\\n")
+def on_term(*_):
+    os.close(fd)
+    time.sleep(1.5)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, on_term)
+print("ready", flush=True)
+while True:
+    time.sleep(1)
+"""
+
+
+def test_stop_returns_once_the_process_is_gone(cli, home: Path) -> None:
+    """`daemon stop` said "stopped" while the process still ran (issue 26): the lock goes before the process."""
+    assert cli("mem", "init").code == 0
+    proc = subprocess.Popen([sys.executable, "-c", LINGERING, str(home)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        assert running_pid(home) == proc.pid
+        stopped = cli("mem", "daemon", "stop")
+        assert stopped.code == 0 and f"daemon stopped (pid {proc.pid})" in stopped.out
+        assert not _alive(proc.pid)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_index_follows_real_file_events(daemon, home: Path) -> None:
     daemon()
     knowledge = home / "memory/long_term/knowledge"

@@ -133,7 +133,7 @@ def test_a_runtime_folder_squatted_by_another_user_gets_nothing(
         # The client: no request sent, a warning logged, the caller does the work itself.
         with caplog.at_level(logging.WARNING, logger="aimate.daemon.client"):
             assert daemon_request(home, {"op": "search", "query": secret_prompt}) is None
-        assert f"belongs to uid {other_user.pw_uid} ({other_user.pw_name}), not to you" in caplog.text
+        assert f"belongs to {other_user.pw_name} (uid {other_user.pw_uid}), not to you" in caplog.text
         # The CLI and the prompt hook answer from this process: nothing of the listener's reaches them.
         search = cli("mem", "search", "staging 预发", "--json")
         assert search.code == 0 and [hit["title"] for hit in search.json()][:1] == [
@@ -145,7 +145,7 @@ def test_a_runtime_folder_squatted_by_another_user_gets_nothing(
         # `daemon start` refuses in one line and says why; it never reports the listener as its daemon.
         start = cli("mem", "daemon", "start")
         assert start.code == 1 and "daemon started" not in start.out
-        assert f"socket folder {path.parent} belongs to uid {other_user.pw_uid}" in start.err
+        assert f"socket folder {path.parent} belongs to {other_user.pw_name} (uid {other_user.pw_uid})" in start.err
         assert "another user may be waiting for your requests there" in start.err
         assert "Traceback" not in start.err
         assert cli("mem", "daemon", "status", "--json").json()["running"] is False
@@ -406,3 +406,16 @@ def test_own_projects_are_admitted_and_a_symlinked_vault_is_not(home: Path, tmp_
     plain = tmp_path / "no-vault"
     plain.mkdir()
     assert daemon._admitted_roots({"op": "search", "project": str(plain)}).project == plain / ".aimate"
+
+
+def test_a_project_folder_that_does_not_exist_is_an_error_the_client_shows(
+    serving: Path, home: Path, tmp_path: Path
+) -> None:
+    missing = tmp_path / "没有 missing"
+    reply = daemon_request(home, {"op": "search", "query": "x", "project": str(missing)})
+    assert reply == {
+        "ok": False,
+        "kind": "AimateError",
+        "error": f"project folder {missing} does not exist",
+        "hint": "give an existing folder",
+    }

@@ -100,7 +100,8 @@ class Operation:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    # isfinite on an int of 400 digits raises OverflowError: whole numbers are finite anyway.
+    return _is_whole(value) or (isinstance(value, float) and math.isfinite(value))
 
 
 def _is_whole(value: Any) -> bool:

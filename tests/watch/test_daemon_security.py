@@ -307,6 +307,7 @@ BAD_REQUESTS = [
     (b'{"op": "search", "query": "cache", "timeout": NaN}', "field 'timeout' must be a number of seconds"),
     (b'{"op": "search", "query": "cache", "timeout": 1e300}', "field 'timeout' must be a number of seconds"),
     (b'{"op": "sync", "timeout": "5"}', "field 'timeout' must be a number of seconds"),
+    (b'{"op": "sync", "timeout": 1' + b"0" * 400 + b"}", "field 'timeout' must be a number of seconds"),
     (
         '{"op": "search", "query": "缓存", "limit": "十"}'.encode(),
         "field 'limit' must be a whole number from 1 to 1000, not \"十\"",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -10,11 +11,12 @@ from typing import TYPE_CHECKING, Any
 from aimate_memory.clock import Clock
 from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
 from aimate_memory.system.search import SearchActions
+from aimate_memory.vault.atomic import stale_temp_files
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.codec import content_hash
 from aimate_memory.vault.fields import coerce_field
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_status
-from aimate_memory.vault.layout import Layer, Scope, home_of
+from aimate_memory.vault.layout import MAX_NAME_BYTES, Layer, Scope, home_of
 from aimate_memory.vault.model import Memory, new_id
 from aimate_memory.vault.resolve import check_reference, looks_like_path, pick_by_id, pick_by_title, resolve_path
 from aimate_memory.vault.store import ScanResult, Vault
@@ -50,10 +52,12 @@ class FixReport:
     changes: list[tuple[Vault, FileChange]] = field(default_factory=list)
     held: list[HeldPath] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    made_private: int = 0  # files and folders whose group/other permissions were removed
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "dry_run": self.dry_run,
+            "made_private": self.made_private,
             "changes": [{"scope": vault.scope.value, **change.to_dict()} for vault, change in self.changes],
             "held": [held.to_dict() for held in self.held],
             "warnings": self.warnings,
@@ -93,7 +97,12 @@ class MemoryActions(SearchActions):
         candidates: list[tuple[str, tuple[Vault, str]]] = []
         indexed = [index for index in self.indexes if index.exists]
         for index in indexed:
-            candidates.extend((memory_id, (index.vault, path)) for memory_id, path in index.find_ids(ref))
+            candidates.extend(
+                (memory_id, (index.vault, path))
+                for memory_id, path in index.find_ids(ref)
+                # The index may be behind the files (moved or deleted since its last sync): ask the files.
+                if index.vault.abs_path(PurePosixPath(path)).exists()
+            )
         if not candidates and indexed:
             titled = self._by_title(ref, self.query(MemoryFilter(statuses=())))
             if titled is not None:
@@ -263,6 +272,8 @@ class MemoryActions(SearchActions):
             ]
             report.changes.extend((vault, change) for change in batch)
             report.held.extend(held_unreviewed(unreviewed))
+            if not dry_run:
+                report.warnings.extend(filter(None, [vault.remove_stale_temps()]))
             if dry_run or not batch:
                 continue
             for memory, fields in planned:
@@ -280,7 +291,9 @@ class MemoryActions(SearchActions):
             )
             if commit is not None:
                 report.held.extend(h for h in commit.held if h.path not in unreviewed)
-        report.warnings = held_warnings(report.held)
+        report.warnings += held_warnings(report.held)
+        if not dry_run:
+            report.made_private = self.make_private()
         return report
 
     def diagnose(self) -> list[Problem]:
@@ -300,6 +313,12 @@ class MemoryActions(SearchActions):
             for reason in memory.problems:
                 problems.append(Problem(self._abs(memory), None, reason, "run `aimate mem fix`", kind="Frontmatter"))
         problems.extend(self._secret_problems(result))
+        problems.extend(_long_name_problems(self.vaults))
+        problems.extend(
+            Problem(path, None, "a temp file left by an interrupted write", "`aimate mem fix` removes it", "StaleTemp")
+            for vault in self.vaults
+            for path in stale_temp_files(vault.root)
+        )
         for index in self.indexes:
             if index.exists:
                 problems.extend(
@@ -322,6 +341,29 @@ class MemoryActions(SearchActions):
 
     def _abs(self, memory: Memory) -> Path:
         return self.vault_for(memory.scope).abs_path(memory.rel_path)
+
+
+def _long_name_problems(vaults: list[Vault]) -> list[Problem]:
+    """Files (memory or not) whose names are longer than the tool's own: moving one may not fit a clash
+    suffix, an editor's swap file may not fit beside it (vault/layout.py MAX_NAME_BYTES)."""
+    problems = []
+    for vault in vaults:
+        for folder, dirs, names in os.walk(vault.root):
+            dirs[:] = [name for name in dirs if not name.startswith(".")]  # .git holds no names of ours
+            for name in names:
+                size = len(os.fsencode(name))
+                if size > MAX_NAME_BYTES:
+                    problems.append(
+                        Problem(
+                            Path(folder) / name,
+                            None,
+                            f"the file name is {size} bytes, over the {MAX_NAME_BYTES} the tool gives its own files",
+                            f"rename it to at most {MAX_NAME_BYTES} bytes (about {MAX_NAME_BYTES // 3} Chinese "
+                            "characters), e.g. with `mv`",
+                            kind="LongName",
+                        )
+                    )
+    return problems
 
 
 def _problem_from_error(error: MemoryFileError) -> Problem:
@@ -370,10 +412,17 @@ def _given(**values: Any) -> dict[str, Any]:
     return {key: value for key, value in values.items() if value is not None}
 
 
+# Longer than any short-term note should live; and `now + timedelta(days=1e308)` overflows.
+MAX_TTL_DAYS = 36_525  # 100 years
+
+
 def _ttl(ttl_days: float | None, default: float | None) -> float | None:
     ttl = default if ttl_days is None else ttl_days
-    if ttl is not None and not (math.isfinite(ttl) and ttl > 0):
-        raise InvalidInputError(f"a time to live must be a positive number of days, got {ttl_days}", "e.g. --ttl 7")
+    if ttl is not None and not (math.isfinite(ttl) and 0 < ttl <= MAX_TTL_DAYS):
+        raise InvalidInputError(
+            f"a time to live must be a positive number of days up to {MAX_TTL_DAYS:,} (100 years), got {ttl_days}",
+            "e.g. --ttl 7",
+        )
     return ttl
 
 

@@ -1,11 +1,26 @@
-"""Atomic file writes: a reader or a crash sees the old bytes or the new bytes, never half of them."""
+"""Atomic file writes: a reader or a crash sees the old bytes or the new bytes, never half of them.
+
+The temp file has a short fixed name, `.aimate-XXXXXXXX.tmp`, whatever the target is called: a temp name
+built from the target's (`.NAME.XXXX.tmp`) passes the file system's 255-byte limit for a legal name of
+241 bytes or more (84 Chinese characters), and every write of that file failed (docs/reliability.md).
+A writer killed between creating and renaming leaves one behind; `stale_temp_files` finds those for
+`fix` and `maintain` to remove. Files the tool creates are the person's alone: 0600 (a replaced file keeps
+its mode)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
+
+TEMP_PREFIX = ".aimate-"
+TEMP_SUFFIX = ".tmp"
+NEW_FILE_MODE = 0o600
+# A live writer holds its temp file for milliseconds; one untouched for a minute was left by a killed one.
+STALE_TEMP_SECONDS = 60.0
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -15,7 +30,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     is removed, so a failed write leaves neither a partial target nor a stray temp file.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -36,13 +51,24 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 
 def _mode_for(path: Path) -> int:
-    # Keep the mode of a file we replace; new files get the usual 0644 rather than mkstemp's 0600.
+    # Keep the mode of a file we replace (a person's choice, or git's checkout); a new file is private.
     try:
         return path.stat().st_mode & 0o777
     except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        return NEW_FILE_MODE
+
+
+def stale_temp_files(folder: Path, now: float | None = None) -> Iterator[Path]:
+    """Temp files of this writer under `folder` (any depth) that nobody touched for STALE_TEMP_SECONDS."""
+    now = time.time() if now is None else now
+    for parent, dirs, names in os.walk(folder):
+        dirs[:] = [name for name in dirs if not name.startswith(".")]  # .git: git's own temp files
+        for name in names:
+            if _is_temp_name(name):
+                path = Path(parent) / name
+                with contextlib.suppress(OSError):
+                    if now - path.stat().st_mtime >= STALE_TEMP_SECONDS:
+                        yield path
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -57,3 +83,8 @@ def _fsync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def _is_temp_name(name: str) -> bool:
+    # `.NAME.md.XXXXXXXX.tmp`: what this writer named its temp files before the fixed prefix.
+    return name.endswith(TEMP_SUFFIX) and (name.startswith(TEMP_PREFIX) or (name.startswith(".") and ".md." in name))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 import time
 from collections.abc import Iterator
@@ -85,6 +86,11 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+# What this writer named its temp files before the fixed prefix: `.NAME.md` + mkstemp's 8 characters. An
+# editor's own temp file (`.NAME.md.tmp`) is not ours: it may be the person's only copy of an edit.
+_OLD_TEMP_NAME = re.compile(r"^\..+\.md\.[a-z0-9_]{8}\.tmp$")
+_TEMP_NAME = re.compile(rf"^{re.escape(TEMP_PREFIX)}[a-z0-9_]{{8}}{re.escape(TEMP_SUFFIX)}$")
+
+
 def _is_temp_name(name: str) -> bool:
-    # `.NAME.md.XXXXXXXX.tmp`: what this writer named its temp files before the fixed prefix.
-    return name.endswith(TEMP_SUFFIX) and (name.startswith(TEMP_PREFIX) or (name.startswith(".") and ".md." in name))
+    return bool(_TEMP_NAME.match(name) or _OLD_TEMP_NAME.match(name))

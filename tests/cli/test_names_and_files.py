@@ -96,10 +96,11 @@ def test_a_temp_file_left_by_a_killed_writer_is_reported_then_removed(cli, home:
     folder = home / "memory" / "long_term" / "knowledge"
     leftovers = [folder / ".aimate-k1ll3d00.tmp", folder / ".20261126_note_选用-redis.md.abcd1234.tmp"]
     fresh = folder / ".aimate-wr1t1ng0.tmp"  # a writer at work right now: not touched
+    editors = folder / ".hand.md.tmp"  # an editor's, maybe the person's only copy: not ours
     old = time.time() - 3600
-    for path in [*leftovers, fresh]:
+    for path in [*leftovers, fresh, editors]:
         path.write_text("half a memo", encoding="utf-8")
-    for path in leftovers:
+    for path in [*leftovers, editors]:
         os.utime(path, (old, old))
 
     result = cli("mem", "diagnose", "--json")
@@ -109,7 +110,7 @@ def test_a_temp_file_left_by_a_killed_writer_is_reported_then_removed(cli, home:
     result = cli("mem", "fix")
     assert result.code == 0, result.err
     assert "removed 2 temp file(s) left by an interrupted write" in result.err + result.out
-    assert not any(path.exists() for path in leftovers) and fresh.exists()
+    assert not any(path.exists() for path in leftovers) and fresh.exists() and editors.exists()
 
 
 def test_a_folder_past_path_max_is_reported(cli, home: Path) -> None:

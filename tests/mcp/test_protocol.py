@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import queue
+import stat
 import subprocess
 import threading
 import time
@@ -66,6 +67,7 @@ class RawServer:
     """`aimate mem mcp` with raw stdin/stdout; replies collected by a reader thread."""
 
     def __init__(self, home: Path, cwd: Path, env: dict[str, str]) -> None:
+        self.home = home
         self.proc = subprocess.Popen(
             [str(AIMATE), "mem", "mcp"],
             cwd=cwd,
@@ -132,6 +134,9 @@ def test_every_request_gets_exactly_one_reply_with_the_spec_code(raw_server: Raw
     assert got == sorted(json.dumps(pair) for pair in wanted)
     assert next(reply for reply in replies if reply["id"] == 15)["result"] == {}
     assert raw_server.close() == [], "nothing more: exactly one reply each"
+    log = raw_server.home / "state" / "mcp.log"
+    assert "refused a message" in log.read_text(encoding="utf-8")
+    assert stat.S_IMODE(log.stat().st_mode) == 0o600 and stat.S_IMODE(log.parent.stat().st_mode) == 0o700
 
 
 def test_a_tool_argument_out_of_range_is_refused(raw_server: RawServer) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from aimate_memory.clock import Clock
 from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
 from aimate_memory.system.search import SearchActions
-from aimate_memory.vault.atomic import stale_temp_files
+from aimate_memory.vault.atomic import is_stale_temp
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.codec import content_hash
 from aimate_memory.vault.fields import coerce_field
@@ -313,12 +314,7 @@ class MemoryActions(SearchActions):
             for reason in memory.problems:
                 problems.append(Problem(self._abs(memory), None, reason, "run `aimate mem fix`", kind="Frontmatter"))
         problems.extend(self._secret_problems(result))
-        problems.extend(_long_name_problems(self.vaults))
-        problems.extend(
-            Problem(path, None, "a temp file left by an interrupted write", "`aimate mem fix` removes it", "StaleTemp")
-            for vault in self.vaults
-            for path in stale_temp_files(vault.root)
-        )
+        problems.extend(_name_problems(self.vaults))
         for index in self.indexes:
             if index.exists:
                 problems.extend(
@@ -343,26 +339,25 @@ class MemoryActions(SearchActions):
         return self.vault_for(memory.scope).abs_path(memory.rel_path)
 
 
-def _long_name_problems(vaults: list[Vault]) -> list[Problem]:
-    """Files (memory or not) whose names are longer than the tool's own: moving one may not fit a clash
-    suffix, an editor's swap file may not fit beside it (vault/layout.py MAX_NAME_BYTES)."""
+def _name_problems(vaults: list[Vault]) -> list[Problem]:
+    """Files (memory or not) the tool cannot handle well by their names, in one walk: names longer than the
+    tool's own (a clash suffix or an editor's swap file may not fit beside them, vault/layout.py
+    MAX_NAME_BYTES), and temp files a killed writer left (vault/atomic.py)."""
     problems = []
+    now = time.time()
     for vault in vaults:
         for folder, dirs, names in os.walk(vault.root):
             dirs[:] = [name for name in dirs if not name.startswith(".")]  # .git holds no names of ours
             for name in names:
+                path = Path(folder) / name
                 size = len(os.fsencode(name))
                 if size > MAX_NAME_BYTES:
-                    problems.append(
-                        Problem(
-                            Path(folder) / name,
-                            None,
-                            f"the file name is {size} bytes, over the {MAX_NAME_BYTES} the tool gives its own files",
-                            f"rename it to at most {MAX_NAME_BYTES} bytes (about {MAX_NAME_BYTES // 3} Chinese "
-                            "characters), e.g. with `mv`",
-                            kind="LongName",
-                        )
-                    )
+                    reason = f"the file name is {size} bytes, over the {MAX_NAME_BYTES} the tool gives its own files"
+                    hint = f"rename it to at most {MAX_NAME_BYTES} bytes ({MAX_NAME_BYTES // 3} Chinese characters)"
+                    problems.append(Problem(path, None, reason, hint, kind="LongName"))
+                if is_stale_temp(path, now):
+                    reason = "a temp file left by an interrupted write"
+                    problems.append(Problem(path, None, reason, "`aimate mem fix` removes it", kind="StaleTemp"))
     return problems
 
 

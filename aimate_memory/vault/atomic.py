@@ -64,12 +64,17 @@ def stale_temp_files(folder: Path, now: float | None = None) -> Iterator[Path]:
     now = time.time() if now is None else now
     for parent, dirs, names in os.walk(folder):
         dirs[:] = [name for name in dirs if not name.startswith(".")]  # .git: git's own temp files
-        for name in names:
-            if _is_temp_name(name):
-                path = Path(parent) / name
-                with contextlib.suppress(OSError):
-                    if now - path.stat().st_mtime >= STALE_TEMP_SECONDS:
-                        yield path
+        yield from (Path(parent) / name for name in names if is_stale_temp(Path(parent) / name, now))
+
+
+def is_stale_temp(path: Path, now: float) -> bool:
+    """Whether `path` is a temp file of this writer that nobody touched for STALE_TEMP_SECONDS."""
+    if not _is_temp_name(path.name):
+        return False
+    try:
+        return now - path.stat().st_mtime >= STALE_TEMP_SECONDS
+    except OSError:
+        return False
 
 
 def _fsync_dir(folder: Path) -> None:

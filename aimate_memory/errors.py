@@ -67,6 +67,10 @@ class FileNameError(MemoryFileError):
     """A file name that is not valid UTF-8: it cannot be stored, printed or committed as text."""
 
 
+class PathTooLongError(MemoryFileError):
+    """A path past the system's PATH_MAX: it cannot be opened, so it is never indexed."""
+
+
 def printable_path(path: Path | str) -> str:
     """A path as text even when its name is not valid UTF-8 (undecodable bytes shown as \\xNN escapes)."""
     return os.fsencode(path).decode("utf-8", "backslashreplace")

@@ -54,7 +54,9 @@ def make_runner(home: Path, workdir: Path, vectors: bool):
     if not vectors:
         base_env["AIMATE_EMBEDDING__ENABLED"] = "false"
 
-    def run(*args: str, cwd: Path | None = None, input: str | None = None, env: dict | None = None) -> Result:
+    def run(
+        *args: str, cwd: Path | None = None, input: str | None = None, env: dict | None = None, timeout: float = 120
+    ) -> Result:
         full_env = {**base_env, **(env or {})}
         proc = subprocess.run(
             [str(AIMATE), *args],
@@ -64,7 +66,7 @@ def make_runner(home: Path, workdir: Path, vectors: bool):
             capture_output=True,
             text=True,
             env=full_env,
-            timeout=120,
+            timeout=timeout,
         )
         return Result(proc.returncode, proc.stdout, proc.stderr)
 

@@ -13,6 +13,9 @@ from collections.abc import Callable
 
 
 def main() -> None:
+    # Everything the tool creates — vaults, memories, index.db, logs, state, the daemon it starts — is
+    # for this person only (docs/reliability.md, "Security"); children inherit the umask.
+    os.umask(0o077)
     from aimate_memory.cli.fast import fast_command
 
     command = fast_command(sys.argv[1:])

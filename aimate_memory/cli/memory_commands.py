@@ -34,10 +34,16 @@ def init() -> None:
     for vault, changes in system.init():
         created = ", ".join(change.path.as_posix() for change in changes) or "nothing new"
         console.print(f"[bold]{vault.scope.value}[/] vault: {vault.root}  ({created})")
+    _say_made_private(system.make_private())
     if system.project_vault is not None:
         from aimate_memory.watch.registry import register_project
 
         register_project(system.roots.home, system.project_vault.root.parent)
+
+
+def _say_made_private(count: int) -> None:
+    if count:
+        console.print(f"made {count} file(s) and folder(s) readable by you only (0600/0700); they were open to others")
 
 
 @commands.command()
@@ -226,6 +232,7 @@ def fix(
         console.print(f"{vault.scope.value}:{change.describe()}")
     verb = "would fix" if dry_run else "fixed"
     console.print(f"{verb} {len(report.changes)} file(s)")
+    _say_made_private(report.made_private)
     for warning in report.warnings:
         print_warning(warning)
 

@@ -281,6 +281,8 @@ class VaultRepo:
     ) -> str | None:
         self.refuse_if_merging()
         locks: list[Path] = []
+        message = commit_message(subject, body)
+        reflog = f"commit: {message.splitlines()[0]}"
         for attempt in range(40):
             head = self.head_commit()
             with self._staged(repo_paths, head) as (env, tree):
@@ -290,14 +292,15 @@ class VaultRepo:
                     findings = self._scan_staged(env, head, sensitive_keywords)
                     if findings:
                         raise SecretFoundError(findings)
-            message = ["-m", subject] + (["-m", body] if body.strip() else [])
             parents = ["-p", head] if head else []
-            commit = self.git("commit-tree", tree, *parents, *message, env=self.identity_env())[1].strip()
+            # The message goes through stdin: as an argument, a body of thousands of lines passes the
+            # kernel's argument limit (~128 KiB) and git never starts (docs/reliability.md).
+            commit = self.git("commit-tree", tree, *parents, "-F", "-", env=self.identity_env(), stdin=message)[
+                1
+            ].strip()
             # Compare-and-swap: another writer (daemon, second CLI) that moved HEAD meanwhile makes
             # this fail; then the commit is rebuilt on the new HEAD. Nothing is overwritten.
-            status, _, _ = self.git(
-                "update-ref", "-m", f"commit: {subject}", "HEAD", commit, head or ZERO_SHA, check=False
-            )
+            status, _, _ = self.git("update-ref", "-m", reflog, "HEAD", commit, head or ZERO_SHA, check=False)
             if status == 0:
                 self._reset_index_entries(repo_paths)
                 return commit
@@ -392,6 +395,26 @@ class VaultRepo:
             allow_secret=allow_secret,
             sensitive_keywords=sensitive_keywords,
         )
+
+
+# A commit subject fits one line of `git log --oneline` (git's own convention); a body lists at most
+# BODY_LINES changes, then says how many more, so a commit of 20,000 files stays readable.
+SUBJECT_CHARS = 72
+BODY_LINES = 300
+
+
+def commit_message(subject: str, body: str = "") -> str:
+    """The message of a commit the tool makes: the subject's first line, cut at SUBJECT_CHARS with "…"
+    (the rest of a person's `-m` opens the body), and the body's first BODY_LINES lines followed by
+    "… and N more" (the commit itself still names every file)."""
+    first, _, rest = subject.strip().partition("\n")
+    subject = " ".join(first.split())
+    if len(subject) > SUBJECT_CHARS:
+        subject = subject[: SUBJECT_CHARS - 1].rstrip() + "…"
+    lines = "\n\n".join(part for part in (rest.strip(), body.strip()) if part).splitlines()
+    if len(lines) > BODY_LINES:
+        lines = [*lines[:BODY_LINES], f"… and {len(lines) - BODY_LINES:,} more"]
+    return subject + ("\n\n" + "\n".join(lines) if lines else "") + "\n"
 
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")

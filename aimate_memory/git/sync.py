@@ -11,7 +11,7 @@ from typing import Any
 import git
 
 from aimate_memory.errors import InvalidInputError
-from aimate_memory.git.repo import GitError, VaultRepo
+from aimate_memory.git.repo import GitError, VaultRepo, commit_message
 from aimate_memory.git.setup import init_vault_repo, install_merge_driver
 from aimate_memory.git.sync_plan import (
     DEFAULT_BRANCH,
@@ -27,6 +27,8 @@ from aimate_memory.git.sync_plan import (
 REMOTE_NAME = "origin"
 SYNCED_REF = "refs/aimate/synced"  # the remote's commit at this device's last successful sync
 REPLACED_REF = "refs/aimate/replaced"  # this device's own setup history, kept when it adopted the remote's
+_PUSHED_PART = "pushed the committed history only"
+_SHOWN = 5  # left-out files named in the summary
 _DIRTY_HINT = "commit or review your uncommitted memory changes first (`aimate mem review`), then sync again"
 
 
@@ -38,15 +40,26 @@ class SyncResult:
     conflicts: list[PurePosixPath] = field(default_factory=list)  # vault-relative, left marked
     merge_commit: str | None = None
     branch: str | None = None  # the branch both sides sync on
+    left_out: list[PurePosixPath] = field(default_factory=list)  # uncommitted files: not sent, not merged
 
     def summary(self) -> str:
-        parts = [", ".join(self.actions) or "nothing to do"]
+        """One line. With files left out it never says "pushed" alone: the remote holds only what is
+        committed, and a person reading "pushed" would believe their whole vault is there."""
+        actions = [_PUSHED_PART if action == "pushed" and self.left_out else action for action in self.actions]
+        parts = [", ".join(actions) or "nothing to do"]
         if self.pulled:
             parts.append(f"received {self.pulled} commit(s)")
         if self.pushed:
             parts.append(f"sent {self.pushed} commit(s)")
         if self.conflicts:
             parts.append(f"{len(self.conflicts)} conflict(s) left marked: " + ", ".join(map(str, self.conflicts)))
+        if self.left_out:
+            shown = ", ".join(path.as_posix() for path in self.left_out[:_SHOWN])
+            more = f", … {len(self.left_out) - _SHOWN:,} more" if len(self.left_out) > _SHOWN else ""
+            parts.append(
+                f"NOT sent: {len(self.left_out):,} uncommitted file(s) ({shown}{more}) — "
+                "commit them with `aimate mem review` or `aimate mem commit -m MSG`, then sync again"
+            )
         return "; ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
@@ -57,6 +70,7 @@ class SyncResult:
             "conflicts": [path.as_posix() for path in self.conflicts],
             "merge_commit": self.merge_commit,
             "branch": self.branch,
+            "left_out": [path.as_posix() for path in self.left_out],
         }
 
 
@@ -90,9 +104,26 @@ def sync(
                 break
         else:
             raise GitError("the remote kept changing while syncing", "run `aimate mem sync` again")
+        result.left_out = uncommitted_paths(repo)
     if not result.actions:
         result.actions.append("up-to-date")
     return result
+
+
+def uncommitted_paths(repo: VaultRepo) -> list[PurePosixPath]:
+    """Vault files whose current content is not in HEAD (new, changed or deleted), sorted."""
+    out = repo.git("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", repo.scope_spec, strip=False)[1]
+    paths = []
+    entries = iter(out.split("\0"))
+    for entry in entries:
+        if len(entry) < 4:
+            continue
+        if entry[0] in "RC":
+            next(entries, None)  # a rename's second field is its old path
+        path = repo.vault_path(entry[3:])
+        if path is not None:
+            paths.append(path)
+    return sorted(set(paths))
 
 
 def _open_or_create(
@@ -298,17 +329,8 @@ def _merge(repo: VaultRepo, remote_name: str, facts: SyncFacts, result: SyncResu
         body = "Conflicts left marked; resolve each file, then accept it in `aimate mem review`:\n" + "\n".join(
             f"- {path}" for path in conflicts
         )
-        repo.git(
-            "commit",
-            "--no-edit",
-            "--no-verify",
-            "-q",
-            "-m",
-            f"{subject} ({len(conflicts)} conflict(s))",
-            "-m",
-            body,
-            env=env,
-        )
+        message = commit_message(f"{subject} ({len(conflicts)} conflict(s))", body)
+        repo.git("commit", "--no-edit", "--no-verify", "-q", "-F", "-", env=env, stdin=message)
         result.conflicts.extend(p for p in (repo.vault_path(c) for c in conflicts) if p is not None)
     result.merge_commit = repo.head_commit()
     result.pulled += incoming

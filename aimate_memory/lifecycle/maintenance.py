@@ -129,6 +129,7 @@ def _run_vault(system: Any, vault: Vault, policy: Policy, dry_run: bool, report_
         return run
     with maintenance_lock(folder):
         run.resumed, resumed_outcomes = _resume(folder, vault)
+        run.warnings.extend(filter(None, [vault.remove_stale_temps()]))
         _rotate(journal, folding)
         carried = folder / CARRIED_FILE
         carry = _plan_run(system, vault, policy, run, _merge(_tallies(folding), _tallies(carried)))

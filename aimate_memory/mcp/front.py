@@ -8,7 +8,8 @@ own answers, generated from `mcp.server` and kept equal to them by a test:
 - `initialize` (with the protocol version negotiated as the SDK does), `notifications/initialized`, `ping`;
 - after `initialize`, the parameterless list requests (`tools/list`, `resources/list`, …).
 
-Anything else (a tool call, a cursor, a line that is not JSON) waits for the SDK. Once it is imported the
+Anything else (a tool call, a cursor, a line that is not JSON) waits for the SDK, behind `mcp/protocol.py`'s
+gate, which answers what is not a valid MCP request with the JSON-RPC error. Once it is imported the
 stream is handed over: every line answered here is replayed to the SDK first — its session state is then
 the same as if it had read them — and its replies to those lines are dropped; then it reads stdin on.
 `AIMATE_MCP_FRONT=0` serves with the SDK alone (for comparing the two).
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from aimate_memory.mcp import listing
+from aimate_memory.mcp.protocol import check_envelope
 
 LOADED = object()  # put on the line queue when the SDK is imported (or failed to be)
 LISTED = set(listing.ANSWERS) - {"initialize"}
@@ -116,13 +118,10 @@ def _initialize_result(params: Message) -> Message:
 
 
 def _parse(line: str) -> Message | None:
-    try:
-        message = json.loads(line)
-    except ValueError:
-        return None
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
-        return None
-    return message
+    """A valid request or notification (`protocol.check_envelope`); anything else is the SDK's gate's to
+    answer (None)."""
+    message = check_envelope(line).message
+    return message if message is not None and isinstance(message.get("method"), str) else None
 
 
 def _read_lines(stream: BinaryIO, lines: queue.Queue[Any]) -> None:

@@ -279,7 +279,7 @@ ANSWERS = {
                             "type": "string",
                         },
                         "confidence": {
-                            "anyOf": [{"type": "number"}, {"type": "null"}],
+                            "anyOf": [{"maximum": 1, "minimum": 0, "type": "number"}, {"type": "null"}],
                             "default": None,
                             "description": "How sure you are it is worth keeping, 0–1; low values wait for review.",
                             "title": "Confidence",
@@ -352,7 +352,7 @@ ANSWERS = {
                             "title": "Tags",
                         },
                         "importance": {
-                            "anyOf": [{"type": "integer"}, {"type": "null"}],
+                            "anyOf": [{"maximum": 5, "minimum": 1, "type": "integer"}, {"type": "null"}],
                             "default": None,
                             "description": "1 (trivial) to 5 (essential).",
                             "title": "Importance",

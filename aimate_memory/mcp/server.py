@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import io
 import json
 import logging
+import sys
+import typing
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import anyio
 from mcp import types
@@ -32,6 +35,17 @@ from pydantic import ValidationError
 
 from aimate_memory.mcp.errors import ToolFailure, failure_from, invalid_arguments, logger
 from aimate_memory.mcp.params import normalize_arguments
+from aimate_memory.mcp.protocol import (
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    Gate,
+    LineOut,
+    LineSource,
+    LockedOut,
+    Message,
+    Verdict,
+    error_reply,
+)
 from aimate_memory.mcp.tools import TOOL_NAMES, MemoryTools
 
 SERVER_NAME = "aimate-memory"
@@ -154,7 +168,7 @@ class MemoryServer(FastMCP):
         for handler in logging.getLogger().handlers:
             handler.addFilter(_drop_traceback)
 
-    async def run_stdio(self, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
+    async def run_stdio(self, stdin: LineSource | None = None, stdout: LineOut | None = None) -> None:
         """FastMCP's `run_stdio_async`, over the given text streams (default: the process's own)."""
         async with stdio_server(
             anyio.wrap_file(stdin) if stdin is not None else None,
@@ -256,8 +270,8 @@ def serve(
     open_system: Callable[[], Any],
     project: Path | None = None,
     global_only: bool = False,
-    stdin: TextIO | None = None,
-    stdout: TextIO | None = None,
+    stdin: LineSource | None = None,
+    stdout: LineOut | None = None,
 ) -> None:
     """Run over stdio until the client closes stdin; `stdin`/`stdout` replace the process's own (the front
     in `mcp.front` hands over its stream that way)."""
@@ -267,7 +281,52 @@ def serve(
     configure_logging(Roots.state_dir(aimate_home()))
     logger.info("mcp server starting (project=%s, global_only=%s)", project, global_only)
     server = build_server(open_system, project, global_only)
-    anyio.run(server.run_stdio, stdin, stdout)
+    out = LockedOut(stdout or io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8"))
+    source: LineSource = stdin or io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    gate = Gate(source, out, check_params, on_refused=lambda reason: logger.info("refused a message: %s", reason))
+    anyio.run(server.run_stdio, gate, out)
+
+
+# -- what MCP's methods take (`mcp/protocol.py` checks the rest of JSON-RPC) ---------------------------
+
+REQUESTS: dict[str, type[Any]] = {
+    request.model_fields["method"].annotation.__args__[0]: request
+    for request in typing.get_args(types.ClientRequest.model_fields["root"].annotation)
+}
+NOTIFICATIONS: dict[str, type[Any]] = {
+    notification.model_fields["method"].annotation.__args__[0]: notification
+    for notification in typing.get_args(types.ClientNotification.model_fields["root"].annotation)
+}
+
+
+def check_params(message: Message) -> Verdict | None:
+    """A request for a method MCP lacks → -32601; params that are not the method's → -32602 naming the
+    fields; a notification MCP lacks, or malformed → dropped. None: the SDK takes it."""
+    method = message.get("method")
+    if method is None:
+        return None  # a response to the server
+    if "id" not in message:
+        known = NOTIFICATIONS.get(method)
+        return None if known is not None and _validates(known, message) is None else Verdict()
+    request = REQUESTS.get(method)
+    if request is None:
+        return Verdict(reply=error_reply(message["id"], METHOD_NOT_FOUND, "Method not found", method[:100]))
+    problem = _validates(request, message)
+    if problem is not None:
+        return Verdict(reply=error_reply(message["id"], INVALID_PARAMS, "Invalid params", problem))
+    return None
+
+
+def _validates(model: type[Any], message: Message) -> str | None:
+    """None when `message` is a valid `model`, else its problems in one line (fields, no input values)."""
+    try:
+        model.model_validate({key: value for key, value in message.items() if key in ("method", "params")})
+    except ValidationError as exc:
+        return "; ".join(
+            f"{'.'.join(str(part) for part in problem['loc']) or 'params'}: {problem['msg']}"
+            for problem in exc.errors()
+        )
+    return None
 
 
 # -- what `mcp.front` answers before the SDK is imported (`mcp/listing.py`) ----------------------------

@@ -139,7 +139,8 @@ class MemoryTools:
         self,
         text: Annotated[str, Field(description="The fact, decision, preference or task to remember, as one sentence.")],
         confidence: Annotated[
-            float | None, Field(description="How sure you are it is worth keeping, 0–1; low values wait for review.")
+            float | None,
+            Field(ge=0, le=1, description="How sure you are it is worth keeping, 0–1; low values wait for review."),
         ] = None,
         scope: Annotated[
             str | None, Field(description="'project' or 'global'; default: decided from the text (project if unsure).")
@@ -157,7 +158,7 @@ class MemoryTools:
         title: Annotated[str | None, Field(description="New title.")] = None,
         body: Annotated[str | None, Field(description="New Markdown body (replaces the old one).")] = None,
         tags: TagsArg = None,
-        importance: Annotated[int | None, Field(description="1 (trivial) to 5 (essential).")] = None,
+        importance: Annotated[int | None, Field(ge=1, le=5, description="1 (trivial) to 5 (essential).")] = None,
         status: Annotated[str | None, Field(description="active, pending or archived.")] = None,
     ) -> MemoryRecord:
         changes = {"title": title, "body": body, "importance": importance, "status": status}

@@ -169,6 +169,17 @@ class SystemBase:
             self._record(vault, ChangeSet(f"memory: initialize the {vault.scope.value} vault", vault_changes))
         return done
 
+    def make_private(self) -> int:
+        """Make the tool's own files readable by their owner only (vault/privacy.py): everything under
+        AIMATE_HOME, and a project's `.aimate/` but its vault — what git checks out there is the team's
+        repository's business. Returns how many files and folders changed."""
+        from aimate_memory.vault.privacy import make_private
+
+        changed = make_private(self.roots.home)
+        if self.roots.project is not None:
+            changed += make_private(self.roots.project, skip=[Roots.vault_dir(self.roots.project)])
+        return changed
+
     def _init_git(self) -> None:
         """The global vault is its own repository; a project vault lives in the project's repository
         and only gets the merge driver (the tool commits there only when asked)."""

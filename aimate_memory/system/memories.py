@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -10,11 +12,12 @@ from typing import TYPE_CHECKING, Any
 from aimate_memory.clock import Clock
 from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
 from aimate_memory.system.search import SearchActions
+from aimate_memory.vault.atomic import is_stale_temp
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.codec import content_hash
 from aimate_memory.vault.fields import coerce_field
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_status
-from aimate_memory.vault.layout import Layer, Scope, home_of
+from aimate_memory.vault.layout import MAX_NAME_BYTES, Layer, Scope, home_of
 from aimate_memory.vault.model import Memory, new_id
 from aimate_memory.vault.resolve import check_reference, looks_like_path, pick_by_id, pick_by_title, resolve_path
 from aimate_memory.vault.store import ScanResult, Vault
@@ -50,10 +53,12 @@ class FixReport:
     changes: list[tuple[Vault, FileChange]] = field(default_factory=list)
     held: list[HeldPath] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    made_private: int = 0  # files and folders whose group/other permissions were removed
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "dry_run": self.dry_run,
+            "made_private": self.made_private,
             "changes": [{"scope": vault.scope.value, **change.to_dict()} for vault, change in self.changes],
             "held": [held.to_dict() for held in self.held],
             "warnings": self.warnings,
@@ -93,7 +98,12 @@ class MemoryActions(SearchActions):
         candidates: list[tuple[str, tuple[Vault, str]]] = []
         indexed = [index for index in self.indexes if index.exists]
         for index in indexed:
-            candidates.extend((memory_id, (index.vault, path)) for memory_id, path in index.find_ids(ref))
+            candidates.extend(
+                (memory_id, (index.vault, path))
+                for memory_id, path in index.find_ids(ref)
+                # The index may be behind the files (moved or deleted since its last sync): ask the files.
+                if index.vault.abs_path(PurePosixPath(path)).exists()
+            )
         if not candidates and indexed:
             titled = self._by_title(ref, self.query(MemoryFilter(statuses=())))
             if titled is not None:
@@ -263,6 +273,8 @@ class MemoryActions(SearchActions):
             ]
             report.changes.extend((vault, change) for change in batch)
             report.held.extend(held_unreviewed(unreviewed))
+            if not dry_run:
+                report.warnings.extend(filter(None, [vault.remove_stale_temps()]))
             if dry_run or not batch:
                 continue
             for memory, fields in planned:
@@ -280,7 +292,9 @@ class MemoryActions(SearchActions):
             )
             if commit is not None:
                 report.held.extend(h for h in commit.held if h.path not in unreviewed)
-        report.warnings = held_warnings(report.held)
+        report.warnings += held_warnings(report.held)
+        if not dry_run:
+            report.made_private = self.make_private()
         return report
 
     def diagnose(self) -> list[Problem]:
@@ -300,6 +314,7 @@ class MemoryActions(SearchActions):
             for reason in memory.problems:
                 problems.append(Problem(self._abs(memory), None, reason, "run `aimate mem fix`", kind="Frontmatter"))
         problems.extend(self._secret_problems(result))
+        problems.extend(_name_problems(self.vaults))
         for index in self.indexes:
             if index.exists:
                 problems.extend(
@@ -322,6 +337,28 @@ class MemoryActions(SearchActions):
 
     def _abs(self, memory: Memory) -> Path:
         return self.vault_for(memory.scope).abs_path(memory.rel_path)
+
+
+def _name_problems(vaults: list[Vault]) -> list[Problem]:
+    """Files (memory or not) the tool cannot handle well by their names, in one walk: names longer than the
+    tool's own (a clash suffix or an editor's swap file may not fit beside them, vault/layout.py
+    MAX_NAME_BYTES), and temp files a killed writer left (vault/atomic.py)."""
+    problems = []
+    now = time.time()
+    for vault in vaults:
+        for folder, dirs, names in os.walk(vault.root):
+            dirs[:] = [name for name in dirs if not name.startswith(".")]  # .git holds no names of ours
+            for name in names:
+                path = Path(folder) / name
+                size = len(os.fsencode(name))
+                if size > MAX_NAME_BYTES:
+                    reason = f"the file name is {size} bytes, over the {MAX_NAME_BYTES} the tool gives its own files"
+                    hint = f"rename it to at most {MAX_NAME_BYTES} bytes ({MAX_NAME_BYTES // 3} Chinese characters)"
+                    problems.append(Problem(path, None, reason, hint, kind="LongName"))
+                if is_stale_temp(path, now):
+                    reason = "a temp file left by an interrupted write"
+                    problems.append(Problem(path, None, reason, "`aimate mem fix` removes it", kind="StaleTemp"))
+    return problems
 
 
 def _problem_from_error(error: MemoryFileError) -> Problem:
@@ -370,10 +407,17 @@ def _given(**values: Any) -> dict[str, Any]:
     return {key: value for key, value in values.items() if value is not None}
 
 
+# Longer than any short-term note should live; and `now + timedelta(days=1e308)` overflows.
+MAX_TTL_DAYS = 36_525  # 100 years
+
+
 def _ttl(ttl_days: float | None, default: float | None) -> float | None:
     ttl = default if ttl_days is None else ttl_days
-    if ttl is not None and not (math.isfinite(ttl) and ttl > 0):
-        raise InvalidInputError(f"a time to live must be a positive number of days, got {ttl_days}", "e.g. --ttl 7")
+    if ttl is not None and not (math.isfinite(ttl) and 0 < ttl <= MAX_TTL_DAYS):
+        raise InvalidInputError(
+            f"a time to live must be a positive number of days up to {MAX_TTL_DAYS:,} (100 years), got {ttl_days}",
+            "e.g. --ttl 7",
+        )
     return ttl
 
 

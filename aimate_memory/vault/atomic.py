@@ -1,11 +1,27 @@
-"""Atomic file writes: a reader or a crash sees the old bytes or the new bytes, never half of them."""
+"""Atomic file writes: a reader or a crash sees the old bytes or the new bytes, never half of them.
+
+The temp file has a short fixed name, `.aimate-XXXXXXXX.tmp`, whatever the target is called: a temp name
+built from the target's (`.NAME.XXXX.tmp`) passes the file system's 255-byte limit for a legal name of
+241 bytes or more (84 Chinese characters), and every write of that file failed (docs/reliability.md).
+A writer killed between creating and renaming leaves one behind; `stale_temp_files` finds those for
+`fix` and `maintain` to remove. Files the tool creates are the person's alone: 0600 (a replaced file keeps
+its mode)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
+
+TEMP_PREFIX = ".aimate-"
+TEMP_SUFFIX = ".tmp"
+NEW_FILE_MODE = 0o600
+# A live writer holds its temp file for milliseconds; one untouched for a minute was left by a killed one.
+STALE_TEMP_SECONDS = 60.0
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -15,7 +31,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     is removed, so a failed write leaves neither a partial target nor a stray temp file.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -36,13 +52,29 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 
 def _mode_for(path: Path) -> int:
-    # Keep the mode of a file we replace; new files get the usual 0644 rather than mkstemp's 0600.
+    # Keep the mode of a file we replace (a person's choice, or git's checkout); a new file is private.
     try:
         return path.stat().st_mode & 0o777
     except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        return NEW_FILE_MODE
+
+
+def stale_temp_files(folder: Path, now: float | None = None) -> Iterator[Path]:
+    """Temp files of this writer under `folder` (any depth) that nobody touched for STALE_TEMP_SECONDS."""
+    now = time.time() if now is None else now
+    for parent, dirs, names in os.walk(folder):
+        dirs[:] = [name for name in dirs if not name.startswith(".")]  # .git: git's own temp files
+        yield from (Path(parent) / name for name in names if is_stale_temp(Path(parent) / name, now))
+
+
+def is_stale_temp(path: Path, now: float) -> bool:
+    """Whether `path` is a temp file of this writer that nobody touched for STALE_TEMP_SECONDS."""
+    if not _is_temp_name(path.name):
+        return False
+    try:
+        return now - path.stat().st_mtime >= STALE_TEMP_SECONDS
+    except OSError:
+        return False
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -57,3 +89,13 @@ def _fsync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+# What this writer named its temp files before the fixed prefix: `.NAME.md` + mkstemp's 8 characters. An
+# editor's own temp file (`.NAME.md.tmp`) is not ours: it may be the person's only copy of an edit.
+_OLD_TEMP_NAME = re.compile(r"^\..+\.md\.[a-z0-9_]{8}\.tmp$")
+_TEMP_NAME = re.compile(rf"^{re.escape(TEMP_PREFIX)}[a-z0-9_]{{8}}{re.escape(TEMP_SUFFIX)}$")
+
+
+def _is_temp_name(name: str) -> bool:
+    return bool(_TEMP_NAME.match(name) or _OLD_TEMP_NAME.match(name))

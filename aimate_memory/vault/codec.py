@@ -297,7 +297,7 @@ def decode_memory_bytes(data: bytes, path: Path, max_bytes: int) -> str:
         raise FileTooLargeError(
             path,
             None,
-            f"file is {len(data)} bytes, over the {max_bytes}-byte limit",
+            f"file is {_size_of(path, len(data))} bytes, over the {max_bytes:,}-byte limit",
             "split it, or raise storage.max_file_bytes",
         )
     if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
@@ -308,6 +308,14 @@ def decode_memory_bytes(data: bytes, path: Path, max_bytes: int) -> str:
         line = data.count(b"\n", 0, exc.start) + 1
         raise EncodingError(path, line, "not valid UTF-8", "re-save the file as UTF-8") from exc
     return text.removeprefix("\ufeff")
+
+
+def _size_of(path: Path, read: int) -> str:
+    """The file's real size: callers read only `max_bytes + 1` of it (a 50 MB file was "1048577 bytes")."""
+    try:
+        return f"{max(path.stat().st_size, read):,}"
+    except OSError:
+        return f"more than {read - 1:,}"
 
 
 def read_document(path: Path, max_bytes: int, *, read_only: bool = False) -> MemoryDocument:

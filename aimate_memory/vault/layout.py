@@ -65,6 +65,12 @@ LAYER_SUBFOLDERS: dict[Layer, tuple[str, ...]] = {
 STATUSES = ("active", "pending", "archived", "expired", "superseded")
 PROJECT_MARKERS = (".aimate", ".git", "go.mod", "package.json", "Cargo.toml", "pyproject.toml")
 MAX_SLUG_CHARS = 60
+# File names the tool makes stay under this many BYTES (UTF-8): the file system allows 255, and what is
+# left is room for a clash suffix (`-12`) and the names an editor saves beside the file (`.NAME.swp`,
+# `NAME~`). 60 Chinese characters are 180 bytes, so the cap cuts a Chinese title sooner than an English one.
+MAX_NAME_BYTES = 200
+# The file system's own limit for one name (NAME_MAX on Linux and macOS).
+NAME_MAX_BYTES = 255
 
 
 @dataclass(frozen=True)
@@ -128,12 +134,22 @@ def slugify(title: str, max_chars: int = MAX_SLUG_CHARS) -> str:
 
 
 def memory_file_name(created: datetime, category: str | None, title: str) -> str:
-    """`YYYYMMDD_category_slug.md` (seed 002 文件命名规范)."""
-    parts = [created.strftime("%Y%m%d")]
+    """`YYYYMMDD_category_slug.md` (seed 002 文件命名规范), at most MAX_NAME_BYTES bytes: the category takes
+    at most a third of them, the title's slug what is left."""
+    head = created.strftime("%Y%m%d") + "_"
     if category:
-        parts.append(slugify(category) or "memory")
-    parts.append(slugify(title) or "untitled")
-    return "_".join(parts) + ".md"
+        head += _cut_bytes(slugify(category) or "memory", MAX_NAME_BYTES // 3) + "_"
+    slug = _cut_bytes(slugify(title), MAX_NAME_BYTES - len(head.encode("utf-8")) - len(".md"))
+    return head + (slug or "untitled") + ".md"
+
+
+def _cut_bytes(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` UTF-8 bytes at a character boundary, without a trailing `-`."""
+    return text.encode("utf-8")[:limit].decode("utf-8", "ignore").rstrip("-")
+
+
+def name_bytes(rel_path: PurePosixPath) -> int:
+    return len(rel_path.name.encode("utf-8", "surrogateescape"))
 
 
 def with_clash_suffix(name: str, attempt: int) -> str:

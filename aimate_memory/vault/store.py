@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -9,8 +10,14 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from aimate_memory.clock import Clock, SystemClock
-from aimate_memory.errors import FileNameError, InvalidInputError, MemoryFileError, OutsideVaultError
-from aimate_memory.vault.atomic import atomic_write_text
+from aimate_memory.errors import (
+    FileNameError,
+    InvalidInputError,
+    MemoryFileError,
+    OutsideVaultError,
+    PathTooLongError,
+)
+from aimate_memory.vault.atomic import atomic_write_text, stale_temp_files
 from aimate_memory.vault.changes import FileChange
 from aimate_memory.vault.codec import MemoryDocument, content_hash, read_document
 from aimate_memory.vault.layout import (
@@ -134,12 +141,17 @@ class Vault:
                     except OSError:
                         continue  # vanished between the listing and the stat: the next sync sees it
 
-    def iter_memory_paths(self, under: PurePosixPath | None = None) -> Iterator[PurePosixPath]:
-        """Every file that can hold a memory (see `is_memory_path`), in the vault or under one folder."""
+    def iter_memory_paths(
+        self, under: PurePosixPath | None = None, unreadable: list[OSError] | None = None
+    ) -> Iterator[PurePosixPath]:
+        """Every file that can hold a memory (see `is_memory_path`), in the vault or under one folder.
+        A folder that cannot be listed (a path past PATH_MAX, no permission) goes to `unreadable`."""
         start = self.abs_path(under) if under is not None else self.root
         if not start.is_dir():
             return
-        for folder, dirnames, filenames in os.walk(start):
+        for folder, dirnames, filenames in os.walk(
+            start, onerror=unreadable.append if unreadable is not None else None
+        ):
             dirnames[:] = sorted(name for name in dirnames if not name.startswith("."))
             for name in sorted(filenames):
                 # Lexical, not resolved: a symlink pointing out is reported by `load`, not followed here.
@@ -164,20 +176,22 @@ class Vault:
         """Read every memory; a broken file is an error entry and never stops the rest. `read_only`: as `load`."""
         result = ScanResult()
         seen: dict[str, Memory] = {}
-        for rel_path in self.iter_memory_paths():
+        unreadable: list[OSError] = []
+        for rel_path in self.iter_memory_paths(unreadable=unreadable):
             try:
                 memory = self.load(rel_path, read_only=read_only)
             except MemoryFileError as error:
                 result.errors.append(error)
                 continue
             except OSError as error:
-                result.errors.append(MemoryFileError(self.abs_path(rel_path), None, str(error)))
+                result.errors.append(_unreadable(self.abs_path(rel_path), error))
                 continue
             if memory.id in seen:
                 result.duplicates.append((seen[memory.id], memory))
                 continue
             seen[memory.id] = memory
             result.memories.append(memory)
+        result.errors.extend(_unreadable(Path(error.filename or self.root), error) for error in unreadable)
         return result
 
     # -- writing -------------------------------------------------------------------------------
@@ -291,6 +305,14 @@ class Vault:
         self.abs_path(memory.rel_path).unlink()
         return FileChange("delete", memory.rel_path, "purged")
 
+    def remove_stale_temps(self) -> str | None:
+        """Delete the temp files writers killed mid-write left here (vault/atomic.py); a line saying so."""
+        removed = 0
+        for path in stale_temp_files(self.root):
+            path.unlink(missing_ok=True)
+            removed += 1
+        return f"removed {removed} temp file(s) left by an interrupted write" if removed else None
+
     def write_document(self, rel_path: PurePosixPath, doc: MemoryDocument) -> None:
         self._write(rel_path, doc)
 
@@ -307,6 +329,19 @@ class Vault:
                 "split it into several memories, or raise storage.max_file_bytes",
             )
         atomic_write_text(self.abs_path(rel_path), text)
+
+
+def _unreadable(path: Path, error: OSError) -> MemoryFileError:
+    """A file or folder the scan could not read, as `diagnose` lists it (never skipped in silence)."""
+    if error.errno == errno.ENAMETOOLONG:
+        size = len(os.fsencode(path))
+        return PathTooLongError(
+            path,
+            None,
+            f"the path is {size:,} bytes, longer than the system allows (PATH_MAX); not indexed",
+            "move it to a shallower folder or shorten the folder names",
+        )
+    return MemoryFileError(path, None, f"cannot be read: {error.strerror or error}", "check its permissions")
 
 
 def _is_utf8(name: str) -> bool:

@@ -153,8 +153,12 @@ class VaultRepo:
     # -- reading files -------------------------------------------------------------------------
 
     def worktree_text(self, repo_path: str) -> str | None:
+        data = self.worktree_bytes(repo_path)
+        return data.decode("utf-8", "replace") if data is not None else None
+
+    def worktree_bytes(self, repo_path: str) -> bytes | None:
         try:
-            return (self.workdir / repo_path).read_bytes().decode("utf-8", "replace")
+            return (self.workdir / repo_path).read_bytes()
         except OSError:
             return None
 
@@ -164,10 +168,15 @@ class VaultRepo:
 
     @staticmethod
     def blob_text(tree: Any, repo_path: str) -> str | None:
+        data = VaultRepo.blob_bytes(tree, repo_path)
+        return data.decode("utf-8", "replace") if data is not None else None
+
+    @staticmethod
+    def blob_bytes(tree: Any, repo_path: str) -> bytes | None:
         if tree is None:
             return None
         try:
-            return tree[repo_path].data_stream.read().decode("utf-8", "replace")
+            return bytes(tree[repo_path].data_stream.read())
         except KeyError:
             return None
 

@@ -25,6 +25,7 @@ import logging
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "SECRET_KINDS",
@@ -33,6 +34,7 @@ __all__ = [
     "contains_sensitive",
     "decodings",
     "mask",
+    "mask_data",
     "mask_text",
     "scan_bytes",
     "scan_text",
@@ -52,7 +54,7 @@ class Finding:
     def location(self) -> str:
         """Where, for people: the path masked too (a file can be NAMED like a token); line 0 is the name."""
         if not self.path:
-            return f"line {self.line}"
+            return f"line {self.line}" if self.line else "the file name"
         return f"{mask_text(self.path)}:{self.line}" if self.line else f"{mask_text(self.path)} (its name)"
 
 
@@ -249,6 +251,18 @@ def mask_text(text: str) -> str:
         spans = _spans(line)
         lines.append(_masked(line, spans)[0] if spans else line)
     return "\n".join(lines)
+
+
+def mask_data(value: Any) -> Any:
+    """`value` with every string in it masked (dicts, lists and tuples walked; keys kept): for JSON shown to
+    tools and people, masked before it is serialized so an escape is never cut in half."""
+    if isinstance(value, str):
+        return mask_text(value)
+    if isinstance(value, dict):
+        return {key: mask_data(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [mask_data(item) for item in value]
+    return value
 
 
 def scan_text(text: str, sensitive_keywords: Iterable[str] = ()) -> list[Finding]:

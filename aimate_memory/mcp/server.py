@@ -33,6 +33,7 @@ from pydantic import ValidationError
 from aimate_memory.mcp.errors import ToolFailure, failure_from, invalid_arguments, logger
 from aimate_memory.mcp.params import normalize_arguments
 from aimate_memory.mcp.tools import TOOL_NAMES, MemoryTools
+from aimate_memory.system.privacy import mask_data
 
 SERVER_NAME = "aimate-memory"
 # Warm-up starts this long after the client's first `tools/list` (its answer is written first: loading the
@@ -228,7 +229,8 @@ def _on_worker(worker: Worker, method: Callable[..., Any]) -> Callable[..., Any]
 
     @functools.wraps(method)
     async def tool(**kwargs: Any) -> Any:
-        return await worker.run(method, **kwargs)
+        # What the model reads: every secret masked, a memory let in with --allow-secret included.
+        return mask_data(await worker.run(method, **kwargs))
 
     return tool
 

@@ -27,6 +27,8 @@ OPENAI_KEY = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8t"
         (f"OPENAI_API_KEY={OPENAI_KEY}", "OpenAI-style API key"),
         ("sk-" + "x" * 32, "OpenAI-style API key"),
         ("xoxb-" + "123456789012-abcdefghijkl", "Slack token"),
+        ("https://hooks.slack.com/services/" + "T0000/B0000/XXXXXXXXXXXX", "Slack webhook"),
+        ("the admin password is hunter2hunter2", "password stated in words"),
         ("password = hunter2hunter", "password or key assignment"),
         ('api_key: "9f8e7d6c5b4a"', "password or key assignment"),
         ("数据库密码：Sup3rS3cret!", "password or key assignment"),
@@ -36,6 +38,15 @@ def test_catches(line: str, kind: str) -> None:
     findings = scan_text(f"# note\n\n{line}\n")
     assert [f.kind for f in findings] == [kind], findings
     assert findings[0].line == 3
+
+
+def test_every_kind_has_a_case_above() -> None:
+    """The trigger words (secrets.TRIGGERS) let a line skip the patterns: a kind without a case here could
+    lose its trigger unnoticed."""
+    from aimate_memory.git.secrets import SECRET_KINDS
+
+    cases = {kind for _, kind in test_catches.pytestmark[0].args[1]}
+    assert cases | {"sensitive keyword"} == set(SECRET_KINDS)
 
 
 def test_excerpt_is_masked() -> None:

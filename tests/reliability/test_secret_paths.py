@@ -227,14 +227,15 @@ def daemon_log(box: Box) -> str:
     log_path = box.home / "state" / "daemon.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     root = logging.getLogger()
-    before = list(root.handlers)
-    daemon._setup_logging(log_path)
+    before, level = list(root.handlers), root.level
+    daemon._setup_logging(log_path)  # the daemon's own set-up, in this process
     try:
         logging.getLogger("aimate_memory.watch.daemon").warning("maintenance global: held %s", TWO)
     finally:
         for handler in set(root.handlers) - set(before):
             handler.close()
             root.removeHandler(handler)
+        root.setLevel(level)
     assert "AKIA…****" in box.read(log_path)
     return "masked"
 

@@ -12,7 +12,7 @@ from typing import Any
 from rich.cells import cell_len, set_cell_size
 from rich.console import Console
 
-from aimate_memory.system.privacy import mask_data, mask_text
+from aimate_memory.system.masking import mask_data, mask_text
 from aimate_memory.vault.model import Memory
 
 

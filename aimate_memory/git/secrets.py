@@ -12,8 +12,8 @@ line, not only its own.
 Why hand-written and not detect-secrets (1.5.0, PyPI), measured 2026-11-26 with
 scripts/research/secret_scanners.py on the project's corpora (LoCoMo dev + MADial en/zh + capture dev:
 17,737 lines, 788k characters, no real secret in them), median of 3 runs, both in one run on a 2-core box
-at load 10: both find 0 there, but detect-secrets `scan_file` took 42.8 s (default plugins; 48.2 s without
-the entropy plugins) where this scanner takes 1.3 s. Of the issue's five probes detect-secrets caught only
+at load 11: both find 0 there, but detect-secrets `scan_file` took 55.9 s (default plugins; 53.5 s without
+the entropy plugins) where this scanner takes 0.59 s. Of the issue's five probes detect-secrets caught only
 the AWS/GitHub line, missing "the admin password is hunter2hunter2", "数据库密码是 hunter2hunter2",
 "口令：Sup3rS3cret!" and `password = hunter2hunter` in a .md file; it has no masking; and its per-string
 `scan_line` flags 133,703 high-entropy "secrets" in the same corpus.

@@ -28,7 +28,7 @@ from aimate_memory.integrations.claude_transcript import read_new_turns
 from aimate_memory.integrations.hook_events import Client, HookEvent, HookKind, parse_event, render_output
 from aimate_memory.integrations.hook_state import session_mark
 from aimate_memory.integrations.remember import extract_remembered
-from aimate_memory.system.privacy import mask_text
+from aimate_memory.system.masking import mask_text
 
 LOG_FILE = "hooks.log"
 MAX_LOG_BYTES = 1_000_000  # then hooks.log becomes hooks.log.1 and a new one starts

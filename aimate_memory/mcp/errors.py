@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aimate_memory.errors import AimateError
-from aimate_memory.system.privacy import MaskingFormatter, mask_text
+from aimate_memory.system.masking import MaskingFormatter, mask_text
 
 LOGGER_NAME = "aimate.mcp"
 LOG_FILE = "mcp.log"

@@ -33,7 +33,7 @@ from pydantic import ValidationError
 from aimate_memory.mcp.errors import ToolFailure, failure_from, invalid_arguments, logger
 from aimate_memory.mcp.params import normalize_arguments
 from aimate_memory.mcp.tools import TOOL_NAMES, MemoryTools
-from aimate_memory.system.privacy import mask_data
+from aimate_memory.system.masking import mask_data
 
 SERVER_NAME = "aimate-memory"
 # Warm-up starts this long after the client's first `tools/list` (its answer is written first: loading the

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from aimate_memory.clock import SystemClock
-from aimate_memory.system.privacy import MaskingFormatter
+from aimate_memory.system.masking import MaskingFormatter
 from aimate_memory.watch import schedule
 from aimate_memory.watch.client import filter_from_json
 from aimate_memory.watch.paths import DaemonPaths

@@ -114,6 +114,7 @@ class VaultRepo:
         self.workdir = Path(self.repo.working_tree_dir)
         rel = self.vault_root.resolve().relative_to(self.workdir.resolve())
         self.prefix = PurePosixPath(rel.as_posix())  # PurePosixPath(".") for a vault that is the repo
+        self._objects: Path | None = None
 
     def close(self) -> None:
         self.repo.close()
@@ -285,9 +286,11 @@ class VaultRepo:
             }
 
     def objects_dir(self) -> Path:
-        """The repository's object folder (a linked worktree's is its main repository's)."""
-        path = Path(self.git("rev-parse", "--git-path", "objects")[1].strip())
-        return path if path.is_absolute() else self.workdir / path
+        """The repository's object folder (a linked worktree's is its main repository's); asked once."""
+        if self._objects is None:
+            path = Path(self.git("rev-parse", "--git-path", "objects")[1].strip())
+            self._objects = path if path.is_absolute() else self.workdir / path
+        return self._objects
 
     def _admit(self, env: dict[str, str]) -> None:
         """Move the quarantine's objects into the repository: loose objects by rename (git names them by

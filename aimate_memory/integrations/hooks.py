@@ -28,7 +28,6 @@ from aimate_memory.integrations.claude_transcript import read_new_turns
 from aimate_memory.integrations.hook_events import Client, HookEvent, HookKind, parse_event, render_output
 from aimate_memory.integrations.hook_state import session_mark
 from aimate_memory.integrations.remember import extract_remembered
-from aimate_memory.system.masking import mask_text
 
 LOG_FILE = "hooks.log"
 MAX_LOG_BYTES = 1_000_000  # then hooks.log becomes hooks.log.1 and a new one starts
@@ -130,6 +129,10 @@ def run_hook(
         event = parse_event(kind, stdin_text)
         memory = Memory(open_system, event.cwd, daemon)
         context = HANDLERS[kind](event, memory, client, _state_dir(home))
+        if not context:
+            return render_output(client, event, context)
+        from aimate_memory.system.masking import mask_text  # only with something to print: garbage stays light
+
         return render_output(client, event, mask_text(context))
     except Exception:
         _log_failure(_state_dir(home), kind, client, stdin_text)

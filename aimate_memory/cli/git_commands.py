@@ -100,7 +100,7 @@ def _note(item: ReviewItem) -> str:
     if not item.change.secrets:
         return ""
     first = item.change.secrets[0]
-    return f"secret? line {first.line}: {first.kind}: {first.excerpt_masked}"
+    return f"secret? {first.location}: {first.kind}: {first.excerpt_masked}"
 
 
 def _interactive(system: MemorySystem, items: list[ReviewItem], allow_secret: bool) -> None:

@@ -12,11 +12,22 @@ from typing import Any
 from rich.cells import cell_len, set_cell_size
 from rich.console import Console
 
+from aimate_memory.system.masking import mask_data, mask_text
 from aimate_memory.vault.model import Memory
 
+
+class _MaskingConsole(Console):
+    """A console that masks every secret in the text it prints (docs/reliability.md "Security"): a file a
+    person let a secret into (--allow-secret), a path, an error quoting input. `show` without --json
+    writes the file itself and is the one place such a secret is shown whole."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        super().print(*(mask_text(item) if isinstance(item, str) else item for item in objects), **kwargs)
+
+
 # Piped output is not wrapped at rich's default 80 columns: tables stay one row per memory.
-console = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+console = _MaskingConsole(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+err_console = _MaskingConsole(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _json_default(value: Any) -> Any:
@@ -30,7 +41,7 @@ def _json_default(value: Any) -> Any:
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=_json_default) + "\n")
+    sys.stdout.write(json.dumps(mask_data(data), ensure_ascii=False, indent=2, default=_json_default) + "\n")
 
 
 def print_error(message: str, hint: str | None) -> None:
@@ -105,6 +116,7 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[str]], cuttable:
     """A table on standard output: fitted to the terminal and its header bold there (unless NO_COLOR), whole
     lines when piped."""
     terminal = sys.stdout.isatty()
+    rows = [[mask_text(cell) for cell in row] for row in rows]
     lines = text_table(headers, rows, console.width if terminal else None, cuttable)
     if terminal and not console.no_color:
         lines[0] = f"\x1b[1m{lines[0]}\x1b[0m"

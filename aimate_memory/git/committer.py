@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from aimate_memory.git.secrets import Finding
+from aimate_memory.git.secrets import Finding, mask_text
 from aimate_memory.vault.changes import ChangeSet, FileChange
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def held_warnings(held: Sequence[HeldPath]) -> list[str]:
     secrets = [h for h in held if h.reason == SECRET]
     if secrets:
         verb = "file holds" if len(secrets) == 1 else "files hold"
-        shown = "; ".join(f"{h.path.as_posix()} {h.detail}".strip() for h in secrets[:_SHOWN])
+        shown = "; ".join(mask_text(f"{h.path.as_posix()} {h.detail}".strip()) for h in secrets[:_SHOWN])
         lines.append(f"{len(secrets)} {verb} a secret, not committed — {REVIEW_HINT} ({shown})")
     return lines
 
@@ -161,7 +161,10 @@ def _commit_holding_secrets(repo: VaultRepo, changeset: ChangeSet, keywords: Seq
         else:
             held.append(HeldPath(change.path, SECRET, _describe(finding)))
     body = "\n".join(
-        [ChangeSet(changeset.subject, kept).body(), *(f"- held out {h.path}: holds a secret" for h in held)]
+        [
+            ChangeSet(changeset.subject, kept).body(),
+            *(f"- held out {mask_text(h.path.as_posix())}: holds a secret" for h in held),
+        ]
     )
     commit = None
     if kept:
@@ -170,4 +173,5 @@ def _commit_holding_secrets(repo: VaultRepo, changeset: ChangeSet, keywords: Seq
 
 
 def _describe(finding: Finding) -> str:
-    return f"line {finding.line}: {finding.kind}: {finding.excerpt_masked}"
+    where = f"line {finding.line}" if finding.line else "its name"
+    return f"{where}: {finding.kind}: {finding.excerpt_masked}"

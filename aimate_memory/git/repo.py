@@ -3,6 +3,12 @@ building one commit of exactly the given paths (docs/design.md §8).
 
 Every commit the tool makes is built in a TEMPORARY index (`GIT_INDEX_FILE`): `read-tree HEAD`, stage
 only the given paths, scan what is staged for secrets, `write-tree`, `commit-tree`, `update-ref`.
+Staging writes its blobs and trees into a QUARANTINE object folder (`GIT_OBJECT_DIRECTORY`, the real
+objects as an alternate, as git's own receive-pack does), and only a staging that passed the secret
+guard is moved into `.git/objects`: a refused commit leaves no blob holding the secret behind. The guard
+reads what git stores — every staged blob as bytes in any encoding, every new path, the commit message —
+never a `git diff`, which `.gitattributes` (`*.md -diff`), a NUL byte or UTF-16 turn into "Binary files
+differ" (docs/reliability.md "Security").
 The person's own index is never used to build a commit, so in a project repository their other staged
 and unstaged files stay exactly as they were; afterwards only the committed paths' index entries are
 reset to the new HEAD so `git status` agrees.
@@ -19,6 +25,8 @@ import logging
 import os
 import random
 import re
+import shutil
+import subprocess
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -30,7 +38,7 @@ from typing import Any
 import git
 
 from aimate_memory.errors import AimateError, InvalidInputError
-from aimate_memory.git.secrets import Finding, scan_text
+from aimate_memory.git.secrets import Finding, scan_bytes, scan_text
 from aimate_memory.vault.changes import ChangeSet
 
 log = logging.getLogger(__name__)
@@ -39,6 +47,9 @@ DEFAULT_AUTHOR = "AIMate <aimate@localhost>"
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 ZERO_SHA = "0" * 40
 SECRET_HINT = "remove it, or pass --allow-secret after a person checked"
+QUARANTINE_PREFIX = "aimate-quarantine-"
+STALE_QUARANTINE_SECONDS = 3600.0  # one left by a process killed mid-commit is removed by the next commit
+MESSAGE_PATH = "(commit message)"
 _AUTHOR = re.compile(r"^\s*(?P<name>[^<>]*?)\s*<(?P<email>[^<>]*)>\s*$")
 
 
@@ -103,6 +114,7 @@ class VaultRepo:
         self.workdir = Path(self.repo.working_tree_dir)
         rel = self.vault_root.resolve().relative_to(self.workdir.resolve())
         self.prefix = PurePosixPath(rel.as_posix())  # PurePosixPath(".") for a vault that is the repo
+        self._objects: Path | None = None
 
     def close(self) -> None:
         self.repo.close()
@@ -142,8 +154,12 @@ class VaultRepo:
     # -- reading files -------------------------------------------------------------------------
 
     def worktree_text(self, repo_path: str) -> str | None:
+        data = self.worktree_bytes(repo_path)
+        return data.decode("utf-8", "replace") if data is not None else None
+
+    def worktree_bytes(self, repo_path: str) -> bytes | None:
         try:
-            return (self.workdir / repo_path).read_bytes().decode("utf-8", "replace")
+            return (self.workdir / repo_path).read_bytes()
         except OSError:
             return None
 
@@ -153,10 +169,15 @@ class VaultRepo:
 
     @staticmethod
     def blob_text(tree: Any, repo_path: str) -> str | None:
+        data = VaultRepo.blob_bytes(tree, repo_path)
+        return data.decode("utf-8", "replace") if data is not None else None
+
+    @staticmethod
+    def blob_bytes(tree: Any, repo_path: str) -> bytes | None:
         if tree is None:
             return None
         try:
-            return tree[repo_path].data_stream.read().decode("utf-8", "replace")
+            return bytes(tree[repo_path].data_stream.read())
         except KeyError:
             return None
 
@@ -247,8 +268,41 @@ class VaultRepo:
 
     @contextmanager
     def _temp_index(self) -> Iterator[dict[str, str]]:
-        with tempfile.TemporaryDirectory(prefix="aimate-index-") as folder:
-            yield {"GIT_INDEX_FILE": str(Path(folder) / "index")}
+        """A temp index, and a quarantine object folder that objects written through it go to (inside the
+        git folder, so admitting is a rename on the same file system); removed on the way out."""
+        objects = self.objects_dir()
+        _remove_stale_quarantines(objects.parent)
+        with (
+            tempfile.TemporaryDirectory(prefix="aimate-index-") as folder,
+            tempfile.TemporaryDirectory(prefix=QUARANTINE_PREFIX, dir=objects.parent) as quarantine,
+        ):
+            alternates = os.pathsep.join(
+                filter(None, [str(objects), os.environ.get("GIT_ALTERNATE_OBJECT_DIRECTORIES", "")])
+            )
+            yield {
+                "GIT_INDEX_FILE": str(Path(folder) / "index"),
+                "GIT_OBJECT_DIRECTORY": quarantine,
+                "GIT_ALTERNATE_OBJECT_DIRECTORIES": alternates,
+            }
+
+    def objects_dir(self) -> Path:
+        """The repository's object folder (a linked worktree's is its main repository's); asked once."""
+        if self._objects is None:
+            path = Path(self.git("rev-parse", "--git-path", "objects")[1].strip())
+            self._objects = path if path.is_absolute() else self.workdir / path
+        return self._objects
+
+    def _admit(self, env: dict[str, str]) -> None:
+        """Move the quarantine's objects into the repository: loose objects by rename (git names them by
+        content, so one already there is the same), packs with their index last."""
+        quarantine, objects = Path(env["GIT_OBJECT_DIRECTORY"]), self.objects_dir()
+        files = sorted((p for p in quarantine.rglob("*") if p.is_file()), key=lambda p: p.suffix == ".idx")
+        for source in files:
+            target = objects / source.relative_to(quarantine)
+            if target.exists():
+                continue
+            target.parent.mkdir(exist_ok=True)
+            os.replace(source, target)
 
     # -- committing ----------------------------------------------------------------------------
 
@@ -290,8 +344,10 @@ class VaultRepo:
                     return None
                 if not allow_secret:
                     findings = self._scan_staged(env, head, sensitive_keywords)
+                    findings += _scan_message(f"{subject}\n\n{body}", sensitive_keywords)
                     if findings:
-                        raise SecretFoundError(findings)
+                        raise SecretFoundError(findings)  # the quarantine goes with its objects
+                self._admit(env)
             parents = ["-p", head] if head else []
             # The message goes through stdin: as an argument, a body of thousands of lines passes the
             # kernel's argument limit (~128 KiB) and git never starts (docs/reliability.md).
@@ -361,29 +417,51 @@ class VaultRepo:
             os.unlink(spec)
 
     def _scan_staged(self, env: dict[str, str], head: str | None, keywords: Sequence[str]) -> list[Finding]:
-        """Scan the lines being added (temp index vs HEAD, renames followed). The temp index differs
-        from HEAD only in the paths being committed, so no pathspec is needed."""
-        base = head or EMPTY_TREE
+        """Scan what the temp index would store that HEAD does not: each new or changed blob as bytes (a
+        secret already in the version it replaces is not new), and each new path's name. Nothing of git's
+        diff machinery is involved, so attributes (`-diff`, `binary`) and encodings cannot hide a line."""
         out = self.git(
-            "diff",
-            "--cached",
-            "-M",
-            "-U0",
-            "--no-color",
-            "--no-ext-diff",
-            "--no-textconv",
-            "--src-prefix=a/",
-            "--dst-prefix=b/",
-            base,
-            env=env,
-            strip=False,
+            "diff-index", "--cached", "-z", "-M", "--abbrev=40", "--no-ext-diff", head or EMPTY_TREE, env=env
         )[1]
         findings: list[Finding] = []
-        for path, number, line in _added_lines(out):
-            shown = self.vault_path(path) or PurePosixPath(path)
-            for finding in scan_text(line, keywords):
-                findings.append(Finding(number, finding.kind, finding.excerpt_masked, shown.as_posix()))
+        changes = list(_raw_changes(out))
+        blobs = self._blobs(env, {sha for change in changes for sha in (change.old_sha, change.new_sha)})
+        for change in changes:
+            shown = (self.vault_path(change.path) or PurePosixPath(change.path)).as_posix()
+            if change.status in "ACR":
+                findings += [Finding(0, f.kind, f.excerpt_masked, shown) for f in scan_text(change.path, keywords)]
+            if change.new_sha == change.old_sha or change.new_sha not in blobs:
+                continue
+            found = scan_bytes(blobs[change.new_sha], keywords, known=blobs.get(change.old_sha))
+            findings += [Finding(f.line, f.kind, f.excerpt_masked, shown) for f in found]
         return findings
+
+    def _blobs(self, env: dict[str, str], shas: set[str]) -> dict[str, bytes]:
+        """The content of these blobs (read through the quarantine and the repository); others are absent."""
+        wanted = sorted(sha for sha in shas if sha and sha != ZERO_SHA)
+        if not wanted:
+            return {}
+        done = subprocess.run(
+            ["git", "cat-file", "--batch"],
+            input="".join(f"{sha}\n" for sha in wanted).encode(),
+            capture_output=True,
+            cwd=self.workdir,
+            env={**os.environ, **env},
+            check=False,
+        )
+        blobs: dict[str, bytes] = {}
+        data, at = done.stdout, 0
+        while at < len(data):
+            end = data.index(b"\n", at)
+            header = data[at:end].split()
+            at = end + 1
+            if len(header) != 3:  # "<sha> missing"
+                continue
+            size = int(header[2])
+            if header[1] == b"blob":
+                blobs[header[0].decode()] = data[at : at + size]
+            at += size + 1
+        return blobs
 
     def commit_changeset(
         self, changeset: ChangeSet, *, allow_secret: bool = False, sensitive_keywords: Sequence[str] = ()
@@ -417,28 +495,40 @@ def commit_message(subject: str, body: str = "") -> str:
     return subject + ("\n\n" + "\n".join(lines) if lines else "") + "\n"
 
 
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+@dataclass(frozen=True)
+class _RawChange:
+    status: str  # A, M, D, R, C, T
+    path: str
+    old_sha: str
+    new_sha: str
 
 
-def _added_lines(diff_text: str) -> Iterator[tuple[str, int, str]]:
-    """(path, new line number, text) for each added line of a `git diff -U0` output."""
-    path = ""
-    number = 0
-    for line in diff_text.split("\n"):
-        if line.startswith("+++ "):
-            target = line[4:]
-            if target.startswith('"') and target.endswith('"'):
-                target = target[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape")
-                target = target.encode("latin-1", "replace").decode("utf-8", "replace")
-            path = target[2:] if target.startswith("b/") else target
+def _raw_changes(raw: str) -> Iterator[_RawChange]:
+    """The entries of `git diff-index --raw -z` output (":old_mode new_mode old_sha new_sha S\0path\0",
+    two paths for a rename or copy). Submodule entries (mode 160000) name commits, not blobs: skipped."""
+    fields = raw.split("\0")
+    at = 0
+    while at < len(fields) and fields[at].startswith(":"):
+        old_mode, new_mode, old_sha, new_sha, status = fields[at][1:].split()
+        paths = 2 if status[0] in "RC" else 1
+        path = fields[at + paths]
+        at += 1 + paths
+        if "160000" not in (old_mode, new_mode):
+            yield _RawChange(status[0], path, old_sha, new_sha)
+
+
+def _scan_message(message: str, keywords: Sequence[str]) -> list[Finding]:
+    return [Finding(f.line, f.kind, f.excerpt_masked, MESSAGE_PATH) for f in scan_text(message, keywords)]
+
+
+def _remove_stale_quarantines(git_dir: Path) -> None:
+    """Quarantines left by a process killed mid-commit hold unchecked objects: gone after an hour."""
+    for folder in git_dir.glob(QUARANTINE_PREFIX + "*"):
+        try:
+            if time.time() - folder.stat().st_mtime > STALE_QUARANTINE_SECONDS:
+                shutil.rmtree(folder, ignore_errors=True)
+        except OSError:
             continue
-        if line.startswith("@@"):
-            match = _HUNK.match(line)
-            number = int(match.group(1)) if match else 0
-            continue
-        if line.startswith("+") and not line.startswith("+++"):
-            yield path, number, line[1:]
-            number += 1
 
 
 # A git killed with -9 while writing the index or a ref leaves its `*.lock` behind for good, and every

@@ -14,7 +14,7 @@ from typing import Any
 
 from aimate_memory.errors import InvalidInputError, MemoryFileError, NotFoundError
 from aimate_memory.git.repo import VaultRepo
-from aimate_memory.git.secrets import Finding, mask_text, scan_text
+from aimate_memory.git.secrets import Finding, mask_text, scan_bytes, scan_text
 from aimate_memory.vault.codec import parse_document
 
 _CONFLICT_LINE = "^(<<<<<<<|>>>>>>>)( |$)"
@@ -98,11 +98,16 @@ def pending_changes(
             old = "" if change.status == "added" else repo.blob_text(tree, old_repo) or ""
             new = "" if change.status == "deleted" else repo.worktree_text(path) or ""
             if scan_secrets:
-                change.secrets = added_secrets(old, new, sensitive_keywords)
+                change.secrets = added_secrets(
+                    None if change.status == "added" else repo.blob_bytes(tree, old_repo),
+                    None if change.status == "deleted" else repo.worktree_bytes(path),
+                    sensitive_keywords,
+                )
+                if change.status in ("added", "renamed"):  # a file NAMED like a token is one too
+                    change.secrets[:0] = [Finding(0, f.kind, f.excerpt_masked) for f in scan_text(path)]
             if with_diff:
-                change.diff = _unified(old, new, old_repo, path, change.status)
-                if change.secrets:  # the review list goes to tools too: show where, never the value
-                    change.diff = mask_text(change.diff)
+                # The review list goes to tools too: show where, never the value (old secrets included).
+                change.diff = mask_text(_unified(old, new, old_repo, path, change.status))
         change.path = vault_rel
         result.append(change)
     return result
@@ -113,14 +118,10 @@ def unreviewed_paths(repo: VaultRepo) -> set[PurePosixPath]:
     return {path for change in pending_changes(repo, with_diff=False, scan_secrets=False) for path in change.paths}
 
 
-def added_secrets(old: str, new: str, sensitive_keywords: Sequence[str] = ()) -> list[Finding]:
-    """Suspected secrets on the lines `new` has that `old` has not (line numbers of `new`)."""
-    before = set(old.splitlines())
-    findings: list[Finding] = []
-    for number, line in enumerate(new.splitlines(), start=1):
-        if line not in before:
-            findings.extend(Finding(number, f.kind, f.excerpt_masked) for f in scan_text(line, sensitive_keywords))
-    return findings
+def added_secrets(old: bytes | None, new: bytes | None, sensitive_keywords: Sequence[str] = ()) -> list[Finding]:
+    """Suspected secrets `new` holds that `old` does not, read as the commit guard reads them (bytes, any
+    encoding: `secrets.scan_bytes`), line numbers of `new`."""
+    return scan_bytes(new, sensitive_keywords, known=old) if new else []
 
 
 def find_pending(repo: VaultRepo, path: PurePosixPath | str) -> PendingChange:

@@ -1,6 +1,8 @@
 """The hook commands Claude Code and Kimi run: `run_hook` turns a client's stdin payload into what the hook
-prints, and never raises — a hook must not break the client, so any error is logged with its traceback to
-`$AIMATE_HOME/state/hooks.log` and the hook prints nothing.
+prints, and never raises — a hook must not break the client, so any error is logged to
+`$AIMATE_HOME/state/hooks.log` and the hook prints nothing. The log holds what failed and where (the
+exception's type and the traceback's file:line frames, the payload's size), never the payload or the
+exception's message: both can carry what the person typed (docs/reliability.md "Security").
 
 - session-start: the context builder's text within `hooks.context_budget` tokens.
 - prompt: memories relevant to the prompt (search applies its relevance floor, so an unrelated prompt gets
@@ -15,6 +17,7 @@ facade imported here) and is made in-process, keyword-only, when none answers.
 
 from __future__ import annotations
 
+import sys
 import traceback
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -126,7 +129,11 @@ def run_hook(
         event = parse_event(kind, stdin_text)
         memory = Memory(open_system, event.cwd, daemon)
         context = HANDLERS[kind](event, memory, client, _state_dir(home))
-        return render_output(client, event, context)
+        if not context:
+            return render_output(client, event, context)
+        from aimate_memory.system.masking import mask_text  # only with something to print: garbage stays light
+
+        return render_output(client, event, mask_text(context))
     except Exception:
         _log_failure(_state_dir(home), kind, client, stdin_text)
         return ""
@@ -227,7 +234,16 @@ def _log_failure(state_dir: Path, kind: HookKind, client: Client, stdin_text: st
         if log.exists() and log.stat().st_size > MAX_LOG_BYTES:
             log.replace(log.with_name(LOG_FILE + ".1"))
         with open(log, "a", encoding="utf-8") as handle:
-            handle.write(f"{_now()} {client.value} {kind.value} failed; stdin {stdin_text[:200]!r}\n")
-            handle.write(traceback.format_exc() + "\n")
+            handle.write(failure_entry(kind, client, len(stdin_text.encode("utf-8", "replace"))))
     except Exception:
         pass  # nowhere left to report to; the client must still not see anything
+
+
+def failure_entry(kind: HookKind, client: Client, stdin_bytes: int) -> str:
+    """The log lines for the exception being handled: what failed (its type) and where (file:line in
+    function, innermost last), without its message or any input text."""
+    error_type, _, trace = sys.exc_info()
+    frames = traceback.extract_tb(trace)
+    where = "".join(f"  {Path(f.filename).name}:{f.lineno} in {f.name}\n" for f in frames)
+    name = error_type.__name__ if error_type is not None else "error"
+    return f"{_now()} {client.value} {kind.value} failed: {name} (stdin {stdin_bytes} bytes)\n{where}"

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aimate_memory.errors import AimateError
+from aimate_memory.system.masking import MaskingFormatter, mask_text
 
 LOGGER_NAME = "aimate.mcp"
 LOG_FILE = "mcp.log"
@@ -26,7 +27,7 @@ class ToolFailure:
 
     @property
     def text(self) -> str:
-        return f"error: {self.message}" + (f"\nhint: {self.hint}" if self.hint else "")
+        return mask_text(f"error: {self.message}" + (f"\nhint: {self.hint}" if self.hint else ""))
 
 
 def invalid_arguments(tool: str, fields: list[str], detail: str, parameters: list[str]) -> ToolFailure:
@@ -54,7 +55,7 @@ def configure_logging(state_dir: Path) -> None:
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
         to_file = logging.FileHandler(state_dir / LOG_FILE, encoding="utf-8")
-        to_file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        to_file.setFormatter(MaskingFormatter("%(asctime)s %(levelname)s %(message)s"))
         logger.addHandler(to_file)
     except OSError:
         pass  # a read-only home must not stop the server; stderr still says what failed
@@ -64,9 +65,9 @@ def configure_logging(state_dir: Path) -> None:
     logger.addHandler(to_stderr)
 
 
-class _OneLine(logging.Formatter):
-    """The message on one line, without the traceback (that belongs in the file)."""
+class _OneLine(MaskingFormatter):
+    """The message on one line, without the traceback (that belongs in the file), secrets masked."""
 
     def format(self, record: logging.LogRecord) -> str:
         record.message = record.getMessage().replace("\n", " ")
-        return self.formatMessage(record)
+        return mask_text(self.formatMessage(record))

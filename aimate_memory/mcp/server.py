@@ -47,6 +47,7 @@ from aimate_memory.mcp.protocol import (
     error_reply,
 )
 from aimate_memory.mcp.tools import TOOL_NAMES, MemoryTools
+from aimate_memory.system.masking import mask_data
 
 SERVER_NAME = "aimate-memory"
 # Warm-up starts this long after the client's first `tools/list` (its answer is written first: loading the
@@ -242,7 +243,8 @@ def _on_worker(worker: Worker, method: Callable[..., Any]) -> Callable[..., Any]
 
     @functools.wraps(method)
     async def tool(**kwargs: Any) -> Any:
-        return await worker.run(method, **kwargs)
+        # What the model reads: every secret masked, a memory let in with --allow-secret included.
+        return mask_data(await worker.run(method, **kwargs))
 
     return tool
 

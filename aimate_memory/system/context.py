@@ -24,6 +24,7 @@ from aimate_memory.context import (
 )
 from aimate_memory.context.bodies import body_from_chunks
 from aimate_memory.errors import InvalidInputError
+from aimate_memory.git.secrets import mask_text
 from aimate_memory.sessions import SessionInfo
 from aimate_memory.system.perf import Stopwatch
 from aimate_memory.system.sessions import SessionActions
@@ -54,6 +55,8 @@ class ContextActions(SessionActions):
         context = build_context(
             requests, total, session_usage=session.usage if session else None, pending_captures=pending
         )
+        # What an assistant reads: a secret a person let into a memory (--allow-secret) is masked here.
+        context.text = mask_text(context.text)
         watch.lap("allocate")
         self._journal_uses(context)
         watch.lap("journal")
@@ -82,7 +85,7 @@ class ContextActions(SessionActions):
             if items:
                 parts.append(f"## {heading}\n")
                 parts.extend(f"### {item.title}\n\n{item.body}\n" for item in items)
-        return "\n".join(parts) if len(parts) > 1 else "# Core memory\n\n(no core memories yet)\n"
+        return mask_text("\n".join(parts)) if len(parts) > 1 else "# Core memory\n\n(no core memories yet)\n"
 
     # -- gathering -----------------------------------------------------------------------------
 

@@ -27,11 +27,11 @@ class EditActions(MemoryActions):
         is checked for secrets and control characters before anything is written; `status: archived`
         moves it to archive/ like `remove`."""
         given = {"title": title, "tags": tags, "importance": importance, "status": status}
+        self.guard_secrets({**given, "body": body})
         fields = {key: coerce_field(key, value) for key, value in given.items() if value is not None}
         if not fields and body is None:
             raise InvalidInputError("nothing to update", f"pass at least one of: {', '.join(UPDATABLE)}")
         check_writable_text({"title": fields.get("title"), "body": body})
-        self.guard_secrets(f"{fields.get('title', '')}\n{body or ''}")
         memory = self.get(ref)
         vault = self.vault_for(memory.scope)
         archive = fields.get("status") == "archived" and not memory.archived

@@ -299,9 +299,7 @@ def _skip_reason(change: PendingChange, allow_secret: bool) -> str:
         return "resolve its conflict first"
     if change.secrets and not allow_secret:
         first = change.secrets[0]
-        return (
-            f"holds a secret (line {first.line}: {first.kind}: {first.excerpt_masked}); accept it with --allow-secret"
-        )
+        return f"holds a secret ({first.location}: {first.kind}: {first.excerpt_masked}); accept it with --allow-secret"
     return ""
 
 

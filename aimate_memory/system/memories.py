@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -159,13 +160,14 @@ class MemoryActions(SearchActions):
             raise InvalidInputError(
                 "sessions are written turn by turn, not added", "use `aimate mem session start|append`"
             )
-        fields = {key: coerce_field(key, value) for key, value in _given(category=category, tags=tags).items()}
+        given = _given(category=category, tags=tags)
+        self.guard_secrets({"title": title, "body": body, **given, **(extra or {}), "thread": thread}, allow_secret)
+        fields = {key: coerce_field(key, value) for key, value in given.items()}
         status = parse_status(status)
         ttl_days = _ttl(ttl_days, self.config.get("short_term.default_ttl_days") if layer is Layer.SHORT_TERM else None)
         check_writable_text({"title": title, "body": body})
         if thread is not None:
             extra = {**(extra or {}), "thread": thread_name(thread)}
-        self.guard_secrets(f"{title}\n{body}", allow_secret)
         vault = self.vault_for(scope)
         memory, change = vault.create(
             title=title,
@@ -183,24 +185,33 @@ class MemoryActions(SearchActions):
         self._record(vault, ChangeSet(f'memory: add "{memory.title}" ({where})', [change], allow_secret))
         return memory
 
-    def guard_secrets(self, text: str, allow_secret: bool = False) -> None:
-        """Refuse text that looks like it holds a secret, before it reaches the disk (docs/design.md §8)."""
+    def guard_secrets(self, texts: str | Mapping[str, Any], allow_secret: bool = False) -> None:
+        """Refuse text that looks like it holds a secret, before it reaches the disk (docs/design.md §8,
+        docs/reliability.md "Security"). `texts`: one text, or each field's value by name (lists item by
+        item) so the error names the field. A category is also read upper-cased: it becomes a lower-case
+        folder name, and `akiaiosfodnn7example` is still an AWS key id."""
         if allow_secret:
             return
         from aimate_memory.git.secrets import scan_text
 
-        findings = scan_text(text, self.config.get("privacy.sensitive_keywords") or ())
-        if findings:
-            first = findings[0]
-            more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
+        keywords = self.config.get("privacy.sensitive_keywords") or ()
+        found = []
+        for name, value in ({"": texts} if isinstance(texts, str) else texts).items():
+            for text in _field_texts(name, value):
+                found += [(name, finding) for finding in scan_text(text, keywords)]
+        if found:
+            name, first = found[0]
+            where = name if name and name != "body" else first.location
+            more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
             raise InvalidInputError(
-                f"refused, nothing written: {first.location} looks like a {first.kind}: {first.excerpt_masked}{more}",
+                f"refused, nothing written: {where} looks like a {first.kind}: {first.excerpt_masked}{more}",
                 "remove the secret (keep it in a password manager), or pass --allow-secret if it is not one",
             )
 
     def set_fields(self, ref: str, fields: dict[str, Any]) -> Memory:
         """Set frontmatter fields. `layer`/`category` move the file where `fix` would put it and
         `status: archived` moves it to archive/ like `remove` — each one commit."""
+        self.guard_secrets(fields)
         fields = {key: coerce_field(key, value) for key, value in fields.items()}
         memory = self.get(ref)
         vault = self.vault_for(memory.scope)
@@ -330,6 +341,9 @@ class MemoryActions(SearchActions):
         problems = []
         for memory in [*result.memories, *(dup for _, dup in result.duplicates)]:
             text = memory.doc.original if memory.doc is not None and memory.doc.original is not None else memory.body
+            for finding in scan_text(memory.rel_path.as_posix(), keywords):
+                reason = f"its name looks like a secret ({finding.kind}); kept out of commits"
+                problems.append(Problem(self._abs(memory), None, reason, "rename it", kind="Secret"))
             for finding in scan_text(text, keywords):
                 reason = f"looks like a secret ({finding.kind}: {finding.excerpt_masked}); kept out of commits"
                 problems.append(Problem(self._abs(memory), finding.line, reason, SECRET_HINT, kind="Secret"))
@@ -359,6 +373,13 @@ def _name_problems(vaults: list[Vault]) -> list[Problem]:
                     reason = "a temp file left by an interrupted write"
                     problems.append(Problem(path, None, reason, "`aimate mem fix` removes it", kind="StaleTemp"))
     return problems
+
+
+def _field_texts(name: str, value: Any) -> list[str]:
+    """The texts one field holds (list items one by one; numbers and dates hold none)."""
+    items = value if isinstance(value, (list, tuple, set)) else [value]
+    texts = [str(item) for item in items if isinstance(item, str) and item]
+    return texts + [text.upper() for text in texts] if name == "category" else texts
 
 
 def _problem_from_error(error: MemoryFileError) -> Problem:

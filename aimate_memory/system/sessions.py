@@ -2,7 +2,11 @@
 project), trimmed into `short_term/contexts/` summaries as the window fills (docs/design.md, "Sessions").
 
 Git: turns are not committed one by one (a commit per turn would cost more than the turn); a trim's
-summary memory is committed when it is written, and an ended session is committed under its final name."""
+summary memory is committed when it is written, and an ended session is committed under its final name.
+
+Secrets (docs/reliability.md "Security"): a turn is what was said, and refusing it would lose the turn (a
+hook has nobody to ask), so a secret in it is stored MASKED (`ghp_…****`, a password as `****`) and the
+append's warnings say which kinds were masked; a session title holding one is refused like a memory's."""
 
 from __future__ import annotations
 
@@ -31,15 +35,22 @@ class SessionActions(PerfActions, MemoryActions):
 
     def start_session(self, title: str | None = None, *, replace: bool = False) -> SessionInfo:
         """Start a session; refuses while one is active unless `replace` (which ends that one first)."""
+        if title:
+            self.guard_secrets({"title": title})
         sessions = self.session_file()
         return sessions.info(sessions.start(title, replace=replace))
 
     def add_conversation(self, role: str, content: str, tokens: int | None = None) -> AppendResult:
         """Append one turn (starting a session when none is active); trims the window when it reaches
         `session.critical_ratio` of `session.max_tokens`, summarizing what left it into one memory."""
+        from aimate_memory.git.secrets import mask_text, scan_text
+
         watch = Stopwatch()
+        kinds = sorted({finding.kind for finding in scan_text(content)})
         sessions = self.session_file()
-        result = sessions.append(role, content, tokens=tokens)
+        result = sessions.append(role, mask_text(content) if kinds else content, tokens=tokens)
+        if kinds:
+            result.warnings.append(f"masked in the stored turn: {', '.join(kinds)} (secrets are not kept)")
         watch.lap("append")
         if result.summary is not None:
             summary = result.summary

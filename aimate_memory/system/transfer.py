@@ -179,8 +179,8 @@ class TransferActions(MemoryActions):
             return outcome("error", detail=f"id repeats {where}")
         seen[record.id] = entry
         check_writable_text({"title": record.title, "body": record.body})
-        self.guard_secrets(f"{record.title}\n{record.body}")
         text = record.render()
+        self.guard_secrets(text)  # the whole file: every frontmatter field, not only title and body
         if record.id in existing:
             vault, memory = existing[record.id]
             rel_path, action = memory.rel_path, "updated"

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from aimate_memory.clock import SystemClock
+from aimate_memory.system.masking import MaskingFormatter
 from aimate_memory.watch import schedule
 from aimate_memory.watch.client import filter_from_json
 from aimate_memory.watch.paths import DaemonPaths
@@ -408,7 +409,8 @@ def _log_maintenance(key: str, run: MaintenanceRun) -> None:
 
 def _setup_logging(path: Path) -> None:
     handler = logging.handlers.RotatingFileHandler(path, maxBytes=1_000_000, backupCount=2, encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    # Masked: a request's error or a maintenance warning can quote a memory (docs/reliability.md "Security").
+    handler.setFormatter(MaskingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.INFO)

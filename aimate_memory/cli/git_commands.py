@@ -209,7 +209,7 @@ def sync(
 ) -> None:
     """Pull and push the global vault (git.remote) on the remote's branch: cross-device sync; never
     force-pushes, stops with the fix when the two sides disagree."""
-    system = open_system()
+    system = open_system(needs_vault=False)  # a new device's first sync makes the vault from the remote
     result = system.sync_remote(remote, join=join)
     if as_json:
         print_json(result.to_dict())

@@ -23,6 +23,7 @@ from aimate_memory.cli.render import (
 from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
 from aimate_memory.vault.fields import parse_assignments
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
+from aimate_memory.wording import plural
 
 commands = typer.Typer()
 
@@ -30,7 +31,7 @@ commands = typer.Typer()
 @commands.command()
 def init() -> None:
     """Create the global vault (and, inside a project, the project vault). Safe to run again."""
-    system = open_system()
+    system = open_system(needs_vault=False)
     for vault, changes in system.init():
         created = ", ".join(change.path.as_posix() for change in changes) or "nothing new"
         console.print(f"[bold]{vault.scope.value}[/] vault: {vault.root}  ({created})")
@@ -123,7 +124,9 @@ def list_(
         print_json([memory.public_dict() for memory in memories])
     else:
         print_table(MEMORY_COLUMNS, memory_rows(memories), cuttable=("title", "tags"))
-        console.print(f"[dim]{len(memories)} memories[/]")
+        total = system.count(where) if limit is not None and len(memories) == limit else len(memories)
+        shown = f"{len(memories)} of {plural(total, 'memory', 'memories')}" if total > len(memories) else None
+        console.print(f"[dim]{shown or plural(total, 'memory', 'memories')}[/]")
 
 
 @commands.command()

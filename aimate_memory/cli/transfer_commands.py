@@ -13,6 +13,7 @@ from rich.markup import escape
 from aimate_memory.cli.common import JSON, open_system
 from aimate_memory.cli.render import console, print_json
 from aimate_memory.errors import InvalidInputError
+from aimate_memory.wording import plural
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
@@ -42,7 +43,7 @@ def export(
         for line in lines:
             handle.write(line + "\n")
             count += 1
-    console.print(f"exported {count} memories to {escape(str(output))}")
+    console.print(f"exported {plural(count, 'memory', 'memories')} to {escape(str(output))}")
 
 
 @commands.command("import")

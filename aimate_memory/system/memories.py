@@ -19,6 +19,7 @@ from aimate_memory.vault.model import Memory, new_id
 from aimate_memory.vault.resolve import check_reference, looks_like_path, pick_by_id, pick_by_title, resolve_path
 from aimate_memory.vault.store import ScanResult, Vault
 from aimate_memory.vault.validate import check_writable_text, thread_name
+from aimate_memory.wording import with_article
 
 if TYPE_CHECKING:
     from aimate_memory.git.committer import HeldPath
@@ -93,7 +94,13 @@ class MemoryActions(SearchActions):
         candidates: list[tuple[str, tuple[Vault, str]]] = []
         indexed = [index for index in self.indexes if index.exists]
         for index in indexed:
-            candidates.extend((memory_id, (index.vault, path)) for memory_id, path in index.find_ids(ref))
+            found = index.find_ids(ref)
+            if any(not index.vault.abs_path(PurePosixPath(path)).exists() for _, path in found):
+                # The file moved since the index last saw it (`set category=…`, a hand move): the index
+                # learns where it went rather than sending the caller to a path that is gone.
+                index.sync()
+                found = index.find_ids(ref)
+            candidates.extend((memory_id, (index.vault, path)) for memory_id, path in found)
         if not candidates and indexed:
             titled = self._by_title(ref, self.query(MemoryFilter(statuses=())))
             if titled is not None:
@@ -183,8 +190,9 @@ class MemoryActions(SearchActions):
         if findings:
             first = findings[0]
             more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
+            kind = with_article(first.kind)
             raise InvalidInputError(
-                f"refused, nothing written: {first.location} looks like a {first.kind}: {first.excerpt_masked}{more}",
+                f"refused, nothing written: {first.location} looks like {kind}: {first.excerpt_masked}{more}",
                 "remove the secret (keep it in a password manager), or pass --allow-secret if it is not one",
             )
 

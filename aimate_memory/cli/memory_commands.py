@@ -29,12 +29,25 @@ commands = typer.Typer()
 
 
 @commands.command()
-def init() -> None:
+def init(
+    local: bool = typer.Option(
+        False, "--local", help="Keep this project's .aimate/ out of its git repository (.git/info/exclude)."
+    ),
+) -> None:
     """Create the global vault (and, inside a project, the project vault). Safe to run again."""
     system = open_system(needs_vault=False)
-    for vault, changes in system.init():
+    for vault, changes in system.init(local=local):
         created = ", ".join(change.path.as_posix() for change in changes) or "nothing new"
         console.print(f"[bold]{vault.scope.value}[/] vault: {vault.root}  ({created})")
+    if system.project_vault is not None:
+        where = system.project_vault.root.parent
+        if local:
+            console.print(f"[dim]{where} stays on this machine: excluded in .git/info/exclude[/]")
+        else:
+            console.print(
+                f"[dim]commit {where}/memory/ with the code (the team's memory; .aimate/.gitignore keeps the "
+                "index, state and sessions out), or run `aimate mem init --local` to keep it on this machine[/]"
+            )
     if system.project_vault is not None:
         from aimate_memory.watch.registry import register_project
 

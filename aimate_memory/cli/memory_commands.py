@@ -241,7 +241,7 @@ def fix(
     for vault, change in report.changes:
         console.print(f"{vault.scope.value}:{change.describe()}")
     verb = "would fix" if dry_run else "fixed"
-    console.print(f"{verb} {len(report.changes)} file(s)")
+    console.print(f"{verb} {plural(len(report.changes), 'file')}")
     for warning in report.warnings:
         print_warning(warning)
 

@@ -45,10 +45,9 @@ def init(
             console.print(f"[dim]{where} stays on this machine: excluded in .git/info/exclude[/]")
         else:
             console.print(
-                f"[dim]commit {where}/memory/ with the code (the team's memory; .aimate/.gitignore keeps the "
-                "index, state and sessions out), or run `aimate mem init --local` to keep it on this machine[/]"
+                f"[dim]commit {where} with the code: memory/ is the team's memory, and its .gitignore keeps "
+                "the index, state and sessions out; `aimate mem init --local` keeps it on this machine instead[/]"
             )
-    if system.project_vault is not None:
         from aimate_memory.watch.registry import register_project
 
         register_project(system.roots.home, system.project_vault.root.parent)

@@ -12,10 +12,10 @@ import typer
 
 from aimate_memory.cli.common import open_system, options
 from aimate_memory.cli.render import console
+from aimate_memory.vault.layout import Scope
 
 if TYPE_CHECKING:
     from aimate_memory.integrations.edits import Change
-    from aimate_memory.system import MemorySystem
 
 commands = typer.Typer()
 hook_app = typer.Typer(
@@ -37,28 +37,35 @@ class HookClient(str, Enum):
 
 
 PROJECT = typer.Option(None, "--project", help="The project folder (default: the current project).")
-USER = typer.Option(False, "--user", help="User scope: ~/.claude.json and ~/.claude/settings.json; no AGENTS.md.")
+USER = typer.Option(
+    False, "--user", help="User scope only: ~/.claude.json, ~/.claude/settings.json, ~/.codex; no project files."
+)
 DRY_RUN = typer.Option(False, "--dry-run", help="Print the diff of every file; write nothing.")
 CLIENT = typer.Option(HookClient.CLAUDE, "--client", help="Which assistant runs the hook (its output format).")
-# Codex and Kimi read AGENTS.md; Claude Code gets its context from the SessionStart hook.
+# Codex and Kimi read a project's AGENTS.md (it gets the project's core); Codex also reads the user-level
+# $CODEX_HOME/AGENTS.md (the person's core). Claude Code gets both through its SessionStart hook, Kimi the
+# person's through its prompt hook (docs/agents.md, "What goes where").
 AGENTS_MD_CLIENTS = (Assistant.CODEX, Assistant.KIMI)
+USER_AGENTS_MD_CLIENTS = (Assistant.CODEX,)
 
 
 @commands.command("install")
 def install(assistant: Assistant, project: Path = PROJECT, user: bool = USER, dry_run: bool = DRY_RUN) -> None:
-    """Register the MCP server and the hooks in ASSISTANT's own config files (merged, backed up)."""
+    """Register the MCP server and the hooks in ASSISTANT's own config files (merged; originals saved in
+    $AIMATE_HOME/state/backups/)."""
     _setup(assistant, True, project, user, dry_run)
 
 
 @commands.command("uninstall")
 def uninstall(assistant: Assistant, project: Path = PROJECT, user: bool = USER, dry_run: bool = DRY_RUN) -> None:
-    """Remove exactly what `install` added, leaving everything else in those files."""
+    """Remove what `install` added: a file untouched since comes back byte for byte; lists the backups."""
     _setup(assistant, False, project, user, dry_run)
 
 
 def _setup(assistant: Assistant, install: bool, project: Path | None, user: bool, dry_run: bool) -> None:
     from aimate_memory.integrations import claude, codex, kimi
     from aimate_memory.integrations.apply import apply_edits, unified_diff
+    from aimate_memory.integrations.backups import BackupStore
     from aimate_memory.integrations.edits import plan_edits
     from aimate_memory.integrations.target import Target
 
@@ -67,16 +74,34 @@ def _setup(assistant: Assistant, install: bool, project: Path | None, user: bool
     target = Target.from_env(folder, user)
     changes = planners[assistant](target, install)
     if assistant in AGENTS_MD_CLIENTS and folder is not None:
-        changes.append(_agents_md_change(folder, install))
+        changes.append(_agents_md_change(folder / "AGENTS.md", install, folder, Scope.PROJECT))
+    if assistant in USER_AGENTS_MD_CLIENTS:
+        changes.append(_agents_md_change(codex.user_agents_md(target), install, folder, Scope.GLOBAL, backup=True))
+    store = BackupStore()
     edits = plan_edits(changes)
+    if not install:
+        edits = store.exact_restores(edits)
     if dry_run:
         for edit in edits:
             if edit.changed:
                 sys.stdout.write(unified_diff(edit))
-    for outcome in apply_edits(edits, dry_run):
+    saved = store.before_install(edits) if install and not dry_run else {}
+    for outcome in apply_edits(edits, dry_run, saved):
         console.print(outcome.describe(dry_run), highlight=False, soft_wrap=True)
-    if install and not dry_run and assistant is Assistant.CLAUDE and not user:
-        console.print("Claude Code asks once before it starts a project's .mcp.json server: approve `aimate`.")
+    if dry_run:
+        return
+    if install:
+        store.after_install(edits)
+        if assistant is Assistant.CLAUDE and not user:
+            console.print("Claude Code asks once before it starts a project's .mcp.json server: approve `aimate`.")
+        return
+    kept = store.after_uninstall(edits)
+    if kept:
+        console.print("changed since install, so edited rather than restored; the originals are kept:")
+    for copy in kept:
+        console.print(f"  backup {copy}", highlight=False, soft_wrap=True)
+    for copy in (copy for copy in store.files() if copy not in kept):
+        console.print(f"backup kept (another install): {copy}", highlight=False, soft_wrap=True)
 
 
 def _project_folder(project: Path | None, fallback_to_cwd: bool) -> Path | None:
@@ -94,21 +119,18 @@ def _project_folder(project: Path | None, fallback_to_cwd: bool) -> Path | None:
     return found or (Path.cwd() if fallback_to_cwd else None)
 
 
-def _agents_md_change(folder: Path, install: bool, file_name: str = "AGENTS.md") -> Change:
+def _agents_md_change(path: Path, install: bool, folder: Path | None, scope: Scope, backup: bool = False) -> Change:
+    """The block in one AGENTS.md: a project's file (in git: no backup) gets the project's core, the
+    user-level one the person's."""
     from aimate_memory.integrations.agents_md import current_block, remove_block, replace_block
     from aimate_memory.integrations.edits import Change
-
-    if not install:
-        return Change(folder / file_name, remove_block, backup=False)
-    with _open_project(folder) as system:
-        block = current_block(system)
-    return Change(folder / file_name, lambda text: replace_block(text, block), backup=False)
-
-
-def _open_project(folder: Path) -> MemorySystem:
     from aimate_memory.system import MemorySystem
 
-    return MemorySystem.open(project=folder)
+    if not install:
+        return Change(path, remove_block, backup=backup)
+    with MemorySystem.open(project=folder, global_only=folder is None) as system:
+        block = current_block(system, scope)
+    return Change(path, lambda text: replace_block(text, block), backup=backup)
 
 
 @commands.command("agents-md")
@@ -116,28 +138,46 @@ def agents_md(
     write: bool = typer.Option(False, "--write", help="Write the block into the file."),
     check: bool = typer.Option(False, "--check", help="Exit 1 when the file's block is not what the vault gives now."),
     file: str = typer.Option("AGENTS.md", "--file", help="AGENTS.md or CLAUDE.md, in the project folder."),
+    user: bool = typer.Option(
+        False, "--user", help="The person's core in the user-level file ($CODEX_HOME/AGENTS.md, ~/.claude/CLAUDE.md)."
+    ),
 ) -> None:
-    """The core memories as a managed block in AGENTS.md / CLAUDE.md (printed unless --write or --check)."""
+    """Core memories as a managed block in AGENTS.md / CLAUDE.md: the project's core in the project's file
+    (shared with the team), the person's with --user (printed unless --write or --check)."""
     from aimate_memory.errors import InvalidInputError
     from aimate_memory.integrations.agents_md import current_block, is_fresh, write_agents_md
     from aimate_memory.integrations.edits import read_text
 
     if write and check:
         raise InvalidInputError("--write and --check exclude each other", "use one of them")
+    scope = Scope.GLOBAL if user else Scope.PROJECT
     with open_system() as system:
-        path = (system.roots.project_dir or Path.cwd()) / file
+        path = _user_file(file) if user else (system.roots.project_dir or Path.cwd()) / file
         if write:
-            console.print(write_agents_md(system, path).describe(False), highlight=False, soft_wrap=True)
+            console.print(write_agents_md(system, path, scope).describe(False), highlight=False, soft_wrap=True)
             return
-        block = current_block(system)
+        block = current_block(system, scope)
     if not check:
         sys.stdout.write(block + "\n")
     elif is_fresh(read_text(path), block):
         console.print(f"fresh: {path}", highlight=False)
     else:
-        option = "" if file == "AGENTS.md" else f" --file {file}"
+        option = ("" if file == "AGENTS.md" else f" --file {file}") + (" --user" if user else "")
         console.print(f"stale: {path}; run `aimate mem agents-md --write{option}`", highlight=False)
         raise typer.Exit(1)
+
+
+def _user_file(file: str) -> Path:
+    from aimate_memory.errors import InvalidInputError
+    from aimate_memory.integrations.codex import user_agents_md
+    from aimate_memory.integrations.target import Target
+
+    target = Target.from_env(None, True)
+    if file == "AGENTS.md":
+        return user_agents_md(target)
+    if file == "CLAUDE.md":
+        return target.home / ".claude" / "CLAUDE.md"
+    raise InvalidInputError(f"no user-level file for {file}", "with --user, --file is AGENTS.md or CLAUDE.md")
 
 
 @hook_app.command("session-start")

@@ -42,12 +42,17 @@ class Options:
 options = Options()
 
 
-def open_system(search_for: str | None = None) -> MemorySystem:
-    """The facade for this command line's options; `search_for`: the query of a command that searches."""
+def open_system(search_for: str | None = None, needs_vault: bool = True) -> MemorySystem:
+    """The facade for this command line's options; `search_for`: the query of a command that searches.
+    Before `init` there is nothing to read or change: a command that `needs_vault` says so rather than
+    answer "no memory about that" or "0 memories" (only init, config and sync work without one)."""
     # Imported there: `aimate --help` must not pay for the facade's imports.
     from aimate_memory.cli.fast import open_memory
 
-    return open_memory(options.project, options.global_only, search_for)
+    system = open_memory(options.project, options.global_only, search_for)
+    if needs_vault and not system.vaults:
+        raise NotFoundError(f"no memory vault yet (looked in {system.global_vault.root})", "run `aimate mem init`")
+    return system
 
 
 def synced(system: MemorySystem, no_sync: bool = False) -> MemorySystem:

@@ -21,7 +21,7 @@ def get(
     as_json: bool = typer.Option(False, "--json", "--as-json", help="Print JSON for tools."),
 ) -> None:
     """Print the effective value of a key (after files and environment)."""
-    system = open_system()
+    system = open_system(needs_vault=False)
     value = system.config.get(key) if key else system.config.as_dict()
     if as_json or not key or isinstance(value, (dict, list)):
         print_json(value)
@@ -34,7 +34,7 @@ def set_(key: str, value: str, project_file: bool = PROJECT) -> None:
     """Set KEY to VALUE in the global config file (or the project's with --project-file)."""
     from aimate_memory.config.loader import set_config_value
 
-    system = open_system()
+    system = open_system(needs_vault=False)
     path = _target(system, project_file)
     written = set_config_value(path, key, value)
     console.print(f"{key} = {written!r}  ({path})")
@@ -43,7 +43,7 @@ def set_(key: str, value: str, project_file: bool = PROJECT) -> None:
 @config_app.command("path")
 def path(project_file: bool = PROJECT) -> None:
     """Print the path of the config file."""
-    console.print(str(_target(open_system(), project_file)))
+    console.print(str(_target(open_system(needs_vault=False), project_file)))
 
 
 def _target(system, project_file: bool):  # type: ignore[no-untyped-def]

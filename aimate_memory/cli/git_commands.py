@@ -15,6 +15,7 @@ from aimate_memory.cli.common import JSON, open_system
 from aimate_memory.cli.render import console, print_json
 from aimate_memory.errors import AimateError
 from aimate_memory.vault.layout import Scope
+from aimate_memory.wording import plural
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
@@ -46,11 +47,12 @@ def _print_outcomes(outcomes: list[ReviewOutcome]) -> None:
 def review(
     as_json: bool = JSON,
     accept_all: bool = typer.Option(False, "--accept-all", help="Commit every pending change."),
-    accept: list[str] = typer.Option(None, "--accept", help="Commit this change (vault path); repeatable."),
-    reject: list[str] = typer.Option(None, "--reject", help="Undo this change (vault path); repeatable."),
+    accept: list[str] = typer.Option(None, "--accept", help="Commit this change (id, id prefix or path); repeatable."),
+    reject: list[str] = typer.Option(None, "--reject", help="Undo this change (id, id prefix or path); repeatable."),
     allow_secret: bool = ALLOW_SECRET,
 ) -> None:
-    """Review uncommitted memory changes (hand edits, pending captures): accept, reject or skip."""
+    """Review changed memories and pending captures by id: what changed (fields, body), then accept
+    (commit), reject (restore) or skip. Files that are not memories (README, sessions) are not listed."""
     system = open_system()
     if accept or reject:
         outcomes = system.reject(reject or []) + system.accept(accept or [], allow_secret=allow_secret)
@@ -76,24 +78,49 @@ def _list_or_walk(system: MemorySystem, as_json: bool, allow_secret: bool) -> No
     elif sys.stdin.isatty():
         _interactive(system, items, allow_secret)
     else:
-        console.print(_pending_table(items))
+        for item in items:
+            _print_item(item)
         console.print(
-            "[dim]accept with `aimate mem review --accept PATH` (or --accept-all), "
-            "reject with --reject PATH; run in a terminal to review one by one[/]"
+            f"[dim]{plural(len(items), 'change')}: accept with `aimate mem review --accept ID` (or --accept-all), "
+            "reject with --reject ID; run in a terminal to review one by one[/]"
         )
 
 
-def _pending_table(items: list[ReviewItem]) -> Table:
-    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
-    for column in ("scope", "status", "path", "title", "note"):
-        table.add_column(column, overflow="fold")
-    for item in items:
-        change = item.change
-        path = change.path.as_posix()
-        if change.old_path is not None:
-            path = f"{change.old_path.as_posix()} → {path}"
-        table.add_row(item.scope, change.status, escape(path), escape(change.title or ""), escape(_note(item)))
-    return table
+# What a change is, in a person's words: a pending capture is a memory nobody has accepted yet.
+_KIND = {"added": "new", "modified": "edited", "deleted": "deleted", "renamed": "moved", "conflict": "conflict"}
+
+
+def _kind(item: ReviewItem) -> str:
+    change = item.change
+    if change.memory_status == "pending" and change.status in ("added", "modified", "renamed"):
+        return "pending capture"
+    return _KIND.get(change.status, change.status)
+
+
+def _print_item(item: ReviewItem) -> None:
+    """One change as a memory: id, scope, what kind of change, title; the fields that changed and the body
+    as a short diff (`aimate mem diff ID` shows the whole file)."""
+    change = item.change
+    memory_id = (change.memory_id or "")[:8] or "-" * 8
+    title = change.title or change.path.as_posix()
+    console.print(f"[bold]{memory_id}[/] {_tag(item.scope)} {_kind(item)}: [bold]{escape(title)}[/]")
+    where = change.path.as_posix() if change.old_path is None else f"{change.old_path} → {change.path}"
+    console.print(f"    [dim]{escape(where)}[/]")
+    for key, (before, after) in change.fields.items():
+        console.print(f"    {escape(key)}: {escape(_shown(before))} → {escape(_shown(after))}", highlight=False)
+    for line in change.body_diff.splitlines():
+        style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+        console.print(f"    [{style}]{escape(line)}[/]", highlight=False)
+    if _note(item):
+        console.print(f"    [yellow]{escape(_note(item))}[/]")
+
+
+def _shown(value: object) -> str:
+    if value is None:
+        return "(none)"
+    if isinstance(value, list):
+        return "[" + ", ".join(map(str, value)) + "]"
+    return str(value)
 
 
 def _note(item: ReviewItem) -> str:
@@ -106,17 +133,15 @@ def _note(item: ReviewItem) -> str:
 def _interactive(system: MemorySystem, items: list[ReviewItem], allow_secret: bool) -> None:
     for number, item in enumerate(items, start=1):
         change = item.change
-        console.rule(f"{number}/{len(items)} {_tag(item.scope)} {escape(change.describe())}")
-        if change.title:
-            console.print(f"[bold]{escape(change.title)}[/]")
-        if change.diff:
-            console.print(Syntax(change.diff, "diff", theme="ansi_dark", word_wrap=True))
-        if _note(item):
-            console.print(f"[yellow]{escape(_note(item))}[/]")
+        console.rule(f"{number}/{len(items)}")
+        _print_item(item)
         if change.status == "conflict":
             console.print("[yellow]holds conflict markers: edit the file to resolve them, then review again[/]")
             continue
-        answer = typer.prompt("[a]ccept, [r]eject, [s]kip, [q]uit", default="s").strip().lower()[:1]
+        answer = typer.prompt("[a]ccept, [r]eject, [d]iff, [s]kip, [q]uit", default="s").strip().lower()[:1]
+        if answer == "d":
+            console.print(Syntax(change.diff, "diff", theme="ansi_dark", word_wrap=True))
+            answer = typer.prompt("[a]ccept, [r]eject, [s]kip, [q]uit", default="s").strip().lower()[:1]
         if answer == "q":
             break
         scope = Scope(item.scope)
@@ -209,7 +234,7 @@ def sync(
 ) -> None:
     """Pull and push the global vault (git.remote) on the remote's branch: cross-device sync; never
     force-pushes, stops with the fix when the two sides disagree."""
-    system = open_system()
+    system = open_system(needs_vault=False)  # a new device's first sync makes the vault from the remote
     result = system.sync_remote(remote, join=join)
     if as_json:
         print_json(result.to_dict())

@@ -12,6 +12,7 @@ from aimate_memory.cli.progress import LazyProgress
 from aimate_memory.cli.render import console, print_json, print_warning
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
+from aimate_memory.wording import plural
 
 commands = typer.Typer()
 
@@ -109,7 +110,7 @@ def search(
             console.print(f"   [dim]next to {hit.context_of[:8]} in their conversation[/]")
         if explain and not hit.context_of:  # a neighbour shown as context has its anchor's score, no factors
             console.print(f"   [dim]{_explanation(hit.factors)}[/]")
-    console.print(f"[dim]{len(response.results)} results, {response.mode}, {response.elapsed_ms:.0f} ms[/]")
+    console.print(f"[dim]{plural(len(response.results), 'result')}, {response.mode}, {response.elapsed_ms:.0f} ms[/]")
 
 
 commands.command("recall", help="Alias of `search`.")(search)

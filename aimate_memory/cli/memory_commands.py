@@ -23,19 +23,32 @@ from aimate_memory.cli.render import (
 from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
 from aimate_memory.vault.fields import parse_assignments
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
+from aimate_memory.wording import plural
 
 commands = typer.Typer()
 
 
 @commands.command()
-def init() -> None:
+def init(
+    local: bool = typer.Option(
+        False, "--local", help="Keep this project's .aimate/ out of its git repository (.git/info/exclude)."
+    ),
+) -> None:
     """Create the global vault (and, inside a project, the project vault). Safe to run again."""
-    system = open_system()
-    for vault, changes in system.init():
+    system = open_system(needs_vault=False)
+    for vault, changes in system.init(local=local):
         created = ", ".join(change.path.as_posix() for change in changes) or "nothing new"
         console.print(f"[bold]{vault.scope.value}[/] vault: {vault.root}  ({created})")
     _say_made_private(system.make_private())
     if system.project_vault is not None:
+        where = system.project_vault.root.parent
+        if local:
+            console.print(f"[dim]{where} stays on this machine: excluded in .git/info/exclude[/]")
+        else:
+            console.print(
+                f"[dim]commit {where} with the code: memory/ is the team's memory, and its .gitignore keeps "
+                "the index, state and sessions out; `aimate mem init --local` keeps it on this machine instead[/]"
+            )
         from aimate_memory.watch.registry import register_project
 
         register_project(system.roots.home, system.project_vault.root.parent)
@@ -129,7 +142,9 @@ def list_(
         print_json([memory.public_dict() for memory in memories])
     else:
         print_table(MEMORY_COLUMNS, memory_rows(memories), cuttable=("title", "tags"))
-        console.print(f"[dim]{len(memories)} memories[/]")
+        total = system.count(where) if limit is not None and len(memories) == limit else len(memories)
+        shown = f"{len(memories)} of {plural(total, 'memory', 'memories')}" if total > len(memories) else None
+        console.print(f"[dim]{shown or plural(total, 'memory', 'memories')}[/]")
 
 
 @commands.command()
@@ -231,7 +246,7 @@ def fix(
     for vault, change in report.changes:
         console.print(f"{vault.scope.value}:{change.describe()}")
     verb = "would fix" if dry_run else "fixed"
-    console.print(f"{verb} {len(report.changes)} file(s)")
+    console.print(f"{verb} {plural(len(report.changes), 'file')}")
     _say_made_private(report.made_private)
     for warning in report.warnings:
         print_warning(warning)

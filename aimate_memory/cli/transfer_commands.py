@@ -13,6 +13,7 @@ from rich.markup import escape
 from aimate_memory.cli.common import JSON, open_system
 from aimate_memory.cli.render import console, print_json
 from aimate_memory.errors import InvalidInputError
+from aimate_memory.wording import plural
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
@@ -42,7 +43,7 @@ def export(
         for line in lines:
             handle.write(line + "\n")
             count += 1
-    console.print(f"exported {count} memories to {escape(str(output))}")
+    console.print(f"exported {plural(count, 'memory', 'memories')} to {escape(str(output))}")
 
 
 @commands.command("import")
@@ -50,7 +51,7 @@ def import_command(
     file: Path = typer.Argument(
         ..., help="A JSON Lines export (`-` for stdin); with --from, the other tool's file or folder."
     ),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Report what would happen; write nothing."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print each file it would write; write nothing."),
     update: bool = typer.Option(False, "--update", help="Replace memories whose id exists with other content."),
     source: str = typer.Option(
         None,
@@ -85,6 +86,10 @@ def _finish(system: MemorySystem, report: ImportReport, dry_run: bool, as_json: 
         print_json(report.to_dict())
     else:
         for outcome in report.outcomes:
+            if outcome.text:  # a dry run shows each file it would write
+                console.print(f"[bold]would be {outcome.action}:[/] {escape(outcome.path)}")
+                sys.stdout.flush()
+                sys.stdout.write(outcome.text if outcome.text.endswith("\n") else outcome.text + "\n")
             if outcome.action in ("error", "skipped"):
                 colour = "red" if outcome.action == "error" else "yellow"
                 what = f"{outcome.where()}: " + " ".join(part for part in (outcome.id, outcome.detail) if part)

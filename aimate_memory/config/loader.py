@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import difflib
 import io
 import os
 from collections.abc import Mapping
@@ -35,7 +36,7 @@ class Config:
 
     def section(self, name: str) -> dict[str, Any]:
         if name not in self._values:
-            raise ConfigError(f"unknown config section '{name}'", f"sections: {', '.join(DEFAULTS)}")
+            raise ConfigError(f"unknown config section '{name}'", _nearest_hint(name, list(DEFAULTS)))
         return dict(self._values[name])
 
     def as_dict(self) -> dict[str, dict[str, Any]]:
@@ -88,9 +89,7 @@ def _read_file(path: Path) -> dict[str, Any]:
 def _merge(values: dict[str, dict[str, Any]], overrides: Mapping[str, Any], origin: str) -> None:
     for section, entries in overrides.items():
         if section not in DEFAULTS:
-            raise ConfigError(
-                f"unknown config section '{section}' in {origin}", f"known sections: {', '.join(DEFAULTS)}"
-            )
+            raise ConfigError(f"unknown config section '{section}' in {origin}", _nearest_hint(section, list(DEFAULTS)))
         if entries is None:
             continue
         if not isinstance(entries, Mapping):
@@ -128,9 +127,21 @@ def validate_value(dotted: str, value: Any, origin: str = "value") -> Any:
 def _split_key(dotted: str) -> tuple[str, str]:
     section, _, key = dotted.partition(".")
     if section not in DEFAULTS or key not in DEFAULTS[section]:
-        known = ", ".join(f"{s}.{k}" for s in DEFAULTS for k in DEFAULTS[s])
-        raise ConfigError(f"unknown config key '{dotted}'", f"known keys: {known}")
+        raise ConfigError(
+            f"unknown config key '{dotted}'", _nearest_hint(dotted, [f"{s}.{k}" for s in DEFAULTS for k in DEFAULTS[s]])
+        )
     return section, key
+
+
+def _nearest_hint(typed: str, known: list[str]) -> str:
+    """ "did you mean …?" for a mistyped name: the closest whole name, else the closest by its last part
+    (`default_ttl_days` → `short_term.default_ttl_days`); never the whole list (45 keys)."""
+    listing = "`aimate mem config get` prints every key"
+    close = difflib.get_close_matches(typed, known, n=1, cutoff=0.6)
+    if not close:
+        tails = {name.rpartition(".")[2]: name for name in known}
+        close = [tails[t] for t in difflib.get_close_matches(typed.rpartition(".")[2], list(tails), n=1, cutoff=0.7)]
+    return f"did you mean `{close[0]}`? ({listing})" if close else listing
 
 
 def parse_scalar(text: str) -> Any:

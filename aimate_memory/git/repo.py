@@ -224,7 +224,9 @@ class VaultRepo:
         return out.strip()
 
     def identity(self) -> Identity:
-        """`git.author` config, else GIT_AUTHOR_* env, else git's user.name/email, else the default."""
+        """`git.author` config, else GIT_AUTHOR_* env, else git's user.name/email, else — only in the global
+        vault's own repository — the default. A project's repository is the team's: a commit there is the
+        person's, so without an identity it is refused rather than authored by `AIMate <aimate@localhost>`."""
         configured = parse_author(self.configured_author)
         if configured:
             return configured
@@ -235,6 +237,12 @@ class VaultRepo:
         got_email = self.git("config", "--get", "user.email", check=False)
         if got_name[0] == 0 and got_email[0] == 0 and got_name[1].strip() and got_email[1].strip():
             return Identity(got_name[1].strip(), got_email[1].strip())
+        if not self.is_own_repo:
+            raise GitError(
+                f"no git identity to commit in the project repository at {self.workdir}",
+                'set yours: git config --global user.name "Your Name" && '
+                "git config --global user.email you@example.com",
+            )
         return parse_author(DEFAULT_AUTHOR)  # type: ignore[return-value]
 
     def identity_env(self) -> dict[str, str]:

@@ -16,6 +16,7 @@ from aimate_memory.errors import InvalidInputError, MemoryFileError, NotFoundErr
 from aimate_memory.git.repo import VaultRepo
 from aimate_memory.git.secrets import Finding, mask_text, scan_bytes, scan_text
 from aimate_memory.vault.codec import parse_document
+from aimate_memory.vault.model import title_of
 
 _CONFLICT_LINE = "^(<<<<<<<|>>>>>>>)( |$)"
 _GIT_STATUS = {"M": "modified", "A": "added", "D": "deleted", "T": "modified"}
@@ -36,6 +37,11 @@ class PendingChange:
     memory_id: str | None = None
     staged: bool = False
     secrets: list[Finding] = field(default_factory=list)
+    # What changed in the memory rather than in the file (`memory_delta`): field → (before, after), and the
+    # body as a short diff; filled with the diff.
+    fields: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    body_diff: str = ""
+    memory_status: str | None = None  # the frontmatter's status now ("pending": a capture waiting for review)
 
     @property
     def paths(self) -> list[PurePosixPath]:
@@ -54,6 +60,9 @@ class PendingChange:
             "title": self.title,
             "id": self.memory_id,
             "diff": self.diff,
+            "fields": {key: {"before": before, "after": after} for key, (before, after) in self.fields.items()},
+            "body_diff": self.body_diff,
+            "memory_status": self.memory_status,
             "secrets": [{"line": f.line, "kind": f.kind, "excerpt": f.excerpt_masked} for f in self.secrets],
         }
 
@@ -108,6 +117,10 @@ def pending_changes(
             if with_diff:
                 # The review list goes to tools too: show where, never the value (old secrets included).
                 change.diff = mask_text(_unified(old, new, old_repo, path, change.status))
+                change.fields, change.body_diff, change.memory_status = memory_delta(old, new, path)
+                change.body_diff = mask_text(change.body_diff)
+                if change.secrets:
+                    change.fields = {k: (mask_text(str(a)), mask_text(str(b))) for k, (a, b) in change.fields.items()}
         change.path = vault_rel
         result.append(change)
     return result
@@ -255,6 +268,57 @@ def _move_out(repo: VaultRepo, rel: PurePosixPath, stamp: str) -> RejectResult:
     return RejectResult(rel, "moved", target)
 
 
+# -- what changed in a memory -----------------------------------------------------------------------
+
+# Fields every write touches: showing them would bury the change a person made.
+_QUIET_FIELDS = frozenset({"updated_at", "content_hash", "access_count", "last_accessed"})
+BODY_DIFF_LINES = 12  # a review shows the gist; `aimate mem diff ID` shows everything
+
+
+def memory_delta(old: str, new: str, repo_path: str) -> tuple[dict[str, tuple[Any, Any]], str, str | None]:
+    """(fields that changed: name → (before, after), the body as a short diff, the status now) between two
+    versions of a memory file; a new memory's fields are not listed (its body is all added)."""
+    before, after = _parsed(old, repo_path), _parsed(new, repo_path)
+    if after is None and before is None:
+        return {}, "", None
+    old_meta, old_body = before or ({}, "")
+    new_meta, new_body = after or ({}, "")
+    fields = {}
+    if before is not None and after is not None:
+        for key in [*old_meta, *(k for k in new_meta if k not in old_meta)]:
+            if key not in _QUIET_FIELDS and old_meta.get(key) != new_meta.get(key):
+                fields[key] = (old_meta.get(key), new_meta.get(key))
+    lines = [
+        line.rstrip("\n")
+        for line in difflib.unified_diff(old_body.splitlines(), new_body.splitlines(), lineterm="", n=0)
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+    if len(lines) > BODY_DIFF_LINES:
+        lines = [*lines[:BODY_DIFF_LINES], f"… {len(lines) - BODY_DIFF_LINES} more lines"]
+    status = new_meta.get("status") if after is not None else None
+    return fields, "\n".join(lines), str(status) if status is not None else None
+
+
+def _parsed(text: str, repo_path: str) -> tuple[dict[str, Any], str] | None:
+    if not text or not repo_path.endswith(".md"):
+        return None
+    try:
+        doc = parse_document(text, Path(repo_path), read_only=True)
+    except MemoryFileError:
+        return None
+    meta = {str(key): _plain(value) for key, value in doc.meta.items()}
+    return meta, doc.body.strip("\n")
+
+
+def _plain(value: Any) -> Any:
+    """YAML values as JSON-able plain values (dates as ISO text, sequences as lists)."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
 # -- helpers ----------------------------------------------------------------------------------------
 
 
@@ -266,8 +330,7 @@ def _identity_of(text: str | None, repo_path: str) -> tuple[str | None, str | No
     except MemoryFileError:
         return None, None
     memory_id = doc.get("id")
-    title = doc.get("title")
-    return (str(memory_id) if memory_id else None), (str(title) if title else None)
+    return (str(memory_id) if memory_id else None), title_of(doc, PurePosixPath(repo_path))
 
 
 def _unified(old: str, new: str, old_path: str, new_path: str, status: str) -> str:

@@ -11,6 +11,7 @@ import git
 
 from aimate_memory.git.repo import VaultRepo
 from aimate_memory.git.review import pending_changes
+from aimate_memory.vault.setup import ensure_lines
 
 DRIVER_NAME = "aimate-memory"
 DEFAULT_BRANCH = "main"
@@ -46,18 +47,6 @@ def merge_driver_command() -> str:
     return f"{quoted} -m aimate_memory.git.merge %O %A %B %P"
 
 
-def _ensure_lines(path: Path, lines: Sequence[str]) -> bool:
-    """Append the lines a file lacks (a person's own lines are kept). Returns True when it changed."""
-    existing = path.read_text(encoding="utf-8") if path.exists() else ""
-    present = {line.strip() for line in existing.splitlines()}
-    missing = [line for line in lines if line.strip() not in present]
-    if not missing:
-        return False
-    prefix = existing if not existing or existing.endswith("\n") else existing + "\n"
-    path.write_text(prefix + "\n".join(missing) + "\n", encoding="utf-8")
-    return True
-
-
 def init_vault_repo(vault_root: Path, author: str | None = None, sensitive_keywords: Sequence[str] = ()) -> VaultRepo:
     """Make the global vault its own git repository. Idempotent: writes `.gitattributes` and
     `.gitignore` (adding only missing lines), registers the merge driver, commits what is there."""
@@ -67,8 +56,8 @@ def init_vault_repo(vault_root: Path, author: str | None = None, sensitive_keywo
         git.Repo.init(vault_root, initial_branch=DEFAULT_BRANCH).close()
     repo = VaultRepo(vault_root, author, own_repo=True)
     install_merge_driver(repo)
-    _ensure_lines(vault_root / ".gitattributes", GITATTRIBUTES_LINES)
-    _ensure_lines(vault_root / ".gitignore", GITIGNORE_LINES)
+    ensure_lines(vault_root / ".gitattributes", GITATTRIBUTES_LINES)
+    ensure_lines(vault_root / ".gitignore", GITIGNORE_LINES)
     if repo.head_commit() is None:
         pending = pending_changes(repo, with_diff=False, scan_secrets=False)
         paths = [change.path for change in pending]
@@ -90,4 +79,25 @@ def install_project_attributes(vault_root: Path) -> bool:
     and register the merge driver in the project's clone. Returns True when the file changed."""
     with VaultRepo(vault_root) as repo:
         install_merge_driver(repo)
-    return _ensure_lines(Path(vault_root) / ".gitattributes", GITATTRIBUTES_LINES)
+    return ensure_lines(Path(vault_root) / ".gitattributes", GITATTRIBUTES_LINES)
+
+
+def exclude_locally(folder: Path, name: str) -> Path | None:
+    """Keep `folder/name` out of the repository holding `folder`, for this clone only: a line in
+    `.git/info/exclude` (`init --local`). Returns that file, or None when `folder` is in no repository."""
+    try:
+        repo = git.Repo(folder, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    with repo:
+        if repo.working_tree_dir is None:
+            return None
+        exclude = Path(repo.git.rev_parse("--git-path", "info/exclude"))
+        if not exclude.is_absolute():
+            exclude = Path(repo.working_tree_dir) / exclude
+        rel = (Path(folder).resolve() / name).relative_to(Path(repo.working_tree_dir).resolve()).as_posix()
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    ensure_lines(
+        exclude, ["# AIMate: this project's memory stays on this machine (`aimate mem init --local`)", f"/{rel}/"]
+    )
+    return exclude

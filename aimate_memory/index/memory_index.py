@@ -161,6 +161,9 @@ class MemoryIndex:
         """Metadata query (list, time ranges) straight from SQL indexes."""
         return self._queries.query(where, limit, order)
 
+    def count(self, where: MemoryFilter) -> int:
+        return self._queries.count(where)
+
     def find_ids(self, prefix: str) -> list[tuple[str, str]]:
         """(id, path) of memories whose id starts with `prefix`."""
         return self._queries.find_ids(prefix)

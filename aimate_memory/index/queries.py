@@ -74,6 +74,12 @@ class MetadataQueries:
             sql += f" LIMIT {int(limit)}"
         return [memory_from_row(row, self.vault) for row in self.store.conn.execute(sql, params)]
 
+    def count(self, where: MemoryFilter) -> int:
+        """How many memories `query(where)` would give without a limit (`list -n 8`: "8 of 240")."""
+        clause, params = filter_sql(where)
+        sql = "SELECT count(*) FROM memories" + (f" WHERE {clause}" if clause else "")
+        return int(self.store.conn.execute(sql, params).fetchone()[0])
+
     def thread_sides(self, memory_rowids: Iterable[int], span: int) -> dict[int, ThreadSides]:
         """For each of these memories that is in a thread: the rowids of the `span` memories before it and
         after it there (by created time, then path), each side nearest first. One statement for all of them;

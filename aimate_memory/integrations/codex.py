@@ -47,5 +47,10 @@ def config_file(target: Target) -> Path:
     return target.env_dir("CODEX_HOME", ".codex") / "config.toml"
 
 
+def user_agents_md(target: Target) -> Path:
+    """Codex reads `$CODEX_HOME/AGENTS.md` in every session, before the project's: the person's core goes here."""
+    return target.env_dir("CODEX_HOME", ".codex") / "AGENTS.md"
+
+
 def changes(target: Target, install: bool) -> list[Change]:
     return [Change(config_file(target), add_server if install else remove_server)]

@@ -9,7 +9,7 @@ ANSWERS = {
             "resources": {"subscribe": False, "listChanged": False},
             "tools": {"listChanged": False},
         },
-        "serverInfo": {"name": "aimate-memory", "version": "1.30.0"},
+        "serverInfo": {"name": "aimate-memory", "version": "0.1.0"},
         "instructions": "Long-term memory for this project and for the user, kept as Markdown files "
         "(AIMate memory).\n"
         "Call memory_search before answering questions about earlier decisions, "

@@ -33,6 +33,7 @@ from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
 from mcp.types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
+from aimate_memory import __version__
 from aimate_memory.mcp.errors import ToolFailure, failure_from, invalid_arguments, logger
 from aimate_memory.mcp.params import normalize_arguments
 from aimate_memory.mcp.protocol import (
@@ -145,6 +146,7 @@ class MemoryServer(FastMCP):
 
     def __init__(self, tools: MemoryTools, worker: Worker) -> None:
         super().__init__(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING", lifespan=self._lifespan)
+        self._mcp_server.version = __version__  # FastMCP takes no version: without it, serverInfo is the SDK's
         self.memory_tools = tools
         self.worker = worker
         self._warm_up_started = False

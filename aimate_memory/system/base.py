@@ -15,7 +15,7 @@ from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.filters import parse_scope
 from aimate_memory.vault.layout import Scope
 from aimate_memory.vault.roots import Roots, detect_roots
-from aimate_memory.vault.setup import PROJECT_GITIGNORE, create_skeleton
+from aimate_memory.vault.setup import PROJECT_GITIGNORE_LINES, create_skeleton, ensure_lines
 from aimate_memory.vault.store import Vault
 
 if TYPE_CHECKING:
@@ -151,17 +151,20 @@ class SystemBase:
             listener(vault, changeset)
         return report
 
-    def init(self) -> list[tuple[Vault, list[FileChange]]]:
-        """Create the global vault, and the project vault when inside a project. Idempotent."""
+    def init(self, local: bool = False) -> list[tuple[Vault, list[FileChange]]]:
+        """Create the global vault, and the project vault when inside a project. Idempotent. The project's
+        `.aimate/memory/` is meant to be committed with the code (its `.gitignore` keeps the index, state and
+        sessions out); `local` keeps the whole `.aimate/` out of the project's repository instead
+        (`.git/info/exclude`, this clone only)."""
+        if local:
+            self._exclude_project_locally()
         done = []
         Roots.state_dir(self.roots.home).mkdir(parents=True, exist_ok=True)
         changes = create_skeleton(self.global_vault, self.clock, with_core_templates=True)
         done.append((self.global_vault, changes))
         if self.project_vault is not None and self.roots.project is not None:
-            gitignore = self.roots.project / ".gitignore"
             self.roots.project.mkdir(exist_ok=True)
-            if not gitignore.exists():
-                gitignore.write_text(PROJECT_GITIGNORE, encoding="utf-8")
+            ensure_lines(self.roots.project / ".gitignore", PROJECT_GITIGNORE_LINES)
             changes = create_skeleton(self.project_vault, self.clock, with_core_templates=False)
             done.append((self.project_vault, changes))
         self._init_git()
@@ -179,6 +182,19 @@ class SystemBase:
         if self.roots.project is not None:
             changed += make_private(self.roots.project, skip=[Roots.vault_dir(self.roots.project)])
         return changed
+
+    def _exclude_project_locally(self) -> None:
+        """`init --local`: refused, before anything is made, where there is no project repository to keep
+        `.aimate/` out of."""
+        from aimate_memory.git.setup import exclude_locally
+
+        if self.roots.project is None:
+            raise InvalidInputError("--local is for a project: this folder is in none", "run it in a project folder")
+        if exclude_locally(self.roots.project.parent, self.roots.project.name) is None:
+            raise InvalidInputError(
+                f"{self.roots.project.parent} is not in a git repository: nothing to keep .aimate/ out of",
+                "run `aimate mem init` without --local",
+            )
 
     def _init_git(self) -> None:
         """The global vault is its own repository; a project vault lives in the project's repository

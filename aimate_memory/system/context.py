@@ -76,9 +76,14 @@ class ContextActions(SessionActions):
             *pending_warnings(pending),
         ]
 
-    def core_markdown(self) -> str:
-        """Global core then project core as Markdown (for `memory://core` and AGENTS.md): a heading per
-        memory and its body; files that hold only a comment (the templates) are left out."""
+    def core_markdown(self, scope: Scope | str | None = None) -> str:
+        """Global core then project core as Markdown (for `memory://core`): a heading per memory and its
+        body; files that hold only a comment (the templates) are left out. With `scope`, that vault's core
+        alone as `###` sections, "" when it has none: the AGENTS.md block puts them under its own `##`
+        heading, and a project's file gets only the project's (docs/agents.md, "What goes where")."""
+        if scope is not None:
+            items = self._core_items(Scope(scope))
+            return "\n".join(f"### {item.title}\n\n{item.body}\n" for item in items)
         parts = ["# Core memory\n"]
         for scope, heading in ((Scope.GLOBAL, "Global"), (Scope.PROJECT, "Project")):
             items = self._core_items(scope)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from aimate_memory.errors import AimateError, InvalidInputError, NotFoundError, OutsideVaultError
 from aimate_memory.system.base import SystemBase
-from aimate_memory.vault.layout import Scope
+from aimate_memory.vault.layout import Layer, Scope, location_of
 from aimate_memory.vault.store import Vault
 
 if TYPE_CHECKING:
@@ -131,6 +131,7 @@ class HistoryActions(SystemBase):
                 ReviewItem(item.scope, change)
                 for item in repos
                 for change in pending_changes(item.repo, with_diff, sensitive_keywords=self._keywords())
+                if is_reviewable(change)
             ]
 
     def accept(
@@ -157,7 +158,8 @@ class HistoryActions(SystemBase):
         with self._git_vaults(scope) as repos:
             for item in repos:
                 ready = []
-                for change in pending_changes(item.repo, with_diff=False, sensitive_keywords=self._keywords()):
+                changes = pending_changes(item.repo, with_diff=False, sensitive_keywords=self._keywords())
+                for change in filter(is_reviewable, changes):
                     skip = _skip_reason(change, allow_secret)
                     if skip:
                         done.append(ReviewOutcome(item.scope, change.path.as_posix(), "skipped", None, skip))
@@ -303,15 +305,32 @@ def _skip_reason(change: PendingChange, allow_secret: bool) -> str:
     return ""
 
 
-def _find_change(repos: list[_GitVault], path: str) -> tuple[_GitVault, PendingChange]:
-    """The pending change at `path`: vault-relative, or relative to the cwd / absolute."""
+def is_reviewable(change: PendingChange) -> bool:
+    """A change review shows: a memory file (in a layer folder) or a file with conflict markers; not the
+    vault's README, `.gitattributes`, or a session's transcript (conversations are never reviewed)."""
+    if change.status == "conflict":
+        return True
+    return any(Vault.is_memory_path(path) and location_of(path).layer is not Layer.SESSION for path in change.paths)
+
+
+def _find_change(repos: list[_GitVault], ref: str) -> tuple[_GitVault, PendingChange]:
+    """The pending change `ref` names: a memory id or a unique prefix of it (as everywhere else), or a path
+    (vault-relative, relative to the cwd, or absolute)."""
     from aimate_memory.git.review import pending_changes
 
+    by_id: list[tuple[_GitVault, PendingChange]] = []
     for item in repos:
-        candidates = {PurePosixPath(path)}
+        candidates = {PurePosixPath(ref)}
         with contextlib.suppress(AimateError):
-            candidates.add(item.vault.rel_path(Path(path).expanduser().absolute()))
+            candidates.add(item.vault.rel_path(Path(ref).expanduser().absolute()))
         for change in pending_changes(item.repo, with_diff=False, scan_secrets=False):
             if candidates & {change.path, change.old_path}:
                 return item, change
-    raise NotFoundError(f"no uncommitted memory change at {path}", "run `aimate mem review --json` to list them")
+            if change.memory_id and change.memory_id.startswith(ref.strip().lower()) and is_reviewable(change):
+                by_id.append((item, change))
+    if len(by_id) == 1:
+        return by_id[0]
+    if by_id:
+        shown = ", ".join(f"{change.memory_id[:8]} {change.title or change.path}" for _, change in by_id[:5])
+        raise InvalidInputError(f"'{ref}' matches {len(by_id)} changed memories ({shown})", "type more of the id")
+    raise NotFoundError(f"no uncommitted memory change for {ref}", "`aimate mem review` lists them by id")

@@ -23,6 +23,7 @@ from aimate_memory.vault.model import Memory, new_id
 from aimate_memory.vault.resolve import check_reference, looks_like_path, pick_by_id, pick_by_title, resolve_path
 from aimate_memory.vault.store import ScanResult, Vault
 from aimate_memory.vault.validate import check_writable_text, thread_name
+from aimate_memory.wording import with_article
 
 if TYPE_CHECKING:
     from aimate_memory.git.committer import HeldPath
@@ -99,10 +100,16 @@ class MemoryActions(SearchActions):
         candidates: list[tuple[str, tuple[Vault, str]]] = []
         indexed = [index for index in self.indexes if index.exists]
         for index in indexed:
+            found = index.find_ids(ref)
+            if any(not index.vault.abs_path(PurePosixPath(path)).exists() for _, path in found):
+                # The file moved since the index last saw it (`set category=…`, a hand move): the index
+                # learns where it went rather than sending the caller to a path that is gone.
+                index.sync()
+                found = index.find_ids(ref)
             candidates.extend(
                 (memory_id, (index.vault, path))
-                for memory_id, path in index.find_ids(ref)
-                # The index may be behind the files (moved or deleted since its last sync): ask the files.
+                for memory_id, path in found
+                # Still behind the files after the sync (deleted meanwhile): ask the files.
                 if index.vault.abs_path(PurePosixPath(path)).exists()
             )
         if not candidates and indexed:
@@ -203,8 +210,9 @@ class MemoryActions(SearchActions):
             name, first = found[0]
             where = name if name and name != "body" else first.location
             more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+            kind = with_article(first.kind)
             raise InvalidInputError(
-                f"refused, nothing written: {where} looks like a {first.kind}: {first.excerpt_masked}{more}",
+                f"refused, nothing written: {where} looks like {kind}: {first.excerpt_masked}{more}",
                 "remove the secret (keep it in a password manager), or pass --allow-secret if it is not one",
             )
 

@@ -80,5 +80,14 @@ class SearchActions(SystemBase):
             found.sort(key=NEWEST_FIRST[order], reverse=True)  # stable: the project stays first on ties
         return found[:limit] if limit is not None else found
 
+    def count(self, where: MemoryFilter | None = None) -> int:
+        """How many memories match `where` (what `query` gives without a limit), counted in SQL."""
+        where = where or MemoryFilter()
+        return sum(
+            index.count(where)
+            for index in self.readable_indexes
+            if not where.scopes or index.vault.scope in where.scopes
+        )
+
     def get_stats(self) -> dict[str, Any]:
         return {index.vault.scope.value: index.stats() for index in self.readable_indexes}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
 from pathlib import Path, PurePosixPath
@@ -19,7 +19,7 @@ from aimate_memory.vault.filters import parse_layer
 from aimate_memory.vault.importers import IMPORTERS, Importer, Source
 from aimate_memory.vault.layout import Layer, folder_for, memory_file_name
 from aimate_memory.vault.model import Memory, to_datetime
-from aimate_memory.vault.store import Vault
+from aimate_memory.vault.store import KEY_ORDER, Vault
 from aimate_memory.vault.transfer import Entry, MemoryRecord, Problem, RecordError, parse_record, record_line
 from aimate_memory.vault.validate import check_writable_text
 
@@ -36,9 +36,10 @@ class ImportOutcome:
     path: str = ""
     detail: str = ""
     source: str = ""  # the file it came from, when another tool's folder or file was imported
+    text: str = ""  # with a dry run: the file it would write (added / updated)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "line": self.line,
             "action": self.action,
             "id": self.id,
@@ -46,6 +47,7 @@ class ImportOutcome:
             "detail": self.detail,
             "source": self.source,
         }
+        return data | ({"text": self.text} if self.text else {})
 
     def where(self) -> str:
         """`line 3`, `notes/coffee.md`, `CLAUDE.md line 12`: where in the input it was."""
@@ -179,10 +181,13 @@ class TransferActions(MemoryActions):
             return outcome("error", detail=f"id repeats {where}")
         seen[record.id] = entry
         check_writable_text({"title": record.title, "body": record.body})
+        known = existing.get(record.id)
+        vault = known[0] if known is not None else self.vault_for(record.scope or scope)
+        record = _completed(record, vault, known[1] if known is not None else None, self.clock.now())
         text = record.render()
         self.guard_secrets(text)  # the whole file: every frontmatter field, not only title and body
-        if record.id in existing:
-            vault, memory = existing[record.id]
+        if known is not None:
+            memory = known[1]
             rel_path, action = memory.rel_path, "updated"
             if vault.abs_path(rel_path).read_bytes() == text.encode("utf-8"):
                 return outcome("unchanged", path=rel_path.as_posix())
@@ -190,14 +195,35 @@ class TransferActions(MemoryActions):
                 detail = "exists with other content; --update replaces it"
                 return outcome("skipped", path=rel_path.as_posix(), detail=detail)
         else:
-            vault = self.vault_for(record.scope or scope)
             rel_path, action = _free_path(vault, record), "added"
-        if not dry_run:
-            vault.write_document(rel_path, record.document())
-            pending.setdefault(vault.scope.value, _Pending(vault)).changes.append(
-                FileChange("add" if action == "added" else "update", rel_path, f"{action} by import")
-            )
+        if dry_run:
+            return outcome(action, path=rel_path.as_posix(), text=text)
+        vault.write_document(rel_path, record.document())
+        pending.setdefault(vault.scope.value, _Pending(vault)).changes.append(
+            FileChange("add" if action == "added" else "update", rel_path, f"{action} by import")
+        )
         return outcome(action, path=rel_path.as_posix())
+
+
+def _completed(record: MemoryRecord, vault: Vault, known: Memory | None, now: datetime) -> MemoryRecord:
+    """The fields every memory file has that an importer cannot know: the scope of the vault it lands in and
+    `created_at`/`updated_at` (an existing memory's, so importing twice still changes nothing). Without them
+    `fix` rewrote every imported file at once."""
+    meta = record.frontmatter
+    doc = known.doc if known is not None else None
+    created = (doc.get("created_at") if doc is not None else None) or now
+    wanted = {
+        "scope": vault.scope.value,
+        "created_at": created,
+        "updated_at": (doc.get("updated_at") if doc is not None else None) or created,
+    }
+    missing = {key: value for key, value in wanted.items() if meta.get(key) is None}
+    if not missing:
+        return record
+    order = {key: number for number, key in enumerate(KEY_ORDER)}
+    filled = {**meta, **missing}
+    keys = sorted(filled, key=lambda key: order.get(key, len(order)))  # stable: others keep their order
+    return replace(record, frontmatter={key: filled[key] for key in keys})
 
 
 def _read_source(path: Path, importer: Importer, max_bytes: int) -> tuple[Source, list[Problem]]:

@@ -5,7 +5,9 @@ stops the rest. Reading the disk happens once, at the edge (`system/transfer.py`
 source and the entry's name, so importing the same input twice changes nothing.
 
 - `claude` (a file, or the `.md` files of a folder): a Claude Code `CLAUDE.md` or auto-memory `MEMORY.md` —
-  one memory per `##` section (or `#` when there is none), titled with its heading; a heading about rules,
+  one memory per `##` section (or `#` when there is none), titled with its heading, and one for the text
+  before the first section (titled with the `#` heading, else the file's name; `claude /init`'s opening
+  line "This file provides guidance to Claude Code…" is not one); a heading about rules,
   preferences, conventions or style goes to core, the rest long-term. The id is made of the folder's name,
   the file and the heading (`claude_section_key`), so two projects' `## Build and test` are two memories.
 - `basic-memory` (a folder of notes): one long-term memory per note, the body as written (observations
@@ -44,7 +46,7 @@ from aimate_memory.errors import MemoryFileError
 from aimate_memory.vault.codec import parse_document
 from aimate_memory.vault.hashing import content_hash
 from aimate_memory.vault.layout import Layer
-from aimate_memory.vault.markdown import FENCE
+from aimate_memory.vault.markdown import FENCE, strip_comments
 from aimate_memory.vault.model import to_datetime
 from aimate_memory.vault.store import KEY_ORDER
 from aimate_memory.vault.transfer import Entry, MemoryRecord, Problem, to_json_value
@@ -53,6 +55,8 @@ NAMESPACE = uuid.UUID("6f1d2a8e-4b1c-5d3e-9f7a-0c2b4e6d8a10")
 CORE_HEADING = re.compile(r"rule|preference|convention|style|guideline|规则|偏好|约定|风格|规范", re.IGNORECASE)
 _HEADING = re.compile(r"^(#{1,2})\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _FIRST_TITLE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+# The line `claude /init` opens every CLAUDE.md with: about the file, nothing to remember.
+_INIT_BOILERPLATE = re.compile(r"^This file provides guidance to Claude Code\b.*$", re.MULTILINE)
 # Frontmatter keys the tool gives a meaning to; another tool's key of that name must not take it over.
 OWN_KEYS = frozenset(KEY_ORDER) | {"supersedes", "superseded_by", "archived_at", "promoted_at"}
 
@@ -130,11 +134,16 @@ def _line_of(text: str, offset: int) -> int:
 
 
 def from_claude(source: Source) -> Parsed:
-    """One record per `##` section (or `#` when the file has no `##`) that holds anything."""
+    """One record per `##` section (or `#` when the file has no `##`) that holds anything, and one for what
+    comes before the first of them (the project's introduction, often the most general guidance), titled
+    with the file's `#` heading or, without one, the file's name."""
     parsed = Parsed()
     for name, text in source.files.items():
         level = "##" if re.search(r"^##\s", text, re.MULTILINE) else "#"
         headings = [m for m in _HEADING.finditer(text) if m.group(1) == level]
+        preamble = _claude_preamble(source.folder, name, text[: headings[0].start() if headings else len(text)])
+        if preamble is not None:
+            parsed.entries.append(preamble)
         seen: Counter[str] = Counter()
         for number, match in enumerate(headings):
             end = headings[number + 1].start() if number + 1 < len(headings) else len(text)
@@ -148,6 +157,20 @@ def from_claude(source: Source) -> Parsed:
                 record = _record("claude", key, body, title=title, placement=placement)
                 parsed.entries.append(Entry(_line_of(text, match.start()), record, name))
     return parsed
+
+
+def _claude_preamble(folder: PurePosixPath, name: str, text: str) -> Entry | None:
+    """The text before a CLAUDE.md's first section, when there is any beyond a `#` title and comments."""
+    title_match = _FIRST_TITLE.search(text)
+    body = (text[: title_match.start()] + text[title_match.end() :]) if title_match else text
+    body = _INIT_BOILERPLATE.sub("", body)
+    if not strip_comments(body).strip():
+        return None
+    title = title_match.group(1) if title_match else PurePosixPath(name).stem
+    placement = Placement(Layer.CORE, "rule", 4) if CORE_HEADING.search(title) else None
+    key = claude_section_key(folder, name, "", 1)  # no heading: the file's own introduction
+    line = _line_of(text, len(text) - len(text.lstrip()))
+    return Entry(line, _record("claude", key, body, title=title, placement=placement), name)
 
 
 def claude_section_key(folder: PurePosixPath, file: str, heading: str, occurrence: int) -> str:

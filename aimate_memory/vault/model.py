@@ -117,7 +117,7 @@ def memory_from_document(
         scope=scope,
         layer=layer,
         category=_category(doc, location, layer, problems),
-        title=_title(doc, rel_path),
+        title=title_of(doc, rel_path),
         tags=_string_list(doc.get("tags")),
         status=status,
         importance=_importance(doc.get("importance"), problems),
@@ -177,7 +177,8 @@ def _category(doc: MemoryDocument, location: Location, layer: Layer, problems: l
     return category
 
 
-def _title(doc: MemoryDocument, rel_path: PurePosixPath) -> str:
+def title_of(doc: MemoryDocument, rel_path: PurePosixPath) -> str:
+    """The `title` field, else the first heading outside a comment, else the file name."""
     title = doc.get("title")
     if title:
         return str(title).strip()

@@ -13,7 +13,27 @@ from aimate_memory.vault.layout import ARCHIVE_FOLDER, LAYER_SUBFOLDERS, Layer
 from aimate_memory.vault.model import new_id
 from aimate_memory.vault.store import Vault
 
-PROJECT_GITIGNORE = "# AIMate: the index and runtime state are derived, never committed\nindex.db*\nstate/\n"
+# `{project}/.aimate/.gitignore`: memory/ is the team's, committed with the code and reviewed like it; the
+# index and state are derived and per machine, and sessions are one person's conversations (docs/file-format.md,
+# "A project vault in git").
+PROJECT_GITIGNORE_LINES = (
+    "# AIMate: memory/ is committed with the code; the index, state and conversations never are",
+    "index.db*",
+    "state/",
+    "memory/sessions/",
+)
+
+
+def ensure_lines(path: Path, lines: tuple[str, ...] | list[str]) -> bool:
+    """Append the lines a file lacks (a person's own lines are kept). Returns True when it changed."""
+    existing = path.read_text(encoding="utf-8") if path.exists() else ""
+    present = {line.strip() for line in existing.splitlines()}
+    missing = [line for line in lines if line.strip() not in present]
+    if not missing:
+        return False
+    prefix = existing if not existing or existing.endswith("\n") else existing + "\n"
+    path.write_text(prefix + "\n".join(missing) + "\n", encoding="utf-8")
+    return True
 
 
 def template_dir() -> Path:

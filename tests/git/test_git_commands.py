@@ -76,14 +76,63 @@ def test_interactive_review(system, monkeypatch) -> None:
     (root / "short_term" / "notes" / "a.md").write_text("# 笔记 A\n", encoding="utf-8")
     (root / "short_term" / "notes" / "b.md").write_text("# 笔记 B\n", encoding="utf-8")
     items = system.pending_changes()
-    # the project vault's uncommitted .gitattributes and README come first (project first): skip them
-    monkeypatch.setattr("sys.stdin", io.StringIO("s\ns\na\nr\n"))
+    # the project vault's uncommitted .gitattributes and README are not memories: review does not list them
+    assert [item.change.title for item in items] == ["笔记 A", "笔记 B"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("a\nr\n"))
     git_commands._interactive(system, items, allow_secret=False)
     assert pending_at(root) == []
     assert [c.path.as_posix() for c in pending_at(system.project_vault.root)] == [".gitattributes", "README.md"]
     assert (root.parent / "state" / "rejected").is_dir()
     assert "笔记 A" in (root / "short_term" / "notes" / "a.md").read_text(encoding="utf-8")
     assert not (root / "short_term" / "notes" / "b.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "edited"),
+    [
+        ("选用 Redis 做会话缓存", "我们决定用 Redis。\n延迟低。", "延迟低，支持过期。"),
+        ("Use Redis", "We chose Redis.\nLow latency.", "Low latency, TTLs."),
+    ],
+)
+def test_review_lists_memories_by_id_with_what_changed_and_takes_ids(
+    cli, home: Path, project: Path, title: str, body: str, edited: str
+) -> None:
+    memory = cli("mem", "--global", "add", title, "--category", "decision", "--body", body, "--json").json()
+    vault = home / "memory"
+    path = vault / memory["path"]
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("importance: 3", "importance: 4").replace(body.splitlines()[1], edited), "utf-8")
+    (vault / "README.md").write_text("changed by hand\n", encoding="utf-8")  # not a memory: not listed
+    session = cli("mem", "--global", "session", "append", "--role", "user", "hello 你好")
+    assert session.code == 0
+    captured = cli("mem", "--global", "remember", "We decided to deploy on Fridays", "--confidence", "0.7", "--json")
+    pending_id = captured.json()["memory"]["id"]
+
+    listed = cli("mem", "--global", "review")
+    assert listed.code == 0, listed.err
+    lines = listed.out.splitlines()
+    pending_line = next(line for line in lines if line.startswith(pending_id[:8]))
+    assert "pending capture: We decided to deploy on Fridays" in pending_line
+    edited_at = next(i for i, line in enumerate(lines) if line.startswith(memory["id"][:8]))
+    assert f"edited: {title}" in lines[edited_at]
+    assert lines[edited_at + 2 : edited_at + 5] == [
+        "    importance: 3 → 4",
+        f"    -{body.splitlines()[1]}",
+        f"    +{edited}",
+    ]  # a short diff of the memory, not 19 lines of YAML
+    assert "README" not in listed.out and "sessions/" not in listed.out and "2 changes" in listed.out
+    as_json = cli("mem", "--global", "review", "--json").json()
+    assert sorted(item["id"] for item in as_json) == sorted([pending_id, memory["id"]])
+    edited_item = next(item for item in as_json if item["id"] == memory["id"])
+    assert edited_item["fields"] == {"importance": {"before": 3, "after": 4}}
+
+    accepted = cli("mem", "--global", "review", "--accept", pending_id[:4], "--reject", memory["id"][:6])
+    assert accepted.code == 0, accepted.err  # was: no uncommitted memory change at 326c
+    assert cli("mem", "--global", "show", pending_id[:8], "--json").json()["status"] == "active"
+    assert cli("mem", "--global", "show", memory["id"][:8], "--json").json()["importance"] == 3
+    assert cli("mem", "--global", "review").out.startswith("nothing to review")
+    missing = cli("mem", "--global", "review", "--accept", "ffff0000")
+    assert missing.code == 1 and "`aimate mem review` lists them by id" in missing.err
 
 
 def test_errors_are_aimate_errors(system) -> None:

@@ -61,7 +61,9 @@ def run(cli, user_home: Path, project: Path):
     return invoke
 
 
-def test_install_claude_in_a_project_merges_is_idempotent_and_uninstalls_exactly(run, project: Path) -> None:
+def test_install_claude_in_a_project_merges_is_idempotent_and_uninstalls_exactly(
+    run, home: Path, project: Path
+) -> None:
     settings = project / ".claude" / "settings.json"
     settings.parent.mkdir()
     settings.write_text(USER_SETTINGS, encoding="utf-8")
@@ -76,7 +78,8 @@ def test_install_claude_in_a_project_merges_is_idempotent_and_uninstalls_exactly
     hooks = json.loads(settings.read_text(encoding="utf-8"))["hooks"]
     assert hooks["SessionStart"][0]["hooks"][0]["command"] == "echo 欢迎"
     assert hooks["UserPromptSubmit"] == [{"hooks": [{"type": "command", "command": "aimate mem hook prompt"}]}]
-    backups = list(settings.parent.glob("settings.json.aimate-backup-*"))
+    assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]  # no backup beside it
+    backups = list((home / "state" / "backups").glob("*/*settings.json"))
     assert [b.read_text(encoding="utf-8") for b in backups] == [USER_SETTINGS]
 
     again = run("mem", "install", "claude", "--project", ".")
@@ -85,6 +88,29 @@ def test_install_claude_in_a_project_merges_is_idempotent_and_uninstalls_exactly
     assert run("mem", "uninstall", "claude", "--project", ".").code == 0
     assert settings.read_text(encoding="utf-8") == USER_SETTINGS
     assert not (project / ".mcp.json").exists()
+    assert not list((home / "state" / "backups").glob("*/*")) and not list(project.rglob("*aimate-backup*"))
+
+
+def test_uninstall_gives_back_compact_json_byte_for_byte_and_lists_kept_backups(run, user_home: Path) -> None:
+    compact = '{"numStartups":41,"tips":["a","b"],"说明":"保留"}'  # no indentation, no final newline
+    settings = user_home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(compact, encoding="utf-8")
+    (user_home / ".claude.json").write_text(compact, encoding="utf-8")
+    installed = run("mem", "install", "claude", "--user")
+    assert installed.code == 0 and "state/backups/" in installed.out
+    assert run("mem", "uninstall", "claude", "--user").code == 0
+    assert settings.read_bytes() == (user_home / ".claude.json").read_bytes() == compact.encode("utf-8")
+    assert sorted(p.name for p in user_home.rglob("*") if p.is_file()) == [".claude.json", "settings.json"]
+
+    run("mem", "install", "claude", "--user")
+    claude_json = json.loads((user_home / ".claude.json").read_text(encoding="utf-8"))
+    (user_home / ".claude.json").write_text(json.dumps({**claude_json, "numStartups": 42}), encoding="utf-8")
+    removed = run("mem", "uninstall", "claude", "--user")  # Claude changed its file since: edited, backup kept
+    assert "changed since install" in removed.out and "backup " in removed.out
+    assert json.loads((user_home / ".claude.json").read_text(encoding="utf-8"))["numStartups"] == 42
+    assert "aimate" not in (user_home / ".claude.json").read_text(encoding="utf-8")
+    assert settings.read_bytes() == compact.encode("utf-8")
 
 
 def test_install_claude_user_scope_keeps_claude_json_state(run, user_home: Path, project: Path) -> None:
@@ -106,13 +132,18 @@ def test_install_codex_and_kimi_write_their_configs_and_agents_md(run, user_home
     agents = project / "AGENTS.md"
     agents.write_text("# Agents\n\nBuild with `make`.\n", encoding="utf-8")
     assert run("mem", "add", "Always use pnpm", "--layer", "core", "--body", "始终用 pnpm，不用 npm。").code == 0
+    personal = ("mem", "add", "我喜欢简短的回答", "--layer", "core", "--scope", "global", "--body", "Terse replies.")
+    assert run(*personal).code == 0
 
     assert run("mem", "install", "codex").code == 0
     assert "[mcp_servers.aimate]" in codex_config.read_text(encoding="utf-8")
     assert "# 注释" in codex_config.read_text(encoding="utf-8")
     text = agents.read_text(encoding="utf-8")
     assert text.startswith("# Agents\n\nBuild with `make`.\n\n<!-- aimate:begin -->") and "始终用 pnpm" in text
-    assert not list(project.glob("AGENTS.md.aimate-backup-*"))  # the project file is in git: no backup litter
+    assert "简短" not in text and "Terse" not in text  # the person's core stays out of the team's file
+    user_agents = (user_home / ".codex" / "AGENTS.md").read_text(encoding="utf-8")
+    assert "我喜欢简短的回答" in user_agents and "Terse replies." in user_agents and "pnpm" not in user_agents
+    assert not list(project.glob("AGENTS.md*backup*"))  # the project file is in git: no backup litter
 
     assert run("mem", "install", "kimi").code == 0
     kimi = user_home / ".kimi"
@@ -123,7 +154,8 @@ def test_install_codex_and_kimi_write_their_configs_and_agents_md(run, user_home
     assert run("mem", "uninstall", "kimi").code == 0
     assert codex_config.read_text(encoding="utf-8") == '# 注释\nmodel = "o3"\n'
     assert agents.read_text(encoding="utf-8") == "# Agents\n\nBuild with `make`.\n"
-    assert not (kimi / "mcp.json").exists() and not (kimi / "config.toml").exists()
+    assert not kimi.exists()  # install made the folder; nothing, not even a backup, is left in it
+    assert sorted(p.name for p in (user_home / ".codex").iterdir()) == ["config.toml"]
 
 
 def test_malformed_config_is_named_and_nothing_is_written(run, project: Path) -> None:
@@ -237,3 +269,40 @@ def test_agents_md_write_and_check_keep_the_bytes_around_the_block(run, project:
     assert "No force pushes." in rewritten
     printed = run("mem", "agents-md")
     assert printed.out.startswith("<!-- aimate:begin -->") and "No force pushes." in printed.out
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "changed"),
+    [("Use uv", "uv for virtualenvs.", "uv only."), ("用 uv", "用 uv 管理虚拟环境。", "只用 uv。")],
+)
+def test_agents_md_check_fails_when_a_project_core_memory_is_added_changed_or_removed(
+    run, project: Path, title: str, body: str, changed: str
+) -> None:
+    assert run("mem", "agents-md", "--write").code == 0
+    assert "No project core memories yet" in (project / "AGENTS.md").read_text(encoding="utf-8")
+    assert run("mem", "add", "Personal taste", "--layer", "core", "--scope", "global", "--body", "Tabs.").code == 0
+    assert run("mem", "agents-md", "--check").code == 0  # the person's core is not the project's business
+    added = run("mem", "add", title, "--layer", "core", "--category", "rule", "--body", body, "--json").json()
+    assert added["scope"] == "project"
+    assert run("mem", "agents-md", "--check").code == 1  # was "fresh": the block held only the global core
+    assert run("mem", "agents-md", "--write").code == 0 and run("mem", "agents-md", "--check").code == 0
+    assert body in (project / "AGENTS.md").read_text(encoding="utf-8")
+    path = project / ".aimate" / "memory" / added["path"]
+    path.write_text(path.read_text(encoding="utf-8").replace(body, changed), encoding="utf-8")
+    assert run("mem", "agents-md", "--check").code == 1
+    run("mem", "agents-md", "--write")
+    assert changed in (project / "AGENTS.md").read_text(encoding="utf-8")
+    assert run("mem", "rm", added["id"][:8]).code == 0
+    assert run("mem", "agents-md", "--check").code == 1
+    assert run("mem", "agents-md", "--write").code == 0
+    assert changed not in (project / "AGENTS.md").read_text(encoding="utf-8")
+
+
+def test_agents_md_user_writes_the_personal_core_to_the_user_level_file(run, user_home: Path) -> None:
+    run("mem", "add", "我喜欢简短的回答", "--layer", "core", "--scope", "global", "--body", "Terse replies.")
+    assert run("mem", "agents-md", "--user", "--check").code == 1
+    assert run("mem", "agents-md", "--user", "--write", "--file", "CLAUDE.md").code == 0
+    assert "我喜欢简短的回答" in (user_home / ".claude" / "CLAUDE.md").read_text(encoding="utf-8")
+    assert run("mem", "agents-md", "--user", "--write").code == 0
+    assert run("mem", "agents-md", "--user", "--check").code == 0
+    assert "Terse replies." in (user_home / ".codex" / "AGENTS.md").read_text(encoding="utf-8")

@@ -30,6 +30,7 @@ class McpProcess:
     def __init__(self, args: list[str], cwd: Path, env: dict[str, str]) -> None:
         self.params = StdioServerParameters(command=str(AIMATE), args=args, cwd=str(cwd), env=env)
         self.session: ClientSession | None = None
+        self.initialized: Any = None  # the server's InitializeResult
         self.started = time.perf_counter()
         self._loop = asyncio.new_event_loop()
         self._ready: Future[None] = Future()
@@ -42,7 +43,7 @@ class McpProcess:
         self._closed = asyncio.Event()
         try:
             async with stdio_client(self.params) as (read, write), ClientSession(read, write) as session:
-                await session.initialize()
+                self.initialized = await session.initialize()
                 self.session = session
                 self._ready.set_result(None)
                 await self._closed.wait()

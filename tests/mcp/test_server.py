@@ -62,6 +62,13 @@ def test_tools_list_names_annotations_and_schemas(shared: McpProcess) -> None:
     assert set(update["properties"]) == {"id", "title", "body", "tags", "importance", "status"}
 
 
+def test_server_info_names_this_package_and_its_version(shared: McpProcess) -> None:
+    from aimate_memory import __version__
+
+    info = shared.initialized.serverInfo
+    assert (info.name, info.version) == ("aimate-memory", __version__)  # was the SDK's own version, "1.30.0"
+
+
 def test_resource_memory_core_is_listed(shared: McpProcess) -> None:
     resources = shared.run(shared.session.list_resources()).resources
     assert [(str(r.uri), r.mimeType) for r in resources] == [("memory://core", "text/markdown")]

@@ -114,3 +114,27 @@ def test_import_a_folder_of_mcp_memory_files_a_bad_line_reported(cli, tmp_path: 
     done = cli("mem", "import", "--from", "mcp-memory-json", str(folder))
     assert done.code == 1 and "error memory.json line 2: not JSON" in done.out and "3 added, 1 error" in done.out
     assert "张伟" in search_titles(cli, "Tab 缩进") and "李娜" in search_titles(cli, "发布流程")
+
+
+@pytest.mark.parametrize(
+    ("intro", "section"),
+    [
+        ("这是一个 Go 服务，保持简单。", "## 构建\n\n运行 make test。"),
+        ("This repo is a Go service.", "## Build\n\nRun make test."),
+    ],
+)
+def test_import_claude_dry_run_prints_the_files_and_imported_files_are_complete(
+    cli, home: Path, tmp_path: Path, intro: str, section: str
+) -> None:
+    assert cli("mem", "init").code == 0
+    claude_md = tmp_path / "CLAUDE.md"
+    claude_md.write_text(f"# Taskflow\n\n{intro}\n\n{section}\n", encoding="utf-8")
+    dry = cli("mem", "import", "--from", "claude", str(claude_md), "--dry-run")
+    assert dry.code == 0, dry.err
+    assert dry.out.count("would be added: long_term/knowledge/") == 2 and intro in dry.out  # was counts only
+    assert "title: Taskflow" in dry.out and "scope: global" in dry.out and "created_at: " in dry.out
+    assert not list((home / "memory" / "long_term" / "knowledge").glob("*.md"))  # nothing written
+    assert cli("mem", "import", "--from", "claude", str(claude_md)).code == 0
+    assert cli("mem", "fix", "--dry-run").out.strip() == "would fix 0 files"  # was: scope, created_at, …
+    assert "2 unchanged" in cli("mem", "import", "--from", "claude", str(claude_md)).out
+    assert intro in cli("mem", "show", "Taskflow").out

@@ -6,6 +6,7 @@ import json
 import uuid
 from pathlib import Path, PurePosixPath
 
+import pytest
 from import_samples import BASIC_MEMORY, BASIC_MEMORY_GOOD, CLINE_BANK, CLINE_GOOD
 
 from aimate_memory.vault.codec import parse_document
@@ -284,3 +285,31 @@ def test_claude_sections_of_two_projects_with_one_heading_are_two_memories() -> 
     assert [entry.record.id for entry in moved.entries] == ids  # a project moved keeps its ids: re-import is a no-op
     other = from_claude(Source({"CLAUDE.md": text}, PurePosixPath("/home/li/code/billing")))
     assert not {entry.record.id for entry in other.entries} & set(ids)
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "body"),
+    [
+        (
+            "# 任务流\n\n这是一个 Go 服务，保持简单。\n\n## 构建\n\n运行 make test。\n",
+            "任务流",
+            "这是一个 Go 服务，保持简单。",
+        ),
+        (
+            "Keep answers short.\nPrefer Go.\n\n## Build\n\nRun make test.\n",
+            "CLAUDE",
+            "Keep answers short.\nPrefer Go.",
+        ),
+        ("# Rules\n\n<!-- only a comment -->\n\n## Build\n\nRun make test.\n", None, None),
+    ],
+)
+def test_claude_text_before_the_first_section_is_kept(text: str, title: str | None, body: str | None) -> None:
+    parsed = from_claude(Source({"CLAUDE.md": text}, PurePosixPath("/home/li/code/taskflow")))
+    titles = [entry.record.title for entry in parsed.entries]
+    if title is None:  # a title and a comment hold nothing to remember
+        assert titles == ["Build"]
+        return
+    assert titles[0] == title and parsed.entries[0].record.body == body + "\n"  # was silently dropped
+    assert titles[1] in ("构建", "Build") and parsed.entries[0].line in (1, 3)
+    again = from_claude(Source({"CLAUDE.md": text}, PurePosixPath("/home/li/code/taskflow")))
+    assert [e.record.id for e in again.entries] == [e.record.id for e in parsed.entries]  # stable ids

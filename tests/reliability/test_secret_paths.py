@@ -337,7 +337,7 @@ def mcp_update_tags(box: Box) -> str:
     box.memory_file()
     ref = box.run("mem", "list", "--json").json()[0]["id"]
     result = box.mcp("memory_update", id=ref, tags=["ci", AWS])
-    assert result.isError and "tags looks like a AWS access key id" in result.content[0].text
+    assert result.isError and "tags looks like an AWS access key id" in result.content[0].text
     return "refused"
 
 

@@ -8,12 +8,16 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "storage": {
         "max_file_bytes": 1_048_576,  # larger files are reported, not indexed (docs/design.md §13)
     },
+    # The context builder (docs/design.md, "Context builder"): core first and whole, up to core_max_tokens;
+    # the ratios share out what core leaves (each against their sum), and unused shares flow to the others.
     "context": {
         "total_budget": 128_000,
-        "core_ratio": 0.1,
+        # 3000 estimated tokens hold ~200 one-line core memories (~15 tokens each, docs/benchmarks.md,
+        # "Context rendering"): the order of the 200 lines / 25 KB that Claude Code loads of its own MEMORY.md.
+        "core_max_tokens": 3000,
         "session_ratio": 0.5,
-        "short_term_ratio": 0.2,
-        "long_term_ratio": 0.2,
+        "short_term_ratio": 0.25,
+        "long_term_ratio": 0.25,
         "recent_days": 7,
     },
     "session": {
@@ -99,6 +103,12 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "agents_md": {
         "auto": False,  # the daemon rewrites the block when a core memory changes
     },
+}
+
+# Keys that once existed: a config file that still sets one loads (the value is not used) instead of failing
+# every command; `config set` refuses them with this hint.
+RETIRED_KEYS = {
+    "context.core_ratio": "core is no longer a share: it comes first, up to context.core_max_tokens",
 }
 
 # Keys whose default is None take a string (or null).

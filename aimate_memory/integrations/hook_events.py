@@ -2,7 +2,8 @@
 
 Claude Code sends `{"session_id", "transcript_path", "cwd", "hook_event_name", "source" | "prompt" | …}` and
 reads `{"hookSpecificOutput": {"hookEventName": …, "additionalContext": …}, "systemMessage": …}` from
-SessionStart and UserPromptSubmit (the system message is shown to the user). Kimi Code CLI sends the same common fields without a transcript, and takes plain text."""
+SessionStart and UserPromptSubmit (the system message is shown to the user). Kimi Code CLI sends the same
+common fields without a transcript, and takes plain text."""
 
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
 """The context for a prompt (`build_context`), its warnings, and the core memory as Markdown.
 
 Loading order (docs/design.md, "Context builder"; seed 002 记忆加载策略: core 始终加载): global core and
-project core first and whole, up to `context.core_max_tokens`; then the current session window, project short-term of the last `context.recent_days` days (relevant to the query first,
-then newest), project long-term (relevant to the query, else newest), and global short/long-term only
-when a query finds them. The budgeting is `aimate_memory.context` (pure); this module gathers the items."""
+project core first and whole, up to `context.core_max_tokens`; then the current session window, project
+short-term of the last `context.recent_days` days (relevant to the query first, then newest), project
+long-term (relevant to the query, else newest), and global short/long-term only when a query finds them.
+The budgeting is `aimate_memory.context` (pure); this module gathers the items."""
 
 from __future__ import annotations
 

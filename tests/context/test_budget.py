@@ -57,11 +57,19 @@ def test_rendered_text_is_compact_and_counts_exactly() -> None:
             "We decided to use Redis for the session cache because Memcached has no persistence.",
             "- We decided to use Redis for the session cache because Memcached has no persistence. (0a1b2c3d)\n",
         ),
-        ("测试数据库在每次运行前…", "测试数据库在每次运行前会被清空。", "- 测试数据库在每次运行前会被清空。 (0a1b2c3d)\n"),
+        (
+            "测试数据库在每次运行前…",
+            "测试数据库在每次运行前会被清空。",
+            "- 测试数据库在每次运行前会被清空。 (0a1b2c3d)\n",
+        ),
         # A title that says something else leads the line.
         ("Always use pnpm", "始终用 pnpm，不用 npm。", "- Always use pnpm: 始终用 pnpm，不用 npm。 (0a1b2c3d)\n"),
         # Several lines: the title, then the body (without a first line repeating the title).
-        ("部署流程", "# 部署流程\n\n先跑测试。\n\n再打 tag。", "### 部署流程 (0a1b2c3d)\n\n先跑测试。\n\n再打 tag。\n\n"),
+        (
+            "部署流程",
+            "# 部署流程\n\n先跑测试。\n\n再打 tag。",
+            "### 部署流程 (0a1b2c3d)\n\n先跑测试。\n\n再打 tag。\n\n",
+        ),
         ("Deploy", "Build first.\n\nThen tag.", "### Deploy (0a1b2c3d)\n\nBuild first.\n\nThen tag.\n\n"),
     ],
 )
@@ -85,7 +93,7 @@ def test_core_comes_first_and_whole_then_ratios_share_the_rest() -> None:
         SectionRequest("long_term", "project", [], 0.25),
     ]
     context = build_context(requests, 2000, core_cap=3000)
-    core, short, long = context.sections
+    core, short, _ = context.sections
     assert [p.item.id for p in core.items] == [r.id for r in rules] and not any(p.cut for p in core.items)
     assert context.warnings == []
     # long-term had nothing: its share went to the notes, and they used the budget (what is free is

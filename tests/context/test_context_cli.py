@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -60,9 +61,10 @@ def run(cli, project: Path, user_home: Path):
 
 def _write(vault: Path, folder: str, n: int, title: str, body: str, layer: str, category: str) -> str:
     ident = f"{n:08x}-0000-4000-8000-{n:012x}"
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")  # recent: short-term of the last 7 days
     front = (
         f"---\nid: {ident}\ntype: {layer}\ncategory: {category}\ntitle: {json.dumps(title, ensure_ascii=False)}\n"
-        "status: active\nimportance: 3\ncreated_at: 2026-11-26T09:00:00+00:00\nupdated_at: 2026-11-26T09:00:00+00:00\n---\n"
+        f"status: active\nimportance: 3\ncreated_at: {now}\nupdated_at: {now}\n---\n"
     )
     path = vault / folder / f"m{n:03}.md"
     path.parent.mkdir(parents=True, exist_ok=True)

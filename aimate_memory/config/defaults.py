@@ -12,8 +12,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     # the ratios share out what core leaves (each against their sum), and unused shares flow to the others.
     "context": {
         "total_budget": 128_000,
-        # 3000 estimated tokens hold ~200 one-line core memories (~15 tokens each, docs/benchmarks.md,
-        # "Context rendering"): the order of the 200 lines / 25 KB that Claude Code loads of its own MEMORY.md.
+        # A one-line core memory is 25 (en) / 31 (zh) tokens (docs/benchmarks.md, "Context rendering"), so 3000
+        # hold 100-120 of them, half the 200 lines Claude Code loads of its own MEMORY.md, in ~8,600 characters:
+        # the whole capped core passes through Claude Code's 10,000-character cap on a hook's output.
         "core_max_tokens": 3000,
         "session_ratio": 0.5,
         "short_term_ratio": 0.25,
@@ -98,7 +99,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     # Assistant integration (docs/agents.md): the hooks' session-start context, the AGENTS.md block.
     "hooks": {
-        "context_budget": 2000,  # tokens; Claude Code shows a hook's context in full, so keep it a page
+        # tokens; as much as the core cap, so the session-start hook can carry the whole capped core (what core
+        # leaves goes to notes); the hook also keeps under Claude Code's 10,000 characters (integrations/hooks.py)
+        "context_budget": 3000,
     },
     "agents_md": {
         "auto": False,  # the daemon rewrites the block when a core memory changes

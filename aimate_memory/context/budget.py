@@ -18,8 +18,9 @@ the rendered text with the index's estimator, block by block (render.py says why
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
-from itertools import accumulate, pairwise
+from itertools import pairwise
 
 from aimate_memory.context.model import ContextItem, ContextWarning, PlacedItem, Section, SectionRequest
 from aimate_memory.context.render import render_item, section_heading, shown_text
@@ -38,18 +39,53 @@ def allocate(requests: Sequence[SectionRequest], total_budget: int, *, core_cap:
     (None: core may use the whole budget)."""
     total_budget = max(0, total_budget)
     cap = total_budget if core_cap is None else max(0, min(core_cap, total_budget))
+    sizes = _Sizes()
     sections: dict[int, Section] = {}
     core_used = 0
     for index, request in enumerate(requests):
         if request.required:
-            sections[index] = _fill(request, cap - core_used, _taken(sections, index), whole_only=True)
+            sections[index] = _fill(request, cap - core_used, _taken(sections, index), sizes, whole_only=True)
             core_used += sections[index].tokens
     others = [index for index, request in enumerate(requests) if not request.required]
     shares = _shares([requests[index].ratio for index in others], total_budget - core_used)
     for index, share in zip(others, shares, strict=True):
-        sections[index] = _fill(requests[index], share, _taken(sections, index))
-    _flow(requests, sections, others, total_budget - core_used)
+        sections[index] = _fill(requests[index], share, _taken(sections, index), sizes)
+    _flow(requests, sections, others, total_budget - core_used, sizes)
     return [sections[index] for index in range(len(requests))]
+
+
+class _Sizes:
+    """Token counts of one build, each computed once: a section filled again (the flow) re-reads them, and
+    a session window of 200 turns cost ~4 ms to split and count each time."""
+
+    def __init__(self) -> None:
+        self._whole: dict[ContextItem, tuple[str, int, int]] = {}
+        self._sentences: dict[tuple[str, bool], tuple[list[str], list[int]]] = {}
+
+    def whole(self, item: ContextItem) -> tuple[str, int, int]:
+        """(shown text, its tokens, the whole block's tokens)."""
+        if item not in self._whole:
+            text = shown_text(item)
+            text_tokens = estimate_tokens(text)
+            # The block is the text framed by whitespace-joined pieces (render.py), so only the frame is
+            # counted again: a long text is read by the estimator once.
+            frame = render_item(item, text).replace(text.strip(), " ", 1)
+            self._whole[item] = (text, text_tokens, text_tokens + estimate_tokens(frame))
+        return self._whole[item]
+
+    def sentences(self, text: str, keep_tail: bool, limit: int) -> tuple[list[str], list[int]]:
+        """The text's sentences (reversed for `keep_tail`) and their running token counts, counted only as
+        far as `limit` and one past it: most cut attempts are for a little room at the end of a section."""
+        key = (text, keep_tail)
+        if key not in self._sentences:
+            pieces = sentences(text)
+            if keep_tail:
+                pieces.reverse()
+            self._sentences[key] = (pieces, [])
+        pieces, counts = self._sentences[key]
+        while len(counts) < len(pieces) and (not counts or counts[-1] <= limit):
+            counts.append((counts[-1] if counts else 0) + estimate_tokens(pieces[len(counts)]))
+        return pieces, counts
 
 
 def _shares(ratios: Sequence[float], tokens: int) -> list[int]:
@@ -60,7 +96,9 @@ def _shares(ratios: Sequence[float], tokens: int) -> list[int]:
     return [int(tokens * weight / total) for weight in weights]
 
 
-def _flow(requests: Sequence[SectionRequest], sections: dict[int, Section], others: list[int], tokens: int) -> None:
+def _flow(
+    requests: Sequence[SectionRequest], sections: dict[int, Section], others: list[int], tokens: int, sizes: _Sizes
+) -> None:
     """Give what is free to sections whose items wait, in order, until nothing more gets placed. Each pass
     that changes anything places more tokens, so this ends."""
     changed = True
@@ -73,7 +111,7 @@ def _flow(requests: Sequence[SectionRequest], sections: dict[int, Section], othe
                 return
             if not section.wants_more:
                 continue
-            wider = _fill(requests[index], section.tokens + free, _taken(sections, index))
+            wider = _fill(requests[index], section.tokens + free, _taken(sections, index), sizes)
             if wider.tokens > section.tokens:
                 sections[index] = wider
                 changed = True
@@ -84,7 +122,9 @@ def _taken(sections: dict[int, Section], index: int) -> set[str]:
     return {placed.item.id for i, section in sections.items() if i != index for placed in section.items}
 
 
-def _fill(request: SectionRequest, allowance: int, taken: set[str], *, whole_only: bool = False) -> Section:
+def _fill(
+    request: SectionRequest, allowance: int, taken: set[str], sizes: _Sizes, *, whole_only: bool = False
+) -> Section:
     heading = request.heading or section_heading(request.layer, request.scope)
     section = Section(request.layer, request.scope, heading, allowance, required=request.required)
     heading_tokens = estimate_tokens(heading)
@@ -94,7 +134,7 @@ def _fill(request: SectionRequest, allowance: int, taken: set[str], *, whole_onl
             continue
         opening = 0 if section.items else heading_tokens
         room = allowance - section.tokens - opening
-        placed = _place(item, room, keep_tail=request.keep_tail, whole_only=whole_only)
+        placed = _place(item, room, sizes, keep_tail=request.keep_tail, whole_only=whole_only)
         if placed is None:
             section.skipped.append(item)
             continue
@@ -104,19 +144,18 @@ def _fill(request: SectionRequest, allowance: int, taken: set[str], *, whole_onl
     return section
 
 
-def _place(item: ContextItem, room: int, *, keep_tail: bool, whole_only: bool) -> PlacedItem | None:
+def _place(item: ContextItem, room: int, sizes: _Sizes, *, keep_tail: bool, whole_only: bool) -> PlacedItem | None:
     if room <= 0:
         return None
-    text = shown_text(item)
-    tokens = estimate_tokens(render_item(item, text))
+    text, text_tokens, tokens = sizes.whole(item)
     if tokens <= room:
         return PlacedItem(item, text, tokens)
     if whole_only:
         return None
     # The block is its text plus a frame (list marker, title, id) joined by whitespace: the frame's count
     # is the difference, and the text may have the rest.
-    frame = tokens - estimate_tokens(text)
-    cut = cut_to_fit(text, room - frame, keep_tail=keep_tail)
+    limit = room - (tokens - text_tokens)
+    cut = _cut(*sizes.sentences(text, keep_tail, limit), limit, keep_tail=keep_tail)
     if cut is None:
         return None
     cut_tokens = estimate_tokens(render_item(item, cut))
@@ -134,15 +173,18 @@ def sentences(text: str) -> list[str]:
 def cut_to_fit(text: str, max_tokens: int, *, keep_tail: bool = False) -> str | None:
     """The longest run of whole sentences from the start (or the end) of `text` that fits in
     `max_tokens` with the `…` marking the cut; None when not even one sentence fits."""
-    pieces = sentences(text)
-    if keep_tail:
-        pieces.reverse()
-    counts = list(accumulate(estimate_tokens(piece) for piece in pieces))
-    marker = estimate_tokens(ELLIPSIS)
-    fitting = [n for n, total in enumerate(counts, start=1) if total + marker <= max_tokens and n < len(pieces)]
-    if not fitting:
+    return _cut(*_Sizes().sentences(text, keep_tail, max_tokens), max_tokens, keep_tail=keep_tail)
+
+
+def _cut(pieces: list[str], counts: list[int], max_tokens: int, *, keep_tail: bool) -> str | None:
+    """`cut_to_fit` on the text's sentences (reversed for `keep_tail`) and their running token counts (as far
+    as one past `max_tokens`)."""
+    limit = max_tokens - estimate_tokens(ELLIPSIS)
+    fitting = bisect_right(counts, limit)  # running counts only grow
+    fitting = min(fitting, len(pieces) - 1)  # all of them would not be a cut
+    if fitting < 1:
         return None
-    kept = pieces[: fitting[-1]]
+    kept = pieces[:fitting]
     if keep_tail:
         return f"{ELLIPSIS} " + "".join(reversed(kept)).lstrip()
     return "".join(kept).rstrip() + f" {ELLIPSIS}"

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from aimate_memory.context.model import ContextItem, ContextWarning, PlacedItem, Section, SectionRequest
-from aimate_memory.context.render import render_item, section_heading, shown_text
+from aimate_memory.context.render import item_frame, render_item, section_heading, shown_text
 from aimate_memory.index.chunking import estimate_tokens
 
 ELLIPSIS = "…"
@@ -67,10 +67,10 @@ class _Sizes:
         if item not in self._whole:
             text = shown_text(item)
             text_tokens = estimate_tokens(text)
-            # The block is the text framed by whitespace-joined pieces (render.py), so only the frame is
-            # counted again: a long text is read by the estimator once.
-            frame = render_item(item, text).replace(text.strip(), " ", 1)
-            self._whole[item] = (text, text_tokens, text_tokens + estimate_tokens(frame))
+            # The block is the text in a whitespace-joined frame (render.py), so only the frame is counted
+            # besides: a long text is read by the estimator once.
+            before, after = item_frame(item, text)
+            self._whole[item] = (text, text_tokens, text_tokens + estimate_tokens(before) + estimate_tokens(after))
         return self._whole[item]
 
     def sentences(self, text: str, keep_tail: bool, limit: int) -> tuple[list[str], list[int]]:

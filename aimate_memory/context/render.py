@@ -58,12 +58,19 @@ def _says_title(text: str, title: str) -> bool:
 
 def render_item(item: ContextItem, text: str) -> str:
     """One memory's block; `text` is its shown text, whole or cut to fit."""
+    before, after = item_frame(item, text)
+    return f"{before}{text.strip()}{after}"
+
+
+def item_frame(item: ContextItem, text: str) -> tuple[str, str]:
+    """What goes before and after the text in its block; each ends or starts with whitespace, so the
+    block's tokens are the text's plus the frame's."""
     ident = f"({item.id[:ID_CHARS]})"
     title = _clean_title(item)
     if "\n" not in text.strip():
         label = "" if _says_title(text, title) else f"{title}: "
-        return f"- {label}{text.strip()} {ident}\n"
-    return f"### {title or 'untitled'} {ident}\n\n{text.strip()}\n\n"
+        return f"- {label}", f" {ident}\n"
+    return f"### {title or 'untitled'} {ident}\n\n", "\n\n"
 
 
 def render_items(items: Iterable[ContextItem]) -> str:

@@ -195,7 +195,7 @@ bodies = st.lists(
 items = st.builds(
     lambda ident, title, body: _item(ident, title, "".join(body)),
     st.sampled_from(["a", "b", "c", "d", "e", "f"]),
-    st.sampled_from(["标题", "Title", "决定 decision"]),
+    st.sampled_from(["标题", "Title", "决定 decision", "Short.", "短句。", "x", "We chose SQLite for the index…", ""]),
     bodies,
 )
 requests = st.builds(

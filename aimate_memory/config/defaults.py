@@ -8,12 +8,17 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "storage": {
         "max_file_bytes": 1_048_576,  # larger files are reported, not indexed (docs/design.md §13)
     },
+    # The context builder (docs/design.md, "Context builder"): core first and whole, up to core_max_tokens;
+    # the ratios share out what core leaves (each against their sum), and unused shares flow to the others.
     "context": {
         "total_budget": 128_000,
-        "core_ratio": 0.1,
+        # A one-line core memory is 25 (en) / 31 (zh) tokens (docs/benchmarks.md, "Context rendering"), so 3000
+        # hold 100-120 of them, half the 200 lines Claude Code loads of its own MEMORY.md, in ~8,600 characters:
+        # the whole capped core passes through Claude Code's 10,000-character cap on a hook's output.
+        "core_max_tokens": 3000,
         "session_ratio": 0.5,
-        "short_term_ratio": 0.2,
-        "long_term_ratio": 0.2,
+        "short_term_ratio": 0.25,
+        "long_term_ratio": 0.25,
         "recent_days": 7,
     },
     "session": {
@@ -94,11 +99,19 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     # Assistant integration (docs/agents.md): the hooks' session-start context, the AGENTS.md block.
     "hooks": {
-        "context_budget": 2000,  # tokens; Claude Code shows a hook's context in full, so keep it a page
+        # tokens; as much as the core cap, so the session-start hook can carry the whole capped core (what core
+        # leaves goes to notes); the hook also keeps under Claude Code's 10,000 characters (integrations/hooks.py)
+        "context_budget": 3000,
     },
     "agents_md": {
         "auto": False,  # the daemon rewrites the block when a core memory changes
     },
+}
+
+# Keys that once existed: a config file that still sets one loads (the value is not used) instead of failing
+# every command; `config set` refuses them with this hint.
+RETIRED_KEYS = {
+    "context.core_ratio": "core is no longer a share: it comes first, up to context.core_max_tokens",
 }
 
 # Keys whose default is None take a string (or null).

@@ -14,7 +14,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
 
-from aimate_memory.config.defaults import DEFAULTS, NULLABLE_STRING_KEYS
+from aimate_memory.config.defaults import DEFAULTS, NULLABLE_STRING_KEYS, RETIRED_KEYS
 from aimate_memory.errors import ConfigError
 from aimate_memory.vault.atomic import atomic_write_text
 
@@ -96,6 +96,8 @@ def _merge(values: dict[str, dict[str, Any]], overrides: Mapping[str, Any], orig
             raise ConfigError(f"config section '{section}' in {origin} must be a mapping", "write `key: value` lines")
         for key, value in entries.items():
             dotted = f"{section}.{key}"
+            if dotted in RETIRED_KEYS:
+                continue
             values[section][str(key)] = validate_value(dotted, value, origin)
 
 
@@ -126,6 +128,8 @@ def validate_value(dotted: str, value: Any, origin: str = "value") -> Any:
 
 def _split_key(dotted: str) -> tuple[str, str]:
     section, _, key = dotted.partition(".")
+    if dotted in RETIRED_KEYS:
+        raise ConfigError(f"config key '{dotted}' is retired", RETIRED_KEYS[dotted])
     if section not in DEFAULTS or key not in DEFAULTS[section]:
         raise ConfigError(
             f"unknown config key '{dotted}'", _nearest_hint(dotted, [f"{s}.{k}" for s in DEFAULTS for k in DEFAULTS[s]])

@@ -1,8 +1,9 @@
 """Context for a prompt: memories fitted into a token budget, section by section (pure part).
 
 - `model` — `ContextItem`, `SectionRequest`, `Section`, `PlacedItem`, `ContextWarning`, `Context` (`to_dict`);
-- `budget` — `allocate` (flow-over, dedupe, sentence-boundary cuts), `cut_to_fit`, `core_warnings`;
-- `render` — Markdown text;
+- `budget` — `allocate` (core first and whole, ratios for the rest, flow both ways, dedupe, sentence cuts),
+  `cut_to_fit`, `core_warnings`;
+- `render` — compact Markdown text (a short memory is one line);
 - `build` — `build_context` (allocate + render + warnings).
 """
 

@@ -14,14 +14,20 @@ def build_context(
     requests: Sequence[SectionRequest],
     total_budget: int,
     *,
+    core_cap: int | None = None,
     session_usage: SessionUsage | None = None,
     pending_captures: int = 0,
 ) -> Context:
     """Sections in the order given (the caller's loading order: global core, project core, session
-    window, project short-term, long-term, then global short/long-term for a query)."""
-    sections = allocate(requests, total_budget)
+    window, project short-term, long-term, then global short/long-term for a query); core within
+    `core_cap` tokens (budget.py `allocate`)."""
+    sections = allocate(requests, total_budget, core_cap=core_cap)
     text = render_context(sections)
-    warnings = [*session_warnings(session_usage), *core_warnings(sections), *pending_warnings(pending_captures)]
+    warnings = [
+        *session_warnings(session_usage),
+        *core_warnings(sections, capped=core_cap is not None and core_cap < total_budget),
+        *pending_warnings(pending_captures),
+    ]
     # The pieces' counts add up to the text's (render.py), so the text is not counted a second time.
     return Context(sections, sum(section.tokens for section in sections), total_budget, warnings, text)
 

@@ -1,6 +1,7 @@
 """Records of a context for a prompt, JSON-ready in the shape `aimate mem context --json` prints:
-`{"sections": [{"layer", "scope", "tokens", "items": [{"id", "title", "tokens", "score"}]}],
-"total_tokens", "budget", "warnings": [{"kind", "message"}], "text"}`."""
+`{"sections": [{"layer", "scope", "tokens", "items": [{"id", "title", "scope", "path", "tokens", "score"}]}],
+"total_tokens", "budget", "warnings": [{"kind", "message"}], "text"}` (the text names memories by id only;
+the paths are here, for a client that opens the files)."""
 
 from __future__ import annotations
 
@@ -17,23 +18,19 @@ class ContextItem:
     rel_path: str  # vault-relative POSIX path
     score: float | None = None  # relevance to the query, when there was one
 
-    @property
-    def tag(self) -> str:
-        """Provenance for the reader of the prompt: `[3f2a1c0d global:core/preferences.md]`."""
-        return f"[{self.id[:8]} {self.scope}:{self.rel_path}]"
-
 
 @dataclass(frozen=True)
 class SectionRequest:
-    """One section to fill, items best first. `ratio` × the total budget is its own share; what earlier
-    sections leave unused is added. `required` (core): an item that does not fit is named in a warning.
-    `keep_tail`: an item cut to fit keeps its end instead of its start (the session window: the newest
-    turns matter most)."""
+    """One section to fill, items best first (budget.py `allocate` says how the budget is shared).
+    `required` (core): filled first, each item whole or named in a warning, within the core cap; its
+    `ratio` is not used. Any other section's `ratio` is its share of what core left, against the other
+    sections' ratios. `keep_tail`: an item cut to fit keeps its end instead of its start (the session
+    window: the newest turns matter most)."""
 
     layer: str
     scope: str
     items: list[ContextItem]
-    ratio: float
+    ratio: float = 0.0
     heading: str | None = None
     required: bool = False
     keep_tail: bool = False
@@ -42,12 +39,20 @@ class SectionRequest:
 @dataclass(frozen=True)
 class PlacedItem:
     item: ContextItem
-    text: str  # the body as placed: whole, or cut at a sentence boundary
-    tokens: int  # of the item's rendered block (title line, tag, text)
+    text: str  # the shown text (render.py `shown_text`): whole, or cut at a sentence boundary
+    tokens: int  # of the item's rendered block (render.py `render_item`)
     cut: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.item.id, "title": self.item.title, "tokens": self.tokens, "score": self.item.score}
+        item = self.item
+        return {
+            "id": item.id,
+            "title": item.title,
+            "scope": item.scope,
+            "path": item.rel_path,
+            "tokens": self.tokens,
+            "score": item.score,
+        }
 
 
 @dataclass
@@ -55,12 +60,17 @@ class Section:
     layer: str
     scope: str
     heading: str
-    allowance: int  # tokens this section could use (its share + what earlier sections left)
+    allowance: int  # tokens this section could use (its share + what other sections left)
     items: list[PlacedItem] = field(default_factory=list)
     tokens: int = 0  # of the rendered section, heading included (0 when it has no item)
     skipped: list[ContextItem] = field(default_factory=list)  # did not fit, even cut
     duplicates: list[str] = field(default_factory=list)  # ids already placed by an earlier section
     required: bool = False
+
+    @property
+    def wants_more(self) -> bool:
+        """Items wait that more room would place, or place whole."""
+        return bool(self.skipped) or any(placed.cut for placed in self.items)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -1,8 +1,9 @@
 """What a client sends a hook on stdin, and what the hook prints back, per client and event.
 
 Claude Code sends `{"session_id", "transcript_path", "cwd", "hook_event_name", "source" | "prompt" | …}` and
-reads `{"hookSpecificOutput": {"hookEventName": …, "additionalContext": …}}` from SessionStart and
-UserPromptSubmit. Kimi Code CLI sends the same common fields without a transcript, and takes plain text."""
+reads `{"hookSpecificOutput": {"hookEventName": …, "additionalContext": …}, "systemMessage": …}` from
+SessionStart and UserPromptSubmit (the system message is shown to the user). Kimi Code CLI sends the same
+common fields without a transcript, and takes plain text."""
 
 from __future__ import annotations
 
@@ -76,13 +77,18 @@ def parse_event(kind: HookKind, stdin_text: str) -> HookEvent:
     )
 
 
-def render_output(client: Client, event: HookEvent, context: str) -> str:
-    """What the hook prints: nothing when there is nothing to add."""
+def render_output(client: Client, event: HookEvent, context: str, *, notice: str = "") -> str:
+    """What the hook prints: nothing when there is nothing to add. `notice` is for the person: Claude Code
+    shows a `systemMessage` to the user; Kimi prints the text, where the caller has already put it."""
     if not context.strip():
         return ""
     if client is Client.KIMI:
         return context.rstrip() + "\n"
     if event.event_name not in CONTEXT_EVENTS:
         return ""
-    output = {"hookSpecificOutput": {"hookEventName": event.event_name, "additionalContext": context.rstrip()}}
+    output: dict[str, object] = {
+        "hookSpecificOutput": {"hookEventName": event.event_name, "additionalContext": context.rstrip()}
+    }
+    if notice.strip():
+        output["systemMessage"] = notice.strip()
     return json.dumps(output, ensure_ascii=False) + "\n"

@@ -4,7 +4,9 @@ prints, and never raises — a hook must not break the client, so any error is l
 exception's type and the traceback's file:line frames, the payload's size), never the payload or the
 exception's message: both can carry what the person typed (docs/reliability.md "Security").
 
-- session-start: the context builder's text within `hooks.context_budget` tokens.
+- session-start: the context builder's text within `hooks.context_budget` tokens (and Claude Code's
+  10,000-character cap on a hook's output), and its warnings as a notice to the person (core memories
+  that did not fit are named, never dropped silently).
 - prompt: memories relevant to the prompt (search applies its relevance floor, so an unrelated prompt gets
   nothing) and the capture of an explicit "remember: …" / "记住：…"; for Kimi, which has no session-start
   channel, the first prompt of a session also gets the session context, and each prompt is a session turn.
@@ -33,6 +35,12 @@ LOG_FILE = "hooks.log"
 MAX_LOG_BYTES = 1_000_000  # then hooks.log becomes hooks.log.1 and a new one starts
 CONTEXT_PREFACE = "Memory from AIMate (the `aimate` MCP tools search and save more):"
 RELEVANT_PREFACE = "Relevant memories (AIMate; `aimate mem show ID` for the whole memory):"
+NOTICE_PREFACE = "AIMate:"
+# Claude Code replaces a hook's output over 10,000 characters with a 2 KB preview and a file path, and the
+# model never learns the rest was there (anthropics/claude-code#44086); what is left is for the preface
+# and the notice.
+MAX_CONTEXT_CHARS = 9_000
+BUDGET_TRIES = 3  # a context over the characters is built again with a budget scaled down to fit
 SNIPPET_CHARS = 240
 PROMPT_TOP_K = 5  # a prompt hook adds to every prompt: a few of the relevant memories, not a page
 
@@ -76,11 +84,16 @@ class Memory:
             self._system.sync()
         return self._system
 
-    def context(self) -> str:
-        reply = self._remote("context", budget_setting=BUDGET_SETTING)
-        if reply is not None:
-            return str(reply.get("text") or "")
-        return str(self.system.build_context(budget=self.system.config.get(BUDGET_SETTING)).text)
+    def context(self, budget: int | None = None) -> tuple[str, int, list[str]]:
+        """The session context's text, the budget it was built for, and its warnings' messages; the
+        budget is `hooks.context_budget` unless given."""
+        fields: dict[str, Any] = {"budget": budget} if budget is not None else {"budget_setting": BUDGET_SETTING}
+        reply = self._remote("context", **fields)
+        if reply is None:
+            built = self.system.build_context(budget=budget or self.system.config.get(BUDGET_SETTING))
+            reply = built.to_dict()
+        warnings = [str(w.get("message")) for w in reply.get("warnings") or [] if isinstance(w, dict)]
+        return str(reply.get("text") or ""), int(reply.get("budget") or 0), warnings
 
     def relevant(self, query: str) -> list[Any]:
         reply = self._remote("search", query=query, limit=PROMPT_TOP_K)
@@ -128,12 +141,13 @@ def run_hook(
     try:
         event = parse_event(kind, stdin_text)
         memory = Memory(open_system, event.cwd, daemon)
-        context = HANDLERS[kind](event, memory, client, _state_dir(home))
-        if not context:
-            return render_output(client, event, context)
+        reply = HANDLERS[kind](event, memory, client, _state_dir(home))
+        context, notice = (reply, "") if isinstance(reply, str) else reply
+        if not context and not notice:
+            return render_output(client, event, context, notice=notice)
         from aimate_memory.system.masking import mask_text  # only with something to print: garbage stays light
 
-        return render_output(client, event, mask_text(context))
+        return render_output(client, event, mask_text(context), notice=mask_text(notice))
     except Exception:
         _log_failure(_state_dir(home), kind, client, stdin_text)
         return ""
@@ -145,7 +159,7 @@ def run_hook(
                 _log_failure(_state_dir(home), kind, client, stdin_text)
 
 
-def _session_start(event: HookEvent, memory: Memory, client: Client, state_dir: Path) -> str:
+def _session_start(event: HookEvent, memory: Memory, client: Client, state_dir: Path) -> tuple[str, str]:
     return _session_context(memory)
 
 
@@ -174,16 +188,26 @@ def _session_end(event: HookEvent, memory: Memory, client: Client, state_dir: Pa
     return ""
 
 
-HANDLERS: dict[HookKind, Callable[[HookEvent, Memory, Client, Path], str]] = {
+# A handler's reply: the context for the model, or (context, notice for the person).
+HANDLERS: dict[HookKind, Callable[[HookEvent, Memory, Client, Path], str | tuple[str, str]]] = {
     HookKind.SESSION_START: _session_start,
     HookKind.PROMPT: _prompt,
     HookKind.SESSION_END: _session_end,
 }
 
 
-def _session_context(memory: Memory) -> str:
-    text = memory.context().strip()
-    return f"{CONTEXT_PREFACE}\n\n{text}" if text else ""
+def _session_context(memory: Memory) -> tuple[str, str]:
+    """The session context for the model and a notice for the person: the context's warnings (core
+    memories left out, named; session usage; captures waiting for review). The notice is in the model's
+    context too, so the assistant knows what it was not given."""
+    text, budget, warnings = memory.context()
+    for _ in range(BUDGET_TRIES):
+        if len(text) <= MAX_CONTEXT_CHARS or budget <= 1:
+            break
+        text, budget, warnings = memory.context(max(1, budget * MAX_CONTEXT_CHARS * 9 // (len(text) * 10)))
+    notice = f"{NOTICE_PREFACE} " + " ".join(warnings) if warnings else ""
+    parts = [f"{CONTEXT_PREFACE}\n\n{text.strip()}" if text.strip() else "", notice]
+    return "\n\n".join(part for part in parts if part), notice
 
 
 def _kimi_first_prompt(event: HookEvent, memory: Memory, state_dir: Path) -> str:
@@ -191,7 +215,7 @@ def _kimi_first_prompt(event: HookEvent, memory: Memory, state_dir: Path) -> str
         if mark.primed:
             return ""
         mark.primed = True
-    return _session_context(memory)
+    return _session_context(memory)[0]
 
 
 def _relevant(memory: Memory, prompt: str) -> str:

@@ -51,6 +51,8 @@ class MemoryRecord(TypedDict):
 class ContextItem(TypedDict):
     id: str
     title: str
+    scope: NotRequired[str]
+    path: NotRequired[str]  # the file in its vault; the context's text names memories by id only
     tokens: int
     score: NotRequired[float | None]
 

@@ -1,9 +1,10 @@
 """The context for a prompt (`build_context`), its warnings, and the core memory as Markdown.
 
-Loading order (docs/design.md, "Context"; seed 002 记忆加载策略): global core, project core, the current
-session window, project short-term of the last `context.recent_days` days (relevant to the query first,
-then newest), project long-term (relevant to the query, else newest), and global short/long-term only
-when a query finds them. The budgeting is `aimate_memory.context` (pure); this module gathers the items."""
+Loading order (docs/design.md, "Context builder"; seed 002 记忆加载策略: core 始终加载): global core and
+project core first and whole, up to `context.core_max_tokens`; then the current session window, project
+short-term of the last `context.recent_days` days (relevant to the query first, then newest), project
+long-term (relevant to the query, else newest), and global short/long-term only when a query finds them.
+The budgeting is `aimate_memory.context` (pure); this module gathers the items."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from aimate_memory.context import (
     session_warnings,
 )
 from aimate_memory.context.bodies import body_from_chunks
+from aimate_memory.context.render import render_items
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.git.secrets import mask_text
 from aimate_memory.sessions import SessionInfo
@@ -53,7 +55,11 @@ class ContextActions(SessionActions):
         watch.lap("gather")
         pending = len(self.query(MemoryFilter(statuses=("pending",))))
         context = build_context(
-            requests, total, session_usage=session.usage if session else None, pending_captures=pending
+            requests,
+            total,
+            core_cap=self._core_cap(),
+            session_usage=session.usage if session else None,
+            pending_captures=pending,
         )
         # What an assistant reads: a secret a person let into a memory (--allow-secret) is masked here.
         context.text = mask_text(context.text)
@@ -65,31 +71,32 @@ class ContextActions(SessionActions):
         return context
 
     def check_warnings(self) -> list[ContextWarning]:
-        """What needs attention before a prompt: session window usage, core memory over its budget (named),
-        pending captures waiting for review."""
+        """What needs attention before a prompt: session window usage, core memories left out of the
+        default context (named), pending captures waiting for review."""
         session = self.current_session()
-        core = allocate(self._core_requests(self._ratios()["core_ratio"]), self._budget(None))
+        total, cap = self._budget(None), self._core_cap()
+        core = allocate(self._core_requests(), total, core_cap=cap)
         pending = len(self.query(MemoryFilter(statuses=("pending",))))
         return [
             *session_warnings(session.usage if session else None),
-            *core_warnings(core),
+            *core_warnings(core, capped=cap < total),
             *pending_warnings(pending),
         ]
 
     def core_markdown(self, scope: Scope | str | None = None) -> str:
-        """Global core then project core as Markdown (for `memory://core`): a heading per memory and its
-        body; files that hold only a comment (the templates) are left out. With `scope`, that vault's core
-        alone as `###` sections, "" when it has none: the AGENTS.md block puts them under its own `##`
-        heading, and a project's file gets only the project's (docs/agents.md, "What goes where")."""
+        """Global core then project core as Markdown (for `memory://core`), every memory in full, compactly
+        (context/render.py: a one-line memory is one list line); files that hold only a comment (the
+        templates) are left out. With `scope`, that vault's core alone, "" when it has none: the AGENTS.md
+        block puts it under its own `##` heading, and a project's file gets only the project's
+        (docs/agents.md, "What goes where")."""
         if scope is not None:
-            items = self._core_items(Scope(scope))
-            return "\n".join(f"### {item.title}\n\n{item.body}\n" for item in items)
+            return mask_text(render_items(self._core_items(Scope(scope))))
         parts = ["# Core memory\n"]
         for scope, heading in ((Scope.GLOBAL, "Global"), (Scope.PROJECT, "Project")):
             items = self._core_items(scope)
             if items:
                 parts.append(f"## {heading}\n")
-                parts.extend(f"### {item.title}\n\n{item.body}\n" for item in items)
+                parts.append(render_items(items))
         return mask_text("\n".join(parts)) if len(parts) > 1 else "# Core memory\n\n(no core memories yet)\n"
 
     # -- gathering -----------------------------------------------------------------------------
@@ -100,8 +107,11 @@ class ContextActions(SessionActions):
             raise InvalidInputError(f"a token budget must be positive, got {budget}", "e.g. --budget 4000")
         return total
 
+    def _core_cap(self) -> int:
+        return max(0, int(self.config.get("context.core_max_tokens")))
+
     def _ratios(self) -> dict[str, float]:
-        keys = ("core_ratio", "session_ratio", "short_term_ratio", "long_term_ratio")
+        keys = ("session_ratio", "short_term_ratio", "long_term_ratio")
         return {key: float(self.config.get(f"context.{key}")) for key in keys}
 
     def _has_project(self) -> bool:
@@ -109,7 +119,7 @@ class ContextActions(SessionActions):
 
     def _requests(self, query: str | None, session: SessionInfo | None) -> list[SectionRequest]:
         ratios = self._ratios()
-        requests = self._core_requests(ratios["core_ratio"])
+        requests = self._core_requests()
         if session is not None:
             requests.append(
                 SectionRequest(
@@ -133,12 +143,9 @@ class ContextActions(SessionActions):
             requests.append(SectionRequest("long_term", "global", related, long_share, heading="## Related · global"))
         return requests
 
-    def _core_requests(self, ratio: float) -> list[SectionRequest]:
+    def _core_requests(self) -> list[SectionRequest]:
         scopes = (Scope.GLOBAL, Scope.PROJECT) if self._has_project() else (Scope.GLOBAL,)
-        return [
-            SectionRequest("core", scope.value, self._core_items(scope), ratio / len(scopes), required=True)
-            for scope in scopes
-        ]
+        return [SectionRequest("core", scope.value, self._core_items(scope), required=True) for scope in scopes]
 
     def _core_items(self, scope: Scope) -> list[ContextItem]:
         if scope is Scope.PROJECT and not self._has_project():
@@ -187,19 +194,21 @@ class ContextActions(SessionActions):
         return self._items(self.query(where, limit=LISTED_ITEMS, order="updated"))
 
     def _items(self, memories: list[Memory], scores: Iterable[float | None] | None = None) -> list[ContextItem]:
-        """Items with their bodies from the index's chunks (no file read; see context/bodies.py); a memory
-        whose chunks hold no text (title only, a commented template) is left out."""
+        """Items with their bodies from the index's chunks (no file read; see context/bodies.py). A memory
+        added by its title alone has one chunk with no text: its title is its text (render.py). One with no
+        chunk at all is a placeholder (a template that is only a commented example) and is left out."""
         chunks: dict[str, list[tuple[str, str]]] = {}
         for scope in {memory.scope for memory in memories}:
             ids = [memory.id for memory in memories if memory.scope is scope]
             chunks.update(self.index_for(self.vault_for(scope)).memory_chunks(ids))
         items = []
         for memory, score in zip(memories, scores or [None] * len(memories), strict=True):
-            body = body_from_chunks(memory.title, chunks.get(memory.id, []))
-            if body:
-                items.append(
-                    ContextItem(memory.id, memory.title, body, memory.scope.value, memory.rel_path.as_posix(), score)
-                )
+            if memory.id not in chunks:
+                continue
+            body = body_from_chunks(memory.title, chunks[memory.id])
+            items.append(
+                ContextItem(memory.id, memory.title, body, memory.scope.value, memory.rel_path.as_posix(), score)
+            )
         return items
 
     def _journal_uses(self, context: Context) -> None:

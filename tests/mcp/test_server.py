@@ -202,6 +202,9 @@ def test_facade_context_and_core_resource(shared: McpProcess) -> None:
         context = shared.ok("memory_context", query=query, budget=2000)
         assert context["text"].strip() and context["total_tokens"] <= 2000
         assert any(section["items"] for section in context["sections"])
+        items = [item for section in context["sections"] for item in section["items"]]
+        assert all(item["path"].endswith(".md") and item["scope"] for item in items)  # paths for a client here,
+        assert ".md" not in context["text"]  # not in the text for the model
     core = shared.run(shared.session.read_resource("memory://core"))
     assert core.contents[0].mimeType == "text/markdown"
 

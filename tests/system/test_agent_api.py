@@ -42,7 +42,9 @@ def test_core_markdown_skips_templates(system: MemorySystem) -> None:
     system.sync()
     text = system.core_markdown()
     assert text.startswith("# Core memory") and "## Global" in text
-    assert "### 我习惯用 Tab 缩进" in text and "Never force-push to main" in text and "<!--" not in text
+    # compact, as in the context: a one-line memory is one list line with its id (the title not repeated)
+    assert "\n- 我习惯用 Tab 缩进 (" in text and "\n- Never force-push to main (" in text and "<!--" not in text
+    assert text.count("Tab 缩进") == 1
 
 
 def test_perf_recording_cost_and_bound(system: MemorySystem) -> None:

@@ -95,10 +95,18 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     # Assistant integration (docs/agents.md): the hooks' session-start context, the AGENTS.md block.
     "hooks": {
         "context_budget": 2000,  # tokens; Claude Code shows a hook's context in full, so keep it a page
+        # What a prompt's own "remember: …" becomes (docs/agents.md, "Consent"): pending (the person accepts it
+        # in `aimate mem review`) or active (written and committed at once, for a person who chose that).
+        "capture_status": "pending",
     },
     "agents_md": {
         "auto": False,  # the daemon rewrites the block when a core memory changes
     },
+}
+
+# Keys that take one of a few words.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "hooks.capture_status": ("pending", "active"),
 }
 
 # Keys whose default is None take a string (or null).

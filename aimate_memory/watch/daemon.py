@@ -236,17 +236,26 @@ class Daemon:
         # Synced first, as for a search: capture looks for a memory that already says it.
         system = self._synced_system(request)
         thread = request.get("thread")
+        status = request.get("status")
+        if status is None and request.get("status_setting"):  # the hooks' consent (hooks.capture_status)
+            status = system.config.get(str(request["status_setting"]))
         result = system.remember(
-            str(request["text"]), source=str(request.get("source", "cli")), thread=str(thread) if thread else None
+            str(request["text"]),
+            source=str(request.get("source", "cli")),
+            thread=str(thread) if thread else None,
+            status=str(status) if status else None,
         )
         return {"ok": True, "result": result.to_dict()}
 
     def _converse(self, request: Request) -> Result:
-        self._system_for(request).add_conversation(str(request["role"]), str(request["content"]))
+        session = request.get("session")
+        system = self._system_for(request)
+        system.add_conversation(str(request["role"]), str(request["content"]), session=_text_or_none(session))
         return {"ok": True}
 
     def _end_session(self, request: Request) -> Result:
-        return {"ok": True, "ended": self._system_for(request).end_session() is not None}
+        ended = self._system_for(request).end_session(session=_text_or_none(request.get("session")))
+        return {"ok": True, "ended": ended is not None}
 
     def _synced_system(self, request: Request) -> MemorySystem:
         system = self._system_for(request)
@@ -405,6 +414,10 @@ def _log_maintenance(key: str, run: MaintenanceRun) -> None:
         log.warning("maintenance %s: %s", key, warning)
     if run.duplicates:
         log.info("maintenance %s: %d near-duplicate group(s)", key, len(run.duplicates))
+
+
+def _text_or_none(value: Any) -> str | None:
+    return str(value) if value else None
 
 
 def _setup_logging(path: Path) -> None:

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from aimate_memory.integrations.claude_transcript import read_new_turns
 from aimate_memory.integrations.hook_events import Client, HookEvent, HookKind, parse_event, render_output
-from aimate_memory.integrations.hook_state import session_mark
+from aimate_memory.integrations.hook_state import known_session, session_mark
 from aimate_memory.integrations.remember import extract_remembered
 
 LOG_FILE = "hooks.log"
@@ -178,7 +178,7 @@ def _session_end(event: HookEvent, memory: Memory, client: Client, state_dir: Pa
     """The transcript's new turns into the session kept under the client's session id; SessionEnd then
     ends that session if it ran. No session id: whose session it was cannot be known, so nothing ends."""
     session = conversation_of(client, event)
-    if session is None:
+    if session is None or _never_ran(event, state_dir):
         return ""
     if event.transcript_path is not None and event.transcript_path.is_file():
         with session_mark(state_dir, event.session_id, _now()) as mark:
@@ -188,6 +188,14 @@ def _session_end(event: HookEvent, memory: Memory, client: Client, state_dir: Pa
     if event.ends_session:
         memory.end_session(session)
     return ""
+
+
+def _never_ran(event: HookEvent, state_dir: Path) -> bool:
+    """An invocation that held no conversation — `claude mcp list` sends SessionEnd with a transcript that
+    does not exist — and that no hook saw before: nothing to save or end, so no vault is opened for it
+    (that cost ~2 s at load 16; a hook must stay cheap)."""
+    transcript = event.transcript_path
+    return transcript is not None and not transcript.exists() and not known_session(state_dir, event.session_id)
 
 
 HANDLERS: dict[HookKind, Callable[[HookEvent, Memory, Client, Path], str]] = {

@@ -231,3 +231,27 @@ def test_a_hook_goes_through_the_daemon_and_falls_back_per_call(tmp_path: Path) 
     )
     assert started["hookSpecificOutput"]["additionalContext"].endswith("## Core memory · global\n\n始终用 pnpm")
     assert asked == [("context", {"budget_setting": "hooks.context_budget"}, Path("/work/proj"))]
+
+
+def test_a_session_end_that_held_no_conversation_opens_no_vault(tmp_path: Path) -> None:
+    """`claude mcp list`'s SessionEnd (reason "other", a transcript that does not exist) has nothing to save
+    or end: the hook answers without opening a vault. A session a hook saw before still gets its end."""
+    opened: list[Path | None] = []
+
+    def open_system(cwd: Path | None):
+        opened.append(cwd)
+        raise RuntimeError("opened")
+
+    payload = {
+        "session_id": "0b9e7c55",
+        "transcript_path": str(tmp_path / "missing.jsonl"),
+        "cwd": "/work/proj",
+        "hook_event_name": "SessionEnd",
+        "reason": "other",
+    }
+    assert run_hook(HookKind.SESSION_END, json.dumps(payload), open_system, home=tmp_path) == ""
+    assert opened == [] and not (tmp_path / "state" / "hooks.log").exists()
+    with session_mark(tmp_path / "state", "0b9e7c55", "2026-11-26T12:00:00"):
+        pass  # e.g. a Kimi session primed by its first prompt
+    assert run_hook(HookKind.SESSION_END, json.dumps(payload), open_system, home=tmp_path) == ""
+    assert opened == [Path("/work/proj")]

@@ -126,6 +126,16 @@ def test_two_windows_keep_their_own_sessions_and_end_only_their_own(cli, hook, p
     assert hook("session-end", first) == ""  # SessionEnd again (a resumed window that said nothing)
     assert [item["key"] for item in running(cli, project)] == [f"claude:{OTHER_SID}"]
 
+    third = claude(project, CODEX_SID, "PreCompact", trigger="auto")
+    write_transcript(third, ("user", "第三个窗口"))
+    assert hook("session-end", third) == ""
+    ambiguous = cli("mem", "session", "end", cwd=project)  # two windows running: which one is not guessed
+    assert ambiguous.code != 0 and "2 sessions are running" in ambiguous.err
+    other_id = {item["key"]: item["id"] for item in running(cli, project)}[f"claude:{OTHER_SID}"]
+    ended_other = cli("mem", "session", "end", other_id[:8], "--json", cwd=project).json()
+    assert (ended_other["key"], ended_other["status"]) == (f"claude:{OTHER_SID}", "ended")
+    assert [item["key"] for item in running(cli, project)] == [f"claude:{CODEX_SID}"]
+
 
 def test_kimi_prompts_are_turns_of_their_own_session(cli, hook, project: Path) -> None:
     for prompt in ("部署前跑 pnpm test", "and then tag the release"):

@@ -82,8 +82,16 @@ PROJECT_FIELDS = {**QUEUED_FIELDS, "cwd": FOLDER, "project": FOLDER, "global_onl
 WHERE = Field("a MemoryFilter as JSON: an object of its fields", _valid_where)
 SEARCH_FIELDS = {**PROJECT_FIELDS, "query": TEXT, "limit": LIMIT, "where": WHERE}
 CONTEXT_FIELDS = {**PROJECT_FIELDS, "query": OPTIONAL_TEXT, "budget": TOKENS, "budget_setting": OPTIONAL_TEXT}
-REMEMBER_FIELDS = {**PROJECT_FIELDS, "text": TEXT, "source": STRING, "thread": OPTIONAL_TEXT}
-CONVERSE_FIELDS = {**PROJECT_FIELDS, "role": TEXT, "content": TEXT}
+REMEMBER_FIELDS = {
+    **PROJECT_FIELDS,
+    "text": TEXT,
+    "source": STRING,
+    "thread": OPTIONAL_TEXT,
+    "status": OPTIONAL_TEXT,  # "pending": the hooks' consent (docs/agents.md, "Consent")
+    "status_setting": OPTIONAL_TEXT,  # or the config key to read it from (hooks.capture_status)
+}
+SESSION_FIELDS = {**PROJECT_FIELDS, "session": OPTIONAL_TEXT}  # a client's session id: its own session
+CONVERSE_FIELDS = {**SESSION_FIELDS, "role": TEXT, "content": TEXT}
 
 
 class MaintenanceRun(Protocol):
@@ -112,7 +120,7 @@ class Daemon:
             "context": Operation(self._queued("context", self._context, project=True), CONTEXT_FIELDS),
             "remember": Operation(self._queued("remember", self._remember, project=True), REMEMBER_FIELDS),
             "converse": Operation(self._queued("converse", self._converse, project=True), CONVERSE_FIELDS),
-            "end_session": Operation(self._queued("end session", self._end_session, project=True), PROJECT_FIELDS),
+            "end_session": Operation(self._queued("end session", self._end_session, project=True), SESSION_FIELDS),
             "maintain": Operation(self._queued("maintenance", lambda request: self._maintain()), QUEUED_FIELDS),
             "sync": Operation(self._queued("sync all", lambda request: self._sync_all()), QUEUED_FIELDS),
             "reload": Operation(

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import typer
 
 from aimate_memory.cli.common import JSON, NO_SYNC, open_system, synced
 from aimate_memory.cli.render import console, print_json, print_warning
+
+if TYPE_CHECKING:
+    from aimate_memory.sessions import SessionInfo
 
 commands = typer.Typer()
 session_commands = typer.Typer(help="The conversation of the current session: start, append, show, end, list.")
@@ -76,14 +80,24 @@ def session_append(
 
 @session_commands.command("show")
 def session_show(ref: str = typer.Argument(None, metavar="[ID]"), as_json: bool = JSON) -> None:
-    """Show the active session (or a past one): every turn, the window marked."""
-    info = open_system().session(ref)
+    """Show the running sessions (one per assistant window, and the CLI's), or a past one: every turn, the
+    window marked. --json: the session; a list when several are running."""
+    system = open_system()
+    shown = [system.session(ref)] if ref is not None else system.running_sessions()
+    if not shown:
+        system.session()  # raises "no active session"
     if as_json:
-        print_json(info.to_dict())
+        print_json(shown[0].to_dict() if len(shown) == 1 else [info.to_dict() for info in shown])
         return
+    for info in shown:
+        _print_session(info)
+
+
+def _print_session(info: SessionInfo) -> None:
     data = info.to_dict()
-    head = f"{info.id[:8]} {info.title} ({info.status}): {len(info.turns)} turns"
-    console.print(f"{head}, window {data['window_tokens']} tokens", markup=False)
+    head = f"{info.id[:8]} {info.title} ({info.status}"
+    head += f", {info.key}): " if info.key else "): "
+    console.print(f"{head}{len(info.turns)} turns, window {data['window_tokens']} tokens", markup=False)
     window = set(info.window)
     for index, turn in enumerate(info.turns):
         mark = " " if index in window else "-"
@@ -113,13 +127,14 @@ def session_list(as_json: bool = JSON) -> None:
     for info in sessions:
         started = info.started_at.strftime("%Y-%m-%d %H:%M")
         line = f"{info.id[:8]}  {info.status:<7} {started}  {len(info.turns):>4} turns  {info.title}"
+        line += f"  ({info.key})" if info.key else ""
         console.print(line, markup=False)
     console.print(f"[dim]{len(sessions)} session(s)[/]")
 
 
 def _summary(info: object) -> dict[str, object]:
     data = info.to_dict()  # type: ignore[attr-defined]
-    return {key: data[key] for key in ("id", "title", "status", "started_at", "path", "tokens", "usage")} | {
+    return {key: data[key] for key in ("id", "title", "status", "key", "started_at", "path", "tokens", "usage")} | {
         "turns": len(data["turns"])
     }
 

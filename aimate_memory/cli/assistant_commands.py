@@ -33,6 +33,7 @@ class Assistant(str, Enum):
 
 class HookClient(str, Enum):
     CLAUDE = "claude"
+    CODEX = "codex"
     KIMI = "kimi"
 
 
@@ -41,7 +42,7 @@ USER = typer.Option(
     False, "--user", help="User scope only: ~/.claude.json, ~/.claude/settings.json, ~/.codex; no project files."
 )
 DRY_RUN = typer.Option(False, "--dry-run", help="Print the diff of every file; write nothing.")
-CLIENT = typer.Option(HookClient.CLAUDE, "--client", help="Which assistant runs the hook (its output format).")
+CLIENT = typer.Option(HookClient.CLAUDE, "--client", help="Which assistant runs the hook (output, session keys).")
 # Codex and Kimi read a project's AGENTS.md (it gets the project's core); Codex also reads the user-level
 # $CODEX_HOME/AGENTS.md (the person's core). Claude Code gets both through its SessionStart hook, Kimi the
 # person's through its prompt hook (docs/agents.md, "What goes where").

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
 
 HOOK_KINDS = ("session-start", "prompt", "session-end")
-HOOK_CLIENTS = ("claude", "kimi")
+HOOK_CLIENTS = ("claude", "codex", "kimi")
 # `aimate mem [--project PATH | --global] [--debug] COMMAND`: the `mem` group's options (cli/app.py).
 GROUP_FLAGS = {"--global": "global_only", "--debug": "debug"}
 # A write the daemon has not answered within this is done in-process instead (remember then finds its own

@@ -102,6 +102,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         # tokens; as much as the core cap, so the session-start hook can carry the whole capped core (what core
         # leaves goes to notes); the hook also keeps under Claude Code's 10,000 characters (integrations/hooks.py)
         "context_budget": 3000,
+        # What a prompt's own "remember: …" becomes (docs/agents.md, "Consent"): pending (the person accepts it
+        # in `aimate mem review`) or active (written and committed at once, for a person who chose that).
+        "capture_status": "pending",
     },
     "agents_md": {
         "auto": False,  # the daemon rewrites the block when a core memory changes
@@ -112,6 +115,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 # every command; `config set` refuses them with this hint.
 RETIRED_KEYS = {
     "context.core_ratio": "core is no longer a share: it comes first, up to context.core_max_tokens",
+}
+
+# Keys that take one of a few words.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "hooks.capture_status": ("pending", "active"),
 }
 
 # Keys whose default is None take a string (or null).

@@ -14,7 +14,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
 
-from aimate_memory.config.defaults import DEFAULTS, NULLABLE_STRING_KEYS, RETIRED_KEYS
+from aimate_memory.config.defaults import CHOICES, DEFAULTS, NULLABLE_STRING_KEYS, RETIRED_KEYS
 from aimate_memory.errors import ConfigError
 from aimate_memory.vault.atomic import atomic_write_text
 
@@ -121,7 +121,10 @@ def validate_value(dotted: str, value: Any, origin: str = "value") -> Any:
         if isinstance(value, list):
             return [str(item) for item in value]
     elif isinstance(default, str) and isinstance(value, str):
-        return value
+        if dotted not in CHOICES or value in CHOICES[dotted]:
+            return value
+        choices = " or ".join(CHOICES[dotted])
+        raise ConfigError(f"{dotted} in {origin} must be {choices}, got {value!r}", f"default is {default!r}")
     kind = type(default).__name__
     raise ConfigError(f"{dotted} in {origin} must be {kind}, got {value!r}", f"default is {default!r}")
 

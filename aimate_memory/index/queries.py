@@ -178,6 +178,19 @@ def memory_from_row(row: tuple[Any, ...], vault: Vault) -> Memory:
     )
 
 
+def _status_clause(where: MemoryFilter, clauses: list[str], params: list[Any]) -> None:
+    """`status IN (…)`, or with `session_statuses` a separate list for the session layer (MemoryFilter)."""
+    if where.session_statuses is None:
+        if where.statuses:
+            clauses.append(f"status IN ({','.join('?' * len(where.statuses))})")
+            params.extend(where.statuses)
+        return
+    sessions = f"status IN ({','.join('?' * len(where.session_statuses))})" if where.session_statuses else "0"
+    others = f"status IN ({','.join('?' * len(where.statuses))})" if where.statuses else "1"
+    clauses.append(f"((layer = ? AND {sessions}) OR (layer != ? AND {others}))")
+    params.extend([Layer.SESSION.value, *where.session_statuses, Layer.SESSION.value, *where.statuses])
+
+
 def filter_sql(where: MemoryFilter) -> tuple[str, list[Any]]:
     """The SQL form of a MemoryFilter over the `memories` table (scope is per index, handled by the caller)."""
     clauses: list[str] = []
@@ -191,7 +204,7 @@ def filter_sql(where: MemoryFilter) -> tuple[str, list[Any]]:
 
     any_of("layer", [layer.value for layer in where.layers])
     any_of("category", where.categories)
-    any_of("status", where.statuses)
+    _status_clause(where, clauses, params)
     for tag in where.tags:
         clauses.append("EXISTS (SELECT 1 FROM json_each(memories.tags) WHERE value = ?)")
         params.append(tag)

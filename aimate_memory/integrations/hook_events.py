@@ -2,8 +2,10 @@
 
 Claude Code sends `{"session_id", "transcript_path", "cwd", "hook_event_name", "source" | "prompt" | …}` and
 reads `{"hookSpecificOutput": {"hookEventName": …, "additionalContext": …}, "systemMessage": …}` from
-SessionStart and UserPromptSubmit (the system message is shown to the user). Kimi Code CLI sends the same
-common fields without a transcript, and takes plain text."""
+SessionStart and UserPromptSubmit (the system message is shown to the user). Codex sends the same fields
+(plus `model`, `turn_id`; `transcript_path` may be null) and reads the same output (openai/codex
+`codex-rs/hooks/schema`). Kimi Code CLI sends the same common fields without a transcript, and takes plain
+text."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from pathlib import Path
 
 class Client(str, Enum):
     CLAUDE = "claude"
+    CODEX = "codex"
     KIMI = "kimi"
 
 
@@ -48,8 +51,8 @@ class HookEvent:
 
     @property
     def ends_session(self) -> bool:
-        """SessionEnd closes our session; PreCompact only saves the turns so far."""
-        return self.kind is HookKind.SESSION_END and self.event_name != "PreCompact"
+        """SessionEnd closes our session; PreCompact (or Codex's per-turn Stop) only saves the turns so far."""
+        return self.kind is HookKind.SESSION_END and self.event_name == "SessionEnd"
 
 
 def parse_event(kind: HookKind, stdin_text: str) -> HookEvent:

@@ -38,6 +38,12 @@ def session_mark(state_dir: Path, session_id: str, now: str) -> Iterator[Session
         atomic_write_text(path, json.dumps({"sessions": dict(newest)}, ensure_ascii=False, indent=1) + "\n")
 
 
+def known_session(state_dir: Path, session_id: str) -> bool:
+    """Whether a hook has kept a mark for this session (read a transcript of it, or primed it): a peek
+    without the lock, for a hook deciding it has nothing to do."""
+    return session_id in _load(state_dir / STATE_FILE)
+
+
 def _load(path: Path) -> dict[str, dict]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

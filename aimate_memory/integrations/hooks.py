@@ -8,10 +8,13 @@ exception's message: both can carry what the person typed (docs/reliability.md "
   10,000-character cap on a hook's output), and its warnings as a notice to the person (core memories
   that did not fit are named, never dropped silently).
 - prompt: memories relevant to the prompt (search applies its relevance floor, so an unrelated prompt gets
-  nothing) and the capture of an explicit "remember: …" / "记住：…"; for Kimi, which has no session-start
+  nothing) and the capture of the person's own "remember: …" / "记住：…" that opens the prompt — written
+  pending for `aimate mem review` unless `hooks.capture_status` is active, and the assistant is told so
+  (remember.py says what counts: never a line in pasted text or code); for Kimi, which has no session-start
   channel, the first prompt of a session also gets the session context, and each prompt is a session turn.
-- session-end (SessionEnd and PreCompact): the transcript's new turns appended to the session (its trimming
-  summarizes them; no LLM); SessionEnd then ends the session.
+- session-end (SessionEnd and PreCompact): the transcript's new turns appended to the session kept under
+  the client's session id (its trimming summarizes them; no LLM); SessionEnd then ends that session — and
+  only it: an invocation that wrote no turn (`claude mcp list` fires SessionEnd too) ends nothing.
 
 Each facade call goes to a running daemon first (`DaemonCall`: warm model and index, and nothing of the
 facade imported here) and is made in-process, keyword-only, when none answers.
@@ -28,7 +31,7 @@ from typing import Any, Protocol
 
 from aimate_memory.integrations.claude_transcript import read_new_turns
 from aimate_memory.integrations.hook_events import Client, HookEvent, HookKind, parse_event, render_output
-from aimate_memory.integrations.hook_state import session_mark
+from aimate_memory.integrations.hook_state import known_session, session_mark
 from aimate_memory.integrations.remember import extract_remembered
 
 LOG_FILE = "hooks.log"
@@ -53,9 +56,13 @@ class MemoryPort(Protocol):
     def sync(self) -> Any: ...
     def build_context(self, query: str | None = None, budget: int | None = None) -> Any: ...
     def search(self, query: str, top_k: int = 10, where: Any = None) -> Any: ...
-    def remember(self, text: str, *, source: str = "cli", thread: str | None = None) -> Any: ...
-    def add_conversation(self, role: str, content: str, tokens: int | None = None) -> Any: ...
-    def end_session(self) -> Any: ...
+    def remember(
+        self, text: str, *, source: str = "cli", thread: str | None = None, status: str | None = None
+    ) -> Any: ...
+    def add_conversation(
+        self, role: str, content: str, tokens: int | None = None, *, session: str | None = None
+    ) -> Any: ...
+    def end_session(self, ref: str | None = None, *, session: str | None = None) -> Any: ...
     def close(self) -> None: ...
 
 
@@ -64,6 +71,7 @@ OpenSystem = Callable[[Path | None], MemoryPort]
 # payload's folder, or None when none answered and the hook makes the facade call in this process.
 DaemonCall = Callable[[str, dict[str, Any], Path | None], dict[str, Any] | None]
 BUDGET_SETTING = "hooks.context_budget"
+CAPTURE_STATUS_SETTING = "hooks.capture_status"
 
 
 class Memory:
@@ -104,18 +112,21 @@ class Memory:
         return list(self.system.search(query, top_k=PROMPT_TOP_K).results)
 
     def remember(self, text: str, thread: str | None = None) -> dict[str, Any]:
-        reply = self._remote("remember", text=text, source="hook", thread=thread)
+        """Capture the person's request: pending unless they configured `hooks.capture_status: active`
+        (the daemon reads the setting for the payload's vaults, as the context budget)."""
+        reply = self._remote("remember", text=text, source="hook", thread=thread, status_setting=CAPTURE_STATUS_SETTING)
         if reply is not None:
             return dict(reply.get("result") or {})
-        return dict(self.system.remember(text, source="hook", thread=thread).to_dict())
+        status = str(self.system.config.get(CAPTURE_STATUS_SETTING))
+        return dict(self.system.remember(text, source="hook", thread=thread, status=status).to_dict())
 
-    def add_conversation(self, role: str, content: str) -> None:
-        if self._remote("converse", role=role, content=content) is None:
-            self.system.add_conversation(role, content)
+    def add_conversation(self, role: str, content: str, session: str | None) -> None:
+        if self._remote("converse", role=role, content=content, session=session) is None:
+            self.system.add_conversation(role, content, session=session)
 
-    def end_session(self) -> None:
-        if self._remote("end_session") is None:
-            self.system.end_session()
+    def end_session(self, session: str) -> None:
+        if self._remote("end_session", session=session) is None:
+            self.system.end_session(session=session)
 
     def close(self) -> None:
         if self._system is not None:
@@ -168,24 +179,37 @@ def _prompt(event: HookEvent, memory: Memory, client: Client, state_dir: Path) -
     if not prompt:
         return ""
     parts = []
+    thread = conversation_of(client, event)
     if client is Client.KIMI:
         parts.append(_kimi_first_prompt(event, memory, state_dir))
-        memory.add_conversation("user", prompt)
+        memory.add_conversation("user", prompt, thread)
     parts.append(_relevant(memory, prompt))
-    thread = conversation_of(client, event)
     parts.extend(_capture(memory, text, thread) for text in extract_remembered(prompt))
     return "\n\n".join(part for part in parts if part)
 
 
 def _session_end(event: HookEvent, memory: Memory, client: Client, state_dir: Path) -> str:
+    """The transcript's new turns into the session kept under the client's session id; SessionEnd then
+    ends that session if it ran. No session id: whose session it was cannot be known, so nothing ends."""
+    session = conversation_of(client, event)
+    if session is None or _never_ran(event, state_dir):
+        return ""
     if event.transcript_path is not None and event.transcript_path.is_file():
         with session_mark(state_dir, event.session_id, _now()) as mark:
             turns, mark.offset = read_new_turns(event.transcript_path, mark.offset)
             for turn in turns:
-                memory.add_conversation(turn.role, turn.content)
+                memory.add_conversation(turn.role, turn.content, session)
     if event.ends_session:
-        memory.end_session()
+        memory.end_session(session)
     return ""
+
+
+def _never_ran(event: HookEvent, state_dir: Path) -> bool:
+    """An invocation that held no conversation — `claude mcp list` sends SessionEnd with a transcript that
+    does not exist — and that no hook saw before: nothing to save or end, so no vault is opened for it
+    (that cost ~2 s at load 16; a hook must stay cheap)."""
+    transcript = event.transcript_path
+    return transcript is not None and not transcript.exists() and not known_session(state_dir, event.session_id)
 
 
 # A handler's reply: the context for the model, or (context, notice for the person).
@@ -231,13 +255,25 @@ def _relevant(memory: Memory, prompt: str) -> str:
 
 
 def _capture(memory: Memory, text: str, thread: str | None) -> str:
+    """What the assistant is told, so it can tell the person: queued for review, saved, or why not."""
     result = memory.remember(text, thread)
-    return f"AIMate memory ({result.get('action', 'saved')}): {text}"
+    action = str(result.get("action") or "")
+    memory_id = str((result.get("memory") or {}).get("id") or "")[:8]
+    said = CAPTURE_LINES.get(action) or f"not saved ({result.get('reason') or action})"
+    return f"AIMate memory {said}{f' [{memory_id}]' if memory_id else ''}: {text}"
+
+
+CAPTURE_LINES = {
+    "pending": "queued for review (kept only once the person accepts it in `aimate mem review`)",
+    "written": "saved",
+    "exists": "already known",
+}
 
 
 def conversation_of(client: Client, event: HookEvent) -> str | None:
-    """The `thread` of what is captured in this assistant session: memories said in one conversation are
-    each other's context (retrieval/neighbours.py). None when the client sent no session id."""
+    """The key of this assistant session (`claude:<session id>`): the session its turns are kept in, and
+    the `thread` of what is captured in it — memories said in one conversation are each other's context
+    (retrieval/neighbours.py). None when the client sent no session id."""
     return f"{client.value}:{event.session_id}" if event.session_id != "unknown" else None
 
 

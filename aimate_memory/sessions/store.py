@@ -1,4 +1,10 @@
-"""`sessions/current.md` of one vault: start, append (trimming the window as it fills), read, end, list.
+"""The running sessions of one vault: start, append (trimming the window as it fills), read, end, list.
+
+A session runs in `sessions/current.md` when nobody names it (the CLI, MCP `memory_session_append`), or in
+`sessions/active/<key>-<hash>.md` when a client names its own conversation: a hook passes the assistant's
+session id (`claude:<uuid>`), so two windows on one project keep two sessions and each window's
+SessionEnd ends only its own (docs/agents.md, "Sessions"). The key is kept in the frontmatter
+(`session_key`); the file name is its slug plus a hash, so any key maps to one safe, short name.
 
 Every change happens under `state/session.lock` (`locks.file_lock`) as read → change → atomic write, so
 two appenders at once lose nothing. The file is a valid session memory for the vault codec (`type:
@@ -16,6 +22,8 @@ turns are still in the window (the next append summarizes them again), never tri
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -33,8 +41,12 @@ from aimate_memory.vault.codec import MemoryDocument, content_hash, read_documen
 from aimate_memory.vault.layout import Layer, memory_file_name
 from aimate_memory.vault.model import Memory, memory_from_document, mtime_of, new_id, to_datetime
 from aimate_memory.vault.store import Vault
+from aimate_memory.vault.validate import check_writable_text
 
 CURRENT = PurePosixPath(Layer.SESSION.folder, "current.md")
+ACTIVE_FOLDER = PurePosixPath(Layer.SESSION.folder, "active")
+MAX_KEY_CHARS = 200
+KEY_SLUG_CHARS = 64  # of the key in the file name; the hash keeps longer keys apart
 LOCK_NAME = "session.lock"
 ROLES = frozenset({"user", "assistant", "system", "tool"})
 
@@ -80,6 +92,7 @@ class SessionSnapshot:
     turns: list[Turn]
     rel_path: PurePosixPath
     summaries: list[str] = field(default_factory=list)
+    key: str | None = None  # the client's session id it is kept under; None: `sessions/current.md`
 
     @property
     def window(self) -> list[Turn]:
@@ -124,6 +137,7 @@ class SessionInfo:
     usage: SessionUsage
     path: str  # vault-relative
     summaries: list[str] = field(default_factory=list)
+    key: str | None = None
 
     @property
     def window(self) -> list[int]:
@@ -134,6 +148,7 @@ class SessionInfo:
             "id": self.id,
             "title": self.title,
             "status": self.status,
+            "key": self.key,
             "started_at": self.started_at.isoformat(),
             "path": self.path,
             "turns": [
@@ -156,16 +171,24 @@ class SessionFile:
         settings: SessionSettings | None = None,
         summarizer: Summarizer | None = None,
         clock: Clock | None = None,
+        key: str | None = None,
     ) -> None:
         self.vault = vault
+        self.state_dir = state_dir
         self.lock_path = state_dir / LOCK_NAME
         self.settings = settings or SessionSettings()
         self.summarizer = summarizer  # None: the extractive summarizer
         self.clock = clock or vault.clock
+        self.key = session_key(key)
+        self.rel = running_path(self.key)
 
     @property
     def path(self) -> Path:
-        return self.vault.abs_path(CURRENT)
+        return self.vault.abs_path(self.rel)
+
+    def keyed(self, key: str | None) -> SessionFile:
+        """The same vault and settings, for the running session kept under `key`."""
+        return SessionFile(self.vault, self.state_dir, self.settings, self.summarizer, self.clock, key)
 
     # -- public --------------------------------------------------------------------------------
 
@@ -213,6 +236,12 @@ class SessionFile:
             return None
         return self._read()
 
+    def running(self) -> list[SessionSnapshot]:
+        """Every running session of the vault (`current.md`, then the keyed ones), oldest first."""
+        keyed = [self._read(rel) for rel in self.vault.iter_memory_paths(ACTIVE_FOLDER) if rel.parent == ACTIVE_FOLDER]
+        found = ([self._read(CURRENT)] if self.vault.abs_path(CURRENT).exists() else []) + keyed
+        return sorted(found, key=lambda snapshot: snapshot.started_at)
+
     def end(self) -> Memory:
         """End the active session: `status: ended`, `ended_at`, renamed out of `current.md`."""
         with file_lock(self.lock_path):
@@ -239,6 +268,7 @@ class SessionFile:
                 turns=parse_turns(doc.body),
                 rel_path=session.rel_path,
                 summaries=_string_list(doc.get("summaries")),
+                key=_key_of(doc),
             )
         s = self.settings
         level = usage_level(snapshot.window_tokens, s.max_tokens, s.warning_ratio, s.critical_ratio)
@@ -252,6 +282,7 @@ class SessionFile:
             usage=level,
             path=snapshot.rel_path.as_posix(),
             summaries=snapshot.summaries,
+            key=snapshot.key,
         )
 
     def list(self) -> list[Memory]:
@@ -259,21 +290,23 @@ class SessionFile:
         sessions = [
             self._load(rel)
             for rel in self.vault.iter_memory_paths(PurePosixPath(Layer.SESSION.folder))
-            if rel != CURRENT
+            if not is_running_path(rel)
         ]
         return sorted(sessions, key=_started_at, reverse=True)
 
     # -- internals -----------------------------------------------------------------------------
 
-    def _doc(self, rel_path: PurePosixPath = CURRENT) -> MemoryDocument:
+    def _doc(self, rel_path: PurePosixPath | None = None) -> MemoryDocument:
+        rel_path = self.rel if rel_path is None else rel_path
         return read_document(self.vault.abs_path(rel_path), self.vault.max_bytes_for(rel_path))
 
     def _load(self, rel_path: PurePosixPath) -> Memory:
         path = self.vault.abs_path(rel_path)
         return memory_from_document(self._doc(rel_path), rel_path, self.vault.scope, mtime_of(path))
 
-    def _read(self) -> SessionSnapshot:
-        doc = self._doc()
+    def _read(self, rel_path: PurePosixPath | None = None) -> SessionSnapshot:
+        rel_path = self.rel if rel_path is None else rel_path
+        doc = self._doc(rel_path)
         return SessionSnapshot(
             id=str(doc.get("id")),
             title=str(doc.get("title") or "session"),
@@ -281,8 +314,9 @@ class SessionFile:
             started_at=to_datetime(doc.get("started_at")) or self.clock.now(),
             window_start=int(doc.get("window_start") or 0),
             turns=parse_turns(doc.body),
-            rel_path=CURRENT,
+            rel_path=rel_path,
             summaries=_string_list(doc.get("summaries")),
+            key=_key_of(doc),
         )
 
     def _write_new(self, title: str | None) -> None:
@@ -306,9 +340,11 @@ class SessionFile:
             "summaries": [],
             "source": "session",
         }
+        if self.key is not None:
+            meta["session_key"] = self.key
         body = f"# {title}\n\n"
         meta["content_hash"] = content_hash(body)
-        self.vault.write_document(CURRENT, MemoryDocument.new(meta, body))
+        self.vault.write_document(self.rel, MemoryDocument.new(meta, body))
 
     def _plan(self, turns: Sequence[Turn], window_start: int) -> TrimPlan:
         s = self.settings
@@ -339,7 +375,7 @@ class SessionFile:
         doc.set("window_tokens", usage(turns, window_start))
         doc.set("updated_at", self.clock.now())
         doc.set("content_hash", content_hash(doc.body))
-        self.vault.write_document(CURRENT, doc)
+        self.vault.write_document(self.rel, doc)
 
     def _end_locked(self) -> Memory:
         now = self.clock.now()
@@ -353,6 +389,36 @@ class SessionFile:
         self.vault.write_document(target, doc)
         self.path.unlink()
         return self._load(target)
+
+
+def running_path(key: str | None) -> PurePosixPath:
+    """Where the running session kept under `key` lives (None: `sessions/current.md`)."""
+    if key is None:
+        return CURRENT
+    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", key).strip("-")[:KEY_SLUG_CHARS] or "session"
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:8]
+    return ACTIVE_FOLDER / f"{slug}-{digest}.md"
+
+
+def is_running_path(rel_path: PurePosixPath) -> bool:
+    """A running session's file: `sessions/current.md` or one in `sessions/active/`."""
+    return rel_path == CURRENT or rel_path.parent == ACTIVE_FOLDER
+
+
+def session_key(key: str | None) -> str | None:
+    """A client's session key as stored: one line of text, trimmed (None or blank: no key)."""
+    if key is None or not key.strip():
+        return None
+    key = key.strip()
+    if "\n" in key or "\r" in key or len(key) > MAX_KEY_CHARS:
+        raise InvalidInputError(f"a session key is one line of at most {MAX_KEY_CHARS} characters", "e.g. claude:<id>")
+    check_writable_text({"session key": key})
+    return key
+
+
+def _key_of(doc: MemoryDocument) -> str | None:
+    value = doc.get("session_key")
+    return str(value) if value else None
 
 
 def _with_newline(body: str) -> str:

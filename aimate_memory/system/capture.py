@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from aimate_memory.capture import CaptureResult, Classification, classify, decide, route
+from aimate_memory.capture.routing import Route
 from aimate_memory.capture.supersede import Candidate, SupersedeDecision
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.system.memories import MemoryActions
@@ -30,12 +31,15 @@ class CaptureActions(PerfActions, MemoryActions):
         scope: str | None = None,
         source: str = "cli",
         thread: str | None = None,
+        status: str | None = None,
     ) -> CaptureResult:
         """Capture one sentence. No `confidence` means a person typed it (written active); an agent's
         confidence routes it to active, pending (left uncommitted for `aimate mem review`) or dropped.
         A secret is refused before anything is written; a restatement of an active memory of the same
         layer, scope and category supersedes it (both files in one commit); the same words again write
-        nothing (`exists`). `thread`: the conversation it was said in (its neighbours there are context)."""
+        nothing (`exists`). `thread`: the conversation it was said in (its neighbours there are context).
+        `status="pending"`: whatever the routing says, it waits for a person's review (a hook's capture,
+        `hooks.capture_status`; docs/agents.md, "Consent")."""
         watch = Stopwatch()
         if not text or not text.strip():
             raise InvalidInputError("nothing to remember: the text is empty", "pass the sentence to remember")
@@ -44,6 +48,8 @@ class CaptureActions(PerfActions, MemoryActions):
         check_writable_text({"title": found.title, "body": found.body})
         self.guard_secrets(text)
         routed = route(confidence, *self._capture_thresholds())
+        if status == "pending" and routed.status is not None:
+            routed = Route("pending", "pending", f"{routed.reason}; pending review, as its caller asked")
         watch.lap("classify")
         if routed.status is None:
             self._log_perf("capture", watch, found.layer.value)

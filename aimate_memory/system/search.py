@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.system.base import SystemBase
-from aimate_memory.vault.filters import MemoryFilter
+from aimate_memory.vault.filters import ENDED_SESSION_STATUSES, MemoryFilter
 from aimate_memory.vault.model import Memory
 
 if TYPE_CHECKING:
@@ -25,7 +26,8 @@ NEWEST_FIRST: dict[str, Callable[[Memory], datetime]] = {
 
 class SearchActions(SystemBase):
     def search(self, query: str, top_k: int = 10, where: MemoryFilter | None = None) -> SearchResponse:
-        """Hybrid search over the project and global vaults, best first; only relevant memories are returned."""
+        """Hybrid search over the project and global vaults, best first; only relevant memories are returned.
+        A session transcript is a result only once its session has ended (ENDED_SESSION_STATUSES)."""
         from aimate_memory.retrieval.hybrid import HybridSearcher
 
         retrieval = self.config.section("retrieval")
@@ -40,6 +42,7 @@ class SearchActions(SystemBase):
         )
         # A result list is not a use (docs/design.md §5): only explicit reads (`read`) are journaled, so a
         # note that keeps showing up in searches is never promoted for it.
+        where = replace(where or MemoryFilter(), session_statuses=ENDED_SESSION_STATUSES)
         return searcher.search(query, top_k, where)
 
     def evaluate(self, queries_text: str, source: str = "queries") -> EvalReport:

@@ -1,5 +1,6 @@
-"""Sessions: the conversation in `sessions/current.md` of the current vault (the project's inside a
-project), trimmed into `short_term/contexts/` summaries as the window fills (docs/design.md, "Sessions").
+"""Sessions: the conversations running in the current vault (the project's inside a project) — the one
+nobody named in `sessions/current.md`, one per client session id in `sessions/active/` — trimmed into
+`short_term/contexts/` summaries as the window fills (docs/design.md, "Sessions").
 
 Git: turns are not committed one by one (a commit per turn would cost more than the turn); a trim's
 summary memory is committed when it is written, and an ended session is committed under its final name.
@@ -14,7 +15,7 @@ from pathlib import PurePosixPath
 
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.sessions import AppendResult, SessionFile, SessionInfo, SessionSettings, summarizer_from_config
-from aimate_memory.sessions.store import CURRENT
+from aimate_memory.sessions.store import SessionSnapshot, is_running_path
 from aimate_memory.system.memories import MemoryActions
 from aimate_memory.system.perf import PerfActions, Stopwatch
 from aimate_memory.vault.changes import ChangeSet, FileChange
@@ -23,7 +24,9 @@ from aimate_memory.vault.roots import Roots
 
 
 class SessionActions(PerfActions, MemoryActions):
-    def session_file(self) -> SessionFile:
+    def session_file(self, session: str | None = None) -> SessionFile:
+        """The running session kept under `session` (a client's session id, e.g. `claude:<uuid>`), or the
+        one nobody named (`sessions/current.md`: the CLI and MCP) — in the current vault."""
         vault = self.vault_for(None)
         return SessionFile(
             vault,
@@ -31,23 +34,29 @@ class SessionActions(PerfActions, MemoryActions):
             SessionSettings.from_config(self.config),
             summarizer_from_config(self.config),
             self.clock,
+            session,
         )
 
-    def start_session(self, title: str | None = None, *, replace: bool = False) -> SessionInfo:
+    def start_session(
+        self, title: str | None = None, *, replace: bool = False, session: str | None = None
+    ) -> SessionInfo:
         """Start a session; refuses while one is active unless `replace` (which ends that one first)."""
         if title:
             self.guard_secrets({"title": title})
-        sessions = self.session_file()
+        sessions = self.session_file(session)
         return sessions.info(sessions.start(title, replace=replace))
 
-    def add_conversation(self, role: str, content: str, tokens: int | None = None) -> AppendResult:
-        """Append one turn (starting a session when none is active); trims the window when it reaches
-        `session.critical_ratio` of `session.max_tokens`, summarizing what left it into one memory."""
+    def add_conversation(
+        self, role: str, content: str, tokens: int | None = None, *, session: str | None = None
+    ) -> AppendResult:
+        """Append one turn to the session kept under `session` (starting it when it is not running); trims
+        the window when it reaches `session.critical_ratio` of `session.max_tokens`, summarizing what left
+        it into one memory."""
         from aimate_memory.git.secrets import mask_text, scan_text
 
         watch = Stopwatch()
         kinds = sorted({finding.kind for finding in scan_text(content)})
-        sessions = self.session_file()
+        sessions = self.session_file(session)
         result = sessions.append(role, mask_text(content) if kinds else content, tokens=tokens)
         if kinds:
             result.warnings.append(f"masked in the stored turn: {', '.join(kinds)} (secrets are not kept)")
@@ -61,49 +70,76 @@ class SessionActions(PerfActions, MemoryActions):
         self._log_perf("session_append", watch, Layer.SESSION.value)
         return result
 
-    def current_session(self) -> SessionInfo | None:
-        sessions = self.session_file()
+    def current_session(self, session: str | None = None) -> SessionInfo | None:
+        sessions = self.session_file(session)
         snapshot = sessions.read()
         return sessions.info(snapshot) if snapshot is not None else None
 
-    def end_session(self, ref: str | None = None) -> SessionInfo | None:
-        """End the active session (None when there is none); maintenance later files it by month. With
-        `ref` (an id or id prefix, as `session show` takes) only that session is ended: only the active one
-        can be, so a past session's id says it has ended already and any other is not found."""
+    def end_session(self, ref: str | None = None, *, session: str | None = None) -> SessionInfo | None:
+        """End a running session (None when there is none to end); maintenance later files it by month.
+
+        - `session`: the one kept under that client session id — and only it: a client invocation that
+          never wrote a turn (`claude mcp list` fires SessionEnd too) has no session, so nothing ends;
+        - `ref` (an id or id prefix, as `session show` takes): the running session it names; a past
+          session's id says it has ended already, and any other is not found;
+        - neither: the session nobody named, else the only running one; with several, name one."""
+        sessions = self.session_file(session)
+        if session is not None:
+            return self._end(sessions) if sessions.read() is not None else None
+        running = sessions.running()
+        if ref is not None:
+            named = [snapshot for snapshot in running if snapshot.id.startswith(ref.strip())]
+            if not named:
+                past = self.session(ref)  # raises when ref names no session
+                raise InvalidInputError(
+                    f"session {past.id[:8]} has already ended ({past.status})", "aimate mem session list"
+                )
+            return self._end(sessions.keyed(named[0].key))
+        if sessions.read() is not None:
+            return self._end(sessions)
+        return self._end(sessions.keyed(_only(running).key)) if running else None
+
+    def session(self, ref: str | None = None) -> SessionInfo:
+        """A running session (by id prefix; none given: the one nobody named, else the only one running),
+        or a past one by id, id prefix or path."""
         sessions = self.session_file()
-        current = sessions.read()
-        if ref is not None and (current is None or not current.id.startswith(ref.strip())):
-            past = self.session(ref)  # raises when ref names no session
-            raise InvalidInputError(
-                f"session {past.id[:8]} has already ended ({past.status})", "aimate mem session list"
-            )
-        if current is None:
-            return None
+        running = sessions.running()
+        if ref is None:
+            if not running:
+                raise InvalidInputError("no active session", "start one: aimate mem session start")
+            unnamed = [snapshot for snapshot in running if snapshot.key is None]
+            return sessions.info(unnamed[0] if unnamed else _only(running))
+        for snapshot in running:
+            if snapshot.id.startswith(ref):
+                return sessions.info(snapshot)
+        vault, rel = self.locate(ref)
+        if not rel.is_relative_to(PurePosixPath(Layer.SESSION.folder)) or is_running_path(rel):
+            raise InvalidInputError(f"{ref} is not a session", "list them: aimate mem session list")
+        past = SessionFile(vault, Roots.state_dir(self.root_of(vault)), sessions.settings)
+        return past.info(past.load(rel))
+
+    def running_sessions(self) -> list[SessionInfo]:
+        """Every running session of the current vault — one per assistant window with hooks, and the one
+        the CLI or MCP appends to — oldest first."""
+        sessions = self.session_file()
+        return [sessions.info(snapshot) for snapshot in sessions.running()]
+
+    def sessions(self) -> list[SessionInfo]:
+        """The running sessions, then past ones, newest first."""
+        sessions = self.session_file()
+        past = [sessions.info(memory) for memory in sessions.list()]
+        return self.running_sessions() + past
+
+    def _end(self, sessions: SessionFile) -> SessionInfo:
         ended = sessions.end()
         change = FileChange("add", ended.rel_path, "session ended", old_path=None)
         self._record(sessions.vault, ChangeSet(f'memory: end session "{ended.title}"', [change]))
         return sessions.info(ended)
 
-    def session(self, ref: str | None = None) -> SessionInfo:
-        """The active session, or a past one by id, id prefix or path."""
-        sessions = self.session_file()
-        if ref is None:
-            snapshot = sessions.read()
-            if snapshot is None:
-                raise InvalidInputError("no active session", "start one: aimate mem session start")
-            return sessions.info(snapshot)
-        current = sessions.read()
-        if current is not None and current.id.startswith(ref):
-            return sessions.info(current)
-        vault, rel = self.locate(ref)
-        if not rel.is_relative_to(PurePosixPath(Layer.SESSION.folder)) or rel == CURRENT:
-            raise InvalidInputError(f"{ref} is not a session", "list them: aimate mem session list")
-        past = SessionFile(vault, Roots.state_dir(self.root_of(vault)), sessions.settings)
-        return past.info(past.load(rel))
 
-    def sessions(self) -> list[SessionInfo]:
-        """The active session (if any), then past ones, newest first."""
-        sessions = self.session_file()
-        current = sessions.read()
-        past = [sessions.info(memory) for memory in sessions.list()]
-        return ([sessions.info(current)] if current is not None else []) + past
+def _only(running: list[SessionSnapshot]) -> SessionSnapshot:
+    """The one running session; several → an error naming them (which one is meant cannot be guessed)."""
+    if len(running) == 1:
+        return running[0]
+    names = ", ".join(f"{snapshot.id[:8]} ({snapshot.key or 'unnamed'})" for snapshot in running)
+    raise InvalidInputError(f"{len(running)} sessions are running: {names}", "name one by its id")

@@ -11,6 +11,10 @@ from aimate_memory.vault.layout import STATUSES, Layer, Scope
 from aimate_memory.vault.model import Memory
 
 LIVE_STATUSES = ("active", "pending")
+# A session transcript is a search result once its session has ended (`ended`, then `archived` in its month
+# folder): while it runs the assistant holds it in its own window, and its turns — the person's question
+# itself — would outrank the memory asked about (docs/design.md, "Sessions").
+ENDED_SESSION_STATUSES = ("ended", "archived")
 
 
 @dataclass(frozen=True)
@@ -20,6 +24,9 @@ class MemoryFilter:
     categories: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()  # every tag must be present
     statuses: tuple[str, ...] = LIVE_STATUSES  # () = any status
+    # The statuses a session transcript must have instead (None: `statuses` applies to sessions too); search
+    # sets ENDED_SESSION_STATUSES.
+    session_statuses: tuple[str, ...] | None = None
     created_after: datetime | None = None
     created_before: datetime | None = None
     updated_after: datetime | None = None
@@ -33,7 +40,7 @@ class MemoryFilter:
             not self.scopes or memory.scope in self.scopes,
             not self.categories or memory.category in self.categories,
             not self.tags or set(self.tags) <= set(memory.tags),
-            not self.statuses or memory.status in self.statuses,
+            self._status_matches(memory),
             self.created_after is None or memory.created_at >= self.created_after,
             self.created_before is None or memory.created_at < self.created_before,
             self.updated_after is None or memory.updated_at >= self.updated_after,
@@ -41,6 +48,11 @@ class MemoryFilter:
             self.path_glob is None or fnmatch.fnmatch(memory.rel_path.as_posix(), self.path_glob),
         )
         return all(checks)
+
+    def _status_matches(self, memory: Memory) -> bool:
+        if self.session_statuses is not None and memory.layer is Layer.SESSION:
+            return memory.status in self.session_statuses
+        return not self.statuses or memory.status in self.statuses
 
 
 def parse_layer(value: str | Layer) -> Layer:

@@ -82,8 +82,16 @@ PROJECT_FIELDS = {**QUEUED_FIELDS, "cwd": FOLDER, "project": FOLDER, "global_onl
 WHERE = Field("a MemoryFilter as JSON: an object of its fields", _valid_where)
 SEARCH_FIELDS = {**PROJECT_FIELDS, "query": TEXT, "limit": LIMIT, "where": WHERE}
 CONTEXT_FIELDS = {**PROJECT_FIELDS, "query": OPTIONAL_TEXT, "budget": TOKENS, "budget_setting": OPTIONAL_TEXT}
-REMEMBER_FIELDS = {**PROJECT_FIELDS, "text": TEXT, "source": STRING, "thread": OPTIONAL_TEXT}
-CONVERSE_FIELDS = {**PROJECT_FIELDS, "role": TEXT, "content": TEXT}
+REMEMBER_FIELDS = {
+    **PROJECT_FIELDS,
+    "text": TEXT,
+    "source": STRING,
+    "thread": OPTIONAL_TEXT,
+    "status": OPTIONAL_TEXT,  # "pending": the hooks' consent (docs/agents.md, "Consent")
+    "status_setting": OPTIONAL_TEXT,  # or the config key to read it from (hooks.capture_status)
+}
+SESSION_FIELDS = {**PROJECT_FIELDS, "session": OPTIONAL_TEXT}  # a client's session id: its own session
+CONVERSE_FIELDS = {**SESSION_FIELDS, "role": TEXT, "content": TEXT}
 
 
 class MaintenanceRun(Protocol):
@@ -112,7 +120,7 @@ class Daemon:
             "context": Operation(self._queued("context", self._context, project=True), CONTEXT_FIELDS),
             "remember": Operation(self._queued("remember", self._remember, project=True), REMEMBER_FIELDS),
             "converse": Operation(self._queued("converse", self._converse, project=True), CONVERSE_FIELDS),
-            "end_session": Operation(self._queued("end session", self._end_session, project=True), PROJECT_FIELDS),
+            "end_session": Operation(self._queued("end session", self._end_session, project=True), SESSION_FIELDS),
             "maintain": Operation(self._queued("maintenance", lambda request: self._maintain()), QUEUED_FIELDS),
             "sync": Operation(self._queued("sync all", lambda request: self._sync_all()), QUEUED_FIELDS),
             "reload": Operation(
@@ -236,17 +244,26 @@ class Daemon:
         # Synced first, as for a search: capture looks for a memory that already says it.
         system = self._synced_system(request)
         thread = request.get("thread")
+        status = request.get("status")
+        if status is None and request.get("status_setting"):  # the hooks' consent (hooks.capture_status)
+            status = system.config.get(str(request["status_setting"]))
         result = system.remember(
-            str(request["text"]), source=str(request.get("source", "cli")), thread=str(thread) if thread else None
+            str(request["text"]),
+            source=str(request.get("source", "cli")),
+            thread=str(thread) if thread else None,
+            status=str(status) if status else None,
         )
         return {"ok": True, "result": result.to_dict()}
 
     def _converse(self, request: Request) -> Result:
-        self._system_for(request).add_conversation(str(request["role"]), str(request["content"]))
+        session = request.get("session")
+        system = self._system_for(request)
+        system.add_conversation(str(request["role"]), str(request["content"]), session=_text_or_none(session))
         return {"ok": True}
 
     def _end_session(self, request: Request) -> Result:
-        return {"ok": True, "ended": self._system_for(request).end_session() is not None}
+        ended = self._system_for(request).end_session(session=_text_or_none(request.get("session")))
+        return {"ok": True, "ended": ended is not None}
 
     def _synced_system(self, request: Request) -> MemorySystem:
         system = self._system_for(request)
@@ -405,6 +422,10 @@ def _log_maintenance(key: str, run: MaintenanceRun) -> None:
         log.warning("maintenance %s: %s", key, warning)
     if run.duplicates:
         log.info("maintenance %s: %d near-duplicate group(s)", key, len(run.duplicates))
+
+
+def _text_or_none(value: Any) -> str | None:
+    return str(value) if value else None
 
 
 def _setup_logging(path: Path) -> None:

@@ -24,9 +24,13 @@ its handler and the table of the fields its request may carry, each a `Field` wi
               budget_setting=null (a config key to    (Context.to_dict())
               read the budget from), + the project
               fields of search
-    remember  text, source="cli", + project fields    result=CaptureResult.to_dict()
-    converse  role, content, + project fields         - (the turn is appended to the session)
-    end_session  project fields                       ended (false when no session was active)
+    remember  text, source="cli", thread=null,        result=CaptureResult.to_dict()
+              status=null ("pending": for review) or
+              status_setting (a config key to read
+              it from), + project fields
+    converse  role, content, session=null (a client   - (the turn is appended to that session)
+              session id), + project fields
+    end_session  session=null, + project fields       ended (false when that session was not running)
     maintain  -                                       summary={vault key: summary}
     sync      -                                       reports={vault key: SyncReport.as_dict()}
     reload    wait=false                              added=[vault keys]; without `wait`, {"ok": true} at once

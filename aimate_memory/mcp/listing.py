@@ -224,6 +224,8 @@ ANSWERS = {
                             "properties": {
                                 "id": {"title": "Id", "type": "string"},
                                 "title": {"title": "Title", "type": "string"},
+                                "scope": {"title": "Scope", "type": "string"},
+                                "path": {"title": "Path", "type": "string"},
                                 "tokens": {"title": "Tokens", "type": "integer"},
                                 "score": {"anyOf": [{"type": "number"}, {"type": "null"}], "title": "Score"},
                             },

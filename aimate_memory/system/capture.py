@@ -4,9 +4,14 @@ functions of `aimate_memory.capture`; this module gathers their inputs and does 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from aimate_memory.capture import CaptureResult, Classification, classify, decide, route
+import numpy as np
+
+from aimate_memory.capture import CaptureResult, Classification, classify, decide, route, title_of
+from aimate_memory.capture.model import EMBEDDER as KIND_EMBEDDER
+from aimate_memory.capture.model import PLACES
 from aimate_memory.capture.supersede import Candidate, SupersedeDecision
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.system.memories import MemoryActions
@@ -30,21 +35,35 @@ class CaptureActions(PerfActions, MemoryActions):
         scope: str | None = None,
         source: str = "cli",
         thread: str | None = None,
+        kind: str | None = None,
+        force: bool = False,
     ) -> CaptureResult:
-        """Capture one sentence. No `confidence` means a person typed it (written active); an agent's
-        confidence routes it to active, pending (left uncommitted for `aimate mem review`) or dropped.
-        A secret is refused before anything is written; a restatement of an active memory of the same
-        layer, scope and category supersedes it (both files in one commit); the same words again write
-        nothing (`exists`). `thread`: the conversation it was said in (its neighbours there are context)."""
+        """Capture one sentence where it belongs (capture/classify.py), or drop it when it is not worth
+        keeping (small talk, thanks, a question) unless `force`. `kind` (rule, preference, decision,
+        knowledge, project, task, note) sets layer and category; scope is still decided unless given.
+        No `confidence` from a person (`source` cli) means written active; an agent's confidence routes it to
+        active, pending (left uncommitted for `aimate mem review`) or dropped, and whatever does not come from
+        a person lands in core only pending (capture/routing.py). A secret is refused before anything is
+        written; a restatement of an active memory of the same layer, scope and category supersedes it (both
+        files in one commit); the same words again write nothing (`exists`). `thread`: the conversation it
+        was said in (its neighbours there are context)."""
         watch = Stopwatch()
         if not text or not text.strip():
             raise InvalidInputError("nothing to remember: the text is empty", "pass the sentence to remember")
+        if kind is not None and kind not in PLACES:
+            raise InvalidInputError(f"unknown kind {kind!r}", f"use one of: {', '.join(PLACES)}")
         thread = thread_name(thread) if thread is not None else None
-        found = self._classify(text, scope)
-        check_writable_text({"title": found.title, "body": found.body})
+        # Checked before classifying: a 1 MB text or a secret is refused before any model reads it.
+        check_writable_text({"title": title_of(text.strip()), "body": text.strip()})
         self.guard_secrets(text)
-        routed = route(confidence, *self._capture_thresholds())
+        found = self._classify(text, scope, kind)
         watch.lap("classify")
+        if found.drop and not force:
+            self._log_perf("capture", watch, "dropped")
+            return CaptureResult("dropped", None, None, f"{found.reason}; nothing written (--force keeps it)")
+        if found.drop:
+            found = replace(found, reason=found.forced_reason, drop=False)
+        routed = route(confidence, *self._capture_thresholds(), layer=found.layer, source=source)
         if routed.status is None:
             self._log_perf("capture", watch, found.layer.value)
             return CaptureResult("dropped", None, None, f"{routed.reason}; nothing written ({found.reason})")
@@ -60,7 +79,7 @@ class CaptureActions(PerfActions, MemoryActions):
         self._log_perf("capture", watch, found.layer.value)
         return result
 
-    def _classify(self, text: str, scope: str | None) -> Classification:
+    def _classify(self, text: str, scope: str | None, kind: str | None = None) -> Classification:
         project = self.project_vault if self.project_vault is not None and self.project_vault.exists else None
         project_root = self.roots.project
 
@@ -75,7 +94,20 @@ class CaptureActions(PerfActions, MemoryActions):
             has_project=project is not None,
             path_exists=path_exists if project is not None else None,
             scope_override=parse_scope(scope) if scope else None,
+            vector=self._kind_vector(text) if kind is None else None,
+            kind=kind,
         )
+
+    def _kind_vector(self, text: str) -> np.ndarray | None:
+        """The text's vector for the kind model: the multilingual USE half of the default embedder (or USE
+        itself); None when vectors are off or another model is configured (the cue features decide then)."""
+        if not self.embedder.enabled:
+            return None
+        embedder = self.embedder.get()
+        universal = getattr(embedder, "universal", embedder)
+        if universal is None or not str(getattr(universal, "identity", "")).startswith(KIND_EMBEDDER):
+            return None
+        return np.asarray(universal.embed_query(text), dtype=np.float32)
 
     def _capture_thresholds(self) -> tuple[float, float]:
         return float(self.config.get("capture.write_threshold")), float(self.config.get("capture.pending_threshold"))
@@ -127,7 +159,7 @@ class CaptureActions(PerfActions, MemoryActions):
     ) -> CaptureResult:
         # A pending capture waits for review: it supersedes nothing until a person accepts it.
         old = self.get(str(decision.target_id)) if decision.action == "supersede" and status == "active" else None
-        extra: dict[str, object] = {"capture_rule": found.rule}
+        extra: dict[str, object] = {"capture_rule": found.kind}
         if confidence is not None:
             extra["confidence"] = round(float(confidence), 4)
         if old is not None:
@@ -159,7 +191,8 @@ class CaptureActions(PerfActions, MemoryActions):
 
 
 def capture_line(result: CaptureResult) -> str:
-    """The human line of `remember`: `remembered 3f2a1c0d as core/preference (global): 我习惯用 Tab 缩进`."""
+    """The human lines of `remember`: what happened, then why —
+    `remembered 3f2a1c0d as core/preference (global): 我习惯用 Tab 缩进` / `  why: core/preference: a personal …`."""
     memory: Memory | None = result.memory
     if memory is None:
         return f"not remembered: {result.reason}"
@@ -168,4 +201,4 @@ def capture_line(result: CaptureResult) -> str:
     line = f"{verbs.get(result.action, result.action)} {memory.id[:8]} as {where}: {memory.title}"
     if result.supersedes:
         line += f" (supersedes {result.supersedes[:8]})"
-    return line
+    return f"{line}\n  why: {result.reason}"

@@ -29,17 +29,23 @@ def _project(tmp_path: Path, cli) -> Path:
         ("We decided to ship on Fridays only", ("long_term", "decision", "project")),
         ("明天修复登录页面", ("short_term", "task", "project")),
         ("TODO: update the changelog", ("short_term", "task", "project")),
-        ("缓存命中率大约 80%", ("short_term", "note", "project")),
-        ("The staging box has 16 GB of RAM", ("short_term", "note", "project")),
+        ("缓存命中率大约 80%", ("long_term", "knowledge", "project")),
+        ("The staging box has 16 GB of RAM", ("long_term", "knowledge", "project")),
+        ("今天 CI 一直红，还在查原因", ("short_term", "note", "project")),
+        ("Always run the linter before you push", ("core", "rule", "global")),
     ],
 )
-def test_remember_routes(cli, tmp_path: Path, text: str, where: tuple[str, str, str]) -> None:
+@pytest.mark.slow
+def test_remember_routes(cli_vectors, tmp_path: Path, text: str, where: tuple[str, str, str]) -> None:
+    """What a person gets by default: the kind model reads the sentence's embedding."""
+    cli = cli_vectors
     project = _project(tmp_path, cli)
     done = cli("mem", "remember", text, "--json", cwd=project)
     assert done.code == 0, done.err
     data = done.json()
-    assert data["action"] == "written" and data["supersedes"] is None and data["reason"]
+    assert data["action"] == "written" and data["supersedes"] is None
     memory = data["memory"]
+    assert data["reason"].startswith(f"{where[0]}/{where[1]}: ") and "(embedding, " in data["reason"]
     assert (memory["layer"], memory["category"], memory["scope"]) == where
     line = cli("mem", "remember", text, cwd=project).out.strip()
     assert line.startswith("already remembered") and memory["id"][:8] in line
@@ -47,8 +53,9 @@ def test_remember_routes(cli, tmp_path: Path, text: str, where: tuple[str, str, 
 
 def test_remember_human_line_and_confidence(cli) -> None:
     assert cli("mem", "init").code == 0
-    line = cli("mem", "remember", "我习惯用 Tab 缩进").out.strip()
-    assert line.startswith("remembered ") and line.endswith("as core/preference (global): 我习惯用 Tab 缩进")
+    first, why = cli("mem", "remember", "我习惯用 Tab 缩进").out.strip().splitlines()
+    assert first.startswith("remembered ") and first.endswith("as core/preference (global): 我习惯用 Tab 缩进")
+    assert why.startswith("  why: core/preference: a personal taste or habit")
     pending = cli("mem", "remember", "I like short commit messages", "--confidence", "0.7", "--json").json()
     assert pending["action"] == "pending" and pending["memory"]["status"] == "pending"
     dropped = cli("mem", "remember", "也许以后用 Rust 重写", "--confidence", "0.3", "--json")
@@ -59,6 +66,82 @@ def test_remember_human_line_and_confidence(cli) -> None:
     # A pending capture is left uncommitted, so review lists it.
     review = cli("mem", "review", "--json")
     assert review.code == 0 and "short commit messages" in review.out
+
+
+@pytest.mark.parametrize(
+    ("chatter", "name"),
+    [("thanks, that worked!", "thanks"), ("谢谢，搞定了！", "thanks"), ("How do I rebase onto main?", "question")],
+)
+def test_remember_drops_chatter_unless_forced_or_kind_given(cli, home: Path, chatter: str, name: str) -> None:
+    assert cli("mem", "init").code == 0
+    dropped = cli("mem", "remember", chatter, "--json")
+    assert dropped.code == 0, dropped.err
+    data = dropped.json()
+    assert (data["action"], data["memory"]) == ("dropped", None) and data["reason"].startswith("dropped: ")
+    assert name in data["reason"] or name == "question"
+    human = cli("mem", "remember", chatter).out.strip()
+    assert human.startswith("not remembered: dropped: ") and "\n" not in human
+    assert cli("mem", "list", "--status", "all", "--json").json() == [] or all(
+        memory["title"] != chatter for memory in cli("mem", "list", "--status", "all", "--json").json()
+    )
+    forced = cli("mem", "remember", chatter, "--force", "--json").json()
+    assert forced["action"] == "written" and forced["memory"]["title"]
+    assert "kept by force although it looks like" in forced["reason"]
+    given = cli("mem", "remember", chatter + " (kind)", "--kind", "note", "--json").json()
+    assert given["action"] == "written" and (given["memory"]["layer"], given["memory"]["category"]) == (
+        "short_term",
+        "note",
+    )
+    assert "given as kind note" in given["reason"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "where"),
+    [
+        ("rule", "每周五下午不发布", ("core", "rule", "global")),
+        ("preference", "Dark terminal themes", ("core", "preference", "global")),
+        ("decision", "用 SQLite 存索引", ("long_term", "decision", "project")),
+        ("knowledge", "Always-on replicas live in us-east-1", ("long_term", "knowledge", "project")),
+        ("project", "一个记账小程序", ("long_term", "project", "project")),
+        ("task", "We prefer to update the docs", ("short_term", "task", "project")),
+        ("note", "never mind the red build", ("short_term", "note", "project")),
+    ],
+)
+def test_remember_kind_sets_layer_and_category(cli, tmp_path: Path, kind: str, text: str, where: tuple) -> None:
+    project = _project(tmp_path, cli)
+    done = cli("mem", "remember", text, "--kind", kind, "--json", cwd=project)
+    assert done.code == 0, done.err
+    memory = done.json()["memory"]
+    assert (memory["layer"], memory["category"], memory["scope"]) == where
+    # Scope is still the caller's to give.
+    other = cli("mem", "remember", text + "!", "--kind", kind, "--scope", "project", "--json", cwd=project).json()
+    assert other["memory"]["scope"] == "project"
+
+
+def test_remember_unknown_kind_is_a_one_line_error(cli) -> None:
+    assert cli("mem", "init").code == 0
+    done = cli("mem", "remember", "something", "--kind", "fact")
+    assert done.code != 0 and "unknown kind 'fact'" in done.err and "Traceback" not in done.err
+    assert "rule, preference, decision, knowledge, project, task, note" in done.err
+
+
+@pytest.mark.parametrize(
+    ("text", "typed"),
+    [
+        ("Never push directly to main", "Never push directly to a release branch"),
+        ("回复一律使用简体中文", "注释一律使用简体中文"),
+    ],
+)
+def test_an_agents_capture_into_core_waits_for_review(cli, text: str, typed: str) -> None:
+    """Consent: a person typing `remember` writes core active; an agent (a confidence, or another source)
+    gets pending, however sure it is."""
+    assert cli("mem", "init").code == 0
+    agent = cli("mem", "remember", text, "--confidence", "0.99", "--source", "claude", "--json").json()
+    assert agent["action"] == "pending" and agent["memory"]["layer"] == "core"
+    assert agent["memory"]["status"] == "pending" and "review" in agent["reason"]
+    person = cli("mem", "remember", typed, "--json").json()
+    assert person["action"] == "written" and person["memory"]["status"] == "active"
+    assert person["memory"]["layer"] == "core"
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,8 @@ from aimate_memory.vault.layout import Layer
 Outcome = Literal["written", "pending", "dropped"]
 # Who a person is: `aimate mem remember` typed at a terminal (`--source cli`, the default) or `add`.
 PERSON_SOURCES = frozenset({"cli", "manual"})
+# Sources whose every capture waits for review: what a finished session proposes (capture/distill.py).
+REVIEW_SOURCES = frozenset({"session"})
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,12 @@ def route(
     if typed_by_person(confidence, source):
         return Route("written", "active", "typed by a person → active")
     routed = _by_confidence(confidence, write_threshold, pending_threshold)
+    if routed.status == "active" and source in REVIEW_SOURCES:
+        return Route(
+            "pending",
+            "pending",
+            f"{routed.reason}; proposed by {source} → pending until a person accepts it (aimate mem review)",
+        )
     if routed.status == "active" and layer is Layer.CORE and not typed_by_person(confidence, source):
         return Route(
             "pending",

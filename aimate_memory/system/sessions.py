@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.sessions import AppendResult, SessionFile, SessionInfo, SessionSettings, summarizer_from_config
 from aimate_memory.sessions.store import CURRENT
+from aimate_memory.system.capture import CaptureActions
 from aimate_memory.system.memories import MemoryActions
 from aimate_memory.system.perf import PerfActions, Stopwatch
 from aimate_memory.vault.changes import ChangeSet, FileChange
@@ -22,7 +23,9 @@ from aimate_memory.vault.layout import Layer
 from aimate_memory.vault.roots import Roots
 
 
-class SessionActions(PerfActions, MemoryActions):
+class SessionActions(CaptureActions, PerfActions, MemoryActions):
+    """Sessions; an ended one leaves what the person said worth keeping for review (CaptureActions)."""
+
     def session_file(self) -> SessionFile:
         vault = self.vault_for(None)
         return SessionFile(
@@ -82,7 +85,9 @@ class SessionActions(PerfActions, MemoryActions):
         ended = sessions.end()
         change = FileChange("add", ended.rel_path, "session ended", old_path=None)
         self._record(sessions.vault, ChangeSet(f'memory: end session "{ended.title}"', [change]))
-        return sessions.info(ended)
+        info = sessions.info(ended)
+        self.propose_from_session(info.id, [(turn.role, turn.text) for turn in info.turns])
+        return info
 
     def session(self, ref: str | None = None) -> SessionInfo:
         """The active session, or a past one by id, id prefix or path."""

@@ -118,6 +118,19 @@ def test_remember_kind_sets_layer_and_category(cli, tmp_path: Path, kind: str, t
     assert other["memory"]["scope"] == "project"
 
 
+@pytest.mark.slow
+def test_capture_reads_the_sentence_even_with_vector_search_off(cli) -> None:
+    """`embedding.enabled: false` turns vector search off; capture still files with the model (capture.embedding)."""
+    assert cli("mem", "init").code == 0
+    on = {"AIMATE_CAPTURE__EMBEDDING": "true"}
+    for text, where in (("Prefer early returns over nested ifs", "core/"), ("支付服务的超时时间是 5 秒", "long_term/")):
+        done = cli("mem", "remember", text, "--json", env=on)
+        assert done.code == 0, done.err
+        assert done.json()["reason"].startswith(where) and "(embedding, " in done.json()["reason"]
+    off = cli("mem", "remember", "TODO: rotate the keys", "--json", env={"AIMATE_CAPTURE__EMBEDDING": "false"})
+    assert "(cue features, " in off.json()["reason"]
+
+
 def test_remember_unknown_kind_is_a_one_line_error(cli) -> None:
     assert cli("mem", "init").code == 0
     done = cli("mem", "remember", "something", "--kind", "fact")
@@ -283,3 +296,33 @@ def test_perf_after_operations(cli) -> None:
     for entry in data["operations"]:
         assert entry["count"] >= 1 and 0 <= entry["p50_ms"] <= entry["p95_ms"] <= entry["max_ms"]
     assert "capture" in cli("mem", "perf").out
+
+
+@pytest.mark.slow
+def test_session_end_leaves_the_persons_sentences_for_review(cli_vectors, home: Path) -> None:
+    """§4: an ended session proposes what the person said (never the assistant, never pasted code), pending,
+    with the session and turn it came from; nothing becomes active without review."""
+    cli = cli_vectors
+    assert cli("mem", "init").code == 0
+    turns = [
+        ("user", "以后所有的提交信息都用英文写。\n```\nAlways indent with tabs.\n```"),
+        ("assistant", "Never write tests for the parser; they are a waste of time."),
+        ("user", "TODO: add a retry to the uploader."),
+        ("user", "thanks, that's all"),
+    ]
+    for role, text in turns:
+        assert cli("mem", "session", "append", "--role", role, text).code == 0
+    session_id = cli("mem", "session", "show", "--json").json()["id"]
+    assert cli("mem", "session", "end").code == 0
+    pending = [m for m in cli("mem", "list", "--status", "all", "--json").json() if m["status"] == "pending"]
+    titles = {m["title"]: m for m in pending}
+    assert "以后所有的提交信息都用英文写" in titles and "TODO: add a retry to the uploader" in titles, titles
+    assert not any("tabs" in t or "parser" in t or "thanks" in t for t in titles)
+    for memory in pending:
+        text = (home / "memory" / memory["path"]).read_text(encoding="utf-8")
+        assert f"session: {session_id}" in text and "source: session" in text and "turn: " in text
+    rule = (home / "memory" / titles["以后所有的提交信息都用英文写"]["path"]).read_text(encoding="utf-8")
+    assert "turn: 1" in rule and titles["以后所有的提交信息都用英文写"]["layer"] == "core"
+    assert all(m["status"] != "active" or m["source"] != "session" for m in cli("mem", "list", "--json").json())
+    review = cli("mem", "review", "--json")
+    assert review.code == 0 and "以后所有的提交信息都用英文写" in review.out

@@ -32,6 +32,14 @@ def no_real_home(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["AIMATE_HOME"] = str(tmp_path_factory.mktemp("session-home"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def capture_reads_cues_only() -> None:
+    """Capture loads the multilingual model even with vector search off (capture.embedding); a test home is
+    fresh each time, so that would build the 84 MB model cache in every one. Tests that want the model run
+    with vectors (`cli_vectors`, which turns it back on) or set the variable themselves."""
+    os.environ.setdefault("AIMATE_CAPTURE__EMBEDDING", "false")
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "aimate-home"
@@ -53,6 +61,8 @@ def make_runner(home: Path, workdir: Path, vectors: bool):
     base_env = {**os.environ, "AIMATE_HOME": str(home), "COLUMNS": "200"}
     if not vectors:
         base_env["AIMATE_EMBEDDING__ENABLED"] = "false"
+    else:
+        base_env["AIMATE_CAPTURE__EMBEDDING"] = "true"
 
     def run(
         *args: str, cwd: Path | None = None, input: str | None = None, env: dict | None = None, timeout: float = 120

@@ -139,3 +139,45 @@ PROJECT_REFERENCES: dict[str, tuple[re.Pattern[str], ...]] = {
 
 # Words that could be a path in the project: a slash inside, or a name with a file extension.
 PATH_CANDIDATE = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)+[\w.-]*|(?<![\w/.-])[\w-]+\.[A-Za-z][\w]{0,7}(?![\w/])")
+
+# Cues the kind model reads as features besides the rules above (capture/model.py); they decide nothing alone.
+CUE_FEATURES: dict[str, tuple[re.Pattern[str], ...]] = {
+    "thanks": (
+        *_zh("谢谢", "感谢", "多谢", "辛苦了", "麻烦了"),
+        *_en("thanks", "thank you", "thx", "cheers", "appreciate(?:d)?"),
+    ),
+    "acknowledgement": (
+        re.compile(r"^\W*(?:好的|好吧|收到|可以的?|嗯+|哈哈+|明白了?|没问题|对的?|是的|行|哦+)"),
+        re.compile(
+            r"^\W*(?:ok(?:ay)?|got it|sounds good|will do|sure|yes|yeah|yep|no|nope|nice|great|cool|lol|haha|wow|"
+            r"oops|hmm+|hi|hello|hey|good (?:morning|night)|never ?mind)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    "describes the project": (
+        *_zh("本项目", "这个项目", "该项目", "本仓库", "是一个", "是一款", "旨在", "目标是"),
+        *_en("this project", "this repo(?:sitory)?", r"is an? (?:\w+ ){0,4}(?:tool|library|app|framework|service)"),
+    ),
+    "change made": (
+        *_zh("废弃", "更名", "改名", "替换为", "升级至", "升级到", "改为", "迁移到", "调整为"),
+        *_en("deprecated", "renamed", "replaced", "switched", "migrated", "changed (?:from|to)", "adopted", "selected"),
+    ),
+    "transient": (
+        *_zh("今天", "正在", "目前", "报错", "无法", "崩溃", "失败", "这周", "刚才"),
+        *_en(
+            "today",
+            "currently",
+            "right now",
+            "this morning",
+            "this week",
+            "broken",
+            "fail(?:s|ed|ing)?",
+            "crash(?:es|ed)?",
+            "error",
+        ),
+    ),
+    "request": (
+        *_zh("希望可以", "希望能", "能不能", "可否", "建议增加", "支持一下"),
+        *_en("please add", "would be nice", "feature request", "support for", "it would be great"),
+    ),
+}

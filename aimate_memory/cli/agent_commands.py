@@ -20,7 +20,14 @@ commands.add_typer(session_commands, name="session")
 
 @commands.command()
 def remember(
-    text: str = typer.Argument(..., help="The sentence to remember (a preference, rule, decision, task, note)."),
+    text: str = typer.Argument(..., help="The sentence to remember (a rule, preference, decision, fact, task, note)."),
+    kind: str = typer.Option(
+        None,
+        "--kind",
+        "-k",
+        help="What it is: rule, preference, decision, knowledge, project, task or note (default: from the text).",
+    ),
+    force: bool = typer.Option(False, "--force", "-f", help="Write it even when it looks like small talk."),
     confidence: float = typer.Option(None, "--confidence", min=0.0, max=1.0, help="An agent's confidence (0–1)."),
     scope: str = typer.Option(None, "--scope", "-s", help="global or project (default: decided from the text)."),
     source: str = typer.Option("cli", "--source", help="Who captured it (cli, an agent's name, …)."),
@@ -28,12 +35,14 @@ def remember(
     no_sync: bool = NO_SYNC,
     as_json: bool = JSON,
 ) -> None:
-    """Remember a sentence where it belongs. With --confidence (agents): ≥ 0.85 written, ≥ 0.60 pending
-    review, below dropped. A restatement updates (supersedes) the memory it restates."""
+    """Remember a sentence where it belongs, and say why; small talk, thanks and questions are dropped
+    (--force keeps them, --kind says what it is). With --confidence (agents): ≥ 0.85 written, ≥ 0.60 pending
+    review, below dropped; an agent's capture into core waits for review. A restatement updates (supersedes)
+    the memory it restates."""
     from aimate_memory.system.capture import capture_line
 
     result = synced(open_system(), no_sync).remember(
-        text, confidence=confidence, scope=scope, source=source, thread=thread
+        text, confidence=confidence, scope=scope, source=source, thread=thread, kind=kind, force=force
     )
     if as_json:
         print_json(result.to_dict())

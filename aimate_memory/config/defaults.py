@@ -41,6 +41,16 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         # Jaccard of keyword sets, the fallback when no model is loaded. Same pairs: highest "different"
         # pair 0.60 → 0.65 (precision 1.0, recall .23): without a model it supersedes only near-copies.
         "keyword_supersede_threshold": 0.65,
+        # Whether capture reads a sentence with the multilingual USE model even when vector search is off
+        # (embedding.enabled false) or uses another model: the kind model files sentences far better with it
+        # (docs/design.md, "Capture"). false: the cue features alone decide.
+        "embedding": True,
+        # Session distillation (capture/distill.py): when a session ends, the person's own sentences filed as a
+        # rule, preference, decision, knowledge or task with at least this confidence become pending captures,
+        # at most distill_max per session (docs/design.md, "Capture"). 0 for distill_max turns it off. 0.7: on 20
+        # assembled transcripts 8 of 10 proposals were worth accepting (0.6: 10 of 20; 0.8: 5 of 7).
+        "distill_confidence": 0.7,
+        "distill_max": 10,
     },
     "summarizer": {
         # An OpenAI-compatible chat endpoint (…/v1/chat/completions); None = the offline extractive one.

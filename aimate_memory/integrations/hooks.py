@@ -57,7 +57,13 @@ class MemoryPort(Protocol):
     def build_context(self, query: str | None = None, budget: int | None = None) -> Any: ...
     def search(self, query: str, top_k: int = 10, where: Any = None) -> Any: ...
     def remember(
-        self, text: str, *, source: str = "cli", thread: str | None = None, status: str | None = None
+        self,
+        text: str,
+        *,
+        source: str = "cli",
+        thread: str | None = None,
+        status: str | None = None,
+        force: bool = False,
     ) -> Any: ...
     def add_conversation(
         self, role: str, content: str, tokens: int | None = None, *, session: str | None = None
@@ -113,12 +119,15 @@ class Memory:
 
     def remember(self, text: str, thread: str | None = None) -> dict[str, Any]:
         """Capture the person's request: pending unless they configured `hooks.capture_status: active`
-        (the daemon reads the setting for the payload's vaults, as the context budget)."""
-        reply = self._remote("remember", text=text, source="hook", thread=thread, status_setting=CAPTURE_STATUS_SETTING)
+        (the daemon reads the setting for the payload's vaults, as the context budget). Forced: the person
+        asked in so many words, so what capture would drop as small talk is kept (and reviewed)."""
+        reply = self._remote(
+            "remember", text=text, source="hook", thread=thread, status_setting=CAPTURE_STATUS_SETTING, force=True
+        )
         if reply is not None:
             return dict(reply.get("result") or {})
         status = str(self.system.config.get(CAPTURE_STATUS_SETTING))
-        return dict(self.system.remember(text, source="hook", thread=thread, status=status).to_dict())
+        return dict(self.system.remember(text, source="hook", thread=thread, status=status, force=True).to_dict())
 
     def add_conversation(self, role: str, content: str, session: str | None) -> None:
         if self._remote("converse", role=role, content=content, session=session) is None:

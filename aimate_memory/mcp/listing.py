@@ -266,13 +266,26 @@ ANSWERS = {
             {
                 "name": "memory_remember",
                 "title": "Remember",
-                "description": "Remember one durable fact, decision, preference or task stated in "
-                "the conversation (one sentence, any language). It is routed: "
-                "written to the right layer and scope, kept pending for review "
-                "when unsure, dropped when it is chatter, or matched to a memory "
-                "that already says it. Returns the action taken (written, pending, "
-                "dropped, exists), the memory, and the id of a memory it "
-                "supersedes.",
+                "description": "Remember one durable rule, preference, decision, fact or task "
+                "stated in the conversation (one sentence, any language). Say what "
+                "it is with `kind`:\n"
+                '- rule: a convention for how work is done ("run the tests before '
+                'committing", "回复使用中文");\n'
+                "- preference: the user's taste or habit (\"prefers short "
+                'answers", "我习惯用 Tab 缩进");\n'
+                '- decision: a choice that was made ("we use PostgreSQL as the '
+                'main database");\n'
+                '- knowledge: a fact about the project, system or domain ("the API '
+                'listens on port 8080");\n'
+                "- project: what the project is, its goal or status;\n"
+                '- task: something still to do ("TODO: add rate limiting");\n'
+                '- note: a transient situation ("the build on main is broken '
+                'today").\n'
+                "Without `kind` it is decided from the text; chatter, thanks and "
+                "questions are dropped. Rules and preferences you save wait for "
+                "the user's review before they apply. Returns the action taken "
+                "(written, pending, dropped, exists), the memory, the id of a "
+                "memory it supersedes, and the reason.",
                 "inputSchema": {
                     "properties": {
                         "text": {
@@ -291,6 +304,16 @@ ANSWERS = {
                             "default": None,
                             "description": "'project' or 'global'; default: decided from the text (project if unsure).",
                             "title": "Scope",
+                        },
+                        "kind": {
+                            "anyOf": [{"type": "string"}, {"type": "null"}],
+                            "default": None,
+                            "description": "What it is: rule, "
+                            "preference, decision, "
+                            "knowledge, project, task "
+                            "or note (default: decided "
+                            "from the text).",
+                            "title": "Kind",
                         },
                     },
                     "required": ["text"],

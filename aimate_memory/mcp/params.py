@@ -32,6 +32,8 @@ ARGUMENT_ALIASES: dict[str, str] = {
     "max_tokens": "budget",
     "token_budget": "budget",
     "layers": "layer",
+    "type": "kind",
+    "category": "kind",
 }
 
 # Commas, Chinese commas and the enumeration comma all separate tags ("缓存，redis、会话").

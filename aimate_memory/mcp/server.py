@@ -97,10 +97,18 @@ TOOL_SPECS: dict[str, ToolSpec] = {
     ),
     "memory_remember": ToolSpec(
         "Remember",
-        "Remember one durable fact, decision, preference or task stated in the conversation (one sentence, any "
-        "language). It is routed: written to the right layer and scope, kept pending for review when unsure, "
-        "dropped when it is chatter, or matched to a memory that already says it. Returns the action taken "
-        "(written, pending, dropped, exists), the memory, and the id of a memory it supersedes.",
+        "Remember one durable rule, preference, decision, fact or task stated in the conversation (one sentence, "
+        "any language). Say what it is with `kind`:\n"
+        '- rule: a convention for how work is done ("run the tests before committing", "回复使用中文");\n'
+        '- preference: the user\'s taste or habit ("prefers short answers", "我习惯用 Tab 缩进");\n'
+        '- decision: a choice that was made ("we use PostgreSQL as the main database");\n'
+        '- knowledge: a fact about the project, system or domain ("the API listens on port 8080");\n'
+        "- project: what the project is, its goal or status;\n"
+        '- task: something still to do ("TODO: add rate limiting");\n'
+        '- note: a transient situation ("the build on main is broken today").\n'
+        "Without `kind` it is decided from the text; chatter, thanks and questions are dropped. Rules and "
+        "preferences you save wait for the user's review before they apply. Returns the action taken (written, "
+        "pending, dropped, exists), the memory, the id of a memory it supersedes, and the reason.",
         ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False),
     ),
     "memory_update": ToolSpec(

@@ -145,10 +145,17 @@ class MemoryTools:
         scope: Annotated[
             str | None, Field(description="'project' or 'global'; default: decided from the text (project if unsure).")
         ] = None,
+        kind: Annotated[
+            str | None,
+            Field(
+                description="What it is: rule, preference, decision, knowledge, project, task or note "
+                "(default: decided from the text)."
+            ),
+        ] = None,
     ) -> RememberResult:
         if not text or not text.strip():
             raise InvalidInputError("text is empty", "pass the sentence to remember, e.g. text='我们选用 Redis 做缓存'")
-        result = self.synced().remember(text, confidence=confidence, scope=scope, source="mcp")
+        result = self.synced().remember(text, confidence=confidence, scope=scope, source="mcp", kind=kind)
         data = result.to_dict()
         return RememberResult(**{key: data.get(key) for key in RememberResult.__annotations__})  # type: ignore[typeddict-item]
 

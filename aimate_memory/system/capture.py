@@ -4,12 +4,21 @@ functions of `aimate_memory.capture`; this module gathers their inputs and does 
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
-from aimate_memory.capture import CaptureResult, Classification, classify, decide, route
+import numpy as np
+
+from aimate_memory.capture import CaptureResult, Classification, classify, decide, route, title_of
+from aimate_memory.capture.distill import distill
+from aimate_memory.capture.model import EMBEDDER as KIND_EMBEDDER
+from aimate_memory.capture.model import PLACES
 from aimate_memory.capture.routing import Route
 from aimate_memory.capture.supersede import Candidate, SupersedeDecision
-from aimate_memory.errors import InvalidInputError
+from aimate_memory.embedding.base import Embedder
+from aimate_memory.errors import AimateError, InvalidInputError
 from aimate_memory.system.memories import MemoryActions
 from aimate_memory.system.perf import PerfActions, Stopwatch
 from aimate_memory.vault.changes import ChangeSet, FileChange
@@ -19,6 +28,7 @@ from aimate_memory.vault.model import Memory
 from aimate_memory.vault.store import Vault
 from aimate_memory.vault.validate import check_writable_text, thread_name
 
+log = logging.getLogger(__name__)
 SUPERSEDE_CANDIDATES = 5  # the most similar active memories of the same layer, scope and category
 
 
@@ -32,25 +42,41 @@ class CaptureActions(PerfActions, MemoryActions):
         source: str = "cli",
         thread: str | None = None,
         status: str | None = None,
+        kind: str | None = None,
+        force: bool = False,
+        origin: dict[str, object] | None = None,
     ) -> CaptureResult:
-        """Capture one sentence. No `confidence` means a person typed it (written active); an agent's
-        confidence routes it to active, pending (left uncommitted for `aimate mem review`) or dropped.
-        A secret is refused before anything is written; a restatement of an active memory of the same
-        layer, scope and category supersedes it (both files in one commit); the same words again write
-        nothing (`exists`). `thread`: the conversation it was said in (its neighbours there are context).
+        """Capture one sentence where it belongs (capture/classify.py), or drop it when it is not worth
+        keeping (small talk, thanks, a question) unless `force`. `kind` (rule, preference, decision,
+        knowledge, project, task, note) sets layer and category; scope is still decided unless given.
+        No `confidence` from a person (`source` cli) means written active; an agent's confidence routes it to
+        active, pending (left uncommitted for `aimate mem review`) or dropped, and whatever does not come from
+        a person lands in core only pending (capture/routing.py). A secret is refused before anything is
+        written; a restatement of an active memory of the same layer, scope and category supersedes it (both
+        files in one commit); the same words again write nothing (`exists`). `thread`: the conversation it
+        was said in (its neighbours there are context); `origin`: fields recording where it came from
+        (a session's id and turn).
         `status="pending"`: whatever the routing says, it waits for a person's review (a hook's capture,
         `hooks.capture_status`; docs/agents.md, "Consent")."""
         watch = Stopwatch()
         if not text or not text.strip():
             raise InvalidInputError("nothing to remember: the text is empty", "pass the sentence to remember")
+        if kind is not None and kind not in PLACES:
+            raise InvalidInputError(f"unknown kind {kind!r}", f"use one of: {', '.join(PLACES)}")
         thread = thread_name(thread) if thread is not None else None
-        found = self._classify(text, scope)
-        check_writable_text({"title": found.title, "body": found.body})
+        # Checked before classifying: a 1 MB text or a secret is refused before any model reads it.
+        check_writable_text({"title": title_of(text.strip()), "body": text.strip()})
         self.guard_secrets(text)
-        routed = route(confidence, *self._capture_thresholds())
+        found = self._classify(text, scope, kind)
+        watch.lap("classify")
+        if found.drop and not force:
+            self._log_perf("capture", watch, "dropped")
+            return CaptureResult("dropped", None, None, f"{found.reason}; nothing written (--force keeps it)")
+        if found.drop:
+            found = replace(found, reason=found.forced_reason, drop=False)
+        routed = route(confidence, *self._capture_thresholds(), layer=found.layer, source=source)
         if status == "pending" and routed.status is not None:
             routed = Route("pending", "pending", f"{routed.reason}; pending review, as its caller asked")
-        watch.lap("classify")
         if routed.status is None:
             self._log_perf("capture", watch, found.layer.value)
             return CaptureResult("dropped", None, None, f"{routed.reason}; nothing written ({found.reason})")
@@ -61,12 +87,12 @@ class CaptureActions(PerfActions, MemoryActions):
         if decision.action == "exists":
             self._log_perf("capture", watch, found.layer.value)
             return CaptureResult("exists", self.get(str(decision.target_id)), None, f"{decision.reason}; {reason}")
-        result = self._write_capture(vault, found, routed.status, confidence, source, decision, reason, thread)
+        result = self._write_capture(vault, found, routed.status, confidence, source, decision, reason, thread, origin)
         watch.lap("write")
         self._log_perf("capture", watch, found.layer.value)
         return result
 
-    def _classify(self, text: str, scope: str | None) -> Classification:
+    def _classify(self, text: str, scope: str | None, kind: str | None = None) -> Classification:
         project = self.project_vault if self.project_vault is not None and self.project_vault.exists else None
         project_root = self.roots.project
 
@@ -81,7 +107,38 @@ class CaptureActions(PerfActions, MemoryActions):
             has_project=project is not None,
             path_exists=path_exists if project is not None else None,
             scope_override=parse_scope(scope) if scope else None,
+            vector=self._kind_vector(text) if kind is None else None,
+            kind=kind,
         )
+
+    def _kind_vector(self, text: str) -> np.ndarray | None:
+        """The text's vector for the kind model: the multilingual USE half of the default embedder (or USE
+        itself). When vector search is off or uses another model, capture still reads the sentence with USE
+        (`capture.embedding`, default on): filing a sentence should not get worse because search is keyword-
+        only (dev split: layer accuracy .87 with the vector, .74 from the cue features alone). None when USE
+        cannot load: the cue features decide then."""
+        reader = None
+        if self.embedder.enabled:
+            embedder = self.embedder.get()
+            universal = getattr(embedder, "universal", embedder)
+            if universal is not None and str(getattr(universal, "identity", "")).startswith(KIND_EMBEDDER):
+                reader = universal
+        if reader is None and self.config.get("capture.embedding"):
+            reader = self._capture_reader()
+        return np.asarray(reader.embed_query(text), dtype=np.float32) if reader is not None else None
+
+    def _capture_reader(self) -> Embedder | None:
+        """USE on its own, loaded once per process (~0.15 s from the model cache, docs/design.md §11)."""
+        if "_kind_reader" not in self.__dict__:
+            from aimate_memory.embedding import EmbedderUnavailable, create_embedder
+
+            settings = {"provider": "use", "cache_dir": self.embedder.settings.get("cache_dir"), "threads": 1}
+            try:
+                self.__dict__["_kind_reader"] = create_embedder(settings)
+            except EmbedderUnavailable as error:
+                log.info("capture reads no vector: %s", error)
+                self.__dict__["_kind_reader"] = None
+        return self.__dict__["_kind_reader"]
 
     def _capture_thresholds(self) -> tuple[float, float]:
         return float(self.config.get("capture.write_threshold")), float(self.config.get("capture.pending_threshold"))
@@ -130,16 +187,18 @@ class CaptureActions(PerfActions, MemoryActions):
         decision: SupersedeDecision,
         reason: str,
         thread: str | None = None,
+        origin: dict[str, object] | None = None,
     ) -> CaptureResult:
         # A pending capture waits for review: it supersedes nothing until a person accepts it.
         old = self.get(str(decision.target_id)) if decision.action == "supersede" and status == "active" else None
-        extra: dict[str, object] = {"capture_rule": found.rule}
+        extra: dict[str, object] = {"capture_rule": found.kind}
         if confidence is not None:
             extra["confidence"] = round(float(confidence), 4)
         if old is not None:
             extra["supersedes"] = old.id
         if thread is not None:
             extra["thread"] = thread
+        extra.update(origin or {})
         ttl = self.config.get("short_term.default_ttl_days") if found.layer is Layer.SHORT_TERM else None
         memory, change = vault.create(
             title=found.title,
@@ -163,9 +222,43 @@ class CaptureActions(PerfActions, MemoryActions):
         action = "written" if status == "active" else "pending"
         return CaptureResult(action, memory, old.id if old is not None else None, reason)
 
+    def propose_from_session(self, session_id: str, turns: Sequence[tuple[str, str]]) -> list[CaptureResult]:
+        """What a finished session leaves for review (capture/distill.py): the person's own sentences filed
+        with high confidence as a rule, preference, decision, knowledge or task, each written pending with
+        the session and turn it came from. A sentence that cannot be kept (a secret, too long) is skipped:
+        ending a session never fails because of what was said in it."""
+        limit = int(self.config.get("capture.distill_max"))
+        if limit <= 0:
+            return []
+        proposals = distill(
+            turns,
+            lambda sentence: self._classify(sentence, None),
+            float(self.config.get("capture.distill_confidence")),
+            limit,
+        )
+        results = []
+        for proposal in proposals:
+            try:
+                results.append(
+                    self.remember(
+                        proposal.text,
+                        source="session",
+                        kind=proposal.kind,
+                        origin={
+                            "session": session_id,
+                            "turn": proposal.turn,
+                            "confidence": round(proposal.confidence, 4),
+                        },
+                    )
+                )
+            except AimateError as error:
+                log.info("session %s turn %d not proposed: %s", session_id[:8], proposal.turn, error)
+        return results
+
 
 def capture_line(result: CaptureResult) -> str:
-    """The human line of `remember`: `remembered 3f2a1c0d as core/preference (global): 我习惯用 Tab 缩进`."""
+    """The human lines of `remember`: what happened, then why —
+    `remembered 3f2a1c0d as core/preference (global): 我习惯用 Tab 缩进` / `  why: core/preference: a personal …`."""
     memory: Memory | None = result.memory
     if memory is None:
         return f"not remembered: {result.reason}"
@@ -174,4 +267,4 @@ def capture_line(result: CaptureResult) -> str:
     line = f"{verbs.get(result.action, result.action)} {memory.id[:8]} as {where}: {memory.title}"
     if result.supersedes:
         line += f" (supersedes {result.supersedes[:8]})"
-    return line
+    return f"{line}\n  why: {result.reason}"

@@ -5,7 +5,6 @@ them, so every face reaches the same code."""
 
 from __future__ import annotations
 
-from aimate_memory.system.capture import CaptureActions
 from aimate_memory.system.context import ContextActions
 from aimate_memory.system.editing import EditActions
 from aimate_memory.system.history import HistoryActions
@@ -16,8 +15,7 @@ from aimate_memory.system.upkeep import UpkeepActions
 
 
 class MemorySystem(
-    CaptureActions,
-    ContextActions,
+    ContextActions,  # its sessions capture (CaptureActions) what an ended session leaves for review
     EditActions,
     TransferActions,
     MemoryActions,

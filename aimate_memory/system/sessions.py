@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.sessions import AppendResult, SessionFile, SessionInfo, SessionSettings, summarizer_from_config
 from aimate_memory.sessions.store import SessionSnapshot, is_running_path
+from aimate_memory.system.capture import CaptureActions
 from aimate_memory.system.memories import MemoryActions
 from aimate_memory.system.perf import PerfActions, Stopwatch
 from aimate_memory.vault.changes import ChangeSet, FileChange
@@ -23,7 +24,9 @@ from aimate_memory.vault.layout import Layer
 from aimate_memory.vault.roots import Roots
 
 
-class SessionActions(PerfActions, MemoryActions):
+class SessionActions(CaptureActions, PerfActions, MemoryActions):
+    """Sessions; an ended one leaves what the person said worth keeping for review (CaptureActions)."""
+
     def session_file(self, session: str | None = None) -> SessionFile:
         """The running session kept under `session` (a client's session id, e.g. `claude:<uuid>`), or the
         one nobody named (`sessions/current.md`: the CLI and MCP) — in the current vault."""
@@ -134,7 +137,9 @@ class SessionActions(PerfActions, MemoryActions):
         ended = sessions.end()
         change = FileChange("add", ended.rel_path, "session ended", old_path=None)
         self._record(sessions.vault, ChangeSet(f'memory: end session "{ended.title}"', [change]))
-        return sessions.info(ended)
+        info = sessions.info(ended)
+        self.propose_from_session(info.id, [(turn.role, turn.text) for turn in info.turns])
+        return info
 
 
 def _only(running: list[SessionSnapshot]) -> SessionSnapshot:

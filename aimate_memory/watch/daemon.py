@@ -89,6 +89,7 @@ REMEMBER_FIELDS = {
     "thread": OPTIONAL_TEXT,
     "status": OPTIONAL_TEXT,  # "pending": the hooks' consent (docs/agents.md, "Consent")
     "status_setting": OPTIONAL_TEXT,  # or the config key to read it from (hooks.capture_status)
+    "force": FLAG,  # keep what capture would drop: the person said "remember:" in so many words
 }
 SESSION_FIELDS = {**PROJECT_FIELDS, "session": OPTIONAL_TEXT}  # a client's session id: its own session
 CONVERSE_FIELDS = {**SESSION_FIELDS, "role": TEXT, "content": TEXT}
@@ -252,6 +253,7 @@ class Daemon:
             source=str(request.get("source", "cli")),
             thread=str(thread) if thread else None,
             status=str(status) if status else None,
+            force=bool(request.get("force")),
         )
         return {"ok": True, "result": result.to_dict()}
 

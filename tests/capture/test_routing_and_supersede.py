@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from aimate_memory.capture import Candidate, CaptureResult, decide, jaccard, normalize, route
+from aimate_memory.vault.layout import Layer
 
 
 @pytest.mark.parametrize(
@@ -23,6 +24,34 @@ def test_route(confidence: float | None, outcome: str, status: str | None) -> No
     decision = route(confidence, write_threshold=0.85, pending_threshold=0.60)
     assert (decision.outcome, decision.status) == (outcome, status)
     assert decision.reason
+
+
+@pytest.mark.parametrize(
+    ("confidence", "source", "layer", "status"),
+    [
+        # A person typing `aimate mem remember` keeps writing active, core included.
+        (None, "cli", Layer.CORE, "active"),
+        (None, "manual", Layer.CORE, "active"),
+        # Nothing a model says becomes core without a person's accept, however sure it is.
+        (0.99, "mcp", Layer.CORE, "pending"),
+        (None, "mcp", Layer.CORE, "pending"),
+        (0.95, "cli", Layer.CORE, "pending"),  # an agent calling the CLI states a confidence
+        (None, "session", Layer.CORE, "pending"),
+        (None, "claude", Layer.CORE, "pending"),
+        # Outside core an agent's confident capture is written as before; low confidence still drops.
+        (0.95, "mcp", Layer.LONG_TERM, "active"),
+        (None, "mcp", Layer.SHORT_TERM, "active"),
+        (0.70, "mcp", Layer.LONG_TERM, "pending"),
+        (0.30, "mcp", Layer.CORE, None),
+    ],
+)
+def test_route_consent_keeps_model_captures_out_of_core(
+    confidence: float | None, source: str, layer: Layer, status: str | None
+) -> None:
+    decision = route(confidence, 0.85, 0.60, layer=layer, source=source)
+    assert decision.status == status
+    if status == "pending" and layer is Layer.CORE and (confidence or 1.0) >= 0.85:
+        assert "review" in decision.reason and source in decision.reason
 
 
 def test_normalize_ignores_case_punctuation_and_spacing() -> None:

@@ -29,17 +29,23 @@ def _project(tmp_path: Path, cli) -> Path:
         ("We decided to ship on Fridays only", ("long_term", "decision", "project")),
         ("明天修复登录页面", ("short_term", "task", "project")),
         ("TODO: update the changelog", ("short_term", "task", "project")),
-        ("缓存命中率大约 80%", ("short_term", "note", "project")),
-        ("The staging box has 16 GB of RAM", ("short_term", "note", "project")),
+        ("缓存命中率大约 80%", ("long_term", "knowledge", "project")),
+        ("The staging box has 16 GB of RAM", ("long_term", "knowledge", "project")),
+        ("今天 CI 一直红，还在查原因", ("short_term", "note", "project")),
+        ("Always run the linter before you push", ("core", "rule", "global")),
     ],
 )
-def test_remember_routes(cli, tmp_path: Path, text: str, where: tuple[str, str, str]) -> None:
+@pytest.mark.slow
+def test_remember_routes(cli_vectors, tmp_path: Path, text: str, where: tuple[str, str, str]) -> None:
+    """What a person gets by default: the kind model reads the sentence's embedding."""
+    cli = cli_vectors
     project = _project(tmp_path, cli)
     done = cli("mem", "remember", text, "--json", cwd=project)
     assert done.code == 0, done.err
     data = done.json()
-    assert data["action"] == "written" and data["supersedes"] is None and data["reason"]
+    assert data["action"] == "written" and data["supersedes"] is None
     memory = data["memory"]
+    assert data["reason"].startswith(f"{where[0]}/{where[1]}: ") and "(embedding, " in data["reason"]
     assert (memory["layer"], memory["category"], memory["scope"]) == where
     line = cli("mem", "remember", text, cwd=project).out.strip()
     assert line.startswith("already remembered") and memory["id"][:8] in line
@@ -47,8 +53,9 @@ def test_remember_routes(cli, tmp_path: Path, text: str, where: tuple[str, str, 
 
 def test_remember_human_line_and_confidence(cli) -> None:
     assert cli("mem", "init").code == 0
-    line = cli("mem", "remember", "我习惯用 Tab 缩进").out.strip()
-    assert line.startswith("remembered ") and line.endswith("as core/preference (global): 我习惯用 Tab 缩进")
+    first, why = cli("mem", "remember", "我习惯用 Tab 缩进").out.strip().splitlines()
+    assert first.startswith("remembered ") and first.endswith("as core/preference (global): 我习惯用 Tab 缩进")
+    assert why.startswith("  why: core/preference: a personal taste or habit")
     pending = cli("mem", "remember", "I like short commit messages", "--confidence", "0.7", "--json").json()
     assert pending["action"] == "pending" and pending["memory"]["status"] == "pending"
     dropped = cli("mem", "remember", "也许以后用 Rust 重写", "--confidence", "0.3", "--json")
@@ -59,6 +66,95 @@ def test_remember_human_line_and_confidence(cli) -> None:
     # A pending capture is left uncommitted, so review lists it.
     review = cli("mem", "review", "--json")
     assert review.code == 0 and "short commit messages" in review.out
+
+
+@pytest.mark.parametrize(
+    ("chatter", "name"),
+    [("thanks, that worked!", "thanks"), ("谢谢，搞定了！", "thanks"), ("How do I rebase onto main?", "question")],
+)
+def test_remember_drops_chatter_unless_forced_or_kind_given(cli, home: Path, chatter: str, name: str) -> None:
+    assert cli("mem", "init").code == 0
+    dropped = cli("mem", "remember", chatter, "--json")
+    assert dropped.code == 0, dropped.err
+    data = dropped.json()
+    assert (data["action"], data["memory"]) == ("dropped", None) and data["reason"].startswith("dropped: ")
+    assert name in data["reason"] or name == "question"
+    human = cli("mem", "remember", chatter).out.strip()
+    assert human.startswith("not remembered: dropped: ") and "\n" not in human
+    assert cli("mem", "list", "--status", "all", "--json").json() == [] or all(
+        memory["title"] != chatter for memory in cli("mem", "list", "--status", "all", "--json").json()
+    )
+    forced = cli("mem", "remember", chatter, "--force", "--json").json()
+    assert forced["action"] == "written" and forced["memory"]["title"]
+    assert "kept by force although it looks like" in forced["reason"]
+    given = cli("mem", "remember", chatter + " (kind)", "--kind", "note", "--json").json()
+    assert given["action"] == "written" and (given["memory"]["layer"], given["memory"]["category"]) == (
+        "short_term",
+        "note",
+    )
+    assert "given as kind note" in given["reason"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "where"),
+    [
+        ("rule", "每周五下午不发布", ("core", "rule", "global")),
+        ("preference", "Dark terminal themes", ("core", "preference", "global")),
+        ("decision", "用 SQLite 存索引", ("long_term", "decision", "project")),
+        ("knowledge", "Always-on replicas live in us-east-1", ("long_term", "knowledge", "project")),
+        ("project", "一个记账小程序", ("long_term", "project", "project")),
+        ("task", "We prefer to update the docs", ("short_term", "task", "project")),
+        ("note", "never mind the red build", ("short_term", "note", "project")),
+    ],
+)
+def test_remember_kind_sets_layer_and_category(cli, tmp_path: Path, kind: str, text: str, where: tuple) -> None:
+    project = _project(tmp_path, cli)
+    done = cli("mem", "remember", text, "--kind", kind, "--json", cwd=project)
+    assert done.code == 0, done.err
+    memory = done.json()["memory"]
+    assert (memory["layer"], memory["category"], memory["scope"]) == where
+    # Scope is still the caller's to give.
+    other = cli("mem", "remember", text + "!", "--kind", kind, "--scope", "project", "--json", cwd=project).json()
+    assert other["memory"]["scope"] == "project"
+
+
+@pytest.mark.slow
+def test_capture_reads_the_sentence_even_with_vector_search_off(cli) -> None:
+    """`embedding.enabled: false` turns vector search off; capture still files with the model (capture.embedding)."""
+    assert cli("mem", "init").code == 0
+    on = {"AIMATE_CAPTURE__EMBEDDING": "true"}
+    for text, where in (("Prefer early returns over nested ifs", "core/"), ("支付服务的超时时间是 5 秒", "long_term/")):
+        done = cli("mem", "remember", text, "--json", env=on)
+        assert done.code == 0, done.err
+        assert done.json()["reason"].startswith(where) and "(embedding, " in done.json()["reason"]
+    off = cli("mem", "remember", "TODO: rotate the keys", "--json", env={"AIMATE_CAPTURE__EMBEDDING": "false"})
+    assert "(cue features, " in off.json()["reason"]
+
+
+def test_remember_unknown_kind_is_a_one_line_error(cli) -> None:
+    assert cli("mem", "init").code == 0
+    done = cli("mem", "remember", "something", "--kind", "fact")
+    assert done.code != 0 and "unknown kind 'fact'" in done.err and "Traceback" not in done.err
+    assert "rule, preference, decision, knowledge, project, task, note" in done.err
+
+
+@pytest.mark.parametrize(
+    ("text", "typed"),
+    [
+        ("Never push directly to main", "Never push directly to a release branch"),
+        ("回复一律使用简体中文", "注释一律使用简体中文"),
+    ],
+)
+def test_an_agents_capture_into_core_waits_for_review(cli, text: str, typed: str) -> None:
+    """Consent: a person typing `remember` writes core active; an agent (a confidence, or another source)
+    gets pending, however sure it is."""
+    assert cli("mem", "init").code == 0
+    agent = cli("mem", "remember", text, "--confidence", "0.99", "--source", "claude", "--json").json()
+    assert agent["action"] == "pending" and agent["memory"]["layer"] == "core"
+    assert agent["memory"]["status"] == "pending" and "review" in agent["reason"]
+    person = cli("mem", "remember", typed, "--json").json()
+    assert person["action"] == "written" and person["memory"]["status"] == "active"
+    assert person["memory"]["layer"] == "core"
 
 
 @pytest.mark.parametrize(
@@ -200,3 +296,33 @@ def test_perf_after_operations(cli) -> None:
     for entry in data["operations"]:
         assert entry["count"] >= 1 and 0 <= entry["p50_ms"] <= entry["p95_ms"] <= entry["max_ms"]
     assert "capture" in cli("mem", "perf").out
+
+
+@pytest.mark.slow
+def test_session_end_leaves_the_persons_sentences_for_review(cli_vectors, home: Path) -> None:
+    """§4: an ended session proposes what the person said (never the assistant, never pasted code), pending,
+    with the session and turn it came from; nothing becomes active without review."""
+    cli = cli_vectors
+    assert cli("mem", "init").code == 0
+    turns = [
+        ("user", "以后所有的提交信息都用英文写。\n```\nAlways indent with tabs.\n```"),
+        ("assistant", "Never write tests for the parser; they are a waste of time."),
+        ("user", "TODO: add a retry to the uploader."),
+        ("user", "thanks, that's all"),
+    ]
+    for role, text in turns:
+        assert cli("mem", "session", "append", "--role", role, text).code == 0
+    session_id = cli("mem", "session", "show", "--json").json()["id"]
+    assert cli("mem", "session", "end").code == 0
+    pending = [m for m in cli("mem", "list", "--status", "all", "--json").json() if m["status"] == "pending"]
+    titles = {m["title"]: m for m in pending}
+    assert "以后所有的提交信息都用英文写" in titles and "TODO: add a retry to the uploader" in titles, titles
+    assert not any("tabs" in t or "parser" in t or "thanks" in t for t in titles)
+    for memory in pending:
+        text = (home / "memory" / memory["path"]).read_text(encoding="utf-8")
+        assert f"session: {session_id}" in text and "source: session" in text and "turn: " in text
+    rule = (home / "memory" / titles["以后所有的提交信息都用英文写"]["path"]).read_text(encoding="utf-8")
+    assert "turn: 1" in rule and titles["以后所有的提交信息都用英文写"]["layer"] == "core"
+    assert all(m["status"] != "active" or m["source"] != "session" for m in cli("mem", "list", "--json").json())
+    review = cli("mem", "review", "--json")
+    assert review.code == 0 and "以后所有的提交信息都用英文写" in review.out

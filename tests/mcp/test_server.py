@@ -197,6 +197,35 @@ def test_facade_remember_then_search_finds_it(spawn, cli, text: str, query: str)
     assert again["action"] == "exists"
 
 
+@pytest.mark.parametrize(
+    ("text", "kind", "where"),
+    [
+        ("发布前先在预发环境验证一遍", "rule", ("core", "rule")),
+        ("The payments API caps refunds at 30 days", "knowledge", ("long_term", "knowledge")),
+        ("给导出加上进度条", "task", ("short_term", "task")),
+    ],
+)
+def test_facade_remember_kind_and_consent(spawn, cli, text: str, kind: str, where: tuple[str, str]) -> None:
+    """A model says what it saves (`kind`: no guessing); what it saves into core waits for a person's review,
+    however sure it is; `kind` is listed and explained in the tool's description."""
+    assert cli("mem", "init").code == 0
+    server = spawn()
+    tools = {tool.name: tool for tool in server.run(server.session.list_tools()).tools}
+    remember = tools["memory_remember"]
+    assert "kind" in remember.inputSchema["properties"]
+    for name in ("rule", "preference", "decision", "knowledge", "project", "task", "note"):
+        assert f"- {name}: " in (remember.description or "")
+    saved = server.ok("memory_remember", text=text, kind=kind, confidence=0.99)
+    memory = saved["memory"]
+    assert (memory["layer"], memory["category"]) == where and f"given as kind {kind}" in saved["reason"]
+    expected = "pending" if where[0] == "core" else "active"
+    assert memory["status"] == expected and saved["action"] == ("pending" if expected == "pending" else "written")
+    chatter = server.ok("memory_remember", text="谢谢，太好了！" if "给" in text else "thanks, great!")
+    assert chatter["action"] == "dropped" and chatter["memory"] is None and chatter["reason"].startswith("dropped")
+    bad = server.call("memory_remember", text=text, kind="fact")
+    assert bad.isError and "unknown kind" in bad.content[0].text
+
+
 def test_facade_context_and_core_resource(shared: McpProcess) -> None:
     for query in ("会话缓存", "pytest"):
         context = shared.ok("memory_context", query=query, budget=2000)

@@ -56,8 +56,9 @@ class CaptureActions(PerfActions, MemoryActions):
         files in one commit); the same words again write nothing (`exists`). `thread`: the conversation it
         was said in (its neighbours there are context); `origin`: fields recording where it came from
         (a session's id and turn).
-        `status="pending"`: whatever the routing says, it waits for a person's review (a hook's capture,
-        `hooks.capture_status`; docs/agents.md, "Consent")."""
+        `status`: the person's own consent for a hook's capture (`hooks.capture_status`; docs/agents.md,
+        "Consent"), which the routing does not override: "pending" waits for their review, "active" (they
+        chose to keep their `remember:` at once) is written active."""
         watch = Stopwatch()
         if not text or not text.strip():
             raise InvalidInputError("nothing to remember: the text is empty", "pass the sentence to remember")
@@ -75,8 +76,11 @@ class CaptureActions(PerfActions, MemoryActions):
         if found.drop:
             found = replace(found, reason=found.forced_reason, drop=False)
         routed = route(confidence, *self._capture_thresholds(), layer=found.layer, source=source)
-        if status == "pending" and routed.status is not None:
-            routed = Route("pending", "pending", f"{routed.reason}; pending review, as its caller asked")
+        if status in ("pending", "active") and routed.status is not None:
+            outcome = "pending" if status == "pending" else "written"
+            routed = Route(
+                outcome, status, f"{routed.reason}; {status}, as the person configured (hooks.capture_status)"
+            )
         if routed.status is None:
             self._log_perf("capture", watch, found.layer.value)
             return CaptureResult("dropped", None, None, f"{routed.reason}; nothing written ({found.reason})")

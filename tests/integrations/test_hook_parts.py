@@ -215,7 +215,13 @@ def test_a_hook_goes_through_the_daemon_and_falls_back_per_call(tmp_path: Path) 
     assert "- 选用 Redis 做会话缓存 [long_term 01234567]: 我们决定用 Redis: low latency" in context
     assert "AIMate memory saved: 用 pnpm" in context
     assert [op for op, _, _ in asked] == ["search", "remember"] and not opened
-    remember = {"text": "用 pnpm", "source": "hook", "thread": "claude:s", "status_setting": "hooks.capture_status"}
+    remember = {
+        "text": "用 pnpm",
+        "source": "hook",
+        "thread": "claude:s",
+        "status_setting": "hooks.capture_status",
+        "force": True,
+    }
     assert asked[1][1] == remember and asked[1][2] == Path("/work/proj")
 
     half = daemon({"search": {"ok": True, "results": [REDIS_HIT]}})  # remember is not answered

@@ -60,7 +60,7 @@ def test_served_command_lines(argv: list[str], expected: FastArgs) -> None:
         ["mem", "hook", "prompt", "--help"],
         ["mem", "hook", "prompt", "-h"],
         ["mem", "hook", "nonsense"],
-        ["mem", "hook", "prompt", "--client", "codex"],  # not a hook client: typer says so
+        ["mem", "hook", "prompt", "--client", "cursor"],  # not a hook client: typer says so
         ["mem", "hook", "prompt", "--client"],
         ["mem", "hook", "prompt", "extra"],
         ["mem", "hook", "prompt", "--project", "/p"],  # --project belongs before the command
@@ -150,5 +150,5 @@ def test_version_and_help(cli) -> None:
     assert cli("--version").out == f"aimate {__version__}\n"
     helped = cli("mem", "hook", "prompt", "--help")
     assert helped.code == 0 and "UserPromptSubmit" in helped.out  # the typer app's help text
-    wrong = cli("mem", "hook", "prompt", "--client", "codex")
-    assert wrong.code == 2 and "codex" in wrong.err
+    wrong = cli("mem", "hook", "prompt", "--client", "cursor")
+    assert wrong.code == 2 and "cursor" in wrong.err

@@ -20,6 +20,12 @@ OTHER_SID = "a2d4b9f1-0c6e-4e8f-b1d2-94c3e5f60718"
 CODEX_SID = "019a8f2e-5b7c-7d10-9e21-3c4d5e6f7a8b"
 
 
+@pytest.fixture(autouse=True)
+def git_identity(isolated_git: None) -> None:
+    """Git isolated with a fixed identity, set before the CLI runner copies the environment: accepting a
+    capture commits as the person, and a machine without an identity is refused (tests/git/test_project_vault.py)."""
+
+
 @pytest.fixture
 def project(cli, tmp_path: Path) -> Path:
     path = tmp_path / "proj"

@@ -177,7 +177,8 @@ class KindModels:
 def softmax(logits: np.ndarray) -> np.ndarray:
     shifted = logits - logits.max(axis=-1, keepdims=True)
     exp = np.exp(shifted)
-    return exp / exp.sum(axis=-1, keepdims=True)
+    probabilities: np.ndarray = exp / exp.sum(axis=-1, keepdims=True)
+    return probabilities
 
 
 def fit(
@@ -203,7 +204,7 @@ def fit(
 
 
 def _data_path(name: str) -> Path:
-    return Path(str(resources.files("aimate_memory.capture").joinpath("data", name)))
+    return Path(str(resources.files("aimate_memory.capture") / "data" / name))
 
 
 def model_path() -> Path:

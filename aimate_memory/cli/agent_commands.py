@@ -141,8 +141,8 @@ def session_list(as_json: bool = JSON) -> None:
     console.print(f"[dim]{len(sessions)} session(s)[/]")
 
 
-def _summary(info: object) -> dict[str, object]:
-    data = info.to_dict()  # type: ignore[attr-defined]
+def _summary(info: SessionInfo) -> dict[str, object]:
+    data = info.to_dict()
     return {key: data[key] for key in ("id", "title", "status", "key", "started_at", "path", "tokens", "usage")} | {
         "turns": len(data["turns"])
     }

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import click
 import typer
 import typer.core
 
@@ -28,6 +28,11 @@ from aimate_memory.cli.faults import describe_fault
 from aimate_memory.cli.render import print_error
 from aimate_memory.errors import AimateError
 
+if TYPE_CHECKING:
+    # typer 0.28 vendors click as typer._click (its methods take these types) and re-exports neither name;
+    # the click package is only a dependency of other packages, and importing it cost 8 ms of a cold start.
+    from typer._click import Context, HelpFormatter
+
 # `aimate mem --help` groups its commands (typer's `rich_help_panel`, drawn in click's plain format by
 # `GroupedHelp`: rich's help cost 45 ms of a cold --help, see `rich_markup_mode=None` below).
 HELP_PANELS: dict[str, tuple[str, ...]] = {
@@ -44,9 +49,12 @@ HELP_PANELS: dict[str, tuple[str, ...]] = {
 class GroupedHelp(typer.core.TyperGroup):
     """Click's plain help, with the commands listed under their panels in `HELP_PANELS` order."""
 
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        listed = [(name, self.get_command(ctx, name)) for name in self.list_commands(ctx)]
-        listed = [(name, command) for name, command in listed if command is not None and not command.hidden]
+    def format_commands(self, ctx: Context, formatter: HelpFormatter) -> None:
+        listed = [
+            (name, command)
+            for name in self.list_commands(ctx)
+            if (command := self.get_command(ctx, name)) is not None and not command.hidden
+        ]
         width = formatter.width - 6 - max((len(name) for name, _ in listed), default=0)
         order = {name: position for names in HELP_PANELS.values() for position, name in enumerate(names)}
         for panel in [*HELP_PANELS, None]:
@@ -66,8 +74,8 @@ def _set_panels(groups: list[typer.Typer]) -> None:
         for info in group.registered_commands:
             name = info.name or (info.callback.__name__.rstrip("_").replace("_", "-") if info.callback else "")
             info.rich_help_panel = panel_of.get(name)
-        for info in group.registered_groups:
-            info.rich_help_panel = panel_of.get(info.name or "")
+        for group_info in group.registered_groups:
+            group_info.rich_help_panel = panel_of.get(group_info.name or "")
 
 
 app = typer.Typer(
@@ -159,7 +167,10 @@ def query_starting_with_dash(argv: list[str]) -> str | None:
     command = _command_word(argv)
     if command not in ("search", "recall"):
         return None
-    search = typer.main.get_command(mem).commands[command]  # type: ignore[attr-defined]
+    group = typer.main.get_command(mem)
+    if not isinstance(group, typer.core.TyperGroup):  # `mem` has many commands: typer makes it a group
+        return None
+    search = group.commands[command]
     known = {name for param in search.params for name in (*param.opts, *param.secondary_opts)} | {"--help"}
     for arg in argv[argv.index(command) + 1 :]:
         if arg == "--":

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import typer
 
 from aimate_memory.cli.common import open_system
 from aimate_memory.cli.render import console, print_json
 from aimate_memory.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from aimate_memory.system import MemorySystem
 
 commands = typer.Typer()
 config_app = typer.Typer(help="Read and change configuration (comments in the file are kept).", no_args_is_help=True)
@@ -46,7 +52,7 @@ def path(project_file: bool = PROJECT) -> None:
     console.print(str(_target(open_system(needs_vault=False), project_file)))
 
 
-def _target(system, project_file: bool):  # type: ignore[no-untyped-def]
+def _target(system: MemorySystem, project_file: bool) -> Path:
     from aimate_memory.config.loader import config_path
 
     if not project_file:

@@ -35,7 +35,7 @@ def reindex(as_json: bool = JSON) -> None:
     _print_reports(reports, as_json)
 
 
-def _print_reports(reports, as_json: bool) -> None:  # type: ignore[no-untyped-def]
+def _print_reports(reports, as_json: bool) -> None:  # reports: index SyncReports, a type the faces may not import
     if as_json:
         print_json({scope: report.as_dict() for scope, report in reports.items()})
         return

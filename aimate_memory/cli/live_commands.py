@@ -6,7 +6,9 @@ import queue
 import signal
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 import typer
 from rich.markup import escape
@@ -14,6 +16,11 @@ from rich.table import Table
 
 from aimate_memory.cli.common import JSON, open_system
 from aimate_memory.cli.render import console, print_json, print_warning
+
+if TYPE_CHECKING:
+    from aimate_memory.system import MemorySystem
+    from aimate_memory.vault.store import Vault
+    from aimate_memory.watch.service import ServicePlan, ServiceReport
 
 commands = typer.Typer()
 
@@ -71,7 +78,7 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _sync_one(system, vault, key: str, what: str) -> None:  # type: ignore[no-untyped-def]
+def _sync_one(system: MemorySystem, vault: Vault, key: str, what: str) -> None:
     report = system.sync_vault(vault)
     stamp = time.strftime("%H:%M:%S")
     console.print(
@@ -140,7 +147,7 @@ def daemon_uninstall(
     _print_service_report(report, as_json, "file removed", plan.stop)
 
 
-def _service_plan():  # type: ignore[no-untyped-def]
+def _service_plan() -> ServicePlan:
     from aimate_memory.errors import AimateError
     from aimate_memory.watch.process import daemon_command
     from aimate_memory.watch.service import service_plan
@@ -152,7 +159,7 @@ def _service_plan():  # type: ignore[no-untyped-def]
         raise AimateError(str(exc), "start it at login yourself: `aimate mem daemon start`") from exc
 
 
-def _print_plan(plan, commands: list[list[str]], as_json: bool) -> None:  # type: ignore[no-untyped-def]
+def _print_plan(plan: ServicePlan, commands: list[list[str]], as_json: bool) -> None:
     import shlex
 
     if as_json:
@@ -164,7 +171,7 @@ def _print_plan(plan, commands: list[list[str]], as_json: bool) -> None:  # type
         console.print(f"$ {escape(shlex.join(command))}", style="dim")
 
 
-def _print_service_report(report, as_json: bool, done: str, commands: list[list[str]]) -> None:  # type: ignore[no-untyped-def]
+def _print_service_report(report: ServiceReport, as_json: bool, done: str, commands: list[list[str]]) -> None:
     import shlex
 
     from aimate_memory.errors import AimateError
@@ -307,7 +314,23 @@ def dedupe(
             print_warning(warning)
 
 
-def _print_duplicates(groups, hint: bool, scope: str | None = None) -> None:  # type: ignore[no-untyped-def]
+class _Listed(Protocol):
+    @property
+    def title(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+
+
+class _Duplicates(Protocol):
+    """What the CLI prints of lifecycle's DuplicateGroup (the faces may not import lifecycle)."""
+
+    @property
+    def survivor(self) -> _Listed: ...
+    @property
+    def others(self) -> Sequence[tuple[_Listed, float, str]]: ...  # (entry, similarity, method)
+
+
+def _print_duplicates(groups: Sequence[_Duplicates], hint: bool, scope: str | None = None) -> None:
     if not groups:
         return
     where = f"{scope} vault: " if scope else ""

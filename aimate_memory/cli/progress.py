@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from aimate_memory.cli.render import err_console
 
 if TYPE_CHECKING:
-    from rich.progress import Progress
+    from rich.progress import Progress, TaskID
 
 SHOW_AFTER_SECONDS = 1.0
 
@@ -17,7 +17,7 @@ class LazyProgress:
     def __init__(self) -> None:
         self._started = time.monotonic()
         self._progress: Progress | None = None
-        self._tasks: dict[str, int] = {}
+        self._tasks: dict[str, TaskID] = {}
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         if self._progress is None:

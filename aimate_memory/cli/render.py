@@ -127,4 +127,5 @@ def frontmatter_json(memory: Memory) -> dict[str, Any]:
     """All frontmatter keys as JSON-safe values, including the ones the tool does not know."""
     if memory.doc is None:
         return {}
-    return json.loads(json.dumps(dict(memory.doc.meta), default=_json_default, ensure_ascii=False))
+    plain: dict[str, Any] = json.loads(json.dumps(dict(memory.doc.meta), default=_json_default, ensure_ascii=False))
+    return plain

@@ -1,5 +1,7 @@
-"""Embedding providers. Importing this package is cheap: fastembed/onnxruntime and the USE weights are
-loaded only when :func:`create_embedder` builds an embedder.
+"""Embeddings, offline (docs/design.md §11): the providers and the one function that builds them.
+
+Importing this package is cheap: fastembed/onnxruntime and the USE weights are loaded only when
+:func:`create_embedder` builds an embedder.
 
 Providers (config ``embedding.provider``):
 
@@ -48,11 +50,11 @@ def create_embedder(settings: Mapping[str, Any] | None = None) -> Embedder | Non
         from aimate_memory.embedding.use_provider import UseEmbedder
 
         return UseEmbedder(threads=threads, cache_dir=_use_cache(cache_dir))
-    if provider == "fastembed" and not model:
-        from aimate_memory.embedding.minilm import MiniLMEmbedder
-
-        return MiniLMEmbedder(cache_dir=cache_dir, threads=threads)
     if provider == "fastembed":
+        if not model:
+            from aimate_memory.embedding.minilm import MiniLMEmbedder
+
+            return MiniLMEmbedder(cache_dir=cache_dir, threads=threads)
         from aimate_memory.embedding.fastembed_provider import FastEmbedEmbedder
 
         return FastEmbedEmbedder(model, cache_dir=cache_dir, threads=threads)

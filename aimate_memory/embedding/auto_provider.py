@@ -31,7 +31,8 @@ def _batches(model: Embedder, texts: list[str], rows: Sequence[int], columns: sl
         return []
     plan = getattr(model, "batches", None)
     if plan is not None:
-        return plan(texts, rows, columns)
+        planned: list[Batch] = plan(texts, rows, columns)
+        return planned
     return [Batch(list(rows), texts, model.embed, columns)]
 
 

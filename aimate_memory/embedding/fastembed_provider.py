@@ -130,4 +130,5 @@ class FastEmbedEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         vec = next(iter(self._model.query_embed(text)))
-        return l2_normalize(np.asarray(vec)[None, :])[0]
+        normalized: np.ndarray = l2_normalize(np.asarray(vec)[None, :])[0]
+        return normalized

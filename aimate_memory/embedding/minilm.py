@@ -216,7 +216,8 @@ class MiniLMEmbedder:
         return embed_batches(self.batches(list(texts)), len(texts), self.dimension, self.threads)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.run([text])[0]
+        vector: np.ndarray = self.run([text])[0]
+        return vector
 
 
 def _session(ort: Any, model: Path) -> Any:

@@ -138,7 +138,8 @@ def _write(folder: Path, tokenizer: Any, backend: Any) -> None:
             else:
                 raise ValueError(f"unexpected USE backend attribute {key} ({type(value).__name__})")
         np.save(temp / _TABLE, np.ascontiguousarray(backend.table))
-        np.savez(temp / _ARRAYS, **arrays)
+        # numpy before 2.1 has no allow_pickle here (it would be saved as an array), and numpy>=1.24 is allowed.
+        np.savez(temp / _ARRAYS, **arrays)  # type: ignore[arg-type]  # numpy stub: **kwds could fill allow_pickle
         keys, starts, values = SortedPrefixes.tables(dict(tokenizer._prefixes))
         (temp / _PREFIX_KEYS).write_text(keys, encoding="utf-8")
         np.savez(temp / _PREFIX_ARRAYS, starts=starts, values=values)

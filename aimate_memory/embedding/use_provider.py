@@ -62,7 +62,8 @@ class UseEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         with blas_threads(1):
-            return self.run([text])[0]
+            vector: np.ndarray = self.run([text])[0]
+        return vector
 
 
 def truncate_tokens(text: str, max_tokens: int = MAX_INPUT_TOKENS) -> str:

@@ -188,7 +188,7 @@ def _insert_after(mapping: dict[str, Any], previous: str | None, key: str, value
     if hasattr(mapping, "insert"):
         keys = list(mapping.keys())
         position = keys.index(previous) + 1 if previous in keys else len(keys)
-        mapping.insert(position, key, value)  # type: ignore[attr-defined]
+        mapping.insert(position, key, value)
     else:
         mapping[key] = value
 

@@ -43,7 +43,6 @@ from aimate_memory.vault.changes import ChangeSet
 
 log = logging.getLogger(__name__)
 
-DEFAULT_AUTHOR = "AIMate <aimate@localhost>"
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 ZERO_SHA = "0" * 40
 SECRET_HINT = "remove it, or pass --allow-secret after a person checked"
@@ -88,6 +87,9 @@ def parse_author(text: str | None) -> Identity | None:
     if not match or not match.group("name") or not match.group("email"):
         return None
     return Identity(match.group("name"), match.group("email"))
+
+
+DEFAULT_IDENTITY = Identity("AIMate", "aimate@localhost")  # commits in the vault's own repository
 
 
 # -- the repository ---------------------------------------------------------------------------------
@@ -199,7 +201,12 @@ class VaultRepo:
                 return self._run(command, env, check, handle, strip)
         return self._run(command, env, check, None, strip)
 
-    def _run(self, command: list[str], env: dict[str, str] | None, check: bool, istream: Any, strip: bool):
+    def _run(
+        self, command: list[str], env: dict[str, str] | None, check: bool, istream: Any, strip: bool
+    ) -> tuple[int, str, str]:
+        status: int
+        out: str
+        err: str
         status, out, err = self.repo.git.execute(
             command,
             env=env,
@@ -243,7 +250,7 @@ class VaultRepo:
                 'set yours: git config --global user.name "Your Name" && '
                 "git config --global user.email you@example.com",
             )
-        return parse_author(DEFAULT_AUTHOR)  # type: ignore[return-value]
+        return DEFAULT_IDENTITY
 
     def identity_env(self) -> dict[str, str]:
         author = self.identity()

@@ -158,4 +158,5 @@ def estimate_cosines(known_distances: np.ndarray, known_cosines: np.ndarray, dis
     if len(known_cosines) < 2 or np.ptp(known_distances) == 0:
         return np.full(len(distances), float(np.mean(known_cosines)) if len(known_cosines) else 0.0)
     slope, intercept = np.polyfit(known_distances.astype(np.float64), known_cosines, 1)
-    return intercept + slope * distances.astype(np.float64)
+    fitted: np.ndarray = intercept + slope * distances.astype(np.float64)
+    return fitted

@@ -161,7 +161,8 @@ class KeywordSearch:
 
     def _count(self, match: str | None) -> int:
         sql = "SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
-        return self.store.conn.execute(sql, (match,)).fetchone()[0]
+        count: int = self.store.conn.execute(sql, (match,)).fetchone()[0]
+        return count
 
     def _token_counts(self, terms: Sequence[tuple[str, bool]]) -> list[list[int]]:
         """Chunks holding each token of each term (a prefix term: summed over the tokens it starts). The
@@ -216,7 +217,8 @@ class KeywordSearch:
             sql = "SELECT COALESCE(SUM(doc), 0) FROM temp.chunks_vocab WHERE term >= ?1 AND term < ?1 || char(1114111)"
         else:
             sql = "SELECT COALESCE(SUM(doc), 0) FROM temp.chunks_vocab WHERE term = ?1"
-        return conn.execute(sql, (token,)).fetchone()[0]
+        postings: int = conn.execute(sql, (token,)).fetchone()[0]
+        return postings
 
     def _ensure_query_tables(self, conn: sqlean.Connection) -> None:
         """Per-connection temp tables: the index's term statistics, and a scratch table whose only job

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from datetime import datetime
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple
 
@@ -94,9 +95,10 @@ class MetadataQueries:
     def find_ids(self, prefix: str) -> list[tuple[str, str]]:
         """(id, path) of memories whose id starts with `prefix`."""
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        return self.store.conn.execute(
+        found: list[tuple[str, str]] = self.store.conn.execute(
             "SELECT id, path FROM memories WHERE id LIKE ? ESCAPE '\\' LIMIT 10", (escaped + "%",)
         ).fetchall()
+        return found
 
     def chunk_texts(self, chunk_rowids: Iterable[int]) -> dict[int, str]:
         ids = json.dumps(sorted(set(chunk_rowids)))
@@ -128,7 +130,10 @@ class MetadataQueries:
 
     def file_errors(self) -> list[tuple[str, int | None, str, str]]:
         """(path, line, kind, reason) of every file the index could not or would not take."""
-        return self.store.conn.execute("SELECT path, line, kind, reason FROM file_errors ORDER BY path").fetchall()
+        rows: list[tuple[str, int | None, str, str]] = self.store.conn.execute(
+            "SELECT path, line, kind, reason FROM file_errors ORDER BY path"
+        ).fetchall()
+        return rows
 
 
 def memory_from_row(row: tuple[Any, ...], vault: Vault) -> Memory:
@@ -163,8 +168,8 @@ def memory_from_row(row: tuple[Any, ...], vault: Vault) -> Memory:
         tags=json.loads(tags),
         status=status,
         importance=importance,
-        created_at=to_datetime(created_at),  # type: ignore[arg-type]
-        updated_at=to_datetime(updated_at),  # type: ignore[arg-type]
+        created_at=_stored_time(created_at),
+        updated_at=_stored_time(updated_at),
         accessed_at=to_datetime(accessed_at),
         access_count=access_count,
         expires_at=to_datetime(expires_at),
@@ -176,6 +181,14 @@ def memory_from_row(row: tuple[Any, ...], vault: Vault) -> Memory:
         archived=path.startswith("archive/"),
         provisional_id=bool(provisional),
     )
+
+
+def _stored_time(text: str) -> datetime:
+    """`created_at`/`updated_at`: NOT NULL columns the index wrote from a Memory's aware datetimes."""
+    value = to_datetime(text)
+    if value is None:
+        raise ValueError(f"unreadable time in the index: {text!r}")
+    return value
 
 
 def _status_clause(where: MemoryFilter, clauses: list[str], params: list[Any]) -> None:

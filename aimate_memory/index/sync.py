@@ -15,7 +15,6 @@ from pathlib import Path
 import sqlean
 
 from aimate_memory.embedding.lazy import LazyEmbedder
-from aimate_memory.errors import MemoryFileError
 from aimate_memory.index import db
 from aimate_memory.index.store import IndexStore
 from aimate_memory.index.sync_apply import BATCH_FILES, apply_plan
@@ -121,7 +120,7 @@ class IndexSync:
         gone_errors = [path for path in errors if path not in disk and (in_scope is None or path in in_scope)]
         if gone_errors:
             conn.executemany("DELETE FROM file_errors WHERE path = ?", [(p,) for p in gone_errors])
-        parsed: dict[str, Memory | MemoryFileError] = {}
+        parsed: dict[str, Memory] = {}  # the files that parsed; the others are error records
         reads: list[ReadResult] = []
         for done, stat in enumerate(read_plan.to_read, 1):
             result, memory = self.scan.read(stat)

@@ -10,7 +10,6 @@ from typing import Any
 
 import sqlean
 
-from aimate_memory.errors import MemoryFileError
 from aimate_memory.index import db
 from aimate_memory.index.chunking import Chunk, chunk_memory
 from aimate_memory.index.store import has_table
@@ -25,7 +24,7 @@ BATCH_FILES = 256  # files per write transaction: readers see progress, a kill l
 def apply_plan(
     conn: sqlean.Connection,
     plan: SyncPlan,
-    parsed: dict[str, Memory | MemoryFileError],
+    parsed: dict[str, Memory],
     report: SyncReport,
     progress: Progress | None,
     batch_files: int = BATCH_FILES,
@@ -64,7 +63,7 @@ def apply_plan(
 def _upsert_all(
     conn: sqlean.Connection,
     plan: SyncPlan,
-    parsed: dict[str, Memory | MemoryFileError],
+    parsed: dict[str, Memory],
     report: SyncReport,
     progress: Progress | None,
     batch_files: int,
@@ -76,9 +75,9 @@ def _upsert_all(
     moved_paths = {read.path for _, read in plan.moves}
     # Oldest first, so chunk rowids grow with `updated_at` (keyword_search ranks the newest matches of a
     # query made of common words), after a rebuild too.
-    upserts = sorted(plan.upsert, key=lambda read: parsed[read.path].updated_at.timestamp())  # type: ignore[union-attr]
+    upserts = sorted(plan.upsert, key=lambda read: parsed[read.path].updated_at.timestamp())
     for done, read in enumerate(upserts, 1):
-        existed = _upsert(conn, parsed[read.path], read)  # type: ignore[arg-type]
+        existed = _upsert(conn, parsed[read.path], read)
         if read.path not in moved_paths:
             if existed:
                 report.updated += 1
@@ -169,8 +168,7 @@ def _memory_values(memory: Memory, read: ReadResult) -> tuple[Any, ...]:
     )
 
 
-def _update_metadata(conn: sqlean.Connection, memory: Memory | MemoryFileError, read: ReadResult) -> None:
-    assert isinstance(memory, Memory)
+def _update_metadata(conn: sqlean.Connection, memory: Memory, read: ReadResult) -> None:
     values = _memory_values(memory, read)
     conn.execute(
         "UPDATE memories SET id=?, path=?, layer=?, category=?, title=?, tags=?, status=?, importance=?, "

@@ -55,7 +55,8 @@ class VectorSearch:
         missing = bytes(2 * len(query))
         raw = b"".join(vectors.get(rowid, missing) for rowid in rowids)
         matrix = np.frombuffer(raw, dtype=np.float16).reshape(len(rowids), len(query))
-        return (matrix.astype(np.float32) @ query).astype(np.float64)
+        cosines: np.ndarray = (matrix.astype(np.float32) @ query).astype(np.float64)
+        return cosines
 
     def forget(self) -> None:
         """Drop the cached sign bits: after this process's own writes (they do not change `PRAGMA

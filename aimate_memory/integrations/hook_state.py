@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from aimate_memory.locks import file_lock
 from aimate_memory.vault.atomic import atomic_write_text
@@ -44,7 +45,7 @@ def known_session(state_dir: Path, session_id: str) -> bool:
     return session_id in _load(state_dir / STATE_FILE)
 
 
-def _load(path: Path) -> dict[str, dict]:
+def _load(path: Path) -> dict[str, dict[str, Any]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (FileNotFoundError, ValueError):

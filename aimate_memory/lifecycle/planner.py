@@ -36,11 +36,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aimate_memory.lifecycle.journal import AccessTally
 from aimate_memory.vault.layout import Layer, archive_path_for, folder_for, memory_file_name
 from aimate_memory.vault.model import Memory, to_datetime
+
+if TYPE_CHECKING:
+    from aimate_memory.config.loader import Config
 
 # Which long-term category a promoted short-term memory joins. A task used again and again is part of
 # how the project works (long_term/projects); notes and context summaries are knowledge. Any other
@@ -72,7 +75,7 @@ class Policy:
     archive_exempt_importance: int = 4
 
     @classmethod
-    def from_config(cls, config: Any) -> Policy:
+    def from_config(cls, config: Config) -> Policy:
         return cls(
             default_ttl_days=float(config.get("short_term.default_ttl_days")),
             promote_threshold=int(config.get("short_term.promote_threshold")),

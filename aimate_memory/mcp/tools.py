@@ -133,7 +133,7 @@ class MemoryTools:
         context = self.synced().build_context(query=query or None, budget=budget)
         data = context.to_dict()
         data.setdefault("text", context.text)
-        return ContextResult(**{key: data[key] for key in ContextResult.__annotations__})  # type: ignore[typeddict-item]
+        return ContextResult(**{key: data[key] for key in ContextResult.__annotations__})  # type: ignore[typeddict-item]  # keys from the TypedDict itself
 
     def memory_remember(
         self,
@@ -157,7 +157,7 @@ class MemoryTools:
             raise InvalidInputError("text is empty", "pass the sentence to remember, e.g. text='我们选用 Redis 做缓存'")
         result = self.synced().remember(text, confidence=confidence, scope=scope, source="mcp", kind=kind)
         data = result.to_dict()
-        return RememberResult(**{key: data.get(key) for key in RememberResult.__annotations__})  # type: ignore[typeddict-item]
+        return RememberResult(**{key: data.get(key) for key in RememberResult.__annotations__})  # type: ignore[typeddict-item]  # keys from the TypedDict itself
 
     def memory_update(
         self,
@@ -192,7 +192,7 @@ class MemoryTools:
             raise InvalidInputError(f"unknown role {role!r}", f"use one of: {', '.join(ROLES)}")
         result = self.system.add_conversation(role, content)
         data = result.to_dict()
-        return AppendResult(**{key: data.get(key) for key in AppendResult.__annotations__})  # type: ignore[typeddict-item]
+        return AppendResult(**{key: data.get(key) for key in AppendResult.__annotations__})  # type: ignore[typeddict-item]  # keys from the TypedDict itself
 
     def core_markdown(self) -> str:
         return self.synced().core_markdown()

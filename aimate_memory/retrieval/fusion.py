@@ -88,7 +88,8 @@ def minmax(scores: np.ndarray) -> np.ndarray:
     lo, hi = scores.min(), scores.max()
     if hi - lo <= 1e-12:
         return np.ones_like(scores)
-    return (scores - lo) / (hi - lo)
+    scaled: np.ndarray = (scores - lo) / (hi - lo)
+    return scaled
 
 
 def rrf(scores: np.ndarray) -> np.ndarray:

@@ -22,6 +22,7 @@ import numpy as np
 
 from aimate_memory.blas import blas_threads
 from aimate_memory.clock import Clock
+from aimate_memory.embedding.base import understands
 from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.index.candidates import Candidates, RankingColumns
@@ -29,7 +30,7 @@ from aimate_memory.index.memory_index import MemoryIndex
 from aimate_memory.index.queries import ThreadSides
 from aimate_memory.index.textproc import query_terms, script_of
 from aimate_memory.retrieval import neighbours, relevance
-from aimate_memory.retrieval.fusion import Fused, Ranked, best_per_memory, fuse, understands
+from aimate_memory.retrieval.fusion import Fused, Ranked, best_per_memory, fuse
 from aimate_memory.retrieval.scoring import ScoreFactors, score
 from aimate_memory.retrieval.snippet import make_snippet, match_pattern
 from aimate_memory.vault.filters import MemoryFilter
@@ -64,7 +65,7 @@ class SearchHit:
     context_of: str | None = None
 
     def as_dict(self, explain: bool = False) -> dict[str, Any]:
-        data = {
+        data: dict[str, Any] = {
             "id": self.memory.id,
             "title": self.memory.title,
             "path": self.memory.rel_path.as_posix(),

@@ -84,7 +84,8 @@ def keyword_evidence(matched: np.ndarray, weights: np.ndarray) -> np.ndarray:
     total = float(np.sum(weights))
     if total <= 0 or not matched.size:
         return np.zeros(matched.shape[1] if matched.ndim == 2 else 0)
-    return np.clip(np.asarray(weights, dtype=np.float64) @ matched / total, 0.0, 1.0)
+    evidence: np.ndarray = np.clip(np.asarray(weights, dtype=np.float64) @ matched / total, 0.0, 1.0)
+    return evidence
 
 
 def combine(vector: np.ndarray | float, keyword: np.ndarray | float, vectors_trusted: bool = True) -> np.ndarray:

@@ -33,7 +33,10 @@ class ScoreFactors:
 
     def as_dict(self, position: int | None = None) -> dict[str, float]:
         """The factors as plain floats: of one memory, or of the candidate at ``position``."""
-        pick = (lambda value: value) if position is None else (lambda value: value[position])
+
+        def pick(value: Any) -> Any:
+            return value if position is None else value[position]
+
         return {f.name: float(pick(getattr(self, f.name))) for f in fields(self)}
 
 

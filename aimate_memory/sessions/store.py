@@ -22,13 +22,14 @@ turns are still in the window (the next append summarizes them again), never tri
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aimate_memory.clock import Clock
 from aimate_memory.errors import AimateError, InvalidInputError
@@ -42,6 +43,9 @@ from aimate_memory.vault.layout import Layer, memory_file_name
 from aimate_memory.vault.model import Memory, memory_from_document, mtime_of, new_id, to_datetime
 from aimate_memory.vault.store import Vault
 from aimate_memory.vault.validate import check_writable_text
+
+if TYPE_CHECKING:
+    from aimate_memory.config.loader import Config
 
 CURRENT = PurePosixPath(Layer.SESSION.folder, "current.md")
 ACTIVE_FOLDER = PurePosixPath(Layer.SESSION.folder, "active")
@@ -70,7 +74,7 @@ class SessionSettings:
     summary_max_chars: int = 1200
 
     @classmethod
-    def from_config(cls, config: Any) -> SessionSettings:
+    def from_config(cls, config: Config) -> SessionSettings:
         return cls(
             max_tokens=int(config.get("session.max_tokens")),
             warning_ratio=float(config.get("session.warning_ratio")),
@@ -218,7 +222,8 @@ class SessionFile:
             turns = [*earlier, turn]  # the block round-trips exactly (tests/sessions)
             window_start = int(doc.get("window_start") or 0)
             trim = self._plan(turns, window_start)
-            summary, warnings = None, []
+            summary: Memory | None = None
+            warnings: list[str] = []
             if trim.needed:
                 summary, warnings = self._summarize(doc, turns, trim)
                 window_start = trim.new_window_start
@@ -350,7 +355,9 @@ class SessionFile:
         s = self.settings
         return plan_trim(turns, window_start, s.max_tokens, s.critical_ratio, s.trim_target_ratio, s.protected_rounds)
 
-    def _summarize(self, doc: MemoryDocument, turns: Sequence[Turn], trim: TrimPlan) -> tuple[Memory, list[str]]:
+    def _summarize(
+        self, doc: MemoryDocument, turns: Sequence[Turn], trim: TrimPlan
+    ) -> tuple[Memory, builtins.list[str]]:  # `list` here is SessionFile.list
         indexes = trim.trimmed_turn_indexes(turns)
         first, last = indexes[0] + 1, indexes[-1] + 1  # 1-based, as the headers number them
         summary = summarize_with_fallback([turns[i] for i in indexes], self.settings.summary_max_chars, self.summarizer)

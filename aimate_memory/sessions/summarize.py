@@ -15,11 +15,14 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from aimate_memory.capture.rules import PATH_CANDIDATE, RULES
 from aimate_memory.errors import AimateError
 from aimate_memory.sessions.transcript import Turn
+
+if TYPE_CHECKING:
+    from aimate_memory.config.loader import Config
 
 _SENTENCE_END = re.compile(r"(?<=[。！？；])|(?<=[.!?;])\s+|\n+")
 _NUMBER = re.compile(r"\d")
@@ -196,9 +199,9 @@ def summarize_with_fallback(
         return Summary(backup.summarize(turns, max_chars), backup.name, warning)
 
 
-def summarizer_from_config(config: object) -> Summarizer | None:
-    """The endpoint summarizer when `summarizer.endpoint` is set (None otherwise). `config` has `.get(key)`."""
-    get = config.get  # type: ignore[attr-defined]
+def summarizer_from_config(config: Config) -> Summarizer | None:
+    """The endpoint summarizer when `summarizer.endpoint` is set (None otherwise)."""
+    get = config.get
     endpoint = get("summarizer.endpoint")
     if not endpoint:
         return None

@@ -259,7 +259,7 @@ def _simple_value(raw: str) -> Any:
 # ruamel's implicit-type table for YAML 1.2 (first character → (tag, pattern) in order), read once: its
 # `resolve` recomputes the version and the table on every call, which was 40 % of reading the tool's own
 # frontmatter (12 of 29 s profiled over 100k files). `_plain_kind` applies the table as `resolve` does.
-_IMPLICIT_TYPES = {
+_IMPLICIT_TYPES: dict[str, list[tuple[str, re.Pattern[str]]]] = {
     first: [(tag.rsplit(":", 1)[-1], pattern) for tag, pattern in rules]
     for first, rules in _YAML.resolver.versioned_resolver.items()
 }

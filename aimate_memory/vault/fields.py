@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from aimate_memory.errors import InvalidInputError
@@ -40,7 +41,7 @@ def coerce_field(key: str, value: Any) -> Any:
     return coerced
 
 
-def _text(key: str) -> Any:
+def _text(key: str) -> Callable[[Any], str]:
     def coerce(value: Any) -> str:
         text = str(value).strip() if value is not None else ""
         if not text:

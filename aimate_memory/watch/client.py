@@ -263,7 +263,7 @@ def remote_response(query: str, reply: dict[str, Any]) -> RemoteResponse:
                 memory=memory,
                 score=float(item["score"]),
                 snippet=item.get("snippet", ""),
-                highlights=[tuple(span) for span in item.get("highlights", [])],  # type: ignore[misc]
+                highlights=[tuple(span) for span in item.get("highlights", [])],
                 factors=dict(item.get("factors", {})),
                 context_of=item.get("context_of"),
             )

@@ -69,11 +69,13 @@ DEFAULT_TIMEOUT = 120.0  # seconds a queued request waits for its task unless it
 
 
 def _valid_where(value: object) -> bool:
+    if not isinstance(value, dict):
+        return False
     try:
-        filter_from_json(value)  # type: ignore[arg-type]
+        filter_from_json(value)
     except (ValueError, TypeError, KeyError, AttributeError):
         return False
-    return isinstance(value, dict)
+    return True
 
 
 # The fields each op's request may carry (`server.Field`); any other is refused.

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
+from watchdog.observers.api import ObservedWatch
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +65,7 @@ def is_relevant(rel_path: str, is_directory: bool) -> bool:
 class _Target:
     key: str
     root: Path
-    watch: object | None = None
+    watch: ObservedWatch | None = None
     deadlines: dict[str, float] = field(default_factory=dict)
     full: bool = False
 

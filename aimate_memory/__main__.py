@@ -1,3 +1,5 @@
+"""`python -m aimate_memory`: the `aimate` command, as the installed script runs it."""
+
 from aimate_memory.cli import main
 
 main()

@@ -9,6 +9,9 @@ install_into_venv "[test]"
 "$VENV/bin/ruff" format --check .
 # The layering (pyproject.toml [tool.importlinter]): faces > facade > parts, nothing reaches around the facade.
 "$VENV/bin/lint-imports"
+# Types (pyproject.toml [tool.mypy]; docs/architecture.md, "Types, checked"): 13-15 s of CPU from nothing, 0.3 s
+# with its .mypy_cache when nothing changed (measured 2026-11-26 on 2 shared cores).
+"$VENV/bin/mypy"
 # Tests never touch the real ~/.aimate: each one sets its own AIMATE_HOME, so they run in parallel, one worker per
 # core (measured on 2 cores: 217 s with two workers, ~450 s in one). `-n 0` after it runs them in one process.
 exec "$VENV/bin/python" -m pytest -n auto "$@"

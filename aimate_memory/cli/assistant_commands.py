@@ -15,7 +15,7 @@ from aimate_memory.cli.render import console
 from aimate_memory.vault.layout import Scope
 
 if TYPE_CHECKING:
-    from aimate_memory.integrations.edits import Change
+    from aimate_memory.integrations.edits import Change, FileEdit
 
 commands = typer.Typer()
 hook_app = typer.Typer(
@@ -42,42 +42,56 @@ USER = typer.Option(
     False, "--user", help="User scope only: ~/.claude.json, ~/.claude/settings.json, ~/.codex; no project files."
 )
 DRY_RUN = typer.Option(False, "--dry-run", help="Print the diff of every file; write nothing.")
+NO_DAEMON = typer.Option(
+    False, "--no-daemon", help="Set up no warm daemon (by default: a user service, else autostart)."
+)
 CLIENT = typer.Option(HookClient.CLAUDE, "--client", help="Which assistant runs the hook (output, session keys).")
-# Codex and Kimi read a project's AGENTS.md (it gets the project's core); Codex also reads the user-level
-# $CODEX_HOME/AGENTS.md (the person's core). Claude Code gets both through its SessionStart hook, Kimi the
-# person's through its prompt hook (docs/agents.md, "What goes where").
+# Codex and Kimi read a project's AGENTS.md (it gets the project's core) and a user-level one of their own
+# ($CODEX_HOME/AGENTS.md, $KIMI_CODE_HOME/AGENTS.md: the person's core). Claude Code gets both through its
+# SessionStart hook (docs/agents.md, "What goes where").
 AGENTS_MD_CLIENTS = (Assistant.CODEX, Assistant.KIMI)
-USER_AGENTS_MD_CLIENTS = (Assistant.CODEX,)
+USER_AGENTS_MD_CLIENTS = (Assistant.CODEX, Assistant.KIMI)
 
 
 @commands.command("install")
-def install(assistant: Assistant, project: Path = PROJECT, user: bool = USER, dry_run: bool = DRY_RUN) -> None:
+def install(
+    assistant: Assistant,
+    project: Path = PROJECT,
+    user: bool = USER,
+    dry_run: bool = DRY_RUN,
+    no_daemon: bool = NO_DAEMON,
+) -> None:
     """Register the MCP server and the hooks in ASSISTANT's own config files (merged; originals saved in
-    $AIMATE_HOME/state/backups/)."""
-    _setup(assistant, True, project, user, dry_run)
+    $AIMATE_HOME/state/backups/), and set up a warm daemon unless --no-daemon."""
+    _setup(assistant, True, project, user, dry_run, no_daemon)
 
 
 @commands.command("uninstall")
 def uninstall(assistant: Assistant, project: Path = PROJECT, user: bool = USER, dry_run: bool = DRY_RUN) -> None:
     """Remove what `install` added: a file untouched since comes back byte for byte; lists the backups."""
-    _setup(assistant, False, project, user, dry_run)
+    _setup(assistant, False, project, user, dry_run, no_daemon=False)
 
 
-def _setup(assistant: Assistant, install: bool, project: Path | None, user: bool, dry_run: bool) -> None:
-    from aimate_memory.integrations import claude, codex, kimi
+def _setup(
+    assistant: Assistant, install: bool, project: Path | None, user: bool, dry_run: bool, no_daemon: bool
+) -> None:
+    from aimate_memory.integrations import claude, codex, kimi, warm_daemon
     from aimate_memory.integrations.apply import apply_edits, unified_diff
     from aimate_memory.integrations.backups import BackupStore
     from aimate_memory.integrations.edits import plan_edits
     from aimate_memory.integrations.target import Target
+    from aimate_memory.vault.roots import aimate_home
 
     planners = {Assistant.CLAUDE: claude.changes, Assistant.CODEX: codex.changes, Assistant.KIMI: kimi.changes}
+    user_agents_md = {Assistant.CODEX: codex.user_agents_md, Assistant.KIMI: kimi.user_agents_md}
     folder = None if user else _project_folder(project, fallback_to_cwd=assistant is Assistant.CLAUDE)
     target = Target.from_env(folder, user)
     changes = planners[assistant](target, install)
     if assistant in AGENTS_MD_CLIENTS and folder is not None:
         changes.append(_agents_md_change(folder / "AGENTS.md", install, folder, Scope.PROJECT))
     if assistant in USER_AGENTS_MD_CLIENTS:
-        changes.append(_agents_md_change(codex.user_agents_md(target), install, folder, Scope.GLOBAL, backup=True))
+        path = user_agents_md[assistant](target)
+        changes.append(_agents_md_change(path, install, folder, Scope.GLOBAL, backup=True))
     store = BackupStore()
     edits = plan_edits(changes)
     if not install:
@@ -89,12 +103,21 @@ def _setup(assistant: Assistant, install: bool, project: Path | None, user: bool
     saved = store.before_install(edits) if install and not dry_run else {}
     for outcome in apply_edits(edits, dry_run, saved):
         console.print(outcome.describe(dry_run), highlight=False, soft_wrap=True)
+    # Which install wants the daemon: a project's Claude install and the user-scope one are two.
+    key = assistant.value if assistant is not Assistant.CLAUDE or folder is None else f"claude:{folder}"
+    home = aimate_home()
+    if install:
+        lines = warm_daemon.set_up(home, target.home, key, no_daemon=no_daemon, dry_run=dry_run)
+    else:
+        lines = warm_daemon.tear_down(home, target.home, key, dry_run=dry_run)
+    for line in lines:
+        console.print(line, highlight=False, soft_wrap=True)
     if dry_run:
         return
     if install:
         store.after_install(edits)
-        if assistant is Assistant.CLAUDE and not user:
-            console.print("Claude Code asks once before it starts a project's .mcp.json server: approve `aimate`.")
+        for line in _client_notes(assistant, user, edits):
+            console.print(line, highlight=False, soft_wrap=True)
         return
     kept = store.after_uninstall(edits)
     if kept:
@@ -103,6 +126,23 @@ def _setup(assistant: Assistant, install: bool, project: Path | None, user: bool
         console.print(f"  backup {copy}", highlight=False, soft_wrap=True)
     for copy in (copy for copy in store.files() if copy not in kept):
         console.print(f"backup kept (another install): {copy}", highlight=False, soft_wrap=True)
+
+
+def _client_notes(assistant: Assistant, user: bool, edits: list[FileEdit]) -> list[str]:
+    """What the person does next in the client itself."""
+    from aimate_memory.integrations import codex
+
+    if assistant is Assistant.CLAUDE and not user:
+        return ["Claude Code asks once before it starts a project's .mcp.json server: approve `aimate`."]
+    if assistant is not Assistant.CODEX:
+        return []
+    notes = [
+        "Codex asks once to trust the new hooks (start `codex`, review them, trust them); until then it skips them."
+    ]
+    config = next((edit.new for edit in edits if edit.path.name == "config.toml"), None)
+    if codex.hooks_feature(config) is False:
+        notes.append("Codex's hooks are off in its config.toml (`[features] hooks = false`): set it true to use them.")
+    return notes
 
 
 def _project_folder(project: Path | None, fallback_to_cwd: bool) -> Path | None:

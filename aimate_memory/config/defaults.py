@@ -92,6 +92,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     # would have asked it (a search, a hook) starts it in the background, like gpg-agent, so the next answers warm.
     "daemon": {
         "autostart": False,
+        # `aimate mem install claude|codex|kimi` sets up a warm daemon (a user service, else autostart;
+        # docs/agents.md, "A warm daemon with the install"); false: installs leave the daemon alone.
+        "with_assistants": True,
     },
     "maintenance": {
         "enabled": True,

@@ -190,3 +190,26 @@ def set_config_value(path: Path, dotted: str, raw_value: str) -> Any:
     yaml.dump(document, stream)
     atomic_write_text(path, stream.getvalue())
     return value
+
+
+def unset_config_value(path: Path, dotted: str) -> bool:
+    """Remove one key from a config file (its section too when left empty), keeping every comment and the
+    order of the rest; the file is deleted when nothing is left in it. True when the key was there."""
+    section, key = _split_key(dotted)
+    if not path.is_file():
+        return False
+    yaml = _yaml()
+    document = yaml.load(path.read_text(encoding="utf-8"))
+    entries = document.get(section) if isinstance(document, CommentedMap) else None
+    if not isinstance(entries, CommentedMap) or key not in entries:
+        return False
+    del entries[key]
+    if not entries:
+        del document[section]
+    if not document:
+        path.unlink()
+        return True
+    stream = io.StringIO()
+    yaml.dump(document, stream)
+    atomic_write_text(path, stream.getvalue())
+    return True

@@ -38,14 +38,25 @@ def dump_like(data: dict[str, Any], original: str | None) -> str | None:
 
 def with_mcp_server(text: str | None, name: str, entry: dict[str, Any]) -> str | None:
     """Add `mcpServers.NAME` unless a server of that name is there: a user's edit of it (say, an absolute
-    path to `aimate`) is theirs to keep."""
+    path to `aimate`) is theirs to keep — only the variables of the entry's `env` (AIMATE_HOME: the vault
+    the person installs for) are set in it."""
     data = load_object(text)
     servers = data.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise ConfigSyntaxError("`mcpServers` is not an object")
-    if name in servers:
+    if name not in servers:
+        servers[name] = entry
+        return dump_like(data, text)
+    existing = servers[name]
+    wanted = entry.get("env") or {}
+    if not isinstance(existing, dict) or not wanted:
         return text
-    servers[name] = entry
+    env = existing.setdefault("env", {})
+    if not isinstance(env, dict):
+        raise ConfigSyntaxError(f"`mcpServers.{name}.env` is not an object")
+    if all(env.get(key) == value for key, value in wanted.items()):
+        return text
+    env.update(wanted)
     return dump_like(data, text)
 
 

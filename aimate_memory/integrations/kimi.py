@@ -1,10 +1,16 @@
-"""Kimi Code CLI (MoonshotAI/kimi-cli): the MCP server in `mcp.json` and `[[hooks]]` in `config.toml`, both in
-its share folder, `$KIMI_SHARE_DIR` or `~/.kimi` (kimi_cli/share.py; not `~/.kimi-code`).
+"""Kimi Code CLI (MoonshotAI/kimi-code, checked at 0.38.0-13-gd723cc47e, 2026-08-22): everything in its home,
+`$KIMI_CODE_HOME` or `~/.kimi-code` — the MCP server in `mcp.json` (`mcpServers`, with `env`), `[[hooks]]` in
+`config.toml` (exactly `event`, `matcher`, `command`, `timeout`: any other field fails the whole file), and
+the person's own instructions in `AGENTS.md` (read in every session, before the project's).
 
-Kimi has no `additionalContext` channel: the prompt hook prints plain text (its docs say exit-0 stdout is
-added to the context). In kimi-cli 1.49.0's source the UserPromptSubmit result is only checked for a block,
-so AGENTS.md, which Kimi reads, carries the core memories too. Kimi gives hooks no transcript: the prompt hook
-records each prompt as a session turn instead."""
+Kimi's hooks take plain text: a UserPromptSubmit hook's stdout (exit 0) is added to the turn's context
+(agent-core `session/hooks/user-prompt.ts`); SessionStart's output is ignored, so the prompt hook puts the
+session context before a session's first prompt, and AGENTS.md carries the core memories too. Kimi sends a
+hook no transcript: the prompt hook records each prompt as a session turn instead.
+
+The archived kimi-cli (1.x, `~/.kimi` or `$KIMI_SHARE_DIR`) is no longer installed into: its `kimi` now only
+points at Kimi Code, which migrates `~/.kimi` on its first start. Uninstall still takes our entries out of
+its files when they are there."""
 
 from __future__ import annotations
 
@@ -13,37 +19,50 @@ from typing import Any
 
 import tomlkit
 
-from aimate_memory.errors import InvalidInputError
 from aimate_memory.integrations import toml_config
 from aimate_memory.integrations.edits import Change, ConfigSyntaxError
+from aimate_memory.integrations.hook_commands import hook_command, is_our_hook, vault_env
+from aimate_memory.integrations.hook_events import Client, HookKind
 from aimate_memory.integrations.json_config import with_mcp_server, without_mcp_server
 from aimate_memory.integrations.target import Target
 
 SERVER_NAME = "aimate"
 SERVER_ENTRY: dict[str, Any] = {"command": "aimate", "args": ["mem", "mcp"]}
-HOOK_COMMANDS: dict[str, str] = {
-    "UserPromptSubmit": "aimate mem hook prompt --client kimi",
-    "SessionEnd": "aimate mem hook session-end --client kimi",
-}
+HOOK_EVENTS: dict[str, HookKind] = {"UserPromptSubmit": HookKind.PROMPT, "SessionEnd": HookKind.SESSION_END}
+LEGACY_FILES = ("mcp.json", "config.toml")  # where an older `install kimi` wrote, in kimi-cli's folder
 
 
-def add_server(text: str | None) -> str | None:
-    return with_mcp_server(text, SERVER_NAME, dict(SERVER_ENTRY))
+def hook_commands(vault: str | None = None) -> dict[str, str]:
+    return {event: hook_command(kind, Client.KIMI, vault) for event, kind in HOOK_EVENTS.items()}
+
+
+def add_server(text: str | None, vault: str | None = None) -> str | None:
+    env = vault_env(vault)
+    return with_mcp_server(text, SERVER_NAME, {**SERVER_ENTRY, "env": env} if env else dict(SERVER_ENTRY))
 
 
 def remove_server(text: str | None) -> str | None:
     return without_mcp_server(text, SERVER_NAME)
 
 
-def add_hooks(text: str | None) -> str | None:
+def add_hooks(text: str | None, vault: str | None = None) -> str | None:
+    """One `[[hooks]]` per event, appended after the person's; ours with another vault's command is updated."""
     doc = toml_config.parse(text)
     hooks = doc.get("hooks")
-    present = {entry.get("command") for entry in _entries(hooks)}
-    missing = [(event, command) for event, command in HOOK_COMMANDS.items() if command not in present]
+    entries = _entries(hooks)
+    missing = []
+    changed = False
+    for event, command in hook_commands(vault).items():
+        ours = [entry for entry in entries if _is_ours(entry, event)]
+        if not ours:
+            missing.append((event, command))
+        elif ours[0].get("command") != command:
+            ours[0]["command"] = command
+            changed = True
     if not missing:
-        return text
+        return toml_config.dumps(doc) if changed else text
     created = hooks is None
-    if created:
+    if hooks is None:
         # An array of tables after whatever the file ends with, which TOML allows.
         hooks = tomlkit.aot()
         if doc.body:
@@ -57,9 +76,8 @@ def add_hooks(text: str | None) -> str | None:
 def remove_hooks(text: str | None) -> str | None:
     doc = toml_config.parse(text)
     hooks = doc.get("hooks")
-    ours = set(HOOK_COMMANDS.values())
-    positions = [i for i, entry in enumerate(_entries(hooks)) if entry.get("command") in ours]
-    if not positions:
+    positions = [i for i, entry in enumerate(_entries(hooks)) if any(_is_ours(entry, e) for e in HOOK_EVENTS)]
+    if not positions or hooks is None:
         return text
     for position in reversed(positions):
         del hooks[position]
@@ -68,19 +86,37 @@ def remove_hooks(text: str | None) -> str | None:
     return toml_config.dumps(doc)
 
 
-def share_dir(target: Target) -> Path:
+def kimi_home(target: Target) -> Path:
+    return target.env_dir("KIMI_CODE_HOME", ".kimi-code")
+
+
+def legacy_share_dir(target: Target) -> Path:
+    """The archived kimi-cli's folder (kimi_cli/share.py)."""
     return target.env_dir("KIMI_SHARE_DIR", ".kimi")
 
 
+def user_agents_md(target: Target) -> Path:
+    """Kimi Code reads `$KIMI_CODE_HOME/AGENTS.md` in every session: the person's core goes here."""
+    return kimi_home(target) / "AGENTS.md"
+
+
 def changes(target: Target, install: bool) -> list[Change]:
-    folder = share_dir(target)
-    config = folder / "config.toml"
-    if install and not config.exists() and (folder / "config.json").exists():
-        # Kimi migrates a legacy config.json only while config.toml is missing; creating it would skip that.
-        raise InvalidInputError(f"{folder / 'config.json'} has not been migrated yet", "run `kimi` once, then again")
+    folder = kimi_home(target)
     if install:
-        return [Change(folder / "mcp.json", add_server), Change(config, add_hooks)]
-    return [Change(folder / "mcp.json", remove_server), Change(config, remove_hooks)]
+        vault = target.vault
+        return [
+            Change(folder / "mcp.json", lambda text: add_server(text, vault)),
+            Change(folder / "config.toml", lambda text: add_hooks(text, vault)),
+        ]
+    legacy = [path for path in (legacy_share_dir(target) / name for name in LEGACY_FILES) if path.exists()]
+    return [
+        Change(path, remove_server if path.name == "mcp.json" else remove_hooks)
+        for path in [folder / "mcp.json", folder / "config.toml", *legacy]
+    ]
+
+
+def _is_ours(entry: Any, event: str) -> bool:
+    return entry.get("event") == event and is_our_hook(entry.get("command"), HOOK_EVENTS[event], Client.KIMI)
 
 
 def _entries(hooks: Any) -> list[Any]:

@@ -21,6 +21,13 @@ class Target:
         home = Path(env.get("HOME") or Path.home()).expanduser()
         return cls(home, project, user_scope, env)
 
+    @property
+    def vault(self) -> str | None:
+        """The AIMATE_HOME the client's config should name (None: the default vault)."""
+        from aimate_memory.integrations.hook_commands import vault_home
+
+        return vault_home(self.env, self.home)
+
     def env_dir(self, variable: str, default: str) -> Path:
         """A client's folder: its own environment variable when set, else `~/default`."""
         value = self.env.get(variable)

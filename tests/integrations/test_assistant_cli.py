@@ -52,7 +52,13 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def run(cli, user_home: Path, project: Path):
     """`aimate ARGS` in the project, with HOME at the temp user home (the clients' own variables unset)."""
-    client_env = {"HOME": str(user_home), "CODEX_HOME": "", "KIMI_SHARE_DIR": "", "AIMATE_NO_DAEMON": "1"}
+    client_env = {
+        "HOME": str(user_home),
+        "CODEX_HOME": "",
+        "KIMI_CODE_HOME": "",
+        "KIMI_SHARE_DIR": "",
+        "AIMATE_NO_DAEMON": "1",
+    }
 
     def invoke(*args: str, input: str | None = None, cwd: Path | None = None):
         return cli(*args, cwd=cwd or project, input=input, env=client_env)
@@ -74,10 +80,12 @@ def test_install_claude_in_a_project_merges_is_idempotent_and_uninstalls_exactly
 
     assert run("mem", "install", "claude", "--project", ".").code == 0
     mcp = json.loads((project / ".mcp.json").read_text(encoding="utf-8"))
-    assert mcp == {"mcpServers": {"aimate": {"command": "aimate", "args": ["mem", "mcp"]}}}
+    server = {"command": "aimate", "args": ["mem", "mcp"], "env": {"AIMATE_HOME": str(home)}}
+    assert mcp == {"mcpServers": {"aimate": server}}  # the vault installed for, whatever env Claude passes
     hooks = json.loads(settings.read_text(encoding="utf-8"))["hooks"]
     assert hooks["SessionStart"][0]["hooks"][0]["command"] == "echo 欢迎"
-    assert hooks["UserPromptSubmit"] == [{"hooks": [{"type": "command", "command": "aimate mem hook prompt"}]}]
+    prompt_hook = {"type": "command", "command": f"AIMATE_HOME={home} aimate mem hook prompt"}
+    assert hooks["UserPromptSubmit"] == [{"hooks": [prompt_hook]}]
     assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]  # no backup beside it
     backups = list((home / "state" / "backups").glob("*/*settings.json"))
     assert [b.read_text(encoding="utf-8") for b in backups] == [USER_SETTINGS]
@@ -125,7 +133,9 @@ def test_install_claude_user_scope_keeps_claude_json_state(run, user_home: Path,
     assert (user_home / ".claude.json").read_text(encoding="utf-8") == state
 
 
-def test_install_codex_and_kimi_write_their_configs_and_agents_md(run, user_home: Path, project: Path) -> None:
+def test_install_codex_and_kimi_write_their_configs_and_agents_md(
+    run, home: Path, user_home: Path, project: Path
+) -> None:
     codex_config = user_home / ".codex" / "config.toml"
     codex_config.parent.mkdir()
     codex_config.write_text('# 注释\nmodel = "o3"\n', encoding="utf-8")
@@ -146,9 +156,12 @@ def test_install_codex_and_kimi_write_their_configs_and_agents_md(run, user_home
     assert not list(project.glob("AGENTS.md*backup*"))  # the project file is in git: no backup litter
 
     assert run("mem", "install", "kimi").code == 0
-    kimi = user_home / ".kimi"
+    kimi = user_home / ".kimi-code"  # Kimi Code CLI's home; the archived kimi-cli's ~/.kimi is left alone
     assert json.loads((kimi / "mcp.json").read_text(encoding="utf-8"))["mcpServers"]["aimate"]["command"] == "aimate"
-    assert 'command = "aimate mem hook prompt --client kimi"' in (kimi / "config.toml").read_text(encoding="utf-8")
+    kimi_config = (kimi / "config.toml").read_text(encoding="utf-8")
+    assert f'command = "AIMATE_HOME={home} aimate mem hook prompt --client kimi"' in kimi_config
+    assert "我喜欢简短的回答" in (kimi / "AGENTS.md").read_text(encoding="utf-8")  # Kimi reads it every session
+    assert not (user_home / ".kimi").exists()
 
     assert run("mem", "uninstall", "codex").code == 0
     assert run("mem", "uninstall", "kimi").code == 0

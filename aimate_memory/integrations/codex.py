@@ -137,15 +137,23 @@ def add_feature(text: str | None) -> str | None:
 def remove_feature(text: str | None) -> str | None:
     """Take out `hooks = true` only when it carries our mark; `[features]` goes when nothing is left in it."""
     doc = toml_config.parse(text)
-    features = doc.get("features")
-    if not isinstance(features, dict) or FEATURE not in features:
+    # The `[features]` table holding the flag: one of the pieces when the table is split across the file.
+    holder = next(
+        (
+            item
+            for key, item in doc.body
+            if key is not None and key.key == "features" and isinstance(item, Table) and FEATURE in item
+        ),
+        None,
+    )
+    if holder is None:
         return text
-    # A table split across the file (OutOfOrderTableProxy) hands out its items; a Table its values.
-    flag = features.item(FEATURE) if isinstance(features, Table) else features.get(FEATURE)
+    flag = holder.item(FEATURE)
     if not isinstance(flag, Item) or flag.trivia.comment.strip() != OUR_MARK:
         return text
-    del features[FEATURE]
-    if not features:
+    del holder[FEATURE]
+    features = doc.get("features")
+    if isinstance(features, dict) and not features:
         del doc["features"]
     return toml_config.dumps(doc)
 

@@ -150,3 +150,158 @@ def test_malformed_configs_are_refused() -> None:
         codex.add_server("[mcp_servers.x\ncommand = 1")
     with pytest.raises(ConfigSyntaxError, match="array of tables"):
         kimi.add_hooks('hooks = "none"\n')
+
+
+# -- the vault installed for (AIMATE_HOME), and Codex's hooks ------------------------------------------------
+
+VAULT = "/srv/记忆 库"  # a path a shell would split and a non-ASCII one: quoted in commands, plain in env
+
+
+def test_hook_commands_name_the_vault_and_are_known_whatever_vault_they_name() -> None:
+    from aimate_memory.integrations.hook_commands import hook_command, is_our_hook
+    from aimate_memory.integrations.hook_events import Client, HookKind
+
+    plain = hook_command(HookKind.PROMPT, Client.CODEX)
+    named = hook_command(HookKind.PROMPT, Client.CODEX, VAULT)
+    assert plain == "aimate mem hook prompt --client codex"
+    assert named == "AIMATE_HOME='/srv/记忆 库' aimate mem hook prompt --client codex"
+    assert hook_command(HookKind.SESSION_START, Client.CLAUDE) == "aimate mem hook session-start"
+    for command in (plain, named, "AIMATE_HOME=/other aimate mem hook prompt --client codex"):
+        assert is_our_hook(command, HookKind.PROMPT, Client.CODEX)
+    for other in (
+        "aimate mem hook prompt",  # Claude's, not Codex's
+        "aimate mem hook prompt --client codex && rm -rf ~",
+        "FOO=1 aimate mem hook prompt --client codex",
+        "echo 'unbalanced",
+        None,
+    ):
+        assert not is_our_hook(other, HookKind.PROMPT, Client.CODEX)
+
+
+def test_vault_is_written_only_when_set_and_not_the_default(tmp_path) -> None:
+    from aimate_memory.integrations.hook_commands import vault_home
+
+    assert vault_home({}, tmp_path) is None
+    assert vault_home({"AIMATE_HOME": str(tmp_path / ".aimate")}, tmp_path) is None
+    assert vault_home({"AIMATE_HOME": str(tmp_path / "库")}, tmp_path) == str(tmp_path / "库")
+
+
+def test_claude_install_with_a_vault_then_another_updates_in_place_and_uninstalls_exactly() -> None:
+    first = claude.add_hooks(CLAUDE_SETTINGS, VAULT)
+    assert claude.add_hooks(first, VAULT) == first
+    moved = claude.add_hooks(first, "/home/me/other-vault")
+    prompts = json.loads(moved)["hooks"]["UserPromptSubmit"]
+    assert prompts == [
+        {"hooks": [{"type": "command", "command": "AIMATE_HOME=/home/me/other-vault aimate mem hook prompt"}]}
+    ]
+    assert json.loads(claude.remove_hooks(moved)) == json.loads(CLAUDE_SETTINGS)  # the bytes: the CLI's backup
+    served = json.loads(claude.add_server(MCP_JSON, VAULT))["mcpServers"]["aimate"]
+    assert served == {"command": "aimate", "args": ["mem", "mcp"], "env": {"AIMATE_HOME": VAULT}}
+    assert claude.remove_server(claude.add_server(MCP_JSON, VAULT)) == MCP_JSON
+
+
+def test_an_existing_server_entry_keeps_the_persons_edit_and_gets_the_vault() -> None:
+    custom = json.dumps({"mcpServers": {"aimate": {"command": "/opt/bin/aimate", "args": ["mem", "mcp"]}}})
+    updated = json.loads(claude.add_server(custom, VAULT))["mcpServers"]["aimate"]
+    assert updated == {"command": "/opt/bin/aimate", "args": ["mem", "mcp"], "env": {"AIMATE_HOME": VAULT}}
+    assert claude.add_server(custom) == custom  # no vault named: their entry untouched
+    codex_custom = '[mcp_servers.aimate]\ncommand = "/opt/bin/aimate"  # 我的路径\nargs = ["mem", "mcp"]\n'
+    with_vault = codex.add_server(codex_custom, VAULT)
+    assert '"/opt/bin/aimate"  # 我的路径' in with_vault and f'AIMATE_HOME = "{VAULT}"' in with_vault
+    assert codex.add_server(with_vault, VAULT) == with_vault
+
+
+CODEX_HOOKS = """{
+  "hooks": {
+    "SessionStart": [
+      {
+        "matcher": "startup|resume",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "python3 ~/.codex/hooks/plan.py",
+            "statusMessage": "载入计划"
+          }
+        ]
+      }
+    ],
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "./notify.sh"
+          }
+        ]
+      }
+    ]
+  }
+}
+"""
+
+
+def test_codex_hooks_append_after_the_persons_groups_and_come_out_exactly() -> None:
+    merged = codex.add_hooks(CODEX_HOOKS, VAULT)
+    data = json.loads(merged)["hooks"]
+    assert data["SessionStart"][0]["hooks"][0]["command"] == "python3 ~/.codex/hooks/plan.py"  # its trust key stays
+    assert data["SessionStart"][1] == {
+        "hooks": [
+            {"type": "command", "command": "AIMATE_HOME='/srv/记忆 库' aimate mem hook session-start --client codex"}
+        ]
+    }
+    assert data["SessionEnd"][0]["hooks"][0]["timeout"] == 3  # Codex's cap for SessionEnd
+    assert sorted(data) == ["PreCompact", "SessionEnd", "SessionStart", "Stop", "UserPromptSubmit"]
+    assert codex.add_hooks(merged, VAULT) == merged
+    assert codex.remove_hooks(merged) == CODEX_HOOKS
+    assert codex.remove_hooks(codex.add_hooks(None)) is None
+
+
+def test_codex_feature_flag_is_ours_only_when_the_person_set_none() -> None:
+    added = codex.add_feature(CODEX_CONFIG)
+    assert added.endswith("[features]\nhooks = true # added by `aimate mem install codex`\n")
+    assert codex.hooks_feature(added) is True and codex.add_feature(added) == added
+    assert codex.remove_feature(added) == CODEX_CONFIG
+    for persons in (
+        "[features]\nhooks = false\n",
+        "[features]\ncodex_hooks = true  # 旧名字\n",
+        "[features]\nhooks = true\n",
+    ):
+        assert codex.add_feature(persons) == persons  # their setting, whatever it is
+        assert codex.remove_feature(persons) == persons  # and never taken away: it carries no mark of ours
+    assert codex.hooks_feature("[features]\nhooks = false\n") is False
+    assert codex.hooks_feature(CODEX_CONFIG) is None
+    split = "[features]\nweb_search = true\n\n[x]\na = 1\n\n[features.code_mode]\nenabled = false\n"
+    assert codex.remove_feature(codex.add_feature(split)) == split  # a table split across the file
+
+
+def test_codex_trust_of_our_hooks_is_removed_and_the_persons_kept(tmp_path) -> None:
+    hooks_path = tmp_path / "hooks.json"
+    merged = codex.add_hooks(CODEX_HOOKS, VAULT)
+    keys = codex.trust_keys(hooks_path, merged)
+    assert f"{hooks_path}:session_start:1:0" in keys and f"{hooks_path}:user_prompt_submit:0:0" in keys
+    assert len(keys) == 4
+    theirs = f"{hooks_path}:session_start:0:0"
+    # As Codex 0.169 writes trust when the person accepts the hooks (seen with `codex app-server`).
+    trusted = (
+        CODEX_CONFIG
+        + "\n[hooks.state]\n\n"
+        + "".join(
+            f'[hooks.state."{key}"]\ntrusted_hash = "sha256:{i:064x}"\n\n' for i, key in enumerate([theirs, *keys])
+        )
+    )
+    cleaned = codex.remove_trust(trusted, keys)
+    assert theirs in cleaned and not any(key in cleaned for key in keys)
+    someone_elses = CODEX_CONFIG + '\n[hooks.state."x"]\ntrusted_hash = "1"\n'
+    assert codex.remove_trust(someone_elses, keys) == someone_elses
+    only_ours = CODEX_CONFIG + "".join(f'\n[hooks.state."{key}"]\ntrusted_hash = "a"\n' for key in keys)
+    assert codex.remove_trust(only_ours, keys).rstrip("\n") == CODEX_CONFIG.rstrip("\n")
+
+
+def test_kimi_hooks_with_a_vault_update_in_place_and_come_out_exactly() -> None:
+    merged = kimi.add_hooks(KIMI_CONFIG, VAULT)
+    assert "command = \"AIMATE_HOME='/srv/记忆 库' aimate mem hook prompt --client kimi\"" in merged
+    moved = kimi.add_hooks(merged, "/v2")
+    assert moved.count("aimate mem hook") == 2 and "AIMATE_HOME=/v2 aimate mem hook session-end --client kimi" in moved
+    assert kimi.remove_hooks(moved) == KIMI_CONFIG
+    served = json.loads(kimi.add_server(None, VAULT))["mcpServers"]["aimate"]
+    assert served["env"] == {"AIMATE_HOME": VAULT}

@@ -1,0 +1,121 @@
+"""A warm daemon with `aimate mem install`: chosen by what the machine offers, set up once for every
+assistant installed, taken away with the last one, and opted out of in one word. The CLI runs as a
+subprocess with a temp HOME and AIMATE_HOME; the daemon is a real one."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from aimate_memory.integrations.warm_daemon import AUTOSTART, SERVICE, choose_mechanism, manager_answers
+from aimate_memory.watch.process import running_pid
+
+REDIS = ("选用 Redis 做会话缓存", "我们决定用 Redis 缓存会话：延迟低，支持过期。")
+DEPLOY = ("Deploy on Fridays", "Deploys go out on Friday mornings after the freeze.")
+
+
+def test_the_mechanism_is_a_user_service_where_its_manager_answers_else_autostart() -> None:
+    assert choose_mechanism("linux", manager_answers=True) == SERVICE
+    assert choose_mechanism("darwin", manager_answers=True) == SERVICE
+    assert choose_mechanism("linux", manager_answers=False) == AUTOSTART  # a container, CI: no user bus
+    assert choose_mechanism("win32", manager_answers=True) == AUTOSTART  # no user service known there
+
+
+@pytest.fixture
+def user_home(tmp_path: Path) -> Path:
+    path = tmp_path / "user-home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def run(cli, home: Path, user_home: Path, tmp_path: Path):
+    """`aimate ARGS` with a temp HOME, the daemon allowed (no AIMATE_NO_DAEMON); stops any daemon after."""
+    env = {"HOME": str(user_home), "CODEX_HOME": "", "KIMI_CODE_HOME": "", "AIMATE_NO_DAEMON": ""}
+    outside = tmp_path / "outside"
+    outside.mkdir()
+
+    def invoke(*args: str, input: str | None = None):
+        return cli(*args, cwd=outside, input=input, env=env)
+
+    assert invoke("mem", "init").code == 0
+    yield invoke
+    invoke("mem", "daemon", "stop")
+
+
+def wait_for(condition, seconds: float = 60.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_no_daemon_and_the_config_key_opt_out(run, home: Path) -> None:
+    no_daemon = run("mem", "install", "claude", "--user", "--no-daemon")
+    assert no_daemon.code == 0 and "warm daemon: not set up (--no-daemon)" in no_daemon.out
+    assert run("mem", "config", "set", "daemon.with_assistants", "false").code == 0
+    by_config = run("mem", "install", "codex", "--user")
+    assert by_config.code == 0 and "not set up (daemon.with_assistants is false)" in by_config.out
+    assert running_pid(home) is None and not (home / "state" / "assistants_daemon.json").exists()
+    assert "autostart" not in (home / "config.yaml").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    manager_answers(sys.platform), reason="a user service manager answers here: the test would install a real service"
+)
+def test_install_sets_up_autostart_once_hooks_start_the_daemon_and_the_last_uninstall_takes_it_away(
+    run, home: Path, user_home: Path
+) -> None:
+    # The vault's own config (a daemon started by a hook gets no test environment): keyword search, no model.
+    assert run("mem", "config", "set", "embedding.enabled", "false").code == 0
+    for title, body in (REDIS, DEPLOY):
+        assert run("mem", "add", title, "--body", body).code == 0
+    installed = run("mem", "install", "claude", "--user")
+    assert installed.code == 0
+    assert "warm daemon: `daemon.autostart: true`" in installed.out and "opt out: `--no-daemon`" in installed.out
+    assert run("mem", "config", "get", "daemon.autostart").out.strip() in ("true", "True")
+    assert wait_for(lambda: (running_pid(home) or 0) > 0), "install starts the daemon at once"
+    record = json.loads((home / "state" / "assistants_daemon.json").read_text(encoding="utf-8"))
+    assert record["mechanism"] == "autostart" and record["installs"] == ["claude"]
+
+    again = run("mem", "install", "codex", "--user")
+    assert again.code == 0 and "warm daemon: set up already" in again.out
+
+    # The daemon dies (a reboot, a kill): the next hook answers cold and starts one for the next.
+    assert run("mem", "daemon", "stop").code == 0 and running_pid(home) is None
+    settings = json.loads((user_home / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    command = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    payload = {"session_id": "s1", "cwd": str(user_home), "hook_event_name": "UserPromptSubmit", "prompt": "会话缓存"}
+    env = {"HOME": str(user_home), "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
+    cold = subprocess.run(["sh", "-c", command], input=json.dumps(payload), env=env, capture_output=True, text=True)
+    assert cold.returncode == 0 and REDIS[0] in json.loads(cold.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert wait_for(lambda: (running_pid(home) or 0) > 0), "the hook started a daemon"
+    english = {**payload, "prompt": "when do we deploy"}
+    warm = subprocess.run(["sh", "-c", command], input=json.dumps(english), env=env, capture_output=True, text=True)
+    assert warm.returncode == 0 and DEPLOY[0] in warm.stdout
+
+    kept = run("mem", "uninstall", "claude", "--user")
+    assert kept.code == 0 and "warm daemon kept: still set up for codex" in kept.out
+    assert (running_pid(home) or 0) > 0
+    gone = run("mem", "uninstall", "codex", "--user")
+    assert gone.code == 0 and "warm daemon taken away" in gone.out
+    assert running_pid(home) is None and not (home / "state" / "assistants_daemon.json").exists()
+    config = home / "config.yaml"
+    assert not config.exists() or "autostart" not in config.read_text(encoding="utf-8")
+
+
+def test_a_persons_own_autostart_is_theirs(run, home: Path) -> None:
+    assert run("mem", "config", "set", "daemon.autostart", "true").code == 0
+    installed = run("mem", "install", "kimi", "--user")
+    assert installed.code == 0 and "your `daemon.autostart` starts it" in installed.out
+    assert not (home / "state" / "assistants_daemon.json").exists()
+    assert run("mem", "uninstall", "kimi", "--user").code == 0
+    assert run("mem", "config", "get", "daemon.autostart").out.strip() in ("true", "True")

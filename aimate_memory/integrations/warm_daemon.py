@@ -137,7 +137,9 @@ def tear_down(home: Path, user_home: Path, install: str, *, dry_run: bool = Fals
         stop_daemon(home)
     with contextlib.suppress(FileNotFoundError):
         _record_path(home).unlink()
-    return [f"warm daemon taken away ({_describe(record)}, stopped)"]
+    if record.mechanism == SERVICE:
+        return [f"warm daemon taken away: user service {record.service_file} stopped and removed"]
+    return ["warm daemon taken away: `daemon.autostart` removed, the daemon stopped"]
 
 
 def load(home: Path) -> DaemonSetup | None:
@@ -178,4 +180,4 @@ def _ensure_running(home: Path, record: DaemonSetup) -> None:
 def _describe(record: DaemonSetup) -> str:
     if record.mechanism == SERVICE:
         return f"user service {record.service_file}"
-    return "`daemon.autostart: true` (the first hook without a daemon starts one)"
+    return "autostart (`daemon.autostart: true`: a hook that finds no daemon starts one)"

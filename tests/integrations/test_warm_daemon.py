@@ -80,7 +80,10 @@ def test_install_sets_up_autostart_once_hooks_start_the_daemon_and_the_last_unin
         assert run("mem", "add", title, "--body", body).code == 0
     installed = run("mem", "install", "claude", "--user")
     assert installed.code == 0
-    assert "warm daemon: `daemon.autostart: true`" in installed.out and "opt out: `--no-daemon`" in installed.out
+    assert (
+        "warm daemon: autostart (`daemon.autostart: true`" in installed.out
+        and "opt out: `--no-daemon`" in installed.out
+    )
     assert run("mem", "config", "get", "daemon.autostart").out.strip() in ("true", "True")
     assert wait_for(lambda: (running_pid(home) or 0) > 0), "install starts the daemon at once"
     record = json.loads((home / "state" / "assistants_daemon.json").read_text(encoding="utf-8"))
@@ -106,7 +109,7 @@ def test_install_sets_up_autostart_once_hooks_start_the_daemon_and_the_last_unin
     assert kept.code == 0 and "warm daemon kept: still set up for codex" in kept.out
     assert (running_pid(home) or 0) > 0
     gone = run("mem", "uninstall", "codex", "--user")
-    assert gone.code == 0 and "warm daemon taken away" in gone.out
+    assert gone.code == 0 and "warm daemon taken away: `daemon.autostart` removed" in gone.out
     assert running_pid(home) is None and not (home / "state" / "assistants_daemon.json").exists()
     config = home / "config.yaml"
     assert not config.exists() or "autostart" not in config.read_text(encoding="utf-8")

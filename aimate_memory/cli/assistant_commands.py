@@ -116,7 +116,7 @@ def _setup(
         return
     if install:
         store.after_install(edits)
-        for line in _client_notes(assistant, user, edits):
+        for line in _client_notes(assistant, folder is None, edits, target.vault):
             console.print(line, highlight=False, soft_wrap=True)
         return
     kept = store.after_uninstall(edits)
@@ -128,12 +128,18 @@ def _setup(
         console.print(f"backup kept (another install): {copy}", highlight=False, soft_wrap=True)
 
 
-def _client_notes(assistant: Assistant, user: bool, edits: list[FileEdit]) -> list[str]:
+def _client_notes(assistant: Assistant, user: bool, edits: list[FileEdit], vault: str | None) -> list[str]:
     """What the person does next in the client itself."""
     from aimate_memory.integrations import codex
 
     if assistant is Assistant.CLAUDE and not user:
-        return ["Claude Code asks once before it starts a project's .mcp.json server: approve `aimate`."]
+        notes = ["Claude Code asks once before it starts a project's .mcp.json server: approve `aimate`."]
+        if vault:  # the project's files are usually shared: a teammate's hooks would look for this folder
+            notes.append(
+                f"The project's .mcp.json and .claude/settings.json name your vault ({vault}): "
+                "keep them out of git, or install with --user instead."
+            )
+        return notes
     if assistant is not Assistant.CODEX:
         return []
     notes = [

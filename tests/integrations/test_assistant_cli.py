@@ -78,7 +78,8 @@ def test_install_claude_in_a_project_merges_is_idempotent_and_uninstalls_exactly
     assert dry.code == 0 and "+++ " + str(project / ".mcp.json") in dry.out and "would be updated" in dry.out
     assert settings.read_text(encoding="utf-8") == USER_SETTINGS and not (project / ".mcp.json").exists()
 
-    assert run("mem", "install", "claude", "--project", ".").code == 0
+    installed = run("mem", "install", "claude", "--project", ".")
+    assert installed.code == 0 and f"name your vault ({home})" in installed.out  # shared files: said so
     mcp = json.loads((project / ".mcp.json").read_text(encoding="utf-8"))
     server = {"command": "aimate", "args": ["mem", "mcp"], "env": {"AIMATE_HOME": str(home)}}
     assert mcp == {"mcpServers": {"aimate": server}}  # the vault installed for, whatever env Claude passes

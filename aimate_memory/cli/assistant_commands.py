@@ -39,7 +39,9 @@ class HookClient(str, Enum):
 
 PROJECT = typer.Option(None, "--project", help="The project folder (default: the current project).")
 USER = typer.Option(
-    False, "--user", help="User scope only: ~/.claude.json, ~/.claude/settings.json, ~/.codex; no project files."
+    False,
+    "--user",
+    help="User scope only: ~/.claude.json, ~/.claude/settings.json, ~/.codex, ~/.kimi-code; no project files.",
 )
 DRY_RUN = typer.Option(False, "--dry-run", help="Print the diff of every file; write nothing.")
 NO_DAEMON = typer.Option(

@@ -105,21 +105,19 @@ def _setup(
     saved = store.before_install(edits) if install and not dry_run else {}
     for outcome in apply_edits(edits, dry_run, saved):
         console.print(outcome.describe(dry_run), highlight=False, soft_wrap=True)
+    if install and not dry_run:
+        store.after_install(edits)  # first: whatever the daemon's set-up meets, uninstall can restore exactly
     # Which install wants the daemon: a project's Claude install and the user-scope one are two.
     key = assistant.value if assistant is not Assistant.CLAUDE or folder is None else f"claude:{folder}"
-    home = aimate_home()
     if install:
-        lines = warm_daemon.set_up(home, target.home, key, no_daemon=no_daemon, dry_run=dry_run)
+        lines = warm_daemon.set_up(aimate_home(), target.home, key, no_daemon=no_daemon, dry_run=dry_run)
+        if not dry_run:
+            lines += _client_notes(assistant, folder is None, edits, target.vault)
     else:
-        lines = warm_daemon.tear_down(home, target.home, key, dry_run=dry_run)
+        lines = warm_daemon.tear_down(aimate_home(), target.home, key, dry_run=dry_run)
     for line in lines:
         console.print(line, highlight=False, soft_wrap=True)
-    if dry_run:
-        return
-    if install:
-        store.after_install(edits)
-        for line in _client_notes(assistant, folder is None, edits, target.vault):
-            console.print(line, highlight=False, soft_wrap=True)
+    if install or dry_run:
         return
     kept = store.after_uninstall(edits)
     if kept:

@@ -122,3 +122,65 @@ def test_a_persons_own_autostart_is_theirs(run, home: Path) -> None:
     assert not (home / "state" / "assistants_daemon.json").exists()
     assert run("mem", "uninstall", "kimi", "--user").code == 0
     assert run("mem", "config", "get", "daemon.autostart").out.strip() in ("true", "True")
+
+
+FAKE_SYSTEMCTL = """#!/bin/sh
+# systemd's user manager as seen from a desktop session: answers, and enables units unless told to fail.
+echo "$*" >> "$SYSTEMCTL_LOG"
+case "$*" in
+  *enable*) [ -n "$SYSTEMCTL_FAIL_ENABLE" ] && { echo "Failed to enable unit: access denied" >&2; exit 1; } ;;
+esac
+exit 0
+"""
+
+
+@pytest.fixture
+def systemctl(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """A `systemctl` on PATH standing in for a user manager this machine lacks (the service branch is the
+    default on a desktop); the calls it got are in the log."""
+    folder = tmp_path / "fake-bin"
+    folder.mkdir()
+    script = folder / "systemctl"
+    script.write_text(FAKE_SYSTEMCTL, encoding="utf-8")
+    script.chmod(0o755)
+    log = tmp_path / "systemctl.log"
+    env = {"PATH": f"{folder}:{Path(sys.executable).parent}:/usr/bin:/bin", "SYSTEMCTL_LOG": str(log)}
+    return env, log
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the systemd branch")
+def test_a_user_service_where_the_manager_answers_and_its_removal_with_the_last_uninstall(
+    cli, home: Path, user_home: Path, systemctl: tuple[dict[str, str], Path], tmp_path: Path
+) -> None:
+    env, log = systemctl
+    env = {**env, "HOME": str(user_home), "CODEX_HOME": "", "AIMATE_NO_DAEMON": ""}
+    assert cli("mem", "init", cwd=tmp_path, env=env).code == 0
+    installed = cli("mem", "install", "codex", "--user", cwd=tmp_path, env=env)
+    unit = user_home / ".config" / "systemd" / "user" / "aimate-memory.service"
+    assert installed.code == 0 and f"warm daemon: user service {unit}, started" in installed.out
+    assert f"--home {home}" in unit.read_text(encoding="utf-8")
+    assert "--user enable --now aimate-memory.service" in log.read_text(encoding="utf-8")
+    assert json.loads((home / "state" / "assistants_daemon.json").read_text(encoding="utf-8"))["mechanism"] == "service"
+
+    removed = cli("mem", "uninstall", "codex", "--user", cwd=tmp_path, env=env)
+    assert removed.code == 0 and "user service" in removed.out and "stopped and removed" in removed.out
+    assert not unit.exists() and "--user disable --now aimate-memory.service" in log.read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the systemd branch")
+def test_a_manager_that_will_not_start_the_unit_leaves_no_unit_and_autostart_instead(
+    cli, home: Path, user_home: Path, systemctl: tuple[dict[str, str], Path], tmp_path: Path
+) -> None:
+    env, _log = systemctl
+    env = {**env, "HOME": str(user_home), "CODEX_HOME": "", "AIMATE_NO_DAEMON": "", "SYSTEMCTL_FAIL_ENABLE": "1"}
+    assert cli("mem", "init", cwd=tmp_path, env=env).code == 0
+    try:
+        installed = cli("mem", "install", "codex", "--user", cwd=tmp_path, env=env)
+        assert installed.code == 0 and "warm daemon: autostart" in installed.out
+        assert not (user_home / ".config" / "systemd" / "user" / "aimate-memory.service").exists()
+        assert wait_for(lambda: (running_pid(home) or 0) > 0)
+        assert cli("mem", "uninstall", "codex", "--user", cwd=tmp_path, env=env).code == 0
+        assert running_pid(home) is None
+    finally:
+        cli("mem", "daemon", "stop", cwd=tmp_path, env=env)

@@ -216,6 +216,11 @@ def daemon_call(
     }
     reply = daemon_request(home, payload, timeout)
     if reply is None:
+        # A socket left by a daemon that was killed (SIGKILL, power loss) answers nobody: autostart asks the
+        # instance lock, which a dead daemon does not hold, so a busy one is not started twice.
+        from aimate_memory.watch.process import autostart
+
+        autostart(home)
         return None
     if not reply.get("ok"):
         if reply.get("kind") == "AimateError":

@@ -5,6 +5,8 @@ subprocess with a temp HOME and AIMATE_HOME; the daemon is a real one."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from aimate_memory.integrations.warm_daemon import AUTOSTART, SERVICE, choose_mechanism, manager_answers
+from aimate_memory.watch.client import socket_path
 from aimate_memory.watch.process import running_pid
 
 REDIS = ("选用 Redis 做会话缓存", "我们决定用 Redis 缓存会话：延迟低，支持过期。")
@@ -184,3 +187,30 @@ def test_a_manager_that_will_not_start_the_unit_leaves_no_unit_and_autostart_ins
         assert running_pid(home) is None
     finally:
         cli("mem", "daemon", "stop", cwd=tmp_path, env=env)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    manager_answers(sys.platform), reason="a user service manager answers here: the test would install a real service"
+)
+def test_a_killed_daemon_is_started_again_by_the_next_hook_despite_its_stale_socket(
+    run, home: Path, user_home: Path
+) -> None:
+    """Before: a SIGKILLed daemon left `state/daemon.sock`; hooks found the file, got no answer, and never
+    started another — every hook stayed cold until someone ran `daemon start`."""
+    assert run("mem", "config", "set", "embedding.enabled", "false").code == 0
+    assert run("mem", "add", REDIS[0], "--body", REDIS[1]).code == 0
+    assert run("mem", "install", "claude", "--user").code == 0
+    assert wait_for(lambda: (running_pid(home) or 0) > 0 and socket_path(home).exists())  # listening
+    killed = running_pid(home)
+    assert killed is not None and killed > 0
+    os.kill(killed, signal.SIGKILL)
+    assert wait_for(lambda: running_pid(home) is None) and socket_path(home).exists()  # left behind
+
+    settings = json.loads((user_home / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    command = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    payload = {"session_id": "s2", "cwd": str(user_home), "hook_event_name": "UserPromptSubmit", "prompt": "会话缓存"}
+    env = {"HOME": str(user_home), "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
+    answered = subprocess.run(["sh", "-c", command], input=json.dumps(payload), env=env, capture_output=True, text=True)
+    assert answered.returncode == 0 and REDIS[0] in answered.stdout  # cold, this once
+    assert wait_for(lambda: (running_pid(home) or 0) > 0 and running_pid(home) != killed), "started again"

@@ -6,7 +6,11 @@ So the SDK is imported on a thread while this module, stdlib only, answers from 
 own answers, generated from `mcp.server` and kept equal to them by a test:
 
 - `initialize` (with the protocol version negotiated as the SDK does), `notifications/initialized`, `ping`;
-- after `initialize`, the parameterless list requests (`tools/list`, `resources/list`, …).
+- after `initialize`, the parameterless list requests (`tools/list`, `resources/list`, …);
+- a request for a method MCP does not have, before or after `initialize`: `-32601`, as `mcp/protocol.py`'s
+  gate answers it once the SDK is there. Claude Code 2.1 opens with `server/discover` (the 2026-07-28 spec's
+  stdio probe: any error means "legacy server", and the client goes on with `initialize`); held for the SDK,
+  the probe made every session wait for the import (docs/agents.md, "Latency").
 
 Anything else (a tool call, a cursor, a line that is not JSON) waits for the SDK, behind `mcp/protocol.py`'s
 gate, which answers what is not a valid MCP request with the JSON-RPC error. Once it is imported the
@@ -27,10 +31,11 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from aimate_memory.mcp import listing
-from aimate_memory.mcp.protocol import check_envelope
+from aimate_memory.mcp.protocol import check_envelope, method_not_found
 
 LOADED = object()  # put on the line queue when the SDK is imported (or failed to be)
 LISTED = set(listing.ANSWERS) - {"initialize"}
+KNOWN_REQUESTS = frozenset(listing.REQUEST_METHODS)
 Message = dict[str, Any]
 
 
@@ -87,6 +92,10 @@ class Front:
         if message is None:
             return False
         method, params = message.get("method"), message.get("params") or {}
+        if "id" in message and method not in KNOWN_REQUESTS:
+            # Not replayed: the SDK's gate would refuse it alike, and it changes no state.
+            self._write(method_not_found(message["id"], method))
+            return True
         if "id" not in message:
             reply = None
             if method != "notifications/initialized" or not self.initialized:

@@ -48,6 +48,11 @@ def error_reply(request_id: Any, code: int, message: str, detail: str | None = N
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 
+def method_not_found(request_id: Any, method: str) -> Message:
+    """The reply to a request for a method the server lacks (the front's and the gate's alike)."""
+    return error_reply(request_id, METHOD_NOT_FOUND, "Method not found", method[:100])
+
+
 def check_envelope(line: str) -> Verdict:
     """The JSON-RPC 2.0 checks that need no knowledge of MCP's methods. A blank line is skipped silently."""
     if not line.strip():

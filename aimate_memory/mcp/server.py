@@ -38,7 +38,6 @@ from aimate_memory.mcp.errors import ToolFailure, failure_from, invalid_argument
 from aimate_memory.mcp.params import normalize_arguments
 from aimate_memory.mcp.protocol import (
     INVALID_PARAMS,
-    METHOD_NOT_FOUND,
     Gate,
     LineOut,
     LineSource,
@@ -46,6 +45,7 @@ from aimate_memory.mcp.protocol import (
     Message,
     Verdict,
     error_reply,
+    method_not_found,
 )
 from aimate_memory.mcp.tools import TOOL_NAMES, MemoryTools
 from aimate_memory.system.masking import mask_data
@@ -322,7 +322,7 @@ def check_params(message: Message) -> Verdict | None:
         return None if known is not None and _validates(known, message) is None else Verdict()
     request = REQUESTS.get(method)
     if request is None:
-        return Verdict(reply=error_reply(message["id"], METHOD_NOT_FOUND, "Method not found", method[:100]))
+        return Verdict(reply=method_not_found(message["id"], method))
     problem = _validates(request, message)
     if problem is not None:
         return Verdict(reply=error_reply(message["id"], INVALID_PARAMS, "Invalid params", problem))
@@ -379,6 +379,7 @@ def static_answers() -> dict[str, Any]:
         "answers": answers,
         "supported_versions": list(SUPPORTED_PROTOCOL_VERSIONS),
         "latest_version": types.LATEST_PROTOCOL_VERSION,
+        "request_methods": sorted(REQUESTS),
     }
 
 

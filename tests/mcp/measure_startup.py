@@ -2,7 +2,9 @@
 `memory_search` (sent at once, or `--think` seconds later as a model would), over raw JSON-RPC on stdio
 (no client library in the way).
 
-    python tests/mcp/measure_startup.py [--runs 10] [--vectors] [--think SECONDS] [AIMATE_HOME]
+    python tests/mcp/measure_startup.py [--runs 10] [--vectors] [--think SECONDS] [--discover] [AIMATE_HOME]
+
+`--discover` opens as Claude Code 2.1 does: `server/discover` (the 2026-07-28 probe), then `initialize`.
 
 Without AIMATE_HOME, a temp home with a small vault (20 memories, Chinese and English) is made first."""
 
@@ -20,6 +22,13 @@ from pathlib import Path
 from typing import Any
 
 AIMATE = Path(sys.executable).with_name("aimate")
+DISCOVER = {  # Claude Code 2.1's first message (the 2026-07-28 spec's stdio probe)
+    "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "measure", "version": "1"},
+    }
+}
 INITIALIZE = {
     "protocolVersion": "2025-06-18",
     "capabilities": {},
@@ -28,12 +37,12 @@ INITIALIZE = {
 
 
 class RawClient:
-    def __init__(self, env: dict[str, str], cwd: Path) -> None:
+    def __init__(self, env: dict[str, str], cwd: Path, stderr: int = subprocess.DEVNULL) -> None:
         self.process = subprocess.Popen(
             [str(AIMATE), "mem", "mcp"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=stderr,
             env=env,
             cwd=cwd,
         )
@@ -67,9 +76,13 @@ class RawClient:
 Timing = tuple[float, float]  # (wall seconds, server CPU seconds) since spawn
 
 
-def once(env: dict[str, str], cwd: Path, query: str | None, think: float = 0) -> tuple[Timing, Timing | None]:
+def once(
+    env: dict[str, str], cwd: Path, query: str | None, think: float = 0, discover: bool = False
+) -> tuple[Timing, Timing | None]:
     started = time.perf_counter()
     client = RawClient(env, cwd)
+    if discover:
+        assert client.request("server/discover", DISCOVER)["error"]["code"] == -32601
     client.request("initialize", INITIALIZE)
     client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     tools = client.request("tools/list")
@@ -115,6 +128,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--think", type=float, default=0, help="seconds between tools/list and the search")
     parser.add_argument("--vectors", action="store_true", help="with the embedding models (default: keyword only)")
+    parser.add_argument("--discover", action="store_true", help="open with server/discover, as Claude Code does")
     args = parser.parse_args()
     home = args.home or Path(tempfile.mkdtemp(prefix="aimate-mcp-measure-")) / "home"
     cwd = home.parent
@@ -123,8 +137,8 @@ def main() -> None:
         env["AIMATE_EMBEDDING__ENABLED"] = "false"
     if args.home is None:
         seed(home, cwd, env)
-    listed = [once(env, cwd, None)[0] for _ in range(args.runs)]
-    searches = [once(env, cwd, "会话缓存 Redis", args.think) for _ in range(max(3, args.runs // 3))]
+    listed = [once(env, cwd, None, discover=args.discover)[0] for _ in range(args.runs)]
+    searches = [once(env, cwd, "会话缓存 Redis", args.think, args.discover) for _ in range(max(3, args.runs // 3))]
     print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"spawn → tools/list ({len(listed)} runs): {summary(listed)}")
     first = [searched for _, searched in searches if searched is not None]

@@ -3,15 +3,20 @@ answers, byte for byte as JSON, and the stream it hands over goes on as if the S
 
 from __future__ import annotations
 
+import io
+import json
+import queue
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from aimate_memory.mcp import listing
+from aimate_memory.mcp.front import LOADED, Front
 from aimate_memory.mcp.server import static_answers
 from tests.mcp.conftest import server_env
-from tests.mcp.measure_startup import RawClient
+from tests.mcp.measure_startup import DISCOVER, RawClient
 
 # Requests a client sends at start, in order; ids as clients send them (numbers, one string).
 OPENING = [
@@ -31,14 +36,22 @@ def test_listing_is_what_the_sdk_answers() -> None:
         "answers": listing.ANSWERS,
         "supported_versions": listing.SUPPORTED_VERSIONS,
         "latest_version": listing.LATEST_VERSION,
+        "request_methods": listing.REQUEST_METHODS,
     }
 
 
-def conversation(env: dict[str, str], cwd: Path, version: str) -> list[dict[str, Any]]:
-    """The opening requests, then a tool call, as one client would send them; every reply."""
+def conversation(env: dict[str, str], cwd: Path, version: str, discover: bool = False) -> list[dict[str, Any]]:
+    """The opening requests, then a tool call, as one client would send them; every reply. `discover`:
+    Claude Code 2.1's probe first (its reply is not in the list)."""
     client = RawClient(env, cwd)
     replies = []
     try:
+        if discover:
+            assert client.request("server/discover", DISCOVER)["error"] == {
+                "code": -32601,
+                "message": "Method not found",
+                "data": "server/discover",
+            }
         for method, params in OPENING:
             if method == "initialize":
                 params = {**params, "protocolVersion": version}
@@ -54,13 +67,17 @@ def conversation(env: dict[str, str], cwd: Path, version: str) -> list[dict[str,
     return replies
 
 
-@pytest.mark.parametrize("version", ["2025-03-26", "1999-01-01"])  # a version the SDK knows; one it does not
+@pytest.mark.parametrize(
+    ("version", "discover"),
+    # a version the SDK knows; one it does not; Claude Code 2.1's opening (a 2026-07-28 probe, then 2025-11-25)
+    [("2025-03-26", False), ("1999-01-01", False), ("2025-11-25", True)],
+)
 def test_front_and_sdk_answer_alike_and_the_hand_over_keeps_the_session(
-    seeded: tuple[Path, Path], version: str
+    seeded: tuple[Path, Path], version: str, discover: bool
 ) -> None:
     home, workdir = seeded
-    front = conversation(server_env(home), workdir, version)
-    sdk = conversation({**server_env(home), "AIMATE_MCP_FRONT": "0"}, workdir, version)
+    front = conversation(server_env(home), workdir, version, discover)
+    sdk = conversation({**server_env(home), "AIMATE_MCP_FRONT": "0"}, workdir, version, discover)
     assert front[:-2] == sdk[:-2]
     assert front[0]["result"]["protocolVersion"] == (
         version if version in listing.SUPPORTED_VERSIONS else listing.LATEST_VERSION
@@ -79,3 +96,44 @@ def test_front_answers_even_when_stdin_closes_at_once(seeded: tuple[Path, Path])
     assert reply["result"]["serverInfo"]["name"] == "aimate-memory"
     client.close()
     assert client.process.returncode == 0
+
+
+def test_front_answers_a_probe_and_an_unknown_request_without_waiting_for_the_sdk() -> None:
+    """Before the fix `server/discover` was held for the SDK, and every line after it too: Claude Code's
+    `initialize` waited for the import (1.57 s median, issue 30). The SDK never loads here."""
+    out = io.BytesIO()
+    front = Front(out)
+    lines: queue.Queue[Any] = queue.Queue()
+    opening = [
+        {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": DISCOVER},
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": dict(OPENING[0][1])},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": "x", "method": "server/unknown", "params": {}},  # after initialize too
+    ]
+    for message in opening:
+        lines.put(json.dumps(message) + "\n")
+    lines.put("")  # stdin closes before the SDK is loaded…
+    lines.put(LOADED)  # …which the front, having left nothing for it, never waits for
+    assert front.answer_until_loaded(lines) is None  # nothing left for the SDK
+    replies = [json.loads(line) for line in out.getvalue().decode().splitlines()]
+    assert [reply["id"] for reply in replies] == [0, 1, 2, "x"]
+    assert replies[0]["error"]["code"] == replies[3]["error"]["code"] == -32601
+    assert len(replies[2]["result"]["tools"]) == 7
+    assert 0 not in front.ids and "x" not in front.ids  # refused lines are not replayed to the SDK
+    assert len(front.answered) == 3
+
+
+@pytest.mark.parametrize("front", ["1", "0"])
+def test_a_probe_writes_nothing_to_stderr(seeded: tuple[Path, Path], front: str) -> None:
+    """Claude Code logs any stderr line of a server as an error (`[ERROR] MCP server "aimate" Server stderr`)."""
+    home, workdir = seeded
+    client = RawClient({**server_env(home), "AIMATE_MCP_FRONT": front}, workdir, stderr=subprocess.PIPE)
+    assert client.request("server/discover", DISCOVER)["error"]["code"] == -32601
+    client.request("initialize", {**OPENING[0][1], "protocolVersion": "2025-11-25"})
+    client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    assert len(client.request("tools/list")["result"]["tools"]) == 7
+    assert client.request("server/discover", DISCOVER)["error"]["code"] == -32601  # after the hand-over
+    client.close()
+    assert client.process.stderr is not None
+    assert client.process.stderr.read().decode() == ""

@@ -91,7 +91,8 @@ class Front:
         message = _parse(line)
         if message is None:
             return False
-        method, params = message.get("method"), message.get("params") or {}
+        method: str = message["method"]  # `_parse` passes only a string method
+        params = message.get("params") or {}
         if "id" in message and method not in KNOWN_REQUESTS:
             # Not replayed: the SDK's gate would refuse it alike, and it changes no state.
             self._write(method_not_found(message["id"], method))

@@ -7,6 +7,7 @@ non-essential traffic are off through the switches each client documents (below)
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -16,12 +17,16 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-NODE_BIN = REPO / ".venv" / "node" / "node_modules" / ".bin"
 AIMATE_BIN = Path(sys.executable).parent
-# The versions issue 30 was found with; scripts/test.sh installs exactly these.
-CLAUDE_VERSION = "2.1.328"
-CODEX_VERSION = "0.169.0"
+# scripts/test.sh installs the packages pinned in clients.txt (the versions issue 30 was found with) here.
+NODE_MODULES = AIMATE_BIN.parent / "node" / "node_modules"
+NODE_BIN = NODE_MODULES / ".bin"
+PINNED = dict(
+    line.strip().rsplit("@", 1)
+    for line in (Path(__file__).with_name("clients.txt")).read_text(encoding="utf-8").splitlines()
+    if line.strip()
+)
+COMMANDS = {"@anthropic-ai/claude-code": "claude", "@openai/codex": "codex"}
 
 CHINESE_MEMORY = "选用 Redis 做会话缓存"
 CORE_RULE = "Always run the tests before committing"
@@ -34,18 +39,15 @@ GIT_IDENTITY = {
 }
 
 
-def client_path(name: str) -> Path | None:
-    path = NODE_BIN / name
-    return path if path.exists() else None
-
-
 def missing_reason() -> str | None:
     """Why the real clients cannot run here (None: they can)."""
     if shutil.which("node") is None:
         return "node is not installed: scripts/test.sh installs Claude Code and Codex with npm when it is there"
-    absent = [name for name in ("claude", "codex") if client_path(name) is None]
-    if absent:
-        return f"{', '.join(absent)} not under {NODE_BIN} (scripts/test.sh installs them when npm is present)"
+    for package, version in PINNED.items():
+        manifest = NODE_MODULES / package / "package.json"
+        installed = json.loads(manifest.read_text(encoding="utf-8")).get("version") if manifest.exists() else None
+        if installed != version or not (NODE_BIN / COMMANDS[package]).exists():
+            return f"{package}@{version} is not in {NODE_MODULES} (scripts/test.sh installs it when npm is present)"
     return None
 
 

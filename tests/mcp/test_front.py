@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import queue
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -135,5 +136,20 @@ def test_a_probe_writes_nothing_to_stderr(seeded: tuple[Path, Path], front: str)
     assert len(client.request("tools/list")["result"]["tools"]) == 7
     assert client.request("server/discover", DISCOVER)["error"]["code"] == -32601  # after the hand-over
     client.close()
+    assert client.process.stderr is not None
+    assert client.process.stderr.read().decode() == ""
+
+
+@pytest.mark.parametrize("front", ["1", "0"])
+def test_sigint_stops_the_server_at_once_and_quietly(seeded: tuple[Path, Path], front: str) -> None:
+    """Claude Code stops its servers with SIGINT. Before, the server aborted after ~1 s with a "Fatal Python
+    error" on stderr (exit -6): its stdin thread held the reader's lock at interpreter shutdown."""
+    home, workdir = seeded
+    client = RawClient({**server_env(home), "AIMATE_MCP_FRONT": front}, workdir, stderr=subprocess.PIPE)
+    client.request("initialize", dict(OPENING[0][1]))
+    client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    client.request("tools/list")
+    client.process.send_signal(signal.SIGINT)
+    assert client.process.wait(timeout=30) == 0
     assert client.process.stderr is not None
     assert client.process.stderr.read().decode() == ""

@@ -38,9 +38,11 @@ class Recorded:
 
 @dataclass
 class FakeModel:
-    """`with FakeModel() as model:` serves on `model.url` until the block ends."""
+    """`with FakeModel() as model:` serves on `model.url` until the block ends. `call_tools=False`: final text
+    at once (a session whose cost is the client's and ours alone: scripts/bench_clients.py)."""
 
     requests: list[Recorded] = field(default_factory=list)
+    call_tools: bool = True
 
     def __post_init__(self) -> None:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -124,7 +126,7 @@ def _handler(model: FakeModel) -> type[BaseHTTPRequestHandler]:
         # -- Anthropic Messages -------------------------------------------------------------------------
 
         def _anthropic(self, body: Json) -> None:
-            tool = search_tool(body.get("tools") or [])
+            tool = search_tool(body.get("tools") or []) if model.call_tools else None
             call = tool is not None and not has_tool_result(body)
             block: Json = (
                 {"type": "tool_use", "id": "toolu_aimate_1", "name": tool[0], "input": {"query": SEARCH_QUERY}}
@@ -172,7 +174,7 @@ def _handler(model: FakeModel) -> type[BaseHTTPRequestHandler]:
         # -- OpenAI Responses ---------------------------------------------------------------------------
 
         def _openai(self, body: Json) -> None:
-            tool = search_tool(body.get("tools") or [])
+            tool = search_tool(body.get("tools") or []) if model.call_tools else None
             number = len(model.requests)
             item: Json
             if tool is not None and not has_tool_result(body):

@@ -16,6 +16,7 @@ import io
 import json
 import logging
 import sys
+import time
 import typing
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -222,10 +223,19 @@ class MemoryServer(FastMCP):
             self.worker.submit(self._warm_up)
 
     def _warm_up(self) -> None:
+        if daemon_running():
+            # Searches go to the daemon, warm; opening the vaults and loading the model here would only take
+            # the CPU from the client's hooks, which run at this very moment (docs/agents.md, "Inside the
+            # real assistants"). Other tools open the facade at their first call.
+            logger.info("warm-up skipped: a daemon answers searches")
+            return
+        started = time.perf_counter()
         try:
             self.memory_tools.warm_up()
         except Exception as exc:  # the first tool call reports it properly; here it is only logged
             failure_from(exc, "warm-up")
+        else:
+            logger.info("warm-up done in %.2f s", time.perf_counter() - started)
 
     @staticmethod
     @asynccontextmanager
@@ -239,6 +249,16 @@ class MemoryServer(FastMCP):
             latest.cancel()
             server.worker.submit(server.memory_tools.close)
             server.worker.shutdown()
+
+
+def daemon_running() -> bool:
+    """A daemon holds its lock for this AIMATE_HOME (and the person did not turn daemons off)."""
+    import os
+
+    from aimate_memory.vault.roots import aimate_home
+    from aimate_memory.watch.process import running_pid
+
+    return os.environ.get("AIMATE_NO_DAEMON") != "1" and running_pid(aimate_home()) is not None
 
 
 def _drop_traceback(record: logging.LogRecord) -> bool:

@@ -26,6 +26,7 @@ PINNED = dict(
     for line in (Path(__file__).with_name("clients.txt")).read_text(encoding="utf-8").splitlines()
     if line.strip()
 )
+MIN_NODE = 20
 COMMANDS = {"@anthropic-ai/claude-code": "claude", "@openai/codex": "codex"}
 
 CHINESE_MEMORY = "选用 Redis 做会话缓存"
@@ -41,8 +42,13 @@ GIT_IDENTITY = {
 
 def missing_reason() -> str | None:
     """Why the real clients cannot run here (None: they can)."""
-    if shutil.which("node") is None:
+    node = shutil.which("node")
+    if node is None:
         return "node is not installed: scripts/test.sh installs Claude Code and Codex with npm when it is there"
+    version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
+    if int(version.lstrip("v").split(".")[0] or 0) < MIN_NODE:
+        # Claude Code 2.1.328 asks for node >= 22 in its package.json; it runs on 20 (checked), not on older.
+        return f"node {version} is older than {MIN_NODE}, which the pinned Claude Code needs"
     for package, version in PINNED.items():
         manifest = NODE_MODULES / package / "package.json"
         installed = json.loads(manifest.read_text(encoding="utf-8")).get("version") if manifest.exists() else None

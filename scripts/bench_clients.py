@@ -2,7 +2,8 @@
 versions pinned in tests/clients/clients.txt, installed by scripts/test.sh) against the scripted model of
 tests/clients, which answers at once and calls no tool — so a configured session differs from a bare one only
 by our hooks and the MCP connect. Overhead = median(configured) − median(bare), the two interleaved run by run
-so the machine's load falls on both alike; with the daemon up (started in the temp HOME, warm) and cold.
+so the machine's load falls on both alike; with the daemon `install` sets up by default (warm) and cold
+(`install --no-daemon`).
 
     .venv/bin/python scripts/bench_clients.py [--runs 5] [--clients claude,codex] [--keyword-only] [--json]
 
@@ -20,8 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -44,20 +44,10 @@ def uptime() -> str:
     return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
-@contextmanager
-def daemon(workspace: Workspace, up: bool) -> Iterator[None]:
-    if not up:
-        yield
-        return
-    workspace.aimate("daemon", "start")
-    try:
-        yield
-    finally:
-        workspace.aimate("daemon", "stop")
-
-
-def install(workspace: Workspace, client: str, model_url: str) -> None:
-    workspace.aimate("install", client, *(["--user"] if client == "claude" else []))
+def install(workspace: Workspace, client: str, model_url: str, daemon_up: bool) -> None:
+    """The user's install: with a warm daemon (its default: autostart here, started at once), or without."""
+    scope = ["--user"] if client == "claude" else []
+    workspace.aimate("install", client, *scope, *([] if daemon_up else ["--no-daemon"]))
     if client == "codex":
         point_codex_at(workspace, model_url)
 
@@ -75,11 +65,11 @@ def measure(client: str, daemon_up: bool, runs: int, vectors: bool, root: Path) 
     with FakeModel(call_tools=False) as model:
         if client == "codex":
             point_codex_at(bare, model.url)
-        install(ours, client, model.url)
+        install(ours, client, model.url, daemon_up)
         run = runner(client, model.url)
         walls: dict[str, list[float]] = {"bare": [], "ours": []}
         parts: dict[str, list[float]] = {}
-        with daemon(ours, daemon_up):
+        try:
             run(ours)  # not counted: first-run caches of the client (and a daemon's first search)
             for _ in range(runs):
                 for name, workspace in (("bare", bare), ("ours", ours)):
@@ -90,6 +80,8 @@ def measure(client: str, daemon_up: bool, runs: int, vectors: bool, root: Path) 
                 if client == "claude":
                     for part, seconds in claude_debug_timings(ours).items():
                         parts.setdefault(part, []).append(seconds)
+        finally:
+            ours.stop_daemon()
     medians = {name: statistics.median(values) for name, values in walls.items()}
     return {
         "client": client,

@@ -94,6 +94,16 @@ class Workspace:
             raise RuntimeError(f"aimate {' '.join(args)}: {done.stdout}{done.stderr}")
         return done.stdout
 
+    def stop_daemon(self) -> None:
+        """`install` sets up a warm daemon by default (autostart here: no user service manager); stop it."""
+        subprocess.run(
+            [str(AIMATE_BIN / "aimate"), "mem", "daemon", "stop"],
+            cwd=self.project,
+            env=self.base_env(),
+            capture_output=True,
+            timeout=60,
+        )
+
     def create(self, vectors: bool = False) -> Workspace:
         self.home.mkdir(parents=True)
         self.project.mkdir()

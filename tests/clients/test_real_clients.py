@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -76,14 +77,28 @@ def _as_text(content: object) -> str:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Workspace:
-    return Workspace(tmp_path).create()
+def workspaces(tmp_path: Path) -> Iterator[Callable[[str], Workspace]]:
+    """`workspaces(name)`: a fresh HOME + project; the daemon an install starts is stopped afterwards."""
+    made: list[Workspace] = []
+
+    def make(name: str) -> Workspace:
+        made.append(Workspace(tmp_path / name).create())
+        return made[-1]
+
+    yield make
+    for workspace in made:
+        workspace.stop_daemon()
+
+
+@pytest.fixture
+def workspace(workspaces: Callable[[str], Workspace]) -> Workspace:
+    return workspaces("ours")
 
 
 def test_claude_code_offers_our_tools_searches_through_our_server_and_gets_both_hook_contexts(
-    workspace: Workspace, tmp_path: Path
+    workspace: Workspace, workspaces: Callable[[str], Workspace]
 ) -> None:
-    bare = Workspace(tmp_path / "bare").create()  # the same vault, Claude Code without our config
+    bare = workspaces("bare")  # the same vault, Claude Code without our config
     with FakeModel() as model:
         baseline = run_claude(bare, model.url)
     assert baseline.code == 0, baseline.err
@@ -127,8 +142,10 @@ def test_claude_mcp_list_connects(workspace: Workspace) -> None:
     assert "Connected" in line, done.stdout + done.stderr
 
 
-def test_codex_offers_our_tools_and_gets_the_chinese_result(workspace: Workspace, tmp_path: Path) -> None:
-    bare = Workspace(tmp_path / "bare").create()
+def test_codex_offers_our_tools_and_gets_the_chinese_result(
+    workspace: Workspace, workspaces: Callable[[str], Workspace]
+) -> None:
+    bare = workspaces("bare")
     with FakeModel() as model:
         point_codex_at(bare, model.url)
         baseline = run_codex(bare)

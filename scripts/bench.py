@@ -594,9 +594,7 @@ def context_latencies(system: MemorySystem, queries: list[str]) -> dict[str, flo
 
 
 def new_system(home: Path, embedder: LazyEmbedder) -> MemorySystem:
-    system = MemorySystem(Roots(home, None))
-    system.embedder = embedder  # type: ignore[misc]  # cached_property: set before any index is made
-    return system
+    return MemorySystem(Roots(home, None), embedder=embedder)
 
 
 def keyword_only_embedder(settings: dict[str, Any]) -> LazyEmbedder:
@@ -610,7 +608,7 @@ def keyword_only_embedder(settings: dict[str, Any]) -> LazyEmbedder:
 def prefill_vectors(system: MemorySystem, embedder: Any, embed_max: int, seed: int) -> dict[str, Any]:
     """Embed a random sample of `embed_max` chunks with the model; give every other chunk a synthetic vector
     (a real vector of the same script + Gaussian noise, normalized), all into the vector cache."""
-    index = system.index_for(system.global_vault)
+    index = system.store.index_for(system.global_vault)
     conn = index.conn
     rows = conn.execute("SELECT DISTINCT chunk_hash, embed_text FROM chunks").fetchall()
     rng = random.Random(seed + 3)
@@ -655,7 +653,7 @@ def prefill_vectors(system: MemorySystem, embedder: Any, embed_max: int, seed: i
 def seed_vector_cache(system: MemorySystem, source: Path) -> dict[str, Any]:
     """Copy the `vectors` table (chunk hash → vector) of an earlier run's index: the generator is
     deterministic, so the chunks are the same and the embedding sync embeds nothing."""
-    conn = system.index_for(system.global_vault).conn
+    conn = system.store.index_for(system.global_vault).conn
     conn.execute("ATTACH DATABASE ? AS old", (f"file:{source}?mode=ro",))
     try:
         conn.execute("BEGIN IMMEDIATE")
@@ -672,7 +670,7 @@ def prefilter_recall(system: MemorySystem, embedder: Any, queries: list[str]) ->
     from aimate_memory.retrieval.fusion import understands
     from aimate_memory.retrieval.hybrid import EXACT_VECTOR_CANDIDATES
 
-    index = system.index_for(system.global_vault)
+    index = system.store.index_for(system.global_vault)
     languages = frozenset(embedder.languages)
     rows = index.conn.execute(
         "SELECT c.rowid, c.script, x.vec FROM chunks c JOIN vectors x ON x.chunk_hash = c.chunk_hash"
@@ -715,7 +713,7 @@ def prefilter_recall(system: MemorySystem, embedder: Any, queries: list[str]) ->
 
 
 def index_size(system: MemorySystem) -> dict[str, Any]:
-    index = system.index_for(system.global_vault)
+    index = system.store.index_for(system.global_vault)
     index.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     total = sum(p.stat().st_size for p in index.db_path.parent.glob(index.db_path.name + "*") if p.is_file())
     tables: dict[str, float] = {}
@@ -820,7 +818,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     try:
         base = MemorySystem(Roots(home, None))
         base.init()
-        settings = dict(base.embedder.settings)
+        settings = dict(base.store.embedder.settings)
         result["config"] = base.config.section("retrieval")
         vault = base.global_vault.root
         gen = generate(vault, args.size, SEED)
@@ -835,7 +833,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             report = system.sync()["global"]
         metrics["build_keyword_s"] = report.seconds
         metrics["files_per_s"] = report.scanned / report.seconds
-        stats = system.get_stats()["global"]
+        stats = system.retrieval.stats()["global"]
         result["index"] = {"memories": stats["memories"], "chunks": stats["chunks"], "errors": stats["errors"]}
         log(f"keyword build: {report.scanned} files, {stats['chunks']} chunks in {report.seconds:.1f} s")
         keyword_size = index_size(system)
@@ -844,7 +842,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         queries = make_queries(args.queries, SEED)
         result["sample_queries"] = queries[:10]
-        shared = base.embedder
+        shared = base.store.embedder
         vectors_on = not args.no_vectors
         if vectors_on:
             load_ms, embedder = timed(shared.get)

@@ -119,9 +119,7 @@ class BenchVaults:
         return self.systems[vault_id]
 
     def _system(self, home: Path, embedder: LazyEmbedder) -> MemorySystem:
-        system = MemorySystem(Roots(home, None), config=load_config(home, None, env=self.env))
-        system.embedder = embedder  # type: ignore[misc]
-        return system
+        return MemorySystem(Roots(home, None), config=load_config(home, None, env=self.env), embedder=embedder)
 
     def search(self, vault_id: str, question: str, k: int) -> list[tuple[str, SearchHit]]:
         """(bench doc id, hit) pairs, best first."""
@@ -146,7 +144,7 @@ def _vector_cache(embedder: LazyEmbedder) -> Path | None:
 
 def _copy_vectors(system: MemorySystem, cache: Path, into_index: bool) -> None:
     """Chunk vectors from the cache file into the vault's index, or the index's new ones into the cache."""
-    conn = system.index_for(system.global_vault).conn
+    conn = system.store.index_for(system.global_vault).conn
     conn.execute("ATTACH DATABASE ? AS cache", (str(cache),))
     try:
         conn.execute("CREATE TABLE IF NOT EXISTS cache.vectors (chunk_hash TEXT PRIMARY KEY, vec BLOB NOT NULL)")

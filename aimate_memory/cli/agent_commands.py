@@ -92,9 +92,9 @@ def session_show(ref: str = typer.Argument(None, metavar="[ID]"), as_json: bool 
     """Show the running sessions (one per assistant window, and the CLI's), or a past one: every turn, the
     window marked. --json: the session; a list when several are running."""
     system = open_system()
-    shown = [system.session(ref)] if ref is not None else system.running_sessions()
+    shown = [system.sessions.get(ref)] if ref is not None else system.sessions.running()
     if not shown:
-        system.session()  # raises "no active session"
+        system.sessions.get()  # raises "no active session"
     if as_json:
         print_json(shown[0].to_dict() if len(shown) == 1 else [info.to_dict() for info in shown])
         return
@@ -129,7 +129,7 @@ def session_end(ref: str = typer.Argument(None, metavar="[ID]"), as_json: bool =
 @session_commands.command("list")
 def session_list(as_json: bool = JSON) -> None:
     """Sessions of the current vault: the active one, then past ones, newest first."""
-    sessions = open_system().sessions()
+    sessions = open_system().sessions.list()
     if as_json:
         print_json([_summary(info) for info in sessions])
         return
@@ -168,7 +168,7 @@ def context(
 @commands.command()
 def perf(as_json: bool = JSON) -> None:
     """Timings of recent operations (search, context build, capture, session append, sync)."""
-    stats = open_system().perf()
+    stats = open_system().perf.summary()
     if as_json:
         keys = ("operation", "count", "p50_ms", "p95_ms", "max_ms", "slowest_breakdown")
         print_json({"operations": [{key: s.to_dict()[key] for key in keys} for s in stats]})

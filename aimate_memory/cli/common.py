@@ -58,7 +58,7 @@ def open_system(search_for: str | None = None, needs_vault: bool = True) -> Memo
 def synced(system: MemorySystem, no_sync: bool = False) -> MemorySystem:
     """Read commands sync first (milliseconds when nothing changed), and say what went wrong."""
     if no_sync:
-        if not any(index.exists for index in system.indexes):
+        if not system.store.has_index:
             # Reading would create an empty index.db and fail on its missing tables.
             raise NotFoundError("there is no index yet", "run `aimate mem index`, or drop --no-sync")
         return system
@@ -68,7 +68,7 @@ def synced(system: MemorySystem, no_sync: bool = False) -> MemorySystem:
     except Exception as exc:
         # The index cannot be written (read-only, disk full, a size limit): read it as it is rather than fail.
         fault = describe_fault(exc)
-        if fault is None or not any(index.exists for index in system.indexes):
+        if fault is None or not system.store.has_index:
             raise
         print_warning(f"the index could not be updated ({fault[0]}); showing it as it was — {fault[1]}")
         system.close()  # a failed write can leave the connection unusable: reads reopen the file

@@ -55,9 +55,9 @@ def review(
     (commit), reject (restore) or skip. Files that are not memories (README, sessions) are not listed."""
     system = open_system()
     if accept or reject:
-        outcomes = system.reject(reject or []) + system.accept(accept or [], allow_secret=allow_secret)
+        outcomes = system.git.reject(reject or []) + system.git.accept(accept or [], allow_secret=allow_secret)
     elif accept_all:
-        outcomes = system.accept_all(allow_secret=allow_secret)
+        outcomes = system.git.accept_all(allow_secret=allow_secret)
     else:
         _list_or_walk(system, as_json, allow_secret)
         return
@@ -70,7 +70,7 @@ def review(
 
 
 def _list_or_walk(system: MemorySystem, as_json: bool, allow_secret: bool) -> None:
-    items = system.pending_changes()
+    items = system.git.pending_changes()
     if as_json:
         print_json([item.to_dict() for item in items])
     elif not items:
@@ -147,9 +147,9 @@ def _interactive(system: MemorySystem, items: list[ReviewItem], allow_secret: bo
         scope = Scope(item.scope)
         try:
             if answer == "a":
-                _print_outcomes(system.accept([change.path.as_posix()], allow_secret=allow_secret, scope=scope))
+                _print_outcomes(system.git.accept([change.path.as_posix()], allow_secret=allow_secret, scope=scope))
             elif answer == "r":
-                _print_outcomes(system.reject([change.path.as_posix()], scope=scope))
+                _print_outcomes(system.git.reject([change.path.as_posix()], scope=scope))
         except AimateError as error:
             console.print(f"[red]not done:[/] {escape(error.message)}")
             if error.hint:
@@ -168,7 +168,7 @@ def commit(
 ) -> None:
     """Commit hand edits of one vault: the project's inside a project (vault paths only), else the global
     one (`aimate mem --global commit` inside a project)."""
-    result = open_system().commit(message, scope=Scope.PROJECT if project else None, allow_secret=allow_secret)
+    result = open_system().git.commit(message, scope=Scope.PROJECT if project else None, allow_secret=allow_secret)
     if as_json:
         print_json(result.to_dict())
     elif result.commit is None:
@@ -183,7 +183,7 @@ def diff(
     as_json: bool = JSON,
 ) -> None:
     """Show uncommitted memory changes as a diff."""
-    items = open_system().diff_changes(ref)
+    items = open_system().git.diff_changes(ref)
     if as_json:
         print_json([item.to_dict() for item in items])
         return
@@ -206,7 +206,7 @@ def log(
     limit: int = typer.Option(20, "-n", "--limit", help="Commits to show without ID."),
 ) -> None:
     """History of one memory across renames and moves, or the latest vault commits."""
-    entries = open_system().log(ref, limit=limit)
+    entries = open_system().git.log(ref, limit=limit)
     if as_json:
         print_json([entry.to_dict() for entry in entries])
     else:
@@ -235,7 +235,7 @@ def sync(
     """Pull and push the global vault (git.remote) on the remote's branch: cross-device sync; never
     force-pushes, stops with the fix when the two sides disagree."""
     system = open_system(needs_vault=False)  # a new device's first sync makes the vault from the remote
-    result = system.sync_remote(remote, join=join)
+    result = system.git.sync_remote(remote, join=join)
     if as_json:
         print_json(result.to_dict())
         return

@@ -31,7 +31,7 @@ def reindex(as_json: bool = JSON) -> None:
     """Rebuild the index from the files (into a temp file, swapped in when done)."""
     system = open_system()
     with LazyProgress() as progress:
-        reports = system.reindex(progress)
+        reports = system.store.reindex(progress)
     _print_reports(reports, as_json)
 
 
@@ -130,7 +130,7 @@ def eval_(
         text = queries_file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidInputError(f"cannot read {queries_file}: {exc}", "give a UTF-8 JSONL file") from exc
-    report = synced(open_system(), no_sync).evaluate(text, str(queries_file))
+    report = synced(open_system(), no_sync).retrieval.evaluate(text, str(queries_file))
     if as_json:
         print_json(report.as_dict(verbose))
         return
@@ -177,7 +177,7 @@ def _highlight(text: str, spans: list[tuple[int, int]]) -> str:
 def stats(no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
     """Counts by layer and status, vectors, index size, last sync, index identity."""
     system = synced(open_system(), no_sync)
-    data = system.get_stats()
+    data = system.retrieval.stats()
     if as_json:
         print_json(data)
         return

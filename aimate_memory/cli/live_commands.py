@@ -79,7 +79,7 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def _sync_one(system: MemorySystem, vault: Vault, key: str, what: str) -> None:
-    report = system.sync_vault(vault)
+    report = system.store.sync_vault(vault)
     stamp = time.strftime("%H:%M:%S")
     console.print(
         f"[dim]{stamp}[/] {key}: {escape(what)} → {report.added} added, {report.updated} updated, "
@@ -265,7 +265,7 @@ def maintain(
     as_json: bool = JSON,
 ) -> None:
     """Expire, promote and archive by the lifecycle rules; fold access counts; report near-duplicates."""
-    runs = open_system().maintain(dry_run=dry_run)
+    runs = open_system().upkeep.maintain(dry_run=dry_run)
     if as_json:
         print_json([run.to_dict() for run in runs])
         return
@@ -297,7 +297,7 @@ def dedupe(
     as_json: bool = JSON,
 ) -> None:
     """Find near-duplicate memories (same layer and vault); --apply merges them."""
-    runs = open_system().dedupe(apply=apply)
+    runs = open_system().upkeep.dedupe(apply=apply)
     if as_json:
         print_json([run.to_dict() for run in runs])
         return

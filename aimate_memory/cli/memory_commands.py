@@ -39,7 +39,7 @@ def init(
     for vault, changes in system.init(local=local):
         created = ", ".join(change.path.as_posix() for change in changes) or "nothing new"
         console.print(f"[bold]{vault.scope.value}[/] vault: {vault.root}  ({created})")
-    _say_made_private(system.make_private())
+    _say_made_private(system.store.make_private())
     if system.project_vault is not None:
         where = system.project_vault.root.parent
         if local:
@@ -158,7 +158,7 @@ def show(ref: str = typer.Argument(..., metavar="ID|PATH"), no_sync: bool = NO_S
         data["body"] = memory.body
         print_json(data)
         return
-    path = system.vault_for(memory.scope).abs_path(memory.rel_path)
+    path = system.store.vault_for(memory.scope).abs_path(memory.rel_path)
     console.print(f"[dim]# {memory.scope.value}:{memory.rel_path.as_posix()}[/]")
     for key, label in (("supersedes", "supersedes"), ("superseded_by", "superseded by")):
         other = memory.doc.get(key) if memory.doc is not None else None
@@ -173,13 +173,13 @@ def edit(ref: str = typer.Argument(..., metavar="ID|PATH|TITLE")) -> None:
     """Open a memory in $EDITOR (a broken file too), then check what was saved; offers to reopen the editor
     when the saved file does not parse."""
     system = open_system()
-    vault, rel = system.locate(ref)
+    vault, rel = system.memories.locate(ref)
     path = vault.abs_path(rel)
     before = path.read_bytes()
     while True:
         _run_editor(path)
         try:
-            edited = system.after_edit(vault, rel, before)
+            edited = system.memories.after_edit(vault, rel, before)
         except MemoryFileError as exc:
             if sys.stdin.isatty() and typer.confirm(f"{exc.message}. Open the editor again?", default=True):
                 continue
@@ -239,7 +239,7 @@ def fix(
 ) -> None:
     """Write missing ids and derived fields into hand-made files; give duplicate ids new ones."""
     system = open_system()
-    report = system.fix(dry_run=dry_run)
+    report = system.memories.fix(dry_run=dry_run)
     if as_json:
         print_json(report.to_dict())
         return
@@ -257,7 +257,7 @@ def diagnose(no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
     """List every problem file with path:line and reason, and how the index disagrees with the files or
     the model. Exit 1 when there are problems."""
     system = synced(open_system(), no_sync)
-    problems = system.diagnose()
+    problems = system.memories.diagnose()
     if as_json:
         print_json(
             [

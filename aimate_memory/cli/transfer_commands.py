@@ -33,7 +33,7 @@ def export(
     """Export memories as JSON Lines: every frontmatter field (unknown keys too) and the body."""
     if fmt not in FORMATS:
         raise InvalidInputError(f"unknown format {fmt}", f"use one of: {', '.join(FORMATS)}")
-    lines = open_system().export_lines(layer or (), status or ())
+    lines = open_system().transfer.export_lines(layer or (), status or ())
     if output is None:
         for line in lines:
             sys.stdout.write(line + "\n")
@@ -65,7 +65,7 @@ def import_command(
     where they are, the rest is imported."""
     system = open_system()
     if source is not None:
-        report = system.import_from(source, file, dry_run=dry_run, update=update)
+        report = system.transfer.import_from(source, file, dry_run=dry_run, update=update)
         _finish(system, report, dry_run, as_json)
         return
     if str(file) == "-":
@@ -75,7 +75,7 @@ def import_command(
             lines = file.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as error:
             raise InvalidInputError(f"cannot read {file}: {error}", "give a UTF-8 JSON Lines file") from error
-    report = system.import_lines(lines, dry_run=dry_run, update=update, source=file.name)
+    report = system.transfer.import_lines(lines, dry_run=dry_run, update=update, source=file.name)
     _finish(system, report, dry_run, as_json)
 
 

@@ -51,7 +51,8 @@ PROMPT_TOP_K = 5  # a prompt hook adds to every prompt: a few of the relevant me
 class MemoryPort(Protocol):
     """The part of the MemorySystem facade the hooks use."""
 
-    config: Any
+    @property
+    def config(self) -> Any: ...
 
     def sync(self) -> Any: ...
     def build_context(self, query: str | None = None, budget: int | None = None) -> Any: ...

@@ -32,7 +32,7 @@ import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from aimate_memory.lifecycle.dedupe import DedupeMemo, DuplicateGroup, find_duplicates, plan_merge
 from aimate_memory.lifecycle.executor import Outcome, apply_actions
@@ -46,7 +46,43 @@ from aimate_memory.vault.model import to_datetime
 from aimate_memory.vault.roots import Roots
 from aimate_memory.vault.store import Vault
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from aimate_memory.clock import Clock
+    from aimate_memory.config import Config
+    from aimate_memory.git.committer import CommitReport
+    from aimate_memory.index.memory_index import MemoryIndex
+
 log = logging.getLogger(__name__)
+
+
+class MaintenanceHost(Protocol):
+    """What a maintenance or dedupe run uses of the facade (`system/store.py`'s `Store` is one): the vaults,
+    their state folders, journals and indexes, and the step that commits an action's changes."""
+
+    @property
+    def vaults(self) -> list[Vault]: ...
+
+    @property
+    def config(self) -> Config: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    def root_of(self, vault: Vault) -> Path: ...
+
+    def journal_for(self, vault: Vault) -> AccessJournal: ...
+
+    def index_for(self, vault: Vault) -> MemoryIndex: ...
+
+    def record(
+        self, vault: Vault, changeset: ChangeSet, automatic: bool = False, hold: Iterable[PurePosixPath] = ()
+    ) -> CommitReport | None:
+        """Commit what an action changed (`automatic`: nobody is there to answer a refused commit) and tell
+        the listeners."""
+        ...
+
 
 PENDING_FILE = "maintenance.pending.json"
 FOLDING_FILE = "access.folding.jsonl"
@@ -91,8 +127,8 @@ class VaultRun:
         }
 
 
-def state_dir(system: Any, vault: Vault) -> Path:
-    return Roots.state_dir(system.root_of(vault))
+def state_dir(host: MaintenanceHost, vault: Vault) -> Path:
+    return Roots.state_dir(host.root_of(vault))
 
 
 def maintenance_lock(folder: Path) -> contextlib.AbstractContextManager[None]:
@@ -101,38 +137,38 @@ def maintenance_lock(folder: Path) -> contextlib.AbstractContextManager[None]:
 
 
 def run_maintenance(
-    system: Any,
+    host: MaintenanceHost,
     *,
     dry_run: bool = False,
     vaults: list[Vault] | None = None,
     report_duplicates: bool = True,
 ) -> list[VaultRun]:
-    """The ordered lifecycle run over each vault (default: all of `system.vaults`)."""
-    policy = Policy.from_config(system.config)
+    """The ordered lifecycle run over each vault (default: all of `host.vaults`)."""
+    policy = Policy.from_config(host.config)
     runs = []
-    for vault in vaults if vaults is not None else system.vaults:
-        runs.append(_run_vault(system, vault, policy, dry_run, report_duplicates))
+    for vault in vaults if vaults is not None else host.vaults:
+        runs.append(_run_vault(host, vault, policy, dry_run, report_duplicates))
     return runs
 
 
-def _run_vault(system: Any, vault: Vault, policy: Policy, dry_run: bool, report_duplicates: bool) -> VaultRun:
+def _run_vault(host: MaintenanceHost, vault: Vault, policy: Policy, dry_run: bool, report_duplicates: bool) -> VaultRun:
     run = VaultRun(vault.scope.value, dry_run)
-    folder = state_dir(system, vault)
-    journal = system.journal_for(vault)
+    folder = state_dir(host, vault)
+    journal = host.journal_for(vault)
     folding = folder / FOLDING_FILE
     if dry_run:
         run.resumed = _read_pending(folder)[0]
         tallies = _tallies(folding) if folding.exists() else journal.tally()[0]
-        _plan_run(system, vault, policy, run, _merge(tallies, _tallies(folder / CARRIED_FILE)))
+        _plan_run(host, vault, policy, run, _merge(tallies, _tallies(folder / CARRIED_FILE)))
         if report_duplicates:
-            run.duplicates = _duplicates(system, vault, run)
+            run.duplicates = _duplicates(host, vault, run)
         return run
     with maintenance_lock(folder):
         run.resumed, resumed_outcomes = _resume(folder, vault)
         run.warnings.extend(filter(None, [vault.remove_stale_temps()]))
         _rotate(journal, folding)
         carried = folder / CARRIED_FILE
-        carry = _plan_run(system, vault, policy, run, _merge(_tallies(folding), _tallies(carried)))
+        carry = _plan_run(host, vault, policy, run, _merge(_tallies(folding), _tallies(carried)))
         if run.actions or run.resumed or carry or carried.exists():
             _write_pending(folder, [*run.resumed, *run.actions], carry)
         run.outcomes = apply_actions(vault, run.actions)
@@ -140,22 +176,22 @@ def _run_vault(system: Any, vault: Vault, policy: Policy, dry_run: bool, report_
         folding.unlink(missing_ok=True)
         changes = [o.change for o in [*resumed_outcomes, *run.outcomes] if o.change is not None]
         run.changeset = ChangeSet(run.subject, _unique(changes))
-        _sync(system, vault, run)
+        _sync(host, vault, run)
         if report_duplicates:
-            run.duplicates = _duplicates(system, vault, run, synced=True)
-        _commit(system, vault, run)
+            run.duplicates = _duplicates(host, vault, run, synced=True)
+        _commit(host, vault, run)
         (folder / PENDING_FILE).unlink(missing_ok=True)
     return run
 
 
 def _plan_run(
-    system: Any, vault: Vault, policy: Policy, run: VaultRun, tallies: dict[str, AccessTally]
+    host: MaintenanceHost, vault: Vault, policy: Policy, run: VaultRun, tallies: dict[str, AccessTally]
 ) -> dict[str, AccessTally]:
     """Plan the run into `run.actions`/`run.skipped`; returns the recalls to carry to the next run."""
     # Read-only: the executor reads each file it changes again, with ruamel, right before writing it.
     memories = vault.scan(read_only=True).memories
-    planned = plan(memories, tallies, system.clock.now(), policy)
-    unreviewed = _person_changed(vault, system.config)
+    planned = plan(memories, tallies, host.clock.now(), policy)
+    unreviewed = _person_changed(vault, host.config)
     bare = {memory.id for memory in memories if memory.doc is None or not memory.doc.has_frontmatter}
     run.actions, run.skipped, kept_out = leave_hand_edits_alone(planned, unreviewed, bare)
     run.warnings.extend(_skipped_warnings(run.skipped))
@@ -185,36 +221,38 @@ def leave_hand_edits_alone(
     return applied, skipped, kept_out
 
 
-def _commit(system: Any, vault: Vault, run: VaultRun) -> None:
+def _commit(host: MaintenanceHost, vault: Vault, run: VaultRun) -> None:
     """One commit for the run; files it holds out (a secret) are reported, never a reason to fail."""
-    report = system._record(vault, run.changeset, automatic=True)
+    if run.changeset is None:
+        return
+    report = host.record(vault, run.changeset, automatic=True)
     if report is not None:
         run.warnings.extend(report.warnings)
 
 
-def run_dedupe(system: Any, *, apply: bool = False, vaults: list[Vault] | None = None) -> list[VaultRun]:
+def run_dedupe(host: MaintenanceHost, *, apply: bool = False, vaults: list[Vault] | None = None) -> list[VaultRun]:
     """Report near-duplicates; with `apply`, merge each group (crash-safe like maintenance)."""
     runs = []
-    for vault in vaults if vaults is not None else system.vaults:
+    for vault in vaults if vaults is not None else host.vaults:
         run = VaultRun(vault.scope.value, dry_run=not apply)
-        folder = state_dir(system, vault)
+        folder = state_dir(host, vault)
         if not apply:
-            run.duplicates = _duplicates(system, vault, run)
+            run.duplicates = _duplicates(host, vault, run)
             runs.append(run)
             continue
         with maintenance_lock(folder):
             run.resumed, resumed_outcomes = _resume(folder, vault)
-            _sync(system, vault, run)
-            run.duplicates = _duplicates(system, vault, run, synced=True)
+            _sync(host, vault, run)
+            run.duplicates = _duplicates(host, vault, run, synced=True)
             by_id = {memory.id: memory for memory in vault.scan().memories}
-            now = system.clock.now()
+            now = host.clock.now()
             planned: list[Action] = []
             for group in run.duplicates:
                 survivor = by_id.get(group.survivor.id)
                 others = [by_id[entry.id] for entry, _, _ in group.others if entry.id in by_id]
                 if survivor is not None and others:
                     planned.extend(plan_merge(survivor, others, now))
-            run.actions, run.skipped = _without_unreviewed(system, vault, planned)
+            run.actions, run.skipped = _without_unreviewed(host, vault, planned)
             run.warnings.extend(_skipped_warnings(run.skipped))
             if run.actions or run.resumed:
                 _write_pending(folder, [*run.resumed, *run.actions])
@@ -226,16 +264,18 @@ def run_dedupe(system: Any, *, apply: bool = False, vaults: list[Vault] | None =
                 subject = run.subject
             run.changeset = ChangeSet(subject, _unique(changes))
             if run.actions:
-                _sync(system, vault, run)
-            _commit(system, vault, run)
+                _sync(host, vault, run)
+            _commit(host, vault, run)
             (folder / PENDING_FILE).unlink(missing_ok=True)
         runs.append(run)
     return runs
 
 
-def _without_unreviewed(system: Any, vault: Vault, planned: list[Action]) -> tuple[list[Action], list[Action]]:
+def _without_unreviewed(
+    host: MaintenanceHost, vault: Vault, planned: list[Action]
+) -> tuple[list[Action], list[Action]]:
     """A merge touching a file with an unreviewed edit is skipped whole (survivor and losers)."""
-    unreviewed = _person_changed(vault, system.config)
+    unreviewed = _person_changed(vault, host.config)
     groups: dict[str, list[Action]] = {}
     for action in planned:  # plan_merge: the survivor's MERGE, then its SUPERSEDEs, per group
         key = action.memory_id if action.kind == Kind.MERGE else next(reversed(groups), action.memory_id)
@@ -253,22 +293,22 @@ def _skipped_warnings(skipped: list[Action]) -> list[str]:
     return held_warnings(held_unreviewed(action.rel_path for action in skipped))
 
 
-def _sync(system: Any, vault: Vault, run: VaultRun) -> None:
+def _sync(host: MaintenanceHost, vault: Vault, run: VaultRun) -> None:
     try:
-        run.sync = system.index_for(vault).sync()
+        run.sync = host.index_for(vault).sync()
         run.warnings.extend(run.sync.warnings)
     except Exception as exc:  # the files are done; the index is a cache the next sync repairs
         log.exception("index sync after maintenance failed")
         run.warnings.append(f"index sync failed ({type(exc).__name__}: {exc}); run `aimate mem index`")
 
 
-def _duplicates(system: Any, vault: Vault, run: VaultRun, synced: bool = False) -> list[DuplicateGroup]:
+def _duplicates(host: MaintenanceHost, vault: Vault, run: VaultRun, synced: bool = False) -> list[DuplicateGroup]:
     """Near-duplicate groups, searching only what changed since the last search (its memo, in the state
     folder beside the index: a cache like it, rewritten whole, ignored when unreadable)."""
-    threshold = float(system.config.get("maintenance.duplicate_threshold"))
-    memo_path = state_dir(system, vault) / MEMO_FILE
+    threshold = float(host.config.get("maintenance.duplicate_threshold"))
+    memo_path = state_dir(host, vault) / MEMO_FILE
     try:
-        index = system.index_for(vault)
+        index = host.index_for(vault)
         if not synced:
             index.sync()
         search = find_duplicates(index, threshold, memo=_read_memo(memo_path))

@@ -73,7 +73,7 @@ class MemoryTools:
     def warm_up(self) -> None:
         """Open the vaults, bring the index up to date and load the embedding model, so the first search
         pays for none of it."""
-        self.synced().embedder.get()
+        self.synced().store.warm_up()
 
     def close(self) -> None:
         if self._system is not None:
@@ -214,7 +214,7 @@ class MemoryTools:
     def _now(self) -> Any:
         from aimate_memory.clock import SystemClock
 
-        return (self._system.clock if self._system is not None else SystemClock()).now()
+        return (self._system.store.clock if self._system is not None else SystemClock()).now()
 
 
 def _location(data: dict[str, Any]) -> str:

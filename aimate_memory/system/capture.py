@@ -15,12 +15,15 @@ from aimate_memory.capture import CaptureResult, Classification, classify, decid
 from aimate_memory.capture.distill import distill
 from aimate_memory.capture.model import EMBEDDER as KIND_EMBEDDER
 from aimate_memory.capture.model import PLACES
-from aimate_memory.capture.routing import Route
+from aimate_memory.capture.result import CaptureAction
+from aimate_memory.capture.routing import Outcome, Route
 from aimate_memory.capture.supersede import Candidate, SupersedeDecision
 from aimate_memory.embedding.base import Embedder
 from aimate_memory.errors import AimateError, InvalidInputError
-from aimate_memory.system.memories import MemoryActions
-from aimate_memory.system.perf import PerfActions, Stopwatch
+from aimate_memory.system.memories import Memories
+from aimate_memory.system.perf import PerfLog, Stopwatch
+from aimate_memory.system.search import Retrieval
+from aimate_memory.system.store import Store
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.filters import MemoryFilter, parse_scope
 from aimate_memory.vault.layout import Layer, folder_for
@@ -32,7 +35,18 @@ log = logging.getLogger(__name__)
 SUPERSEDE_CANDIDATES = 5  # the most similar active memories of the same layer, scope and category
 
 
-class CaptureActions(PerfActions, MemoryActions):
+class Capture:
+    """Capture. Offers `remember` (one sentence, classified, routed by confidence and consent, written or
+    superseding) and `propose_from_session` (what an ended session leaves for review)."""
+
+    def __init__(self, store: Store, perf_log: PerfLog, retrieval: Retrieval, memories: Memories) -> None:
+        self._store = store
+        self._perf_log = perf_log
+        self._retrieval = retrieval
+        self._memories = memories
+        self._kind_reader: Embedder | None = None
+        self._kind_reader_tried = False
+
     def remember(
         self,
         text: str,
@@ -67,38 +81,44 @@ class CaptureActions(PerfActions, MemoryActions):
         thread = thread_name(thread) if thread is not None else None
         # Checked before classifying: a 1 MB text or a secret is refused before any model reads it.
         check_writable_text({"title": title_of(text.strip()), "body": text.strip()})
-        self.guard_secrets(text)
+        self._memories.guard_secrets(text)
         found = self._classify(text, scope, kind)
         watch.lap("classify")
         if found.drop and not force:
-            self._log_perf("capture", watch, "dropped")
+            self._perf_log.log("capture", watch, "dropped")
             return CaptureResult("dropped", None, None, f"{found.reason}; nothing written (--force keeps it)")
         if found.drop:
             found = replace(found, reason=found.forced_reason, drop=False)
         routed = route(confidence, *self._capture_thresholds(), layer=found.layer, source=source)
         if status in ("pending", "active") and routed.status is not None:
-            outcome = "pending" if status == "pending" else "written"
+            outcome: Outcome = "pending" if status == "pending" else "written"
             routed = Route(
                 outcome, status, f"{routed.reason}; {status}, as the person configured (hooks.capture_status)"
             )
         if routed.status is None:
-            self._log_perf("capture", watch, found.layer.value)
+            self._perf_log.log("capture", watch, found.layer.value)
             return CaptureResult("dropped", None, None, f"{routed.reason}; nothing written ({found.reason})")
-        vault = self.vault_for(found.scope)
+        vault = self._store.vault_for(found.scope)
         decision = decide(found.body, self._similar(vault, found), *self._supersede_thresholds())
         watch.lap("similar")
         reason = f"{found.reason}; {routed.reason}"
         if decision.action == "exists":
-            self._log_perf("capture", watch, found.layer.value)
-            return CaptureResult("exists", self.get(str(decision.target_id)), None, f"{decision.reason}; {reason}")
+            self._perf_log.log("capture", watch, found.layer.value)
+            return CaptureResult(
+                "exists", self._memories.get(str(decision.target_id)), None, f"{decision.reason}; {reason}"
+            )
         result = self._write_capture(vault, found, routed.status, confidence, source, decision, reason, thread, origin)
         watch.lap("write")
-        self._log_perf("capture", watch, found.layer.value)
+        self._perf_log.log("capture", watch, found.layer.value)
         return result
 
     def _classify(self, text: str, scope: str | None, kind: str | None = None) -> Classification:
-        project = self.project_vault if self.project_vault is not None and self.project_vault.exists else None
-        project_root = self.roots.project
+        project = (
+            self._store.project_vault
+            if self._store.project_vault is not None and self._store.project_vault.exists
+            else None
+        )
+        project_root = self._store.roots.project
 
         def path_exists(word: str) -> bool:
             # Only paths inside the project count; "../x" or "/etc/x" name nothing of it.
@@ -122,59 +142,61 @@ class CaptureActions(PerfActions, MemoryActions):
         only (dev split: layer accuracy .87 with the vector, .74 from the cue features alone). None when USE
         cannot load: the cue features decide then."""
         reader = None
-        if self.embedder.enabled:
-            embedder = self.embedder.get()
+        if self._store.embedder.enabled:
+            embedder = self._store.embedder.get()
             universal = getattr(embedder, "universal", embedder)
             if universal is not None and str(getattr(universal, "identity", "")).startswith(KIND_EMBEDDER):
                 reader = universal
-        if reader is None and self.config.get("capture.embedding"):
+        if reader is None and self._store.config.get("capture.embedding"):
             reader = self._capture_reader()
         return np.asarray(reader.embed_query(text), dtype=np.float32) if reader is not None else None
 
     def _capture_reader(self) -> Embedder | None:
         """USE on its own, loaded once per process (~0.15 s from the model cache, docs/design.md §11)."""
-        if "_kind_reader" not in self.__dict__:
+        if not self._kind_reader_tried:
             from aimate_memory.embedding import EmbedderUnavailable, create_embedder
 
-            settings = {"provider": "use", "cache_dir": self.embedder.settings.get("cache_dir"), "threads": 1}
+            self._kind_reader_tried = True
+            settings = {"provider": "use", "cache_dir": self._store.embedder.settings.get("cache_dir"), "threads": 1}
             try:
-                self.__dict__["_kind_reader"] = create_embedder(settings)
+                self._kind_reader = create_embedder(settings)
             except EmbedderUnavailable as error:
                 log.info("capture reads no vector: %s", error)
-                self.__dict__["_kind_reader"] = None
-        return self.__dict__["_kind_reader"]
+        return self._kind_reader
 
     def _capture_thresholds(self) -> tuple[float, float]:
-        return float(self.config.get("capture.write_threshold")), float(self.config.get("capture.pending_threshold"))
+        return float(self._store.config.get("capture.write_threshold")), float(
+            self._store.config.get("capture.pending_threshold")
+        )
 
     def _supersede_thresholds(self) -> tuple[float, float]:
         return (
-            float(self.config.get("capture.supersede_threshold")),
-            float(self.config.get("capture.keyword_supersede_threshold")),
+            float(self._store.config.get("capture.supersede_threshold")),
+            float(self._store.config.get("capture.keyword_supersede_threshold")),
         )
 
     def _similar(self, vault: Vault, found: Classification) -> list[Candidate]:
         """Active memories of the same layer, scope and category most like the capture, with their cosine
         to it when the embedder reads both texts (None: keyword overlap decides)."""
-        index = self.index_for(vault)
+        index = self._store.index_for(vault)
         # Only the capture's folder is walked: a fresh capture of a moment ago must be seen, and a walk of
         # one folder costs a few stats where a whole-vault sync of 10k files would cost a scan.
         index.sync(paths=[folder_for(found.layer, found.category).as_posix()])
         where = MemoryFilter(
             layers=(found.layer,), scopes=(vault.scope,), categories=(found.category,), statuses=("active",)
         )
-        hits = self.search(found.body, top_k=SUPERSEDE_CANDIDATES, where=where).results
-        bodies = [(hit.memory.id, self.get(hit.memory.id).body.strip()) for hit in hits]
+        hits = self._retrieval.search(found.body, top_k=SUPERSEDE_CANDIDATES, where=where).results
+        bodies = [(hit.memory.id, self._memories.get(hit.memory.id).body.strip()) for hit in hits]
         cosines = self._cosines(found.body, [body for _, body in bodies])
         return [Candidate(memory_id, body, cosine) for (memory_id, body), cosine in zip(bodies, cosines, strict=True)]
 
     def _cosines(self, text: str, others: list[str]) -> list[float | None]:
-        if not others or not self.embedder.enabled:
+        if not others or not self._store.embedder.enabled:
             return [None] * len(others)
         from aimate_memory.embedding.base import understands
         from aimate_memory.index.textproc import script_of
 
-        embedder = self.embedder.get()
+        embedder = self._store.embedder.get()
         if embedder is None or not understands(embedder.languages, script_of(text)):
             return [None] * len(others)
         readable = [understands(embedder.languages, script_of(other)) for other in others]
@@ -194,7 +216,11 @@ class CaptureActions(PerfActions, MemoryActions):
         origin: dict[str, object] | None = None,
     ) -> CaptureResult:
         # A pending capture waits for review: it supersedes nothing until a person accepts it.
-        old = self.get(str(decision.target_id)) if decision.action == "supersede" and status == "active" else None
+        old = (
+            self._memories.get(str(decision.target_id))
+            if decision.action == "supersede" and status == "active"
+            else None
+        )
         extra: dict[str, object] = {"capture_rule": found.kind}
         if confidence is not None:
             extra["confidence"] = round(float(confidence), 4)
@@ -203,7 +229,7 @@ class CaptureActions(PerfActions, MemoryActions):
         if thread is not None:
             extra["thread"] = thread
         extra.update(origin or {})
-        ttl = self.config.get("short_term.default_ttl_days") if found.layer is Layer.SHORT_TERM else None
+        ttl = self._store.config.get("short_term.default_ttl_days") if found.layer is Layer.SHORT_TERM else None
         memory, change = vault.create(
             title=found.title,
             body=found.body,
@@ -222,8 +248,8 @@ class CaptureActions(PerfActions, MemoryActions):
         if status == "active":
             # Pending captures stay uncommitted: `aimate mem review` lists them (accept commits, reject removes).
             where = f"{found.layer.value}/{found.category}"
-            self._record(vault, ChangeSet(f'memory: remember "{memory.title}" ({where})', changes))
-        action = "written" if status == "active" else "pending"
+            self._store.record(vault, ChangeSet(f'memory: remember "{memory.title}" ({where})', changes))
+        action: CaptureAction = "written" if status == "active" else "pending"
         return CaptureResult(action, memory, old.id if old is not None else None, reason)
 
     def propose_from_session(self, session_id: str, turns: Sequence[tuple[str, str]]) -> list[CaptureResult]:
@@ -231,13 +257,13 @@ class CaptureActions(PerfActions, MemoryActions):
         with high confidence as a rule, preference, decision, knowledge or task, each written pending with
         the session and turn it came from. A sentence that cannot be kept (a secret, too long) is skipped:
         ending a session never fails because of what was said in it."""
-        limit = int(self.config.get("capture.distill_max"))
+        limit = int(self._store.config.get("capture.distill_max"))
         if limit <= 0:
             return []
         proposals = distill(
             turns,
             lambda sentence: self._classify(sentence, None),
-            float(self.config.get("capture.distill_confidence")),
+            float(self._store.config.get("capture.distill_confidence")),
             limit,
         )
         results = []

@@ -1,4 +1,4 @@
-"""The context for a prompt (`build_context`), its warnings, and the core memory as Markdown.
+"""`ContextBuilder`: the context for a prompt (`build_context`), its warnings, and the core memory as Markdown.
 
 Loading order (docs/design.md, "Context builder"; seed 002 记忆加载策略: core 始终加载): global core and
 project core first and whole, up to `context.core_max_tokens`; then the current session window, project
@@ -28,8 +28,10 @@ from aimate_memory.context.render import render_items
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.git.secrets import mask_text
 from aimate_memory.sessions import SessionInfo
-from aimate_memory.system.perf import Stopwatch
-from aimate_memory.system.sessions import SessionActions
+from aimate_memory.system.perf import PerfLog, Stopwatch
+from aimate_memory.system.search import Retrieval
+from aimate_memory.system.sessions import Sessions
+from aimate_memory.system.store import Store
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Layer, Scope
 from aimate_memory.vault.model import Memory
@@ -42,7 +44,16 @@ SEARCHED = MemoryFilter(layers=(Layer.SHORT_TERM, Layer.LONG_TERM), statuses=ACT
 SEARCH_DEPTH = SEARCHED_ITEMS * 3  # one share per searched section: project short-term, project long-term, global
 
 
-class ContextActions(SessionActions):
+class ContextBuilder:
+    """What an assistant is given. Offers `build_context` (memories fitted into a token budget, each placed
+    one a counted use), `check_warnings` (what needs attention before a prompt), `core_markdown`."""
+
+    def __init__(self, store: Store, perf_log: PerfLog, retrieval: Retrieval, sessions: Sessions) -> None:
+        self._store = store
+        self._perf_log = perf_log
+        self._retrieval = retrieval
+        self._sessions = sessions
+
     def build_context(self, query: str | None = None, budget: int | None = None) -> Context:
         """Memories fitted into `budget` tokens (default `context.total_budget`) in the loading order.
         Every memory placed counts as a use (journaled like `read`, folded in by maintenance): being put
@@ -50,10 +61,10 @@ class ContextActions(SessionActions):
         watch = Stopwatch()
         total = self._budget(budget)
         query = query.strip() if query and query.strip() else None
-        session = self.current_session()
+        session = self._sessions.current()
         requests = self._requests(query, session)
         watch.lap("gather")
-        pending = len(self.query(MemoryFilter(statuses=("pending",))))
+        pending = len(self._retrieval.query(MemoryFilter(statuses=("pending",))))
         context = build_context(
             requests,
             total,
@@ -67,16 +78,16 @@ class ContextActions(SessionActions):
         self._journal_uses(context)
         watch.lap("journal")
         watch.breakdown["tokens"] = context.total_tokens
-        self._log_perf("context_build", watch, "query" if query else "")
+        self._perf_log.log("context_build", watch, "query" if query else "")
         return context
 
     def check_warnings(self) -> list[ContextWarning]:
         """What needs attention before a prompt: session window usage, core memories left out of the
         default context (named), pending captures waiting for review."""
-        session = self.current_session()
+        session = self._sessions.current()
         total, cap = self._budget(None), self._core_cap()
         core = allocate(self._core_requests(), total, core_cap=cap)
-        pending = len(self.query(MemoryFilter(statuses=("pending",))))
+        pending = len(self._retrieval.query(MemoryFilter(statuses=("pending",))))
         return [
             *session_warnings(session.usage if session else None),
             *core_warnings(core, capped=cap < total),
@@ -102,20 +113,20 @@ class ContextActions(SessionActions):
     # -- gathering -----------------------------------------------------------------------------
 
     def _budget(self, budget: int | None) -> int:
-        total = int(budget) if budget is not None else int(self.config.get("context.total_budget"))
+        total = int(budget) if budget is not None else int(self._store.config.get("context.total_budget"))
         if total <= 0:
             raise InvalidInputError(f"a token budget must be positive, got {budget}", "e.g. --budget 4000")
         return total
 
     def _core_cap(self) -> int:
-        return max(0, int(self.config.get("context.core_max_tokens")))
+        return max(0, int(self._store.config.get("context.core_max_tokens")))
 
     def _ratios(self) -> dict[str, float]:
         keys = ("session_ratio", "short_term_ratio", "long_term_ratio")
-        return {key: float(self.config.get(f"context.{key}")) for key in keys}
+        return {key: float(self._store.config.get(f"context.{key}")) for key in keys}
 
     def _has_project(self) -> bool:
-        return self.project_vault is not None and self.project_vault.exists
+        return self._store.project_vault is not None and self._store.project_vault.exists
 
     def _requests(self, query: str | None, session: SessionInfo | None) -> list[SectionRequest]:
         ratios = self._ratios()
@@ -124,8 +135,8 @@ class ContextActions(SessionActions):
             requests.append(
                 SectionRequest(
                     "session",
-                    self.vault_for(None).scope.value,
-                    [_session_item(session, self.vault_for(None).scope.value)],
+                    self._store.vault_for(None).scope.value,
+                    [_session_item(session, self._store.vault_for(None).scope.value)],
                     ratios["session_ratio"],
                     keep_tail=True,
                 )
@@ -150,7 +161,7 @@ class ContextActions(SessionActions):
     def _core_items(self, scope: Scope) -> list[ContextItem]:
         if scope is Scope.PROJECT and not self._has_project():
             return []
-        memories = self.query(MemoryFilter(layers=(Layer.CORE,), scopes=(scope,), statuses=ACTIVE))
+        memories = self._retrieval.query(MemoryFilter(layers=(Layer.CORE,), scopes=(scope,), statuses=ACTIVE))
         memories.sort(key=lambda memory: (-memory.importance, memory.rel_path.as_posix()))
         return self._items(memories)
 
@@ -159,7 +170,7 @@ class ContextActions(SessionActions):
         pass each): active short- and long-term memories of both scopes, split by where they belong.
         Only what clears the relevance floor (`retrieval.min_similarity`) is a hit, so an unrelated query
         adds nothing to the context."""
-        hits = self.search(query, top_k=SEARCH_DEPTH, where=SEARCHED).results
+        hits = self._retrieval.search(query, top_k=SEARCH_DEPTH, where=SEARCHED).results
         since = self._recent_since()
         found = _Relevant()
         for hit in hits:
@@ -173,7 +184,7 @@ class ContextActions(SessionActions):
         return found
 
     def _recent_since(self) -> datetime:
-        return self.clock.now() - timedelta(days=float(self.config.get("context.recent_days")))
+        return self._store.clock.now() - timedelta(days=float(self._store.config.get("context.recent_days")))
 
     def _project_short_term(self, found: _Relevant | None, ratio: float) -> SectionRequest:
         """Relevant recent short-term first (with a query), then the newest."""
@@ -191,7 +202,7 @@ class ContextActions(SessionActions):
         return SectionRequest("long_term", "project", items, ratio)
 
     def _newest(self, where: MemoryFilter) -> list[ContextItem]:
-        return self._items(self.query(where, limit=LISTED_ITEMS, order="updated"))
+        return self._items(self._retrieval.query(where, limit=LISTED_ITEMS, order="updated"))
 
     def _items(self, memories: list[Memory], scores: Iterable[float | None] | None = None) -> list[ContextItem]:
         """Items with their bodies from the index's chunks (no file read; see context/bodies.py). A memory
@@ -200,7 +211,7 @@ class ContextActions(SessionActions):
         chunks: dict[str, list[tuple[str, str]]] = {}
         for scope in {memory.scope for memory in memories}:
             ids = [memory.id for memory in memories if memory.scope is scope]
-            chunks.update(self.index_for(self.vault_for(scope)).memory_chunks(ids))
+            chunks.update(self._store.index_for(self._store.vault_for(scope)).memory_chunks(ids))
         items = []
         for memory, score in zip(memories, scores or [None] * len(memories), strict=True):
             if memory.id not in chunks:
@@ -218,9 +229,9 @@ class ContextActions(SessionActions):
                 continue
             for placed in section.items:
                 by_scope[placed.item.scope].append(placed.item.id)
-        now = self.clock.now()
+        now = self._store.clock.now()
         for scope, ids in by_scope.items():
-            self.journal_for(self.vault_for(scope)).record(ids, now)
+            self._store.journal_for(self._store.vault_for(scope)).record(ids, now)
 
 
 class _Relevant:

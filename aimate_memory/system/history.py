@@ -14,7 +14,8 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from aimate_memory.errors import AimateError, InvalidInputError, NotFoundError, OutsideVaultError
-from aimate_memory.system.base import SystemBase
+from aimate_memory.system.memories import Memories
+from aimate_memory.system.store import Store
 from aimate_memory.vault.layout import Layer, Scope, location_of
 from aimate_memory.vault.store import Vault
 
@@ -90,7 +91,15 @@ class _GitVault:
         return self.vault.scope.value
 
 
-class HistoryActions(SystemBase):
+class GitActions:
+    """The vaults' git side, reached as `system.git`. Offers review (`pending_changes`, `accept`,
+    `accept_all`, `reject`), `commit`, `diff`/`diff_changes`, `log` (a memory's history across moves, or a
+    vault's), and `sync_remote` (pull and push the global vault). Each returns records with `to_dict()`."""
+
+    def __init__(self, store: Store, memories: Memories) -> None:
+        self._store = store
+        self._memories = memories
+
     # -- which vaults are repositories ------------------------------------------------------------
 
     @contextmanager
@@ -100,14 +109,16 @@ class HistoryActions(SystemBase):
 
         found: list[_GitVault] = []
         try:
-            for vault in self.vaults:
+            for vault in self._store.vaults:
                 if scope is not None and vault.scope is not scope:
                     continue
                 own = vault.scope is Scope.GLOBAL
                 if own and not (vault.root / ".git").exists():
                     continue
                 with contextlib.suppress(GitError):
-                    found.append(_GitVault(vault, VaultRepo(vault.root, self.config.get("git.author"), own_repo=own)))
+                    found.append(
+                        _GitVault(vault, VaultRepo(vault.root, self._store.config.get("git.author"), own_repo=own))
+                    )
             if not found:
                 where = f"the {scope.value} vault is" if scope else "no vault is"
                 raise NotFoundError(f"{where} not in a git repository", NOT_A_REPO_HINT)
@@ -117,7 +128,7 @@ class HistoryActions(SystemBase):
                 item.repo.close()
 
     def _keywords(self) -> list[str]:
-        return list(self.config.get("privacy.sensitive_keywords") or [])
+        return list(self._store.config.get("privacy.sensitive_keywords") or [])
 
     # -- review -----------------------------------------------------------------------------------
 
@@ -201,7 +212,9 @@ class HistoryActions(SystemBase):
         if not message:
             raise InvalidInputError("a commit needs a message", "pass -m MESSAGE")
         vault = (
-            self.vault_for(scope) if scope is not None else (self.vaults[0] if self.vaults else self.vault_for(None))
+            self._store.vault_for(scope)
+            if scope is not None
+            else (self._store.vaults[0] if self._store.vaults else self._store.vault_for(None))
         )
         with self._git_vaults(vault.scope) as repos:
             repo = repos[0].repo
@@ -229,7 +242,7 @@ class HistoryActions(SystemBase):
         with contextlib.suppress(NotFoundError), self._git_vaults(scope) as repos:
             item, change = _find_change(repos, ref)
             return [i for i in items if i.scope == item.scope and i.change.path == change.path]
-        memory = self.get(ref)
+        memory = self._memories.get(ref)
         wanted = [i for i in items if i.scope == memory.scope.value and memory.rel_path in i.change.paths]
         if not wanted:
             raise NotFoundError(f"no uncommitted change for {ref}", "`aimate mem diff` lists every change")
@@ -250,7 +263,7 @@ class HistoryActions(SystemBase):
             if ref is None:
                 return [HistoryEntry(i.scope, entry) for i in repos for entry in log_vault(i.repo, limit)]
             try:
-                memory = self.get(ref)
+                memory = self._memories.get(ref)
             except (NotFoundError, OutsideVaultError):
                 memory = None
             if memory is not None:
@@ -275,9 +288,9 @@ class HistoryActions(SystemBase):
         from aimate_memory.git.sync import sync
 
         return sync(
-            self.global_vault.root,
-            remote or self.config.get("git.remote"),
-            self.config.get("git.author"),
+            self._store.global_vault.root,
+            remote or self._store.config.get("git.remote"),
+            self._store.config.get("git.author"),
             self._keywords(),
             join=join,
         )
@@ -331,6 +344,6 @@ def _find_change(repos: list[_GitVault], ref: str) -> tuple[_GitVault, PendingCh
     if len(by_id) == 1:
         return by_id[0]
     if by_id:
-        shown = ", ".join(f"{change.memory_id[:8]} {change.title or change.path}" for _, change in by_id[:5])
+        shown = ", ".join(f"{(change.memory_id or '')[:8]} {change.title or change.path}" for _, change in by_id[:5])
         raise InvalidInputError(f"'{ref}' matches {len(by_id)} changed memories ({shown})", "type more of the id")
     raise NotFoundError(f"no uncommitted memory change for {ref}", "`aimate mem review` lists them by id")

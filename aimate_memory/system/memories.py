@@ -1,7 +1,9 @@
-"""Actions on memory files: read one, add, set fields, edit, archive, fix hand-made files, diagnose."""
+"""`Memories`: actions on memory files — read one, add, update, set fields, edit, archive, fix hand-made files,
+diagnose."""
 
 from __future__ import annotations
 
+import builtins
 import math
 import os
 import time
@@ -12,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from aimate_memory.clock import Clock
 from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
-from aimate_memory.system.search import SearchActions
+from aimate_memory.system.search import Retrieval
+from aimate_memory.system.store import Store
 from aimate_memory.vault.atomic import is_stale_temp
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.codec import content_hash
@@ -67,24 +70,35 @@ class FixReport:
         }
 
 
-class MemoryActions(SearchActions):
+UPDATABLE = ("title", "body", "tags", "importance", "status")
+
+
+class Memories:
+    """Memory files, one action one commit. Offers reading (`get`, `locate`, `read` — a counted use —,
+    `list`, `scan`), writing (`add`, `update`, `set_fields`, `after_edit`, `remove`), the secret guard every
+    writer calls (`guard_secrets`), and repair (`fix`, `diagnose`)."""
+
+    def __init__(self, store: Store, retrieval: Retrieval) -> None:
+        self._store = store
+        self._retrieval = retrieval
+
     # -- reading -------------------------------------------------------------------------------
 
     def scan(self) -> ScanResult:
         combined = ScanResult()
-        for vault in self.vaults:
+        for vault in self._store.vaults:
             result = vault.scan()
             combined.memories.extend(result.memories)
             combined.errors.extend(result.errors)
             combined.duplicates.extend(result.duplicates)
         return combined
 
-    def list(self, where: MemoryFilter | None = None, limit: int | None = None) -> list[Memory]:
+    def list(self, where: MemoryFilter | None = None, limit: int | None = None) -> builtins.list[Memory]:
         """Memories matching `where` from the index (call `sync()` first for fresh data): project first by
         path, or with `limit` the newest `limit` of them."""
         if limit is None:
-            return self.query(where)
-        return self.query(where, limit, order="updated")
+            return self._retrieval.query(where)
+        return self._retrieval.query(where, limit, order="updated")
 
     def get(self, ref: str) -> Memory:
         """One memory, read from its file, by id, unique id prefix, path or exact title."""
@@ -96,9 +110,9 @@ class MemoryActions(SearchActions):
         `edit` opens a file even when it is broken."""
         ref = check_reference(ref)
         if looks_like_path(ref):
-            return resolve_path(ref, self.vaults)
+            return resolve_path(ref, self._store.vaults)
         candidates: list[tuple[str, tuple[Vault, str]]] = []
-        indexed = [index for index in self.indexes if index.exists]
+        indexed = [index for index in self._store.indexes if index.exists]
         for index in indexed:
             found = index.find_ids(ref)
             if any(not index.vault.abs_path(PurePosixPath(path)).exists() for _, path in found):
@@ -113,13 +127,13 @@ class MemoryActions(SearchActions):
                 if index.vault.abs_path(PurePosixPath(path)).exists()
             )
         if not candidates and indexed:
-            titled = self._by_title(ref, self.query(MemoryFilter(statuses=())))
+            titled = self._by_title(ref, self._retrieval.query(MemoryFilter(statuses=())))
             if titled is not None:
                 return titled
         if not candidates:
             # Not indexed yet (a file made a moment ago, or no index): read the files, once, for both.
             scanned = self.scan().memories
-            candidates = [(m.id, (self.vault_for(m.scope), m.rel_path.as_posix())) for m in scanned]
+            candidates = [(m.id, (self._store.vault_for(m.scope), m.rel_path.as_posix())) for m in scanned]
             candidates = [(memory_id, found) for memory_id, found in candidates if memory_id.startswith(ref)]
             if not candidates:
                 titled = self._by_title(ref, scanned)
@@ -128,10 +142,10 @@ class MemoryActions(SearchActions):
         vault, path = pick_by_id(ref, candidates)
         return vault, PurePosixPath(path)
 
-    def _by_title(self, title: str, memories: list[Memory]) -> tuple[Vault, PurePosixPath] | None:
+    def _by_title(self, title: str, memories: builtins.list[Memory]) -> tuple[Vault, PurePosixPath] | None:
         """The memory exactly (case-insensitively) titled `title`; several → an error listing them."""
         found = pick_by_title(title, [(m.title, m.id, m) for m in memories])
-        return (self.vault_for(found.scope), found.rel_path) if found is not None else None
+        return (self._store.vault_for(found.scope), found.rel_path) if found is not None else None
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -139,7 +153,7 @@ class MemoryActions(SearchActions):
         """`get`, counted as a use: what `show`, `edit` and an assistant's get call (docs/design.md §5).
         The use is journaled (no file write); maintenance folds it into the frontmatter."""
         memory = self.get(ref)
-        self.journal_for(self.vault_for(memory.scope)).record([memory.id], self.clock.now())
+        self._store.journal_for(self._store.vault_for(memory.scope)).record([memory.id], self._store.clock.now())
         return memory
 
     def add(
@@ -149,7 +163,7 @@ class MemoryActions(SearchActions):
         *,
         layer: Layer | str = Layer.LONG_TERM,
         category: str | None = None,
-        tags: list[str] | str | None = None,
+        tags: builtins.list[str] | str | None = None,
         importance: int = 3,
         ttl_days: float | None = None,
         scope: Scope | str | None = None,
@@ -171,11 +185,13 @@ class MemoryActions(SearchActions):
         self.guard_secrets({"title": title, "body": body, **given, **(extra or {}), "thread": thread}, allow_secret)
         fields = {key: coerce_field(key, value) for key, value in given.items()}
         status = parse_status(status)
-        ttl_days = _ttl(ttl_days, self.config.get("short_term.default_ttl_days") if layer is Layer.SHORT_TERM else None)
+        ttl_days = _ttl(
+            ttl_days, self._store.config.get("short_term.default_ttl_days") if layer is Layer.SHORT_TERM else None
+        )
         check_writable_text({"title": title, "body": body})
         if thread is not None:
             extra = {**(extra or {}), "thread": thread_name(thread)}
-        vault = self.vault_for(scope)
+        vault = self._store.vault_for(scope)
         memory, change = vault.create(
             title=title,
             body=body,
@@ -189,7 +205,7 @@ class MemoryActions(SearchActions):
             extra=extra,
         )
         where = f"{layer.value}/{memory.category}"
-        self._record(vault, ChangeSet(f'memory: add "{memory.title}" ({where})', [change], allow_secret))
+        self._store.record(vault, ChangeSet(f'memory: add "{memory.title}" ({where})', [change], allow_secret))
         return memory
 
     def guard_secrets(self, texts: str | Mapping[str, Any], allow_secret: bool = False) -> None:
@@ -201,7 +217,7 @@ class MemoryActions(SearchActions):
             return
         from aimate_memory.git.secrets import scan_text
 
-        keywords = self.config.get("privacy.sensitive_keywords") or ()
+        keywords = self._store.config.get("privacy.sensitive_keywords") or ()
         found = []
         for name, value in ({"": texts} if isinstance(texts, str) else texts).items():
             for text in _field_texts(name, value):
@@ -222,13 +238,13 @@ class MemoryActions(SearchActions):
         self.guard_secrets(fields)
         fields = {key: coerce_field(key, value) for key, value in fields.items()}
         memory = self.get(ref)
-        vault = self.vault_for(memory.scope)
+        vault = self._store.vault_for(memory.scope)
         if "layer" in fields:
             fields["type"] = fields.pop("layer")
         if fields.get("status") == "archived" and not memory.archived:
             others = {key: value for key, value in fields.items() if key != "status"}
             archived, change = vault.archive(memory, "archived", "archived by `set status=archived`", **others)
-            self._record(vault, ChangeSet(f'memory: archive "{memory.title}"', [change]))
+            self._store.record(vault, ChangeSet(f'memory: archive "{memory.title}"', [change]))
             return archived
         updated = vault.update(memory, fields)
         target = home_of(updated.rel_path, updated.layer, updated.category)
@@ -236,11 +252,45 @@ class MemoryActions(SearchActions):
         if target is not None:
             moved = vault.move(updated, vault.unique_path(target.parent, target.name), {})
             change = FileChange("move", moved.rel_path, f"set {reason}", old_path=memory.rel_path)
-            self._record(vault, ChangeSet(f'memory: move "{moved.title}" to {moved.rel_path.parent}', [change]))
+            self._store.record(vault, ChangeSet(f'memory: move "{moved.title}" to {moved.rel_path.parent}', [change]))
             return moved
         if updated is not memory:
             change = FileChange("update", updated.rel_path, f"set {reason}")
-            self._record(vault, ChangeSet(f'memory: update "{updated.title}"', [change]))
+            self._store.record(vault, ChangeSet(f'memory: update "{updated.title}"', [change]))
+        return updated
+
+    def update(
+        self,
+        ref: str,
+        *,
+        title: str | None = None,
+        body: str | None = None,
+        tags: builtins.list[str] | str | None = None,
+        importance: int | None = None,
+        status: str | None = None,
+    ) -> Memory:
+        """Edit fields and/or the body of one memory (id, prefix, path or title); one commit. The new text
+        is checked for secrets and control characters before anything is written; `status: archived`
+        moves it to archive/ like `remove`."""
+        given = {"title": title, "tags": tags, "importance": importance, "status": status}
+        self.guard_secrets({**given, "body": body})
+        fields = {key: coerce_field(key, value) for key, value in given.items() if value is not None}
+        if not fields and body is None:
+            raise InvalidInputError("nothing to update", f"pass at least one of: {', '.join(UPDATABLE)}")
+        check_writable_text({"title": fields.get("title"), "body": body})
+        memory = self.get(ref)
+        vault = self._store.vault_for(memory.scope)
+        archive = fields.get("status") == "archived" and not memory.archived
+        if archive:
+            fields.pop("status")
+        updated = vault.update(memory, fields, body=body) if fields or body is not None else memory
+        what = ", ".join([*fields, *(["body"] if body is not None else [])])
+        changes = [FileChange("update", updated.rel_path, f"updated {what}")] if updated is not memory else []
+        if archive:
+            updated, _ = vault.archive(updated, "archived", "archived by update")
+            changes = [FileChange("move", updated.rel_path, f"updated {what}; archived", old_path=memory.rel_path)]
+        if changes:
+            self._store.record(vault, ChangeSet(f'memory: update "{updated.title}"', changes))
         return updated
 
     def after_edit(self, vault: Vault, rel_path: PurePosixPath, before: bytes) -> Memory:
@@ -252,20 +302,20 @@ class MemoryActions(SearchActions):
             edited = vault.update(edited, {"content_hash": content_hash(edited.body)})
         if vault.abs_path(rel_path).read_bytes() != before:
             change = FileChange("update", edited.rel_path, "edited in $EDITOR")
-            self._record(vault, ChangeSet(f'memory: edit "{edited.title}"', [change]))
-        self.journal_for(vault).record([edited.id], self.clock.now())
+            self._store.record(vault, ChangeSet(f'memory: edit "{edited.title}"', [change]))
+        self._store.journal_for(vault).record([edited.id], self._store.clock.now())
         return edited
 
     def remove(self, ref: str, purge: bool = False) -> Memory:
         """Archive (default) or delete a memory. Archiving moves; nothing is lost."""
         memory = self.get(ref)
-        vault = self.vault_for(memory.scope)
+        vault = self._store.vault_for(memory.scope)
         if purge:
             change = vault.delete(memory)
-            self._record(vault, ChangeSet(f'memory: purge "{memory.title}"', [change]))
+            self._store.record(vault, ChangeSet(f'memory: purge "{memory.title}"', [change]))
             return memory
         archived, change = vault.archive(memory, "archived", "removed by the user")
-        self._record(vault, ChangeSet(f'memory: archive "{memory.title}"', [change]))
+        self._store.record(vault, ChangeSet(f'memory: archive "{memory.title}"', [change]))
         return archived
 
     def fix(self, dry_run: bool = False) -> FixReport:
@@ -278,12 +328,12 @@ class MemoryActions(SearchActions):
         from aimate_memory.git.committer import held_unreviewed, held_warnings, unreviewed_paths_for
 
         report = FixReport(dry_run)
-        for vault in self.vaults:
+        for vault in self._store.vaults:
             scanned = vault.scan()
-            planned = _fix_plan(scanned, self.clock)
+            planned = _fix_plan(scanned, self._store.clock)
             misplaced = _misplaced(scanned)
             touched = {memory.rel_path for memory, _ in planned} | {memory.rel_path for memory, _ in misplaced}
-            unreviewed = touched & unreviewed_paths_for(vault, self.config)
+            unreviewed = touched & unreviewed_paths_for(vault, self._store.config)
             misplaced = [(memory, target) for memory, target in misplaced if memory.rel_path not in unreviewed]
             batch = [FileChange("update", m.rel_path, "fix: wrote " + ", ".join(fields)) for m, fields in planned]
             batch += [
@@ -303,7 +353,7 @@ class MemoryActions(SearchActions):
                 moved = vault.move(vault.load(memory.rel_path), vault.unique_path(target.parent, target.name), {})
                 position = len(planned) + index
                 batch[position] = FileChange("move", moved.rel_path, batch[position].reason, memory.rel_path)
-            commit = self._record(
+            commit = self._store.record(
                 vault,
                 ChangeSet(f"memory: fix {len(batch) - len(unreviewed)} file(s)", batch),
                 automatic=True,
@@ -313,10 +363,10 @@ class MemoryActions(SearchActions):
                 report.held.extend(h for h in commit.held if h.path not in unreviewed)
         report.warnings += held_warnings(report.held)
         if not dry_run:
-            report.made_private = self.make_private()
+            report.made_private = self._store.make_private()
         return report
 
-    def diagnose(self) -> list[Problem]:
+    def diagnose(self) -> builtins.list[Problem]:
         result = self.scan()
         problems = [_problem_from_error(error) for error in result.errors]
         for kept, duplicate in result.duplicates:
@@ -333,20 +383,20 @@ class MemoryActions(SearchActions):
             for reason in memory.problems:
                 problems.append(Problem(self._abs(memory), None, reason, "run `aimate mem fix`", kind="Frontmatter"))
         problems.extend(self._secret_problems(result))
-        problems.extend(_name_problems(self.vaults))
-        for index in self.indexes:
+        problems.extend(_name_problems(self._store.vaults))
+        for index in self._store.indexes:
             if index.exists:
                 problems.extend(
                     Problem(index.db_path, None, reason, hint, kind) for kind, reason, hint in index.health()
                 )
         return problems
 
-    def _secret_problems(self, result: ScanResult) -> list[Problem]:
+    def _secret_problems(self, result: ScanResult) -> builtins.list[Problem]:
         """Files that look like they hold a secret (masked): automatic commits hold them out."""
         from aimate_memory.git.secrets import scan_text
 
-        keywords = self.config.get("privacy.sensitive_keywords") or ()
-        problems = []
+        keywords = self._store.config.get("privacy.sensitive_keywords") or ()
+        problems: builtins.list[Problem] = []
         for memory in [*result.memories, *(dup for _, dup in result.duplicates)]:
             text = memory.doc.original if memory.doc is not None and memory.doc.original is not None else memory.body
             for finding in scan_text(memory.rel_path.as_posix(), keywords):
@@ -358,10 +408,10 @@ class MemoryActions(SearchActions):
         return problems
 
     def _abs(self, memory: Memory) -> Path:
-        return self.vault_for(memory.scope).abs_path(memory.rel_path)
+        return self._store.vault_for(memory.scope).abs_path(memory.rel_path)
 
 
-def _name_problems(vaults: list[Vault]) -> list[Problem]:
+def _name_problems(vaults: list[Vault]) -> builtins.list[Problem]:
     """Files (memory or not) the tool cannot handle well by their names, in one walk: names longer than the
     tool's own (a clash suffix or an editor's swap file may not fit beside them, vault/layout.py
     MAX_NAME_BYTES), and temp files a killed writer left (vault/atomic.py)."""

@@ -1,24 +1,27 @@
 """Perf metrics (`aimate mem perf`): every search, context build, capture, session append and sync logs
-`{operation, layer, duration_ms, breakdown}` in the index's bounded metrics table; `perf()` sums them up.
+`{operation, layer, duration_ms, breakdown}` in the index's bounded metrics table (`PerfLog`, through the
+`timed` decorator or a `Stopwatch` with laps); `PerfLog.summary()` sums them up.
 
 The rows live in the current vault's index (the project's inside a project): it is disposable, and a
 rebuild simply starts the log again. Sync rows are written by the index itself (`MemoryIndex.sync`)."""
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-from aimate_memory.system.search import SearchActions
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from aimate_memory.index.health import MetricRow
-    from aimate_memory.retrieval.hybrid import SearchResponse
-    from aimate_memory.vault.filters import MemoryFilter
+    from aimate_memory.system.store import Store
+
+P = ParamSpec("P")
+R = TypeVar("R")
+T = TypeVar("T", bound="Timed")
 
 OPERATIONS = ("search", "context_build", "capture", "session_append", "sync")
 
@@ -93,20 +96,52 @@ def summarize_metrics(rows: Iterable[MetricRow]) -> list[OperationStats]:
     return stats
 
 
-class PerfActions(SearchActions):
-    def perf(self) -> list[OperationStats]:
-        """Timings of the last operations (up to 10k per vault index), per operation."""
-        return summarize_metrics(row for index in self.indexes if index.exists for row in index.metrics())
+class PerfLog:
+    """The perf log of one facade. Offers `log` (one operation's timing, into the current vault's index),
+    `summary` (what `aimate mem perf` prints), and `timed`'s hook."""
 
-    def search(self, query: str, top_k: int = 10, where: MemoryFilter | None = None) -> SearchResponse:
-        watch = Stopwatch()
-        response = super().search(query, top_k, where)
-        watch.breakdown.update({"results": len(response.results), "mode": response.mode})
-        layers = ",".join(layer.value for layer in where.layers) if where is not None else ""
-        self._log_perf("search", watch, layers)
-        return response
+    def __init__(self, store: Store) -> None:
+        self._store = store
 
-    def _log_perf(self, operation: str, watch: Stopwatch, layer: str = "") -> None:
-        vaults = self.vaults
+    def log(self, operation: str, watch: Stopwatch, layer: str = "") -> None:
+        vaults = self._store.vaults
         if vaults:
-            self.index_for(vaults[0]).record_metric(operation, watch.elapsed_ms, layer=layer, breakdown=watch.breakdown)
+            index = self._store.index_for(vaults[0])
+            index.record_metric(operation, watch.elapsed_ms, layer=layer, breakdown=watch.breakdown)
+
+    def summary(self) -> list[OperationStats]:
+        """Timings of the last operations (up to 10k per vault index), per operation."""
+        return summarize_metrics(row for index in self._store.indexes if index.exists for row in index.metrics())
+
+
+class Timed(Protocol):
+    """What `timed` needs of the object whose method it times."""
+
+    @property
+    def perf_log(self) -> PerfLog: ...
+
+
+#: What a timed call adds to its perf row, from the call's result and arguments: (layer, breakdown).
+Describe = Callable[..., tuple[str, dict[str, Any]]]
+
+
+def timed(
+    operation: str, describe: Describe
+) -> Callable[[Callable[Concatenate[T, P], R]], Callable[Concatenate[T, P], R]]:
+    """Log each call of the decorated method as `operation` in the perf log (`aimate mem perf`);
+    `describe(result, *args, **kwargs)` names the layer and adds to the breakdown. A call that raises is
+    not logged (a failed search is no timing of a search)."""
+
+    def decorate(method: Callable[Concatenate[T, P], R]) -> Callable[Concatenate[T, P], R]:
+        @functools.wraps(method)
+        def run(self: T, /, *args: P.args, **kwargs: P.kwargs) -> R:
+            watch = Stopwatch()
+            result = method(self, *args, **kwargs)
+            layer, breakdown = describe(result, *args, **kwargs)
+            watch.breakdown.update(breakdown)
+            self.perf_log.log(operation, watch, layer)
+            return result
+
+        return run
+
+    return decorate

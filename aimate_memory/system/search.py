@@ -1,4 +1,5 @@
-"""Reading through the index: hybrid search, metadata queries, index statistics."""
+"""`Retrieval`: reading through the index — hybrid search, metadata queries, counts, index statistics, and
+`evaluate` (R@k on a person's own questions)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from aimate_memory.errors import InvalidInputError
-from aimate_memory.system.base import SystemBase
+from aimate_memory.system.perf import PerfLog, timed
+from aimate_memory.system.store import Store
 from aimate_memory.vault.filters import ENDED_SESSION_STATUSES, MemoryFilter
 from aimate_memory.vault.model import Memory
 
@@ -18,23 +20,37 @@ if TYPE_CHECKING:
     from aimate_memory.retrieval.hybrid import SearchResponse
 
 
+Row = tuple[str, dict[str, Any]]
 NEWEST_FIRST: dict[str, Callable[[Memory], datetime]] = {
     "updated": lambda memory: memory.updated_at,
     "created": lambda memory: memory.created_at,
 }
 
 
-class SearchActions(SystemBase):
+def _search_row(response: SearchResponse, query: str, top_k: int = 10, where: MemoryFilter | None = None) -> Row:
+    layers = ",".join(layer.value for layer in where.layers) if where is not None else ""
+    return layers, {"results": len(response.results), "mode": response.mode}
+
+
+class Retrieval:
+    """Reads over every vault's index (built first when it never was). Offers `search` (timed in the perf
+    log), `query`, `count`, `stats`, `evaluate`."""
+
+    def __init__(self, store: Store, perf_log: PerfLog) -> None:
+        self._store = store
+        self.perf_log = perf_log
+
+    @timed("search", _search_row)
     def search(self, query: str, top_k: int = 10, where: MemoryFilter | None = None) -> SearchResponse:
         """Hybrid search over the project and global vaults, best first; only relevant memories are returned.
         A session transcript is a result only once its session has ended (ENDED_SESSION_STATUSES)."""
         from aimate_memory.retrieval.hybrid import HybridSearcher
 
-        retrieval = self.config.section("retrieval")
+        retrieval = self._store.config.section("retrieval")
         searcher = HybridSearcher(
-            self.readable_indexes,
-            self.embedder,
-            self.clock,
+            self._store.readable_indexes,
+            self._store.embedder,
+            self._store.clock,
             decay=retrieval["decay"],
             candidates=retrieval["candidates"],
             vector_candidates=retrieval["vector_candidates"],
@@ -73,7 +89,7 @@ class SearchActions(SystemBase):
         first), "updated" or "created" (newest first across both vaults, the project first on ties)."""
         where = where or MemoryFilter()
         found: list[Memory] = []
-        for index in self.readable_indexes:
+        for index in self._store.readable_indexes:
             if where.scopes and index.vault.scope not in where.scopes:
                 continue
             found.extend(index.query(where, limit, order))
@@ -88,9 +104,10 @@ class SearchActions(SystemBase):
         where = where or MemoryFilter()
         return sum(
             index.count(where)
-            for index in self.readable_indexes
+            for index in self._store.readable_indexes
             if not where.scopes or index.vault.scope in where.scopes
         )
 
-    def get_stats(self) -> dict[str, Any]:
-        return {index.vault.scope.value: index.stats() for index in self.readable_indexes}
+    def stats(self) -> dict[str, Any]:
+        """Each vault's index statistics, by scope."""
+        return {index.vault.scope.value: index.stats() for index in self._store.readable_indexes}

@@ -1,4 +1,4 @@
-"""Sessions: the conversations running in the current vault (the project's inside a project) — the one
+"""`Sessions`: the conversations running in the current vault (the project's inside a project) — the one
 nobody named in `sessions/current.md`, one per client session id in `sessions/active/` — trimmed into
 `short_term/contexts/` summaries as the window fills (docs/design.md, "Sessions").
 
@@ -11,47 +11,53 @@ append's warnings say which kinds were masked; a session title holding one is re
 
 from __future__ import annotations
 
+import builtins
 from pathlib import PurePosixPath
 
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.sessions import AppendResult, SessionFile, SessionInfo, SessionSettings, summarizer_from_config
 from aimate_memory.sessions.store import SessionSnapshot, is_running_path
-from aimate_memory.system.capture import CaptureActions
-from aimate_memory.system.memories import MemoryActions
-from aimate_memory.system.perf import PerfActions, Stopwatch
+from aimate_memory.system.capture import Capture
+from aimate_memory.system.memories import Memories
+from aimate_memory.system.perf import PerfLog, Stopwatch
+from aimate_memory.system.store import Store
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.layout import Layer
 from aimate_memory.vault.roots import Roots
 
 
-class SessionActions(CaptureActions, PerfActions, MemoryActions):
-    """Sessions; an ended one leaves what the person said worth keeping for review (CaptureActions)."""
+class Sessions:
+    """The sessions of the current vault. Offers `start`, `append` (a turn), `current`, `end` (an ended one
+    leaves what the person said worth keeping for review, through `Capture`), `get` (running or past, by
+    id), `running`, `list`, and `file` (the `SessionFile` itself)."""
 
-    def session_file(self, session: str | None = None) -> SessionFile:
+    def __init__(self, store: Store, perf_log: PerfLog, memories: Memories, capture: Capture) -> None:
+        self._store = store
+        self._perf_log = perf_log
+        self._memories = memories
+        self._capture = capture
+
+    def file(self, session: str | None = None) -> SessionFile:
         """The running session kept under `session` (a client's session id, e.g. `claude:<uuid>`), or the
         one nobody named (`sessions/current.md`: the CLI and MCP) — in the current vault."""
-        vault = self.vault_for(None)
+        vault = self._store.vault_for(None)
         return SessionFile(
             vault,
-            Roots.state_dir(self.root_of(vault)),
-            SessionSettings.from_config(self.config),
-            summarizer_from_config(self.config),
-            self.clock,
+            Roots.state_dir(self._store.root_of(vault)),
+            SessionSettings.from_config(self._store.config),
+            summarizer_from_config(self._store.config),
+            self._store.clock,
             session,
         )
 
-    def start_session(
-        self, title: str | None = None, *, replace: bool = False, session: str | None = None
-    ) -> SessionInfo:
+    def start(self, title: str | None = None, *, replace: bool = False, session: str | None = None) -> SessionInfo:
         """Start a session; refuses while one is active unless `replace` (which ends that one first)."""
         if title:
-            self.guard_secrets({"title": title})
-        sessions = self.session_file(session)
+            self._memories.guard_secrets({"title": title})
+        sessions = self.file(session)
         return sessions.info(sessions.start(title, replace=replace))
 
-    def add_conversation(
-        self, role: str, content: str, tokens: int | None = None, *, session: str | None = None
-    ) -> AppendResult:
+    def append(self, role: str, content: str, tokens: int | None = None, *, session: str | None = None) -> AppendResult:
         """Append one turn to the session kept under `session` (starting it when it is not running); trims
         the window when it reaches `session.critical_ratio` of `session.max_tokens`, summarizing what left
         it into one memory."""
@@ -59,7 +65,7 @@ class SessionActions(CaptureActions, PerfActions, MemoryActions):
 
         watch = Stopwatch()
         kinds = sorted({finding.kind for finding in scan_text(content)})
-        sessions = self.session_file(session)
+        sessions = self.file(session)
         result = sessions.append(role, mask_text(content) if kinds else content, tokens=tokens)
         if kinds:
             result.warnings.append(f"masked in the stored turn: {', '.join(kinds)} (secrets are not kept)")
@@ -67,18 +73,18 @@ class SessionActions(CaptureActions, PerfActions, MemoryActions):
         if result.summary is not None:
             summary = result.summary
             change = FileChange("add", summary.rel_path, "summary of turns trimmed from the session window")
-            self._record(sessions.vault, ChangeSet(f'memory: summarize "{summary.title}"', [change]))
+            self._store.record(sessions.vault, ChangeSet(f'memory: summarize "{summary.title}"', [change]))
             watch.lap("summary_commit")
         watch.breakdown["trimmed"] = result.trim is not None
-        self._log_perf("session_append", watch, Layer.SESSION.value)
+        self._perf_log.log("session_append", watch, Layer.SESSION.value)
         return result
 
-    def current_session(self, session: str | None = None) -> SessionInfo | None:
-        sessions = self.session_file(session)
+    def current(self, session: str | None = None) -> SessionInfo | None:
+        sessions = self.file(session)
         snapshot = sessions.read()
         return sessions.info(snapshot) if snapshot is not None else None
 
-    def end_session(self, ref: str | None = None, *, session: str | None = None) -> SessionInfo | None:
+    def end(self, ref: str | None = None, *, session: str | None = None) -> SessionInfo | None:
         """End a running session (None when there is none to end); maintenance later files it by month.
 
         - `session`: the one kept under that client session id — and only it: a client invocation that
@@ -86,14 +92,14 @@ class SessionActions(CaptureActions, PerfActions, MemoryActions):
         - `ref` (an id or id prefix, as `session show` takes): the running session it names; a past
           session's id says it has ended already, and any other is not found;
         - neither: the session nobody named, else the only running one; with several, name one."""
-        sessions = self.session_file(session)
+        sessions = self.file(session)
         if session is not None:
             return self._end(sessions) if sessions.read() is not None else None
         running = sessions.running()
         if ref is not None:
             named = [snapshot for snapshot in running if snapshot.id.startswith(ref.strip())]
             if not named:
-                past = self.session(ref)  # raises when ref names no session
+                past = self.get(ref)  # raises when ref names no session
                 raise InvalidInputError(
                     f"session {past.id[:8]} has already ended ({past.status})", "aimate mem session list"
                 )
@@ -102,10 +108,10 @@ class SessionActions(CaptureActions, PerfActions, MemoryActions):
             return self._end(sessions)
         return self._end(sessions.keyed(_only(running).key)) if running else None
 
-    def session(self, ref: str | None = None) -> SessionInfo:
+    def get(self, ref: str | None = None) -> SessionInfo:
         """A running session (by id prefix; none given: the one nobody named, else the only one running),
         or a past one by id, id prefix or path."""
-        sessions = self.session_file()
+        sessions = self.file()
         running = sessions.running()
         if ref is None:
             if not running:
@@ -115,30 +121,30 @@ class SessionActions(CaptureActions, PerfActions, MemoryActions):
         for snapshot in running:
             if snapshot.id.startswith(ref):
                 return sessions.info(snapshot)
-        vault, rel = self.locate(ref)
+        vault, rel = self._memories.locate(ref)
         if not rel.is_relative_to(PurePosixPath(Layer.SESSION.folder)) or is_running_path(rel):
             raise InvalidInputError(f"{ref} is not a session", "list them: aimate mem session list")
-        past = SessionFile(vault, Roots.state_dir(self.root_of(vault)), sessions.settings)
+        past = SessionFile(vault, Roots.state_dir(self._store.root_of(vault)), sessions.settings)
         return past.info(past.load(rel))
 
-    def running_sessions(self) -> list[SessionInfo]:
+    def running(self) -> builtins.list[SessionInfo]:
         """Every running session of the current vault — one per assistant window with hooks, and the one
         the CLI or MCP appends to — oldest first."""
-        sessions = self.session_file()
+        sessions = self.file()
         return [sessions.info(snapshot) for snapshot in sessions.running()]
 
-    def sessions(self) -> list[SessionInfo]:
+    def list(self) -> builtins.list[SessionInfo]:
         """The running sessions, then past ones, newest first."""
-        sessions = self.session_file()
+        sessions = self.file()
         past = [sessions.info(memory) for memory in sessions.list()]
-        return self.running_sessions() + past
+        return self.running() + past
 
     def _end(self, sessions: SessionFile) -> SessionInfo:
         ended = sessions.end()
         change = FileChange("add", ended.rel_path, "session ended", old_path=None)
-        self._record(sessions.vault, ChangeSet(f'memory: end session "{ended.title}"', [change]))
+        self._store.record(sessions.vault, ChangeSet(f'memory: end session "{ended.title}"', [change]))
         info = sessions.info(ended)
-        self.propose_from_session(info.id, [(turn.role, turn.text) for turn in info.turns])
+        self._capture.propose_from_session(info.id, [(turn.role, turn.text) for turn in info.turns])
         return info
 
 

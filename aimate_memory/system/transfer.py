@@ -12,7 +12,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from aimate_memory.errors import AimateError, InvalidInputError, MemoryFileError
-from aimate_memory.system.memories import MemoryActions
+from aimate_memory.system.memories import Memories
+from aimate_memory.system.store import Store
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.codec import decode_memory_bytes
 from aimate_memory.vault.filters import parse_layer
@@ -83,12 +84,19 @@ class _Pending:
     changes: list[FileChange] = field(default_factory=list)
 
 
-class TransferActions(MemoryActions):
+class Transfer:
+    """Memories in and out, reached as `system.transfer`. Offers `export_lines` (JSON Lines),
+    `import_lines`, `import_from` (another tool's memories, `vault/importers.py`), `import_records`."""
+
+    def __init__(self, store: Store, memories: Memories) -> None:
+        self._store = store
+        self._memories = memories
+
     def export_lines(self, layers: Sequence[str] = (), statuses: Sequence[str] = ()) -> Iterator[str]:
         """One JSON line per memory (project first), every frontmatter key and the body; files that do
         not parse are left out (`diagnose` lists them). Filters: layer and status names, any of each."""
         wanted_layers = {parse_layer(layer) for layer in layers}
-        for vault in self.vaults:
+        for vault in self._store.vaults:
             for memory in sorted(vault.scan().memories, key=lambda m: m.rel_path.as_posix()):
                 if wanted_layers and memory.layer not in wanted_layers:
                     continue
@@ -128,7 +136,7 @@ class TransferActions(MemoryActions):
         if kind not in IMPORTERS:
             raise InvalidInputError(f"unknown importer {kind}", f"use one of: {', '.join(IMPORTERS)}")
         importer = IMPORTERS[kind]
-        source, unreadable = _read_source(Path(path), importer, self.config.get("storage.max_file_bytes"))
+        source, unreadable = _read_source(Path(path), importer, self._store.config.get("storage.max_file_bytes"))
         parsed = importer.parse(source)
         problems = sorted([*unreadable, *parsed.problems], key=lambda p: (p.source, p.line))
         return self.import_records(parsed.entries, problems, dry_run=dry_run, update=update, source=kind)
@@ -147,7 +155,7 @@ class TransferActions(MemoryActions):
         no record) are reported as errors first; `dry_run` writes nothing."""
         report = ImportReport(dry_run=dry_run)
         report.outcomes += [ImportOutcome(p.line, "error", detail=p.detail, source=p.source) for p in problems]
-        existing = {memory.id: (vault, memory) for vault in self.vaults for memory in vault.scan().memories}
+        existing = {memory.id: (vault, memory) for vault in self._store.vaults for memory in vault.scan().memories}
         pending: dict[str, _Pending] = {}
         seen: dict[str, Entry] = {}
         for entry in entries:
@@ -158,7 +166,7 @@ class TransferActions(MemoryActions):
             report.outcomes.append(outcome)
         for item in pending.values():
             subject = f"memory: import {len(item.changes)} memories ({source})"
-            commit = self._record(item.vault, ChangeSet(subject, item.changes))
+            commit = self._store.record(item.vault, ChangeSet(subject, item.changes))
             if commit is not None and commit.commit:
                 report.commits.append(commit.commit)
         return report
@@ -182,10 +190,10 @@ class TransferActions(MemoryActions):
         seen[record.id] = entry
         check_writable_text({"title": record.title, "body": record.body})
         known = existing.get(record.id)
-        vault = known[0] if known is not None else self.vault_for(record.scope or scope)
-        record = _completed(record, vault, known[1] if known is not None else None, self.clock.now())
+        vault = known[0] if known is not None else self._store.vault_for(record.scope or scope)
+        record = _completed(record, vault, known[1] if known is not None else None, self._store.clock.now())
         text = record.render()
-        self.guard_secrets(text)  # the whole file: every frontmatter field, not only title and body
+        self._memories.guard_secrets(text)  # the whole file: every frontmatter field, not only title and body
         if known is not None:
             memory = known[1]
             rel_path, action = memory.rel_path, "updated"

@@ -1,26 +1,31 @@
-"""Lifecycle actions: maintenance runs (expire, promote, archive, fold uses) and near-duplicate merging."""
+"""`Upkeep`: lifecycle runs (expire, promote, archive, fold uses) and near-duplicate merging, reached as
+`system.upkeep` (`lifecycle/maintenance.py` does the work through the `MaintenanceHost` the store is)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from aimate_memory.system.base import SystemBase
-
 if TYPE_CHECKING:
     from aimate_memory.lifecycle.maintenance import VaultRun
+    from aimate_memory.system.store import Store
     from aimate_memory.vault.store import Vault
 
 
-class UpkeepActions(SystemBase):
+class Upkeep:
+    """Keeping the vaults tidy. Offers `maintain` (one lifecycle run per vault) and `dedupe`."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
     def maintain(self, dry_run: bool = False, vaults: list[Vault] | None = None) -> list[VaultRun]:
         """One lifecycle run per vault (all, or `vaults`), each one git commit listing every move;
         `dry_run` returns the plan and changes nothing."""
         from aimate_memory.lifecycle.maintenance import run_maintenance
 
-        return run_maintenance(self, dry_run=dry_run, vaults=vaults)
+        return run_maintenance(self._store, dry_run=dry_run, vaults=vaults)
 
     def dedupe(self, apply: bool = False) -> list[VaultRun]:
         """Near-duplicate groups per vault; `apply` merges each into its survivor."""
         from aimate_memory.lifecycle.maintenance import run_dedupe
 
-        return run_dedupe(self, apply=apply)
+        return run_dedupe(self._store, apply=apply)

@@ -325,7 +325,7 @@ class Daemon:
         for key, (system, vault) in self.vaults.items():
             if not vault.exists or not system.config.get("maintenance.enabled"):
                 continue
-            for run in system.maintain(vaults=[vault]):
+            for run in system.upkeep.maintain(vaults=[vault]):
                 summaries[key] = run.to_dict()["summary"]
                 _log_maintenance(key, run)
         now = SystemClock().now()
@@ -395,7 +395,7 @@ class Daemon:
             paths = None
         elif paths is not None:
             paths |= still_settling
-        report = system.sync_vault(vault, paths)
+        report = system.store.sync_vault(vault, paths)
         self.last_sync[key] = SystemClock().now().isoformat()
         if report.changed or report.errors:
             log.info(
@@ -413,8 +413,8 @@ class Daemon:
     def _warm(self) -> Result:
         """Load the search code and the embedding model now, so the first query does not pay for them."""
         system = self.vaults.system(None)
-        loaded = system.warm_up()
-        if system.embedder.enabled:
+        loaded = system.store.warm_up()
+        if system.store.vectors_enabled:
             log.info("embedding model %s", "loaded" if loaded else "unavailable")
         return {"ok": True}
 

@@ -42,7 +42,7 @@ class WatchedVaults:
         system = MemorySystem(Roots(self.home, project_aimate))
         first = self._first()
         if first is not None:
-            system.share_embedder(first)  # one model in memory, not one per project
+            system.store.share_embedder(first.store)  # one model in memory, not one per project
         return system
 
     def _first(self) -> MemorySystem | None:
@@ -51,7 +51,7 @@ class WatchedVaults:
     @property
     def model_loaded(self) -> bool:
         first = self._first()
-        return first is not None and first.embedder.loaded
+        return first is not None and first.store.model_loaded
 
     def open_registered(self) -> list[str]:
         """Watch the global vault and every registered project vault that exists; returns the new keys."""

@@ -103,7 +103,7 @@ def test_daemon_style_maintenance_through_the_facade(home: Path, monkeypatch: py
         other = system.add("Other stale 另一个", "more words", layer=Layer.LONG_TERM, category="decision")
         hand_edit(system.global_vault.abs_path(stale.rel_path))
         clock.advance(days=400)
-        (run,) = system.maintain(vaults=[system.global_vault])  # what the daemon calls each hour
+        (run,) = system.upkeep.maintain(vaults=[system.global_vault])  # what the daemon calls each hour
     root = system.global_vault.root
     assert [action.memory_id for action in run.skipped] == [stale.id]
     assert [action.memory_id for action in run.actions] == [other.id]
@@ -146,7 +146,7 @@ def test_an_automatic_commit_holds_out_a_secret_and_commits_the_rest(home: Path,
         (root / "short_term" / "notes" / "ok.md").write_text("# Fine 没问题\n", encoding="utf-8")
         (root / "short_term" / "notes" / "key.md").write_text(f"# Key\n\n密码：{PASSWORD}\n", encoding="utf-8")
         changes = [FileChange("add", Path("short_term/notes", name), "test") for name in ("ok.md", "key.md")]  # type: ignore[arg-type]
-        report = system._record(system.global_vault, ChangeSet("memory: two files", changes), automatic=True)
+        report = system.store.record(system.global_vault, ChangeSet("memory: two files", changes), automatic=True)
     assert report is not None and report.commit
     assert [(h.path.name, h.reason) for h in report.held] == [("key.md", "secret")]
     assert "密码：****" in report.held[0].detail

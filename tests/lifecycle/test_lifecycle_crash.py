@@ -42,7 +42,7 @@ def unlink(self, *args, **kwargs):
     return real_unlink(self, *args, **kwargs)
 
 Path.unlink = unlink
-run_maintenance(MemorySystem.open(global_only=True, clock=FixedClock(now)))
+run_maintenance(MemorySystem.open(global_only=True, clock=FixedClock(now)).store)
 print("completed", calls)
 """
 
@@ -56,7 +56,7 @@ def _setup(home: Path) -> dict[str, str]:
             "promote": system.add("常用的部署命令", "kubectl apply", layer=Layer.SHORT_TERM, category="note").id,
             "fold": system.add("Architecture overview", "services", layer=Layer.LONG_TERM, importance=4).id,
         }
-        journal = system.journal_for(system.global_vault)
+        journal = system.store.journal_for(system.global_vault)
         journal.record([ids["promote"]] * 5 + [ids["fold"]] * 2, START + timedelta(days=1))
         system.sync()
     return ids
@@ -76,7 +76,7 @@ def test_kill_9_mid_maintenance_then_rerun_completes(home: Path, monkeypatch: py
     )
     assert proc.returncode == -9, proc.stderr  # really killed mid-run
     with MemorySystem.open(global_only=True, clock=FixedClock(LATER)) as system:
-        [run] = run_maintenance(system)
+        [run] = run_maintenance(system.store)
         scan = system.global_vault.scan()
         assert scan.duplicates == [] and scan.errors == []
         found = {m.id: m for m in scan.memories}
@@ -88,13 +88,13 @@ def test_kill_9_mid_maintenance_then_rerun_completes(home: Path, monkeypatch: py
         assert found[ids["fold"]].access_count == 2  # folded exactly once
         state = system.roots.home / "state"
         assert not (state / PENDING_FILE).exists() and not (state / FOLDING_FILE).exists()
-        assert system.journal_for(system.global_vault).tally()[0] == {}
+        assert system.store.journal_for(system.global_vault).tally()[0] == {}
         # Every change of the killed run is in the rerun's ChangeSet, so the git layer commits it.
         assert run.changeset is not None and len(run.changeset.changes) >= 1
         # The index agrees with the files.
-        rows = system.index_for(system.global_vault).conn.execute("SELECT id, path FROM memories").fetchall()
+        rows = system.store.index_for(system.global_vault).conn.execute("SELECT id, path FROM memories").fetchall()
         assert {row[0]: row[1] for row in rows}[ids["promote"]] == promoted.rel_path.as_posix()
-        [again] = run_maintenance(system)
+        [again] = run_maintenance(system.store)
         assert again.actions == [] and again.resumed == []
 
 

@@ -12,6 +12,7 @@ from aimate_memory.lifecycle.dedupe import find_duplicates, text_cosine
 from aimate_memory.lifecycle.maintenance import run_dedupe, run_maintenance
 from aimate_memory.system import MemorySystem
 from aimate_memory.vault.layout import Layer
+from aimate_memory.vault.roots import Roots
 
 START = datetime(2026, 2, 1, 10, 0, tzinfo=timezone(timedelta(hours=8)))
 ZH = "我们决定用 Redis 做会话缓存，因为它很快，支持过期时间，运维也熟悉。会话数据每个用户不超过 4KB。"
@@ -34,13 +35,13 @@ def test_find_and_merge_near_duplicates(system: MemorySystem) -> None:
     vault = system.global_vault
     vault.update(vault.load(dup.rel_path), {"access_count": 3}, touch=False)
     vault.update(vault.load(keep.rel_path), {"access_count": 2}, touch=False)
-    system.commit("test: counters written by hand")  # uncommitted, they would be unreviewed edits: left alone
+    system.git.commit("test: counters written by hand")  # uncommitted, they would be unreviewed edits: left alone
     en1 = system.add("Order service database", EN, layer=Layer.LONG_TERM, category="decision")
     en2 = system.add("Order service database", EN + " Decided in March.", layer=Layer.LONG_TERM, category="decision")
     other_layer = system.add("选用 Redis 做会话缓存", ZH, layer=Layer.SHORT_TERM, category="note")
     unrelated = system.add("前端构建用 Vite", "Vite 比 webpack 快很多。", layer=Layer.LONG_TERM)
     system.sync()
-    groups = find_duplicates(system.index_for(system.global_vault), 0.92).groups
+    groups = find_duplicates(system.store.index_for(system.global_vault), 0.92).groups
     members = sorted(sorted([g.survivor.id, *(e.id for e, _, _ in g.others)]) for g in groups)
     assert members == sorted([sorted([keep.id, dup.id]), sorted([en1.id, en2.id])])
     zh_group = next(g for g in groups if keep.id in {g.survivor.id, *(e.id for e, _, _ in g.others)})
@@ -48,12 +49,12 @@ def test_find_and_merge_near_duplicates(system: MemorySystem) -> None:
     assert all(method == "text" for _, _, method in zh_group.others)
 
     # `maintain` only reports them.
-    [run] = run_maintenance(system)
+    [run] = run_maintenance(system.store)
     assert len(run.duplicates) == 2 and run.actions == []
 
-    [dry] = run_dedupe(system, apply=False)
+    [dry] = run_dedupe(system.store, apply=False)
     assert len(dry.duplicates) == 2 and dry.changeset is None
-    [merged] = run_dedupe(system, apply=True)
+    [merged] = run_dedupe(system.store, apply=True)
     assert merged.changeset is not None and merged.changeset.subject.startswith("dedupe: merged 2")
     memories = {m.id: m for m in system.global_vault.scan().memories}
     survivor = memories[dup.id]
@@ -62,7 +63,7 @@ def test_find_and_merge_near_duplicates(system: MemorySystem) -> None:
     loser = memories[keep.id]
     assert loser.archived and loser.status == "superseded" and loser.doc.get("superseded_by") == dup.id
     assert not memories[other_layer.id].archived and not memories[unrelated.id].archived
-    assert run_dedupe(system, apply=True)[0].actions == []  # nothing left to merge
+    assert run_dedupe(system.store, apply=True)[0].actions == []  # nothing left to merge
 
 
 def test_text_cosine() -> None:
@@ -112,7 +113,7 @@ def test_a_second_search_reads_only_what_changed_and_finds_the_same_groups(syste
     en = system.add("Order service database", EN, layer=Layer.LONG_TERM, category="decision")
     other = system.add("Frontend build", "We build the frontend with Vite; it is much faster.", layer=Layer.LONG_TERM)
     system.sync()
-    index = system.index_for(system.global_vault)
+    index = system.store.index_for(system.global_vault)
     first = find_duplicates(index, 0.92)
     assert first.searched == len(first.memo.checked) >= 4
     assert _members(first) == [sorted([keep.id, dup.id])]
@@ -143,11 +144,11 @@ def test_maintain_keeps_the_memo_and_a_damaged_one_means_a_full_search(system: M
 
     system.add("选用 Redis 做会话缓存", ZH, layer=Layer.LONG_TERM, category="decision")
     system.add("选用 Redis 做会话缓存", ZH + "\n", layer=Layer.LONG_TERM, category="decision")
-    [first] = run_maintenance(system, dry_run=True)
+    [first] = run_maintenance(system.store, dry_run=True)
     memo = state_dir(system, system.global_vault) / MEMO_FILE
     assert memo.is_file() and len(first.duplicates) == 1
     memo.write_text("{not json", encoding="utf-8")
-    [second] = run_maintenance(system, dry_run=True)
+    [second] = run_maintenance(system.store, dry_run=True)
     assert [g.to_dict() for g in second.duplicates] == [g.to_dict() for g in first.duplicates]
     assert memo.read_text(encoding="utf-8").startswith('{"version": 1')
 
@@ -157,15 +158,14 @@ def test_vectors_decide_between_memories_the_embedder_reads(home: Path, tmp_path
     from aimate_memory.embedding.lazy import LazyEmbedder
 
     embedder = LazyEmbedder({"provider": "auto", "cache_dir": str(tmp_path / "models")})
-    with MemorySystem.open(global_only=True, clock=FixedClock(START)) as system:
-        system.embedder = embedder  # type: ignore[misc]  # cached_property
+    with MemorySystem(Roots(home, None), clock=FixedClock(START), embedder=embedder) as system:
         system.init()
         zh = [system.add("选用 Redis 做会话缓存", text, layer=Layer.LONG_TERM) for text in (ZH, ZH + "\n")]
         en = [system.add("Order service database", text, layer=Layer.LONG_TERM) for text in (EN, EN + " In March.")]
         system.add("前端构建用 Vite", "Vite 比 webpack 快很多。", layer=Layer.LONG_TERM)
         system.add("Frontend build", "We build the frontend with Vite; it is much faster.", layer=Layer.LONG_TERM)
         system.sync()
-        index = system.index_for(system.global_vault)
+        index = system.store.index_for(system.global_vault)
         search = find_duplicates(index, 0.92)
         assert _members(search) == sorted([sorted(m.id for m in zh), sorted(m.id for m in en)])
         assert {method for g in search.groups for _, _, method in g.others} == {"vector"}

@@ -43,9 +43,9 @@ def test_short_term_expires_into_archive_after_its_ttl(system: MemorySystem) -> 
     task = system.add("明天修复登录页 bug", "TODO: 修复登录页面的 bug", layer=Layer.SHORT_TERM, category="task")
     note = system.add("Short note", "English note, longer TTL", layer=Layer.SHORT_TERM, ttl_days=30)
     system.clock.advance(days=13)  # type: ignore[attr-defined]
-    assert [run.actions for run in run_maintenance(system)] == [[]]
+    assert [run.actions for run in run_maintenance(system.store)] == [[]]
     system.clock.advance(days=1, seconds=1)  # type: ignore[attr-defined]
-    [run] = run_maintenance(system)
+    [run] = run_maintenance(system.store)
     assert [(a.kind, a.memory_id) for a in run.actions] == [(Kind.EXPIRE, task.id)]
     expired = by_id(system, task.id)
     assert expired.rel_path == PurePosixPath("archive") / task.rel_path
@@ -60,8 +60,8 @@ def test_short_term_expires_into_archive_after_its_ttl(system: MemorySystem) -> 
 def test_hand_made_short_term_file_without_expiry_uses_created_at_plus_ttl(system: MemorySystem) -> None:
     path = system.global_vault.root / "short_term/notes/手写.md"
     path.write_text("---\ncreated_at: 2025-12-01T10:00:00+08:00\n---\n# 手写的临时笔记\n", encoding="utf-8")
-    system.commit("memory: a hand-made note")  # reviewed: an uncommitted one would be left alone
-    [run] = run_maintenance(system)
+    system.git.commit("memory: a hand-made note")  # reviewed: an uncommitted one would be left alone
+    [run] = run_maintenance(system.store)
     [action] = run.actions
     assert action.kind == Kind.EXPIRE and "2025-12-15" in action.reason
     moved = system.global_vault.root / "archive/short_term/notes/手写.md"
@@ -76,13 +76,13 @@ def test_hand_made_short_term_file_without_expiry_uses_created_at_plus_ttl(syste
 )
 def test_promotion_by_journaled_use(system: MemorySystem, category: str, folder: str, expected: str) -> None:
     memory = system.add("Use Redis 做会话缓存", "We chose Redis.", layer=Layer.SHORT_TERM, category=category)
-    journal = system.journal_for(system.global_vault)
+    journal = system.store.journal_for(system.global_vault)
     journal.record([memory.id] * 4, system.clock.now())
-    assert [a.kind for a in run_maintenance(system)[0].actions] == [Kind.FOLD]
+    assert [a.kind for a in run_maintenance(system.store)[0].actions] == [Kind.FOLD]
     assert by_id(system, memory.id).access_count == 4
     system.clock.advance(hours=1)  # type: ignore[attr-defined]
     journal.record([memory.id], system.clock.now())
-    [run] = run_maintenance(system)
+    [run] = run_maintenance(system.store)
     assert [a.kind for a in run.actions] == [Kind.PROMOTE]
     promoted = by_id(system, memory.id)
     assert promoted.layer is Layer.LONG_TERM and promoted.category == expected
@@ -96,9 +96,9 @@ def test_promotion_by_journaled_use(system: MemorySystem, category: str, folder:
 
 def test_promotion_wins_over_expiry(system: MemorySystem) -> None:
     memory = system.add("常用命令 cheat sheet", "pytest -q", layer=Layer.SHORT_TERM, category="note")
-    system.journal_for(system.global_vault).record([memory.id] * 5, system.clock.now())
+    system.store.journal_for(system.global_vault).record([memory.id] * 5, system.clock.now())
     system.clock.advance(days=30)  # type: ignore[attr-defined]
-    [run] = run_maintenance(system)
+    [run] = run_maintenance(system.store)
     assert [a.kind for a in run.actions] == [Kind.PROMOTE]
 
 
@@ -107,10 +107,10 @@ def test_long_term_archived_after_days_unused_unless_important_or_used(system: M
     key = system.add("Production database password rotation", "Quarterly.", layer=Layer.LONG_TERM, importance=4)
     used = system.add("Code review checklist", "Tests first.", layer=Layer.LONG_TERM, importance=2)
     system.clock.advance(days=60)  # type: ignore[attr-defined]
-    system.journal_for(system.global_vault).record([used.id], system.clock.now())
-    assert [a.kind for a in run_maintenance(system)[0].actions] == [Kind.FOLD]  # the use is folded
+    system.store.journal_for(system.global_vault).record([used.id], system.clock.now())
+    assert [a.kind for a in run_maintenance(system.store)[0].actions] == [Kind.FOLD]  # the use is folded
     system.clock.advance(days=30)  # type: ignore[attr-defined]  # 90 days since `old` was written
-    [run] = run_maintenance(system)
+    [run] = run_maintenance(system.store)
     assert [(a.kind, a.memory_id) for a in run.actions] == [(Kind.ARCHIVE, old.id)]
     assert "unused for 90 days" in run.actions[0].reason
     archived = by_id(system, old.id)
@@ -118,7 +118,7 @@ def test_long_term_archived_after_days_unused_unless_important_or_used(system: M
     assert by_id(system, key.id).rel_path == key.rel_path  # importance 4 is exempt
     assert by_id(system, used.id).rel_path == used.rel_path  # used 30 days ago
     system.clock.advance(days=60)  # type: ignore[attr-defined]
-    [run] = run_maintenance(system)
+    [run] = run_maintenance(system.store)
     assert [a.memory_id for a in run.actions] == [used.id]
 
 
@@ -140,14 +140,14 @@ def test_ended_sessions_move_to_their_month_folder(system: MemorySystem) -> None
     live.write_text("---\nid: s-live\nstatus: active\n---\n# Session\n", encoding="utf-8")
     current = sessions / "current.md"
     current.write_text("---\nid: s-current\nstatus: ended\n---\n# current\n", encoding="utf-8")
-    [run] = run_maintenance(system)
+    [run] = run_maintenance(system.store)
     assert sorted(a.memory_id for a in run.actions) == ["s-ended", "s-ended-at"]
     assert (sessions / "2025-12/20251230_221500_ab12cd34.md").exists() and not ended.exists()
     assert (sessions / "2026-01/20260102_080000_ef56ab78.md").exists() and not ended_at.exists()
     assert live.exists() and current.exists()
     moved = by_id(system, "s-ended")
     assert moved.layer is Layer.SESSION and moved.status == "archived"
-    assert run_maintenance(system)[0].actions == []
+    assert run_maintenance(system.store)[0].actions == []
 
 
 def test_journal_folds_in_one_batch_without_touching_updated_at(system: MemorySystem) -> None:
@@ -155,9 +155,9 @@ def test_journal_folds_in_one_batch_without_touching_updated_at(system: MemorySy
     b = system.add("Prefer tabs", "in Go code", layer=Layer.CORE, category="preference")
     system.clock.advance(days=2)  # type: ignore[attr-defined]
     assert [hit.memory.id for hit in system.sync() and system.search("Redis 会话").results] == [a.id]
-    system.journal_for(system.global_vault).record([a.id, b.id, a.id], system.clock.now())
+    system.store.journal_for(system.global_vault).record([a.id, b.id, a.id], system.clock.now())
     system.recorded.clear()  # type: ignore[attr-defined]
-    [run] = run_maintenance(system)
+    [run] = run_maintenance(system.store)
     assert sorted(x.kind for x in run.actions) == [Kind.FOLD, Kind.FOLD]
     after_a, after_b = by_id(system, a.id), by_id(system, b.id)
     assert (after_a.access_count, after_b.access_count) == (2, 1)  # the search above is not a use
@@ -166,26 +166,26 @@ def test_journal_folds_in_one_batch_without_touching_updated_at(system: MemorySy
     assert isinstance(changeset, ChangeSet)
     assert changeset.subject == "maintenance: access counts folded 2"
     assert {c.path for c in changeset.changes} == {a.rel_path, b.rel_path}
-    assert run_maintenance(system)[0].actions == []
+    assert run_maintenance(system.store)[0].actions == []
 
 
 def test_dry_run_changes_nothing_and_a_second_run_does_nothing(system: MemorySystem) -> None:
     task = system.add("整理周报", "每周五", layer=Layer.SHORT_TERM, category="task")
     old = system.add("Legacy build notes", "make all", layer=Layer.LONG_TERM)
-    system.journal_for(system.global_vault).record([old.id], system.clock.now())
+    system.store.journal_for(system.global_vault).record([old.id], system.clock.now())
     system.clock.advance(days=200)  # type: ignore[attr-defined]
     state = system.roots.home / "state"
     before, journal_before = files(system), (state / "access.jsonl").read_bytes()
     system.recorded.clear()  # type: ignore[attr-defined]
-    [dry] = run_maintenance(system, dry_run=True)
+    [dry] = run_maintenance(system.store, dry_run=True)
     assert [a.kind for a in dry.actions] == [Kind.EXPIRE, Kind.ARCHIVE]
     assert files(system) == before and (state / "access.jsonl").read_bytes() == journal_before
     assert system.recorded == []  # type: ignore[attr-defined]
-    [real] = run_maintenance(system)
+    [real] = run_maintenance(system.store)
     assert [a.to_dict() for a in real.actions] == [a.to_dict() for a in dry.actions]
     assert by_id(system, task.id).status == "expired"
     after = files(system)
-    [second] = run_maintenance(system)
+    [second] = run_maintenance(system.store)
     assert second.actions == [] and not second.changeset and files(system) == after
 
 

@@ -73,7 +73,7 @@ def test_maintenance_archives_a_capture_superseded_long_ago(home: Path, monkeypa
         new = system.remember("I prefer tabs for indentation in all Python code")
         assert old is not None and new.supersedes == old.id
         clock.advance(days=91)
-        [run] = run_maintenance(system)
+        [run] = run_maintenance(system.store)
         assert [(a.kind, a.memory_id) for a in run.actions] == [(Kind.ARCHIVE_SUPERSEDED, old.id)]
         moved = {m.id: m for m in system.global_vault.scan().memories}
         assert moved[old.id].archived and moved[old.id].status == "superseded"

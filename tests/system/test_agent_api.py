@@ -48,7 +48,7 @@ def test_core_markdown_skips_templates(system: MemorySystem) -> None:
 
 
 def test_perf_recording_cost_and_bound(system: MemorySystem) -> None:
-    index = system.index_for(system.global_vault)
+    index = system.store.index_for(system.global_vault)
     started = time.perf_counter()
     for n in range(METRICS_KEPT):
         index.record_metric("search", float(n % 50), layer="long_term", breakdown={"results": 3})
@@ -58,5 +58,5 @@ def test_perf_recording_cost_and_bound(system: MemorySystem) -> None:
     index.record_metric("search", 1.0)
     rows = index.conn.execute("SELECT COUNT(*) FROM metrics").fetchone()[0]
     assert rows <= METRICS_KEPT + 500
-    stats = {s.operation: s for s in system.perf()}
+    stats = {s.operation: s for s in system.perf.summary()}
     assert stats["search"].max_ms == 49.0 and stats["search"].p50_ms <= stats["search"].p95_ms

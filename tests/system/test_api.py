@@ -78,12 +78,12 @@ def test_read_is_a_use_and_search_is_not(project: Path) -> None:
         system.sync()
         for _ in range(6):
             assert [hit.memory.id for hit in system.search("Redis").results] == [note.id]
-        journal = system.journal_for(system.vault_for("project"))
+        journal = system.store.journal_for(system.store.vault_for("project"))
         assert journal.tally()[0] == {}
         for _ in range(5):
             system.read(note.id[:8])
         assert journal.tally()[0][note.id].count == 5
-        plan = system.maintain(dry_run=True)
+        plan = system.upkeep.maintain(dry_run=True)
         assert [action.kind for run in plan for action in run.actions] == ["promote"]
 
 
@@ -100,7 +100,7 @@ def test_reads_work_on_a_fresh_home_before_any_sync(home: Path, monkeypatch: pyt
         assert system.search("会话缓存").results[0].memory.title == "选用 Redis 做会话缓存"
         assert system.search("OAuth").results[0].memory.title == "Flaky login test"
     else:
-        assert system.get_stats()["global"]["memories"] >= 2
+        assert system.retrieval.stats()["global"]["memories"] >= 2
 
 
 def test_the_newest_come_from_either_vault(project: Path) -> None:

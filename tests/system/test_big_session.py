@@ -35,9 +35,9 @@ def test_a_session_over_the_file_limit_is_indexed_by_its_newest_turns(system: Me
     assert path.stat().st_size > system.global_vault.max_file_bytes
     report = system.sync()["global"]
     assert report.errors == 0
-    assert system.get_stats()["global"]["errors"] == 0
-    assert not [problem for problem in system.diagnose() if "session" in str(problem.path)]
-    assert len(system.session().turns) == 4  # the file itself is read whole
+    assert system.retrieval.stats()["global"]["errors"] == 0
+    assert not [problem for problem in system.memories.diagnose() if "session" in str(problem.path)]
+    assert len(system.sessions.get().turns) == 4  # the file itself is read whole
     # Once ended, the newest turns are searchable in both languages (a running session never is); the
     # oldest part is past the indexed size.
     ended = system.end_session()

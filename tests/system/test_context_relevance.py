@@ -41,7 +41,7 @@ def system(tmp_path_factory: pytest.TempPathFactory):
                 for title, body, category in memories:
                     opened.add(title, body, layer=Layer.LONG_TERM, category=category, scope=scope)
             opened.sync()
-            assert opened.embedder.get() is not None, opened.embedder.unavailable
+            assert opened.store.embedder.get() is not None, opened.store.embedder.unavailable
             yield opened
 
 

@@ -35,7 +35,7 @@ def source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MemorySystem:
 
 
 def export(system: MemorySystem, **filters: object) -> list[str]:
-    return list(system.export_lines(**filters))  # type: ignore[arg-type]
+    return list(system.transfer.export_lines(**filters))  # type: ignore[arg-type]
 
 
 def memory_files(system: MemorySystem) -> dict[str, bytes]:
@@ -55,7 +55,7 @@ def test_round_trip_reproduces_the_files_byte_for_byte(source, tmp_path, monkeyp
     assert en["frontmatter"]["ticket"] == "JIRA-12"  # a key the tool does not know travels too
     assert all("body" in r and r["scope"] == "global" for r in records)
     target = open_home(tmp_path / "home-b", monkeypatch)
-    report = target.import_lines(lines)
+    report = target.transfer.import_lines(lines)
     assert report.count("added") == 3 and report.count("error") == 0
     assert memory_files(target) == memory_files(source)
     assert len(report.commits) == 1  # one commit for the whole import
@@ -63,7 +63,7 @@ def test_round_trip_reproduces_the_files_byte_for_byte(source, tmp_path, monkeyp
         ["git", "log", "-1", "--format=%s%n%b"], cwd=target.global_vault.root, capture_output=True, text=True
     ).stdout
     assert "import 3 memories" in log and log.count("- add ") == 3
-    again = target.import_lines(lines)  # idempotent
+    again = target.transfer.import_lines(lines)  # idempotent
     assert again.count("unchanged") == 3 and again.commits == []
 
 
@@ -79,10 +79,10 @@ def test_existing_ids_are_skipped_unless_update(source) -> None:
     record = json.loads(line)
     record["body"] = "改了正文 / changed body\n"
     changed = json.dumps(record, ensure_ascii=False)
-    skipped = source.import_lines([changed])
+    skipped = source.transfer.import_lines([changed])
     assert [o.action for o in skipped.outcomes] == ["skipped"] and "--update" in skipped.outcomes[0].detail
     assert "改了正文" not in source.get(record["frontmatter"]["id"]).body
-    updated = source.import_lines([changed], update=True)
+    updated = source.transfer.import_lines([changed], update=True)
     assert [o.action for o in updated.outcomes] == ["updated"]
     assert source.get(record["frontmatter"]["id"]).body == "改了正文 / changed body\n"
 
@@ -104,7 +104,7 @@ def test_bad_lines_are_reported_by_number_and_the_rest_imported(source, tmp_path
         good[1],
     ]
     target = open_home(tmp_path / "home-b", monkeypatch)
-    report = target.import_lines(lines)
+    report = target.transfer.import_lines(lines)
     errors = {o.line: o.detail for o in report.outcomes if o.action == "error"}
     assert set(errors) == {2, 3, 4, 5}
     assert "not JSON" in errors[2] and "lacks id" in errors[3] and "leave the vault" in errors[4]
@@ -117,7 +117,7 @@ def test_dry_run_writes_nothing(source, tmp_path, monkeypatch) -> None:
     lines = export(source, layers=("long_term",))
     target = open_home(tmp_path / "home-b", monkeypatch)
     before = memory_files(target)
-    report = target.import_lines(lines, dry_run=True)
+    report = target.transfer.import_lines(lines, dry_run=True)
     assert report.count("added") == 2 and report.summary().startswith("dry run")
     assert memory_files(target) == before
 
@@ -181,17 +181,17 @@ def test_import_from_claude_md_and_mcp_memory(tmp_path, monkeypatch) -> None:
     system = open_home(tmp_path / "home", monkeypatch)
     claude = tmp_path / "CLAUDE.md"
     claude.write_text(CLAUDE_MD, encoding="utf-8")
-    report = system.import_from("claude", claude)
+    report = system.transfer.import_from("claude", claude)
     assert report.count("added") == 3 and len(report.commits) == 1
-    style = next(m for m in system.scan().memories if m.title == "Code style / 代码风格")
+    style = next(m for m in system.memories.scan().memories if m.title == "Code style / 代码风格")
     assert style.layer is Layer.CORE and "注释写原因" in style.body
-    build = next(m for m in system.scan().memories if m.title == "Build and test")
+    build = next(m for m in system.memories.scan().memories if m.title == "Build and test")
     assert build.layer is Layer.LONG_TERM and "imported-claude" in build.tags
-    assert system.import_from("claude", claude).count("unchanged") == 3  # the same file twice changes nothing
+    assert system.transfer.import_from("claude", claude).count("unchanged") == 3  # the same file twice changes nothing
     graph = tmp_path / "memory.json"
     graph.write_text(MCP_MEMORY + "\n", encoding="utf-8")
-    imported = system.import_from("mcp-memory-json", graph)
+    imported = system.transfer.import_from("mcp-memory-json", graph)
     assert imported.count("added") == 2
-    person = next(m for m in system.scan().memories if m.title == "张伟")
+    person = next(m for m in system.memories.scan().memories if m.title == "张伟")
     assert "- 喜欢用 Tab 缩进" in person.body and "maintains billing-service" in person.body
     assert "person" in person.tags

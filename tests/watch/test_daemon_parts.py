@@ -140,15 +140,15 @@ def system(home: Path, monkeypatch: pytest.MonkeyPatch):
 @pytest.mark.slow
 def test_sync_vault_looks_only_at_the_paths_given(system: MemorySystem) -> None:
     vault = system.global_vault
-    system.sync_vault(vault)
+    system.store.sync_vault(vault)
     folder = vault.root / "long_term/knowledge"
     (folder / "seen.md").write_text("# 看见的 seen note\n", encoding="utf-8")
     (folder / "unseen.md").write_text("# 没看见 unseen note\n", encoding="utf-8")
-    report = system.sync_vault(vault, {"long_term/knowledge/seen.md"})
+    report = system.store.sync_vault(vault, {"long_term/knowledge/seen.md"})
     assert report.added == 1
     titles = {hit.memory.title for hit in system.search("note").results}
     assert titles == {"看见的 seen note"}
-    assert system.sync_vault(vault).added == 1  # None: the whole vault
+    assert system.store.sync_vault(vault).added == 1  # None: the whole vault
 
 
 def test_systems_share_one_embedding_model(home: Path, tmp_path: Path, monkeypatch) -> None:
@@ -156,6 +156,6 @@ def test_systems_share_one_embedding_model(home: Path, tmp_path: Path, monkeypat
     project = tmp_path / "proj"
     (project / ".aimate").mkdir(parents=True)
     with MemorySystem.open(global_only=True) as first, MemorySystem.open(project=project) as second:
-        assert second.embedder is not first.embedder
-        assert second.share_embedder(first) is True and second.embedder is first.embedder
-        assert first.warm_up() is False  # vectors off: nothing to load, and no error
+        assert second.store.embedder is not first.store.embedder
+        assert second.store.share_embedder(first.store) is True and second.store.embedder is first.store.embedder
+        assert first.store.warm_up() is False  # vectors off: nothing to load, and no error

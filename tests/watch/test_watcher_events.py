@@ -20,7 +20,7 @@ def live(home: Path, monkeypatch: pytest.MonkeyPatch):
     system = MemorySystem.open(global_only=True)
     system.init()
     vault = system.global_vault
-    index = system.index_for(vault)
+    index = system.store.index_for(vault)
     index.sync()
     calls: queue.Queue = queue.Queue()
     watcher = Watcher(lambda key, paths, full: calls.put((key, paths, full)), debounce=0.15)

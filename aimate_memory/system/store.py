@@ -1,10 +1,9 @@
-"""The facade's foundation: the vaults, their indexes, the embedder, and the change listeners every action
-reports to (the git layer commits there)."""
+"""`Store`: what every collaborator of the facade shares — the vaults, their indexes, the embedder, the access
+journals, and `record`, the commit-and-notify step every action ends with (the git layer commits there)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -14,13 +13,11 @@ from aimate_memory.errors import InvalidInputError, NotFoundError
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.filters import parse_scope
 from aimate_memory.vault.layout import Scope
-from aimate_memory.vault.roots import Roots, detect_roots
+from aimate_memory.vault.roots import Roots
 from aimate_memory.vault.setup import PROJECT_GITIGNORE_LINES, create_skeleton, ensure_lines
 from aimate_memory.vault.store import Vault
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
-
     from aimate_memory.embedding.lazy import LazyEmbedder
     from aimate_memory.git.committer import CommitReport
     from aimate_memory.index.memory_index import MemoryIndex, SyncReport
@@ -30,8 +27,18 @@ ChangeListener = Callable[[Vault, ChangeSet], None]
 Progress = Callable[[str, int, int], None]
 
 
-class SystemBase:
-    """The global vault plus, inside a project, the project vault (project first on ties)."""
+class Store:
+    """The global vault plus, inside a project, the project vault (project first on ties), and what hangs off
+    them. Offers:
+
+    - the places: `roots`, `config`, `clock`, `global_vault`, `project_vault`, `vaults`, `vault_for`, `root_of`;
+    - the indexes: `index_for`, `indexes`, `readable_indexes`, `has_index`, `sync`, `reindex`, `sync_vault`;
+    - the model: `embedder`, `share_embedder`, `warm_up`, `model_loaded`;
+    - `journal_for` (uses, folded in by maintenance);
+    - `record` (commit what an action changed, then tell the `on_change` listeners);
+    - the vaults' lifecycle: `init`, `make_private`, `close`.
+
+    It satisfies `lifecycle.maintenance.MaintenanceHost`."""
 
     def __init__(
         self,
@@ -51,38 +58,13 @@ class SystemBase:
         )
         self._listeners: list[ChangeListener] = []
         self._indexes: dict[Scope, MemoryIndex] = {}
-        if embedder is not None:
-            self.__dict__["embedder"] = embedder  # the cached_property's value
-
-    @classmethod
-    def open(
-        cls,
-        cwd: str | Path | None = None,
-        project: str | Path | None = None,
-        global_only: bool = False,
-        clock: Clock | None = None,
-    ) -> Self:
-        """The vaults seen from `cwd` (default: the working directory), or of `project`; paths may be str."""
-        return cls(
-            detect_roots(
-                cwd=Path(cwd) if cwd is not None else None,
-                project=Path(project) if project is not None else None,
-                global_only=global_only,
-            ),
-            clock=clock,
-        )
+        self._embedder = embedder
 
     def close(self) -> None:
         """Close the index connections. Safe to call twice."""
         for index in self._indexes.values():
             index.close()
         self._indexes.clear()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # -- vaults --------------------------------------------------------------------------------
 
@@ -138,7 +120,7 @@ class SystemBase:
 
         return GitCommitter(self.config)(vault, changeset, automatic=automatic, hold=hold)
 
-    def _record(
+    def record(
         self, vault: Vault, changeset: ChangeSet, automatic: bool = False, hold: Iterable[PurePosixPath] = ()
     ) -> CommitReport | None:
         """Commit what an action changed, then tell the listeners. `automatic`: maintenance, fix, dedupe
@@ -169,7 +151,7 @@ class SystemBase:
             done.append((self.project_vault, changes))
         self._init_git()
         for vault, vault_changes in done:
-            self._record(vault, ChangeSet(f"memory: initialize the {vault.scope.value} vault", vault_changes))
+            self.record(vault, ChangeSet(f"memory: initialize the {vault.scope.value} vault", vault_changes))
         return done
 
     def make_private(self) -> int:
@@ -211,11 +193,44 @@ class SystemBase:
 
     # -- index ---------------------------------------------------------------------------------
 
-    @cached_property
+    @property
     def embedder(self) -> LazyEmbedder:
-        from aimate_memory.embedding.lazy import embedder_for
+        """The configured model, loaded on first need (made on first use)."""
+        if self._embedder is None:
+            from aimate_memory.embedding.lazy import embedder_for
 
-        return embedder_for(self.config, Roots.state_dir(self.roots.home))
+            self._embedder = embedder_for(self.config, Roots.state_dir(self.roots.home))
+        return self._embedder
+
+    def share_embedder(self, other: Store) -> bool:
+        """Use `other`'s embedding model when both are configured for the same one (one model in memory
+        for a daemon serving many projects, not one per project); True when shared. Call it before the
+        first search or sync: an index opened earlier keeps the model it was opened with."""
+        if self.embedder is other.embedder:
+            return True
+        if self.embedder.fingerprint != other.embedder.fingerprint:
+            return False
+        self._embedder = other.embedder
+        return True
+
+    def warm_up(self) -> bool:
+        """Load the search code and the embedding model now, so the first query does not pay for them;
+        True when the model is loaded (False: vectors off, or the model is unavailable)."""
+        import aimate_memory.retrieval.hybrid  # noqa: F401  (the search code, loaded before the first query)
+
+        if self.embedder.enabled:
+            self.embedder.get()
+        return self.embedder.loaded
+
+    @property
+    def vectors_enabled(self) -> bool:
+        """Whether vector search is configured on (`embedding.enabled`)."""
+        return self.embedder.enabled
+
+    @property
+    def model_loaded(self) -> bool:
+        """Whether the embedding model is in memory now (never loads it)."""
+        return self._embedder is not None and self._embedder.loaded
 
     def index_for(self, vault: Vault) -> MemoryIndex:
         if vault.scope not in self._indexes:
@@ -237,6 +252,11 @@ class SystemBase:
         return [self.index_for(vault) for vault in self.vaults]
 
     @property
+    def has_index(self) -> bool:
+        """Whether any vault's index file exists (a read with no index would create an empty one)."""
+        return any(index.exists for index in self.indexes)
+
+    @property
     def readable_indexes(self) -> list[MemoryIndex]:
         """Every vault's index, ready to read: one never built is built first, so the API's reads work before
         any `sync()` as the CLI's do (its read commands sync first)."""
@@ -252,6 +272,11 @@ class SystemBase:
     def reindex(self, progress: Progress | None = None) -> dict[str, SyncReport]:
         """Rebuild every index from the files into a temp file, swapped in atomically."""
         return {index.vault.scope.value: index.sync(progress, force_rebuild=True) for index in self.indexes}
+
+    def sync_vault(self, vault: Vault, paths: Iterable[str] | None = None) -> SyncReport:
+        """Hash-sync one vault's index; `paths` (vault-relative, a folder stands for what is under it)
+        limits the walk to what changed, None walks the whole vault."""
+        return self.index_for(vault).sync(paths=paths)
 
     def journal_for(self, vault: Vault) -> AccessJournal:
         from aimate_memory.lifecycle.journal import AccessJournal

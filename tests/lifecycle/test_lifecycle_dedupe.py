@@ -145,7 +145,7 @@ def test_maintain_keeps_the_memo_and_a_damaged_one_means_a_full_search(system: M
     system.add("选用 Redis 做会话缓存", ZH, layer=Layer.LONG_TERM, category="decision")
     system.add("选用 Redis 做会话缓存", ZH + "\n", layer=Layer.LONG_TERM, category="decision")
     [first] = run_maintenance(system.store, dry_run=True)
-    memo = state_dir(system, system.global_vault) / MEMO_FILE
+    memo = state_dir(system.store, system.global_vault) / MEMO_FILE
     assert memo.is_file() and len(first.duplicates) == 1
     memo.write_text("{not json", encoding="utf-8")
     [second] = run_maintenance(system.store, dry_run=True)

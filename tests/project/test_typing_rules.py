@@ -30,9 +30,6 @@ NOT_STRICT_YET = {
     "aimate_memory.mcp.server",
     "aimate_memory.mcp.tools",
     "aimate_memory.retrieval.hybrid",
-    "aimate_memory.system.capture",
-    "aimate_memory.system.history",
-    "aimate_memory.system.memories",
 }
 
 

@@ -42,31 +42,31 @@ def test_review_accept_diff_and_log(system) -> None:
     memory = system.add(TITLE, "正文。", layer=Layer.LONG_TERM, category="decision", scope=Scope.GLOBAL)
     path = system.global_vault.abs_path(memory.rel_path)
     path.write_text(path.read_text(encoding="utf-8").replace("正文。", "手改。"), encoding="utf-8")
-    listed = [item.to_dict() for item in system.pending_changes(Scope.GLOBAL)]
+    listed = [item.to_dict() for item in system.git.pending_changes(Scope.GLOBAL)]
     assert [(c["scope"], c["status"], c["path"], c["title"]) for c in listed] == [
         ("global", "modified", str(memory.rel_path), TITLE)
     ]
     assert "+手改。" in listed[0]["diff"]
-    assert "+手改。" in system.diff(memory.id)
-    assert "+手改。" in system.diff(TITLE)
-    (outcome,) = system.accept([str(memory.rel_path)])
+    assert "+手改。" in system.git.diff(memory.id)
+    assert "+手改。" in system.git.diff(TITLE)
+    (outcome,) = system.git.accept([str(memory.rel_path)])
     assert (outcome.scope, outcome.action) == ("global", "accept") and outcome.commit
-    log = [item.to_dict() for item in system.log(memory.id)]
+    log = [item.to_dict() for item in system.git.log(memory.id)]
     assert [entry["action"] for entry in log] == ["update", "add"]
     assert log[0]["subject"] == f'memory: accept edit "{TITLE}" (long_term/decisions)'
-    assert [item.to_dict() for item in system.log(TITLE)] == log
+    assert [item.to_dict() for item in system.git.log(TITLE)] == log
 
 
 def test_commit_inside_a_project_commits_the_project_vault_only(system, run_git) -> None:
     project = system.roots.project_dir
     system.add("项目决定", "用 Go 写。", scope=Scope.PROJECT)
     run_git(project, "add", "main.go")
-    result = system.commit("memory: 项目记忆")
+    result = system.git.commit("memory: 项目记忆")
     assert result.scope == "project" and result.commit
     files = run_git(project, "show", "--name-only", "--format=", "HEAD").split()
     assert files and all(f.startswith(".aimate/memory/") for f in files)
     assert run_git(project, "diff", "--cached", "--name-only").split() == ["main.go"]
-    assert system.commit("again", scope=Scope.PROJECT).commit is None
+    assert system.git.commit("again", scope=Scope.PROJECT).commit is None
 
 
 def test_interactive_review(system, monkeypatch) -> None:
@@ -75,7 +75,7 @@ def test_interactive_review(system, monkeypatch) -> None:
     root = system.global_vault.root
     (root / "short_term" / "notes" / "a.md").write_text("# 笔记 A\n", encoding="utf-8")
     (root / "short_term" / "notes" / "b.md").write_text("# 笔记 B\n", encoding="utf-8")
-    items = system.pending_changes()
+    items = system.git.pending_changes()
     # the project vault's uncommitted .gitattributes and README are not memories: review does not list them
     assert [item.change.title for item in items] == ["笔记 A", "笔记 B"]
     monkeypatch.setattr("sys.stdin", io.StringIO("a\nr\n"))
@@ -137,9 +137,9 @@ def test_review_lists_memories_by_id_with_what_changed_and_takes_ids(
 
 def test_errors_are_aimate_errors(system) -> None:
     with pytest.raises(AimateError, match="no uncommitted memory change"):
-        system.reject(["nope.md"])
+        system.git.reject(["nope.md"])
     with pytest.raises(AimateError, match="no git remote"):
-        system.sync_remote()
+        system.git.sync_remote()
 
 
 # -- the real CLI -----------------------------------------------------------------------------------

@@ -331,6 +331,6 @@ def test_a_lock_left_by_a_killed_git_is_cleared_and_a_fresh_one_respected(system
     else:  # HEAD cannot move: the memory is saved, the commit refused with the lock named
         with pytest.raises(GitError, match=r"HEAD\.lock"):
             system.add(f"{title} 2", "body", layer=Layer.LONG_TERM)
-        assert any(p.title == f"{title} 2" for p in system.scan().memories)
+        assert any(p.title == f"{title} 2" for p in system.memories.scan().memories)
     assert lock.exists()
     lock.unlink()

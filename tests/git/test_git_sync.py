@@ -91,8 +91,8 @@ def test_body_conflict_is_marked_listed_and_held_out(machines, run_git) -> None:
     # both machines rewrite the same line by hand and commit it
     path_a.write_text(path_a.read_text(encoding="utf-8").replace("Latency is low.", "延迟 1 ms。"), encoding="utf-8")
     path_b.write_text(path_b.read_text(encoding="utf-8").replace("Latency is low.", "延迟 5 ms。"), encoding="utf-8")
-    a.accept_all()
-    b.accept_all()
+    a.git.accept_all()
+    b.git.accept_all()
     sync(a.global_vault.root, remote)
     result = sync(b.global_vault.root, remote)
     assert result.conflicts == [memory.rel_path]
@@ -101,17 +101,17 @@ def test_body_conflict_is_marked_listed_and_held_out(machines, run_git) -> None:
     assert "<<<<<<< ours" in text and "延迟 1 ms。" in text and "延迟 5 ms。" in text
     assert not run_git(b.global_vault.root, "ls-files", "-u")  # no half-finished merge
     # out of the index: diagnose reports it and the memory is not in the scan
-    problems = [p for p in b.diagnose() if p.kind == "ConflictMarkersError"]
+    problems = [p for p in b.memories.diagnose() if p.kind == "ConflictMarkersError"]
     assert [p.path for p in problems] == [path_b]
-    assert memory.id not in {m.id for m in b.scan().memories}
+    assert memory.id not in {m.id for m in b.memories.scan().memories}
     (change,) = pending_at(b.global_vault.root)
     assert change.status == "conflict" and change.path == memory.rel_path
-    assert [item.to_dict()["status"] for item in b.pending_changes()] == ["conflict"]
+    assert [item.to_dict()["status"] for item in b.git.pending_changes()] == ["conflict"]
     # a person resolves it; accept commits the resolution, the other machine receives it
     resolved = text.split("<<<<<<< ours\n")[0] + "延迟 1–5 ms。\n"
     path_b.write_text(resolved, encoding="utf-8")
     parse_document(resolved, path_b)
-    b.accept([str(memory.rel_path)])
+    b.git.accept([str(memory.rel_path)])
     sync(b.global_vault.root, remote)
     sync(a.global_vault.root, remote)
     assert path_a.read_text(encoding="utf-8") == resolved
@@ -132,7 +132,7 @@ def test_archive_on_one_machine_edit_on_the_other(machines, run_git) -> None:
     assert merged.rel_path == archived.rel_path and merged.tags == ["cache", "redis"]
     assert merged.status == "archived"
     assert not b.global_vault.abs_path(memory.rel_path).exists()
-    history = b.log(memory.id)
+    history = b.git.log(memory.id)
     assert {"add", "update", "move"} <= {item.entry.action for item in history}
 
 
@@ -143,7 +143,7 @@ def test_machine_that_initialized_first_adopts_the_remote(tmp_path, new_system, 
     c.init()  # its own starter files with their own ids: nothing of its own yet
     init_vault_repo(c.global_vault.root)
     own_setup = head(run_git, c)
-    result = c.sync_remote()
+    result = c.git.sync_remote()
     assert result.actions == ["adopted the remote's branch"] and result.conflicts == []
     assert head(run_git, c) == head(run_git, a)
     assert run_git(c.global_vault.root, "rev-parse", "refs/aimate/replaced").strip() == own_setup  # kept
@@ -159,5 +159,5 @@ def test_sync_without_remote_is_a_clear_error(tmp_path, new_system) -> None:
 
     system = new_system(tmp_path / "home")
     with pytest.raises(AimateError) as caught:
-        system.sync_remote()
+        system.git.sync_remote()
     assert "git.remote" in (caught.value.hint or "")

@@ -42,7 +42,7 @@ class Device:
 
     def sync(self, join: bool = False):
         with self.active():
-            return self.system.sync_remote(join=join)
+            return self.system.git.sync_remote(join=join)
 
 
 @pytest.fixture
@@ -75,7 +75,7 @@ def head(run_git, device: Device) -> str:
 
 
 def ids(device: Device) -> set[str]:
-    return {memory.id for memory in device.system.scan().memories}
+    return {memory.id for memory in device.system.memories.scan().memories}
 
 
 def tags_of(device: Device, memory_id: str) -> set[str]:

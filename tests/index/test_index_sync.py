@@ -37,8 +37,7 @@ def shared_embedder(tmp_path_factory: pytest.TempPathFactory) -> LazyEmbedder:
 
 @pytest.fixture
 def system(home: Path, shared_embedder: LazyEmbedder) -> MemorySystem:
-    mem = MemorySystem(Roots(home, None), clock=SystemClock())
-    mem.embedder = shared_embedder  # type: ignore[misc]  # cached_property: the shared model
+    mem = MemorySystem(Roots(home, None), clock=SystemClock(), embedder=shared_embedder)  # the shared model
     mem.init()
     for title, body, category in MEMORIES:
         mem.add(title, body, layer=Layer.LONG_TERM, category=category)
@@ -75,7 +74,7 @@ def test_deleting_the_index_and_reindexing_gives_identical_results(system: Memor
     system.close()
     for name in ("index.db", "index.db-wal", "index.db-shm"):
         (home / name).unlink(missing_ok=True)
-    report = system.reindex()["global"]
+    report = system.store.reindex()["global"]
     assert report.rebuilt and report.added == len(MEMORIES) + 2
     after = {q: [(h.memory.id, round(h.score, 6)) for h in system.search(q, 5).results] for q in queries}
     assert after == before
@@ -93,7 +92,7 @@ def test_moved_file_is_found_at_its_new_path_without_reembedding(system: MemoryS
     assert hit.memory.id == memory.id and hit.memory.rel_path.as_posix() == "long_term/decisions/deploy.md"
     # The frontmatter decides (docs/design.md §3); the folder that disagrees is a diagnosed problem.
     assert hit.memory.category == "knowledge"
-    assert any("category 'knowledge'" in problem.reason for problem in system.diagnose())
+    assert any("category 'knowledge'" in problem.reason for problem in system.memories.diagnose())
 
 
 def test_edit_reembeds_only_the_changed_chunk(system: MemorySystem, home: Path) -> None:
@@ -117,7 +116,7 @@ def test_broken_file_keeps_its_last_good_entry_and_does_not_block_others(system:
     assert report.errors == 1 and report.added == 1
     assert ranked_titles(system, "sqlite-vec 选型", 1) == ["手写的笔记"]
     assert "Use pytest fixtures" in ranked_titles(system, "pytest fixtures", 3)  # last good entry
-    errors = system.index_for(system.global_vault).file_errors()
+    errors = system.store.index_for(system.global_vault).file_errors()
     assert [(e[0], e[2]) for e in errors] == [(memory.rel_path.as_posix(), "BrokenYamlError")]
 
 
@@ -145,9 +144,9 @@ def test_reads_are_journaled_not_written_and_results_are_not_uses(system: Memory
     system.sync()
     before = {p: p.read_bytes() for p in (home / "memory").rglob("*.md")}
     hits = system.search("Redis 缓存", 2).results
-    assert hits and system.journal_for(system.global_vault).tally()[0] == {}
+    assert hits and system.store.journal_for(system.global_vault).tally()[0] == {}
     system.read(hits[0].memory.id)
-    tallies, _ = system.journal_for(system.global_vault).tally()
+    tallies, _ = system.store.journal_for(system.global_vault).tally()
     assert set(tallies) == {hits[0].memory.id}
     assert {p: p.read_bytes() for p in (home / "memory").rglob("*.md")} == before
 
@@ -155,8 +154,7 @@ def test_reads_are_journaled_not_written_and_results_are_not_uses(system: Memory
 def test_sensitive_memories_are_not_indexed(home: Path, shared_embedder: LazyEmbedder) -> None:
     (home).mkdir(parents=True, exist_ok=True)
     (home / "config.yaml").write_text("privacy:\n  sensitive_keywords: [内部密码, secret-project]\n")
-    mem = MemorySystem(Roots(home, None))
-    mem.embedder = shared_embedder  # type: ignore[misc]
+    mem = MemorySystem(Roots(home, None), embedder=shared_embedder)
     mem.init()
     with pytest.raises(AimateError, match="nothing written"):  # refused before it reaches the disk
         mem.add("VPN", "内部密码是 hunter2", category="knowledge")
@@ -172,7 +170,7 @@ def test_sensitive_memories_are_not_indexed(home: Path, shared_embedder: LazyEmb
 
 def test_sync_limited_to_changed_paths_handles_edits_moves_and_folder_renames(system: MemorySystem, home: Path) -> None:
     system.sync()
-    index = system.index_for(system.global_vault)
+    index = system.store.index_for(system.global_vault)
     memory = next(m for m in system.list() if m.title == "Deploy checklist")
     vault = home / "memory"
     old = memory.rel_path.as_posix()
@@ -202,8 +200,8 @@ def test_estimated_vector_scores_keep_the_exact_head_and_search_verifies_contend
         topic = topics[n % len(topics)]
         system.add(f"Note {n} on {topic}", f"Meeting note {n}: what we decided about {topic} this week.")
     system.sync()
-    index = system.index_for(system.global_vault)
-    query = system.embedder.get().embed_query("which cache did we choose")
+    index = system.store.index_for(system.global_vault)
+    query = system.store.embedder.get().embed_query("which cache did we choose")
     everything = index.vector_candidates(query, 1000, 1000)
     estimated = index.vector_candidates(query, 3, 1000)
     assert everything.exact.all() and len(everything.scores) > 3 + TAIL_SAMPLES
@@ -225,7 +223,7 @@ def test_estimated_vector_scores_keep_the_exact_head_and_search_verifies_contend
 
 
 def _vector_rows(system: MemorySystem) -> tuple[int, int, str | None]:
-    conn = system.index_for(system.global_vault).conn
+    conn = system.store.index_for(system.global_vault).conn
     chunks = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
     signed = conn.execute("SELECT COUNT(*) FROM chunks_vec").fetchone()[0]
     flag = conn.execute("SELECT value FROM meta WHERE key = 'vectors_pending'").fetchone()
@@ -245,10 +243,9 @@ def test_chunks_added_without_the_model_get_vectors_at_the_next_sync_that_has_it
     system.sync()
     assert _vector_rows(system)[2] == "0"  # every chunk has its vector: unchanged syncs skip the scan
     # Another process whose model is unavailable (same configuration, so the same index) adds a memory.
-    offline = LazyEmbedder(dict(system.embedder.settings))
+    offline = LazyEmbedder(dict(system.store.embedder.settings))
     offline.unavailable = EmbedderUnavailable("test: model unavailable", None)
-    other = MemorySystem(Roots(home, None), clock=SystemClock())
-    other.embedder = offline  # type: ignore[misc]
+    other = MemorySystem(Roots(home, None), clock=SystemClock(), embedder=offline)
     other.add(title, body, layer=Layer.LONG_TERM, category="knowledge")
     other.sync()
     other.close()
@@ -263,7 +260,7 @@ def test_chunks_added_without_the_model_get_vectors_at_the_next_sync_that_has_it
 
 def test_an_index_from_before_the_pending_flag_is_checked_once(system: MemorySystem) -> None:
     system.sync()
-    conn = system.index_for(system.global_vault).conn
+    conn = system.store.index_for(system.global_vault).conn
     missing = conn.execute("SELECT MAX(rowid) FROM chunks").fetchone()[0]
     conn.execute("DELETE FROM chunks_vec WHERE rowid = ?", (missing,))
     conn.execute("DELETE FROM meta WHERE key = 'vectors_pending'")
@@ -276,7 +273,7 @@ def test_a_move_seen_half_way_by_a_sync_ends_up_indexed(system: MemorySystem, ho
     # Found by tests/reliability/test_concurrent_writers.py: `rm` writes the archive copy, then removes the
     # original; a sync in between records the copy as a duplicate id, and it had stayed out of the index.
     system.sync()
-    memory = next(m for m in system.scan().memories if m.title == "数据库迁移规范")
+    memory = next(m for m in system.memories.scan().memories if m.title == "数据库迁移规范")
     vault = home / "memory"
     copy = vault / "archive" / memory.rel_path
     copy.parent.mkdir(parents=True, exist_ok=True)
@@ -294,7 +291,7 @@ def test_vectors_of_an_older_bundled_minilm_are_all_embedded_again(system: Memor
     # An index written before the bundled MiniLM ran quantized carries the fingerprint without its revision:
     # its vectors are from the float model, so the next sync rebuilds and re-embeds every chunk.
     system.sync()
-    index = system.index_for(system.global_vault)
+    index = system.store.index_for(system.global_vault)
     chunks = index.conn.execute("SELECT COUNT(DISTINCT chunk_hash) FROM chunks").fetchone()[0]
     index.conn.execute(
         "UPDATE meta SET value = ? WHERE key = 'embedder_fingerprint'", ('{"model": null, "provider": "auto"}',)

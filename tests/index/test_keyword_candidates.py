@@ -23,8 +23,7 @@ from aimate_memory.vault.roots import Roots
 def system(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MemorySystem]:
     monkeypatch.setenv("AIMATE_GIT__AUTO_COMMIT", "false")  # 70 commits would be most of the time
     clock = FixedClock(datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc))
-    mem = MemorySystem(Roots(home, None), clock=clock)
-    mem.embedder = LazyEmbedder({"enabled": False})  # type: ignore[misc]
+    mem = MemorySystem(Roots(home, None), clock=clock, embedder=LazyEmbedder({"enabled": False}))
     mem.init()
     # Every note mentions the deploy pipeline (common); a few name a rare tool; written a day apart.
     for day in range(40):
@@ -49,7 +48,7 @@ def titles(index: MemoryIndex, query: str, limit: int = 100) -> list[str]:
 
 
 def test_postings_count_stems_and_chinese_bigrams(system: MemorySystem) -> None:
-    index = system.index_for(system.global_vault)
+    index = system.store.index_for(system.global_vault)
     postings = index._keywords.postings(query_terms("pipelines failing buildkite 流水线 zzz"))
     pipeline, fail, buildkite, liushui, shuixian, nothing = postings
     assert pipeline >= 40 and fail >= 40  # "pipelines" and "failing" count as their stems
@@ -57,26 +56,26 @@ def test_postings_count_stems_and_chinese_bigrams(system: MemorySystem) -> None:
 
 
 def test_a_rare_term_chooses_the_candidates_when_the_rest_is_common(system: MemorySystem) -> None:
-    index = system.index_for(system.global_vault)
+    index = system.store.index_for(system.global_vault)
     found = titles(index, "buildkite deploy pipeline")
     assert sorted(found) == ["Pipeline note 13", "Pipeline note 23", "Pipeline note 3", "Pipeline note 33"]
 
 
 def test_a_query_of_common_words_takes_the_newest_matches_unranked(system: MemorySystem) -> None:
-    index = system.index_for(system.global_vault)
+    index = system.store.index_for(system.global_vault)
     assert titles(index, "deploy pipeline", 5) == [f"Pipeline note {day}" for day in range(39, 34, -1)]
     found = index.keyword_candidates(query_terms("deploy pipeline"), 5)
     assert set(found.scores.tolist()) == {1.0}  # keyword relevance cannot tell them apart: no bm25
 
 
 def test_when_no_chunk_holds_every_common_term_the_rarest_decides(system: MemorySystem) -> None:
-    index = system.index_for(system.global_vault)
+    index = system.store.index_for(system.global_vault)
     # both are over the budget and never meet: the rarer one ("incident", 32 notes) ranks its newest
     assert titles(index, "pipeline incident", 5) == [f"Incident review {n}" for n in range(31, 26, -1)]
 
 
 def test_a_rare_chinese_term_beside_a_common_english_one(system: MemorySystem) -> None:
-    index = system.index_for(system.global_vault)
+    index = system.store.index_for(system.global_vault)
     assert titles(index, "deploy 失败") == ["部署流水线"]
 
 

@@ -37,8 +37,7 @@ QUERIES = [
 def system(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MemorySystem]:
     monkeypatch.setenv("AIMATE_GIT__AUTO_COMMIT", "false")
     clock = FixedClock(datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc))
-    mem = MemorySystem(Roots(home, None), clock=clock)
-    mem.embedder = LazyEmbedder({"enabled": False})  # type: ignore[misc]
+    mem = MemorySystem(Roots(home, None), clock=clock, embedder=LazyEmbedder({"enabled": False}))
     mem.init()
     for day in range(30):
         rare = " We tried Buildkite for the runners." if day % 10 == 3 else ""
@@ -100,7 +99,7 @@ def test_same_values_as_plain_fts5_for_candidates_and_any_chunks(
     """At the real budget every term is rare here; at 10 and 3 "pipeline", "部署" and the rest are common,
     so the candidates' own MATCH bounds the work (and at 3 every term is common: the rarest-term path)."""
     monkeypatch.setattr(keyword_search, "KEYWORD_POSTINGS_BUDGET", budget)
-    index = system.index_for(system.global_vault)
+    index = system.store.index_for(system.global_vault)
     every_chunk = np.asarray([row[0] for row in index.conn.execute("SELECT rowid FROM chunks")], dtype=np.int64)
     for query in QUERIES:
         candidates = index.keyword_candidates(query_terms(query), 40).chunk_rowids
@@ -110,7 +109,7 @@ def test_same_values_as_plain_fts5_for_candidates_and_any_chunks(
 
 
 def test_counts_follow_the_index_after_edits_and_deletes(system: MemorySystem) -> None:
-    index = system.index_for(system.global_vault)
+    index = system.store.index_for(system.global_vault)
     terms = query_terms("buildkite 缓存")
     before = index.term_matches(terms, np.zeros(0, dtype=np.int64)).documents.tolist()
     assert before == [3, 3]
@@ -127,7 +126,7 @@ def test_common_terms_are_read_only_where_they_meet_the_candidates(
     system: MemorySystem, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(keyword_search, "KEYWORD_POSTINGS_BUDGET", 10)
-    index = system.index_for(system.global_vault)
+    index = system.store.index_for(system.global_vault)
     terms = query_terms("Buildkite pipeline 缓存 部署")
     candidates = index.keyword_candidates(terms, 40).chunk_rowids
     statements: list[str] = []

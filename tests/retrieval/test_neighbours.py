@@ -192,7 +192,7 @@ def test_a_reply_is_ranked_by_the_line_it_answers_too(
 
 
 def test_thread_sides_come_from_one_read_nearest_first(system) -> None:
-    index = system.index_for(system.global_vault)
+    index = system.store.index_for(system.global_vault)
     rows = {memory.title: memory for memory in system.list(MemoryFilter())}
     rowid = dict(index.conn.execute("SELECT path, rowid FROM memories").fetchall())
     key = {title: rowid[memory.rel_path.as_posix()] for title, memory in rows.items()}

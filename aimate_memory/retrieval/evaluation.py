@@ -1,6 +1,6 @@
 """Retrieval quality on a person's own questions: parse a queries file, score ranked ids against what was expected.
 
-Pure: no index, no disk. The facade runs the searches (`MemorySystem.evaluate`); this module only reads lines and
+Pure: no index, no disk. The facade runs the searches (`system.retrieval.evaluate`); this module only reads lines and
 computes recall@k and MRR, so a change of model or weights can be checked on one's own memories."""
 
 from __future__ import annotations

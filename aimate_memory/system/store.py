@@ -33,7 +33,7 @@ class Store:
 
     - the places: `roots`, `config`, `clock`, `global_vault`, `project_vault`, `vaults`, `vault_for`, `root_of`;
     - the indexes: `index_for`, `indexes`, `readable_indexes`, `has_index`, `sync`, `reindex`, `sync_vault`;
-    - the model: `embedder`, `share_embedder`, `warm_up`, `model_loaded`;
+    - the model: `embedder`, `share_embedder`, `warm_up`, `vectors_enabled`, `model_loaded`;
     - `journal_for` (uses, folded in by maintenance);
     - `record` (commit what an action changed, then tell the `on_change` listeners);
     - the vaults' lifecycle: `init`, `make_private`, `close`.

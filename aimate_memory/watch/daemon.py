@@ -98,7 +98,7 @@ CONVERSE_FIELDS = {**SESSION_FIELDS, "role": TEXT, "content": TEXT}
 
 
 class MaintenanceRun(Protocol):
-    """What the daemon logs of a `MemorySystem.maintain` run (watch/ never imports lifecycle/ itself)."""
+    """What the daemon logs of a `system.upkeep.maintain` run (watch/ never imports lifecycle/ itself)."""
 
     changeset: Any
     warnings: list[str]

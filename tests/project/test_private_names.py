@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "aimate_memory"
+PACKAGE = Path(__file__).resolve().parents[2] / "aimate_memory"
 # Names the facade is held by in the code that calls it.
 FACADE_NAMES = frozenset({"system", "memory", "_system"})
 

@@ -1,4 +1,4 @@
-"""Capture (`remember`): classify a sentence, route it by the agent's confidence, and write it — or update
+"""`Capture` (`remember`): classify a sentence, route it by the agent's confidence, and write it — or update
 the memory it restates instead of duplicating it (docs/design.md, "Capture"). The decisions are the pure
 functions of `aimate_memory.capture`; this module gathers their inputs and does the writing."""
 

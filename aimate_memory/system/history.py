@@ -1,5 +1,6 @@
-"""Git actions (docs/design.md §8): the review gate (list, accept, reject), committing hand edits, diffs, history
-of one memory or a vault, and cross-device sync. Every method returns data; the CLI prints it.
+"""`GitActions`, reached as `system.git` (docs/design.md §8): the review gate (list, accept, reject),
+committing hand edits, diffs, history of one memory or a vault, and cross-device sync. Every method returns
+data; the CLI prints it.
 
 The vaults in a git repository are the global vault when it is its own repository and the project vault
 when the project is one; gitpython (~100–150 ms to import) is imported only by these methods."""

@@ -1,5 +1,6 @@
-"""Export and import (JSON Lines, and the importers for what people already have): memories in and out of the
-vaults through the normal writer — every file atomic, one commit per vault for a whole import, ids kept."""
+"""`Transfer`, reached as `system.transfer`: export and import (JSON Lines, and the importers for what people
+already have) — memories in and out of the vaults through the normal writer: every file atomic, one commit per
+vault for a whole import, ids kept."""
 
 from __future__ import annotations
 

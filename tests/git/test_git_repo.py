@@ -76,7 +76,7 @@ def test_changeset_with_moves_is_one_commit_and_log_follows(system, run_git) -> 
     vault = system.global_vault
     a = system.add("短期笔记 A", "内容 A", layer=Layer.SHORT_TERM, category="note")
     b = system.add("Short note B", "content B", layer=Layer.SHORT_TERM, category="note")
-    system._listeners.clear()  # build the maintenance changeset by hand, then commit it once
+    # The maintenance changeset, built by hand and committed once (vault writes report to no one).
     moved_a, change_a = vault.archive(vault.load(a.rel_path), "expired", "expired: TTL 14 days passed")
     target = PurePosixPath("long_term/knowledge") / b.rel_path.name
     moved_b = vault.move(vault.load(b.rel_path), target, {"type": "long_term"})

@@ -24,8 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from aimate_memory.watch.client import daemon_request, socket_path
+from aimate_memory.watch.private_socket import socket_path
 from aimate_memory.watch.process import rss_bytes, running_pid
+from aimate_memory.watch.transport import daemon_request
 
 AIMATE = Path(sys.executable).with_name("aimate")
 TICKS = os.sysconf("SC_CLK_TCK")

@@ -20,6 +20,7 @@ from aimate_memory.errors import NotFoundError
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
+    from aimate_memory.system.client import Client
 
 JSON = typer.Option(False, "--json", help="Print JSON for tools.")
 NO_SYNC = typer.Option(False, "--no-sync", help="Read the index as it is, without syncing it first.")
@@ -42,17 +43,35 @@ class Options:
 options = Options()
 
 
-def open_system(search_for: str | None = None, needs_vault: bool = True) -> MemorySystem:
-    """The facade for this command line's options; `search_for`: the query of a command that searches.
-    Before `init` there is nothing to read or change: a command that `needs_vault` says so rather than
-    answer "no memory about that" or "0 memories" (only init, config and sync work without one)."""
+def connect(search_for: str | None = None) -> Client:
+    """The one client (`system.client`) for this command line's options: the daemon while one answers, else
+    the facade here, synced before reads as `synced` shows it. `search_for`: the query of a command that
+    searches (its model starts loading at once)."""
     # Imported there: `aimate --help` must not pay for the facade's imports.
-    from aimate_memory.cli.fast import open_memory
+    from aimate_memory.watch.client import connect as connect_client
 
-    system = open_memory(options.project, options.global_only, search_for)
-    if needs_vault and not system.vaults:
-        raise NotFoundError(f"no memory vault yet (looked in {system.global_vault.root})", "run `aimate mem init`")
-    return system
+    return connect_client(None, options.project, options.global_only, search_for=search_for, freshness=ShownSync())
+
+
+def open_system(search_for: str | None = None, needs_vault: bool = True) -> MemorySystem:
+    """The facade for this command line's options (the client's local one); `search_for`: the query of a
+    command that searches. Before `init` there is nothing to read or change: a command that `needs_vault`
+    says so rather than answer "no memory about that" or "0 memories" (only init, config and sync work
+    without one)."""
+    client = connect(search_for)
+    if needs_vault:
+        client.require_vault()
+    return client.local.system
+
+
+class ShownSync:
+    """The CLI's freshness (`system.client.Freshness`): `synced`, with its progress and warnings."""
+
+    def refresh(self, system: MemorySystem) -> None:
+        synced(system)
+
+    def close(self) -> None:
+        pass
 
 
 def synced(system: MemorySystem, no_sync: bool = False) -> MemorySystem:

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from aimate_memory.cli.common import JSON, NO_SYNC, open_system, options, synced, when
+from aimate_memory.cli.common import JSON, NO_SYNC, connect, open_system, synced, when
 from aimate_memory.cli.progress import LazyProgress
 from aimate_memory.cli.render import console, print_json, print_warning
 from aimate_memory.errors import InvalidInputError
@@ -80,37 +80,32 @@ def search(
         updated_before=when(until, "--until"),
         path_glob=path,
     )
-    from aimate_memory.watch.client import daemon_search
-
+    text = " ".join(query)
+    client = connect(search_for=text)
+    client.require_vault()  # "no vault yet" whether the daemon or this process would answer
     # A running daemon answers warm (model loaded, index kept fresh by its watcher); else search here.
-    response = daemon_search(
-        " ".join(query), limit, where, project=options.project, global_only=options.global_only, no_sync=no_sync
-    )
-    if response is None:
-        text = " ".join(query)
-        response = synced(open_system(search_for=text), no_sync).search(text, limit, where)
-    for warning in response.warnings:
+    found = client.search(text, limit, where, no_sync=no_sync)
+    for warning in found.warnings:
         print_warning(warning)
     if as_json:
-        print_json([hit.as_dict(explain) for hit in response.results])
+        print_json([hit.to_dict(explain) for hit in found.hits])
         return
-    if not response.results:
+    if not found.hits:
         # why: below the relevance floor nothing is an answer (retrieval/relevance.py); exit 0
         console.print("no memory about that")
         return
-    for rank, hit in enumerate(response.results, 1):
-        memory = hit.memory
+    for rank, hit in enumerate(found.hits, 1):
         console.print(
-            f"[bold]{rank}. {escape(memory.title)}[/]  [dim]{memory.id[:8]} {memory.scope.value}:"
-            f"{escape(memory.rel_path.as_posix())}  {memory.layer.value}  score {hit.score:.3f}[/]"
+            f"[bold]{rank}. {escape(hit.title)}[/]  [dim]{hit.id[:8]} {escape(hit.location)}  {hit.layer}"
+            f"  score {hit.score:.3f}[/]"
         )
         if hit.snippet:
-            console.print("   " + _highlight(hit.snippet, hit.highlights))
+            console.print("   " + _highlight(hit.snippet, list(hit.highlights)))
         if hit.context_of:
             console.print(f"   [dim]next to {hit.context_of[:8]} in their conversation[/]")
         if explain and not hit.context_of:  # a neighbour shown as context has its anchor's score, no factors
-            console.print(f"   [dim]{_explanation(hit.factors)}[/]")
-    console.print(f"[dim]{plural(len(response.results), 'result')}, {response.mode}, {response.elapsed_ms:.0f} ms[/]")
+            console.print(f"   [dim]{_explanation(dict(hit.factors))}[/]")
+    console.print(f"[dim]{plural(len(found.hits), 'result')}, {found.mode}, {found.elapsed_ms:.0f} ms[/]")
 
 
 commands.command("recall", help="Alias of `search`.")(search)

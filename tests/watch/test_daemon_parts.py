@@ -13,12 +13,13 @@ import pytest
 
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.system import MemorySystem
-from aimate_memory.watch.client import daemon_request, socket_path
 from aimate_memory.watch.pending import PendingSyncs
+from aimate_memory.watch.private_socket import socket_path
 from aimate_memory.watch.registry import register_project, registered_projects, unregister_missing
 from aimate_memory.watch.schedule import MIN_FIRST_DELAY, first_delay, read_last_run, record_run
 from aimate_memory.watch.server import TEXT, Operation, SocketServer
 from aimate_memory.watch.tasks import STOPPING, TaskQueue
+from aimate_memory.watch.transport import daemon_request
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=timezone.utc)
 

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from aimate_memory.watch.client import daemon_request, socket_path
 from aimate_memory.watch.paths import DaemonPaths
+from aimate_memory.watch.private_socket import socket_path
 from aimate_memory.watch.process import running_pid
 from aimate_memory.watch.registry import register_project, registered_projects
+from aimate_memory.watch.transport import daemon_request
 
 pytestmark = pytest.mark.slow
 

@@ -23,11 +23,11 @@ from pathlib import Path
 
 import pytest
 
-from aimate_memory.watch.client import MAX_REQUEST_BYTES, daemon_request, socket_path
 from aimate_memory.watch.daemon import Daemon
-from aimate_memory.watch.private_socket import RUNTIME_SUBDIR, UnsafeSocketFolder, ensure_socket_folder
+from aimate_memory.watch.private_socket import RUNTIME_SUBDIR, UnsafeSocketFolder, ensure_socket_folder, socket_path
 from aimate_memory.watch.registry import register_project, registered_projects
 from aimate_memory.watch.server import RequestError, read_line
+from aimate_memory.watch.transport import MAX_REQUEST_BYTES, daemon_request
 
 SYSTEM_PYTHON = "/usr/bin/python3"  # the other user runs the stdlib only; the venv may not be theirs to read
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import make_runner
+from tests.watch.test_daemon_process import daemon  # noqa: F401  (the fixture)
 
 
 def _titles(result: dict) -> list[str]:
@@ -58,3 +61,21 @@ def test_the_vaults_of_a_project_are_named_project_first(spawn, home: Path, work
     log = (home / "state" / "mcp.log").read_text(encoding="utf-8")
     assert f"serving the project vault {(project / '.aimate' / 'memory').resolve()}" in log
     assert f"serving the global vault {(home / 'memory').resolve()}" in log
+
+
+@pytest.mark.slow
+def test_through_a_running_daemon_the_answer_says_so_and_sees_hand_edits(daemon, spawn, home: Path) -> None:  # noqa: F811
+    """The same tool call, answered by a real daemon over its socket: `via` says so, the vaults are named,
+    and a file saved by hand a moment ago is found (the daemon's read passes the same barrier)."""
+    cli = make_runner(home, home.parent, vectors=False)
+    assert cli("mem", "add", "选用 Redis 做会话缓存", "--category", "decision").code == 0
+    daemon()
+    server = spawn(env={"AIMATE_NO_DAEMON": "0"})
+    found = server.ok("memory_search", query="会话缓存")
+    assert _titles(found) == ["选用 Redis 做会话缓存"]
+    assert found["via"] == "daemon"
+    assert found["vaults"] == [{"scope": "global", "root": str((home / "memory").resolve())}]
+    note = home / "memory" / "long_term" / "knowledge" / "hand.md"
+    note.write_text("# 手工笔记 hand-written note\n\nCanary releases 金丝雀发布.\n", encoding="utf-8")
+    assert _titles(server.ok("memory_search", query="金丝雀发布")) == ["手工笔记 hand-written note"]
+    assert _titles(server.ok("memory_search", query="canary releases")) == ["手工笔记 hand-written note"]

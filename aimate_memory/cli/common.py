@@ -20,7 +20,7 @@ from aimate_memory.errors import NotFoundError
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
-    from aimate_memory.system.client import Client
+    from aimate_memory.system.client import RoutedClient
 
 JSON = typer.Option(False, "--json", help="Print JSON for tools.")
 NO_SYNC = typer.Option(False, "--no-sync", help="Read the index as it is, without syncing it first.")
@@ -43,7 +43,7 @@ class Options:
 options = Options()
 
 
-def connect(search_for: str | None = None) -> Client:
+def connect(search_for: str | None = None) -> RoutedClient:
     """The one client (`system.client`) for this command line's options: the daemon while one answers, else
     the facade here, synced before reads as `synced` shows it. `search_for`: the query of a command that
     searches (its model starts loading at once)."""

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from aimate_memory.system.client import Client
+    from aimate_memory.system.client import RoutedClient
 
 HOOK_KINDS = ("session-start", "prompt", "session-end")
 HOOK_CLIENTS = ("claude", "codex", "kimi")
@@ -127,7 +127,7 @@ def run_hook_command(kind: str, client: str, project: Path | None, global_only: 
     return 0
 
 
-def connect_hook(cwd: Path | None, project: Path | None, global_only: bool) -> Client:
+def connect_hook(cwd: Path | None, project: Path | None, global_only: bool) -> RoutedClient:
     """The client for a hook's payload folder. Without a daemon, the facade opens keyword-only: loading the
     embedding models took 8 s of a cold prompt hook (2 cores under load; seconds even when idle), against a
     1.5 s goal. A running daemon answers warm and hybrid instead; chunks indexed here get their vectors at
@@ -153,7 +153,7 @@ def run_mcp_command(project: Path | None, global_only: bool) -> int:
     return 0
 
 
-def connect_long_lived(project: Path | None, global_only: bool) -> Client:
+def connect_long_lived(project: Path | None, global_only: bool) -> RoutedClient:
     """The client of a face that serves many calls (the MCP server): fresh from a file watcher."""
     from aimate_memory.watch.client import connect
     from aimate_memory.watch.freshness import WatchedFreshness

@@ -33,9 +33,9 @@ from aimate_memory.integrations.claude_transcript import read_new_turns
 from aimate_memory.integrations.hook_events import Client, HookEvent, HookKind, parse_event, render_output
 from aimate_memory.integrations.hook_state import known_session, session_mark
 from aimate_memory.integrations.remember import extract_remembered
-from aimate_memory.system.client import MemoryClient
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a payload that is not one prints nothing without importing these
+    from aimate_memory.system.client import MemoryClient
     from aimate_memory.system.records import HitRecord
 
 LOG_FILE = "hooks.log"
@@ -54,7 +54,7 @@ PROMPT_TOP_K = 5  # a prompt hook adds to every prompt: a few of the relevant me
 
 # The client for the payload's folder (`watch.client.connect`: the daemon while one answers, else the facade
 # in this process), made on first need: an empty prompt or a session that never ran opens nothing.
-Connect = Callable[[Path | None], MemoryClient]
+Connect = Callable[[Path | None], "MemoryClient"]
 BUDGET_SETTING = "hooks.context_budget"
 CAPTURE_STATUS_SETTING = "hooks.capture_status"
 
@@ -77,7 +77,7 @@ class _OnDemand:
             self._client.close()
 
 
-GetClient = Callable[[], MemoryClient]
+GetClient = Callable[[], "MemoryClient"]
 
 
 def run_hook(

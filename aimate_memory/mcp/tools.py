@@ -1,6 +1,6 @@
 """The MCP tools as plain methods: normalize the parameters, make one client call, return JSON-ready data.
 
-`MemoryTools` holds one `system.client.Client` for the server's life: search, context, remember and session
+`MemoryTools` holds one `system.client.RoutedClient` for the server's life: search, context, remember and session
 turns go to the daemon while one answers, else to the facade in this process, kept fresh from file events
 (`watch.freshness`: no walk of the vaults per call); get, update and forget use that facade. Every method
 runs on the server's single worker thread: SQLite connections belong to the thread that opened them, and
@@ -30,7 +30,7 @@ from aimate_memory.system.records import memory_fields
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
-    from aimate_memory.system.client import Client
+    from aimate_memory.system.client import RoutedClient
     from aimate_memory.system.records import HitRecord
     from aimate_memory.vault.filters import MemoryFilter
     from aimate_memory.vault.model import Memory
@@ -46,12 +46,12 @@ TagsArg = Annotated[
 
 
 class MemoryTools:
-    def __init__(self, connect: Callable[[], Client]) -> None:
+    def __init__(self, connect: Callable[[], RoutedClient]) -> None:
         self._connect = connect
-        self._client: Client | None = None
+        self._client: RoutedClient | None = None
 
     @property
-    def client(self) -> Client:
+    def client(self) -> RoutedClient:
         """Made on first use (a missing vault is then a tool error with its hint, not a failed start)."""
         if self._client is None:
             self._client = self._connect()

@@ -183,7 +183,7 @@ class LocalClient:
             self._system = None
 
 
-class Client:
+class RoutedClient:
     """The client a face holds: each verb goes to the daemon while one answers, else to the local facade.
     `roots` are the vaults it serves; `register(home, project_dir)` is called once, at creation, for a
     project that has a vault (the daemon then watches it)."""
@@ -206,7 +206,7 @@ class Client:
         if register is not None and project is not None and (project / "memory").is_dir():
             try:
                 register(roots.home, project.parent)
-            except OSError as exc:  # an unwritable state folder: the person still gets the answer
+            except Exception as exc:  # an unwritable state folder, a held lock: the answer matters more
                 log.warning("could not register %s for the daemon: %s", project.parent, exc)
 
     # -- routing ------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """The daemon proxy: the facade's verbs over the daemon's socket (`DaemonClient`, one implementation of
-`system.client.MemoryClient`), and `connect`, which gives every face its `system.client.Client` — routing to
+`system.client.MemoryClient`), and `connect`, which gives every face its `system.client.RoutedClient` — routing to
 the daemon, the local facade as fallback, the project registered, the freshness the face needs.
 
 Light at import (the stdlib, `errors`, `records`, `transport`): a hook the daemon answers imports no more.
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aimate_memory.errors import AimateError
-from aimate_memory.system.client import Client, Freshness, LocalClient, Unavailable
+from aimate_memory.system.client import Freshness, LocalClient, RoutedClient, Unavailable
 from aimate_memory.system.records import (
     AppendRecord,
     CaptureRecord,
@@ -169,7 +169,7 @@ def connect(
     timeout: float = 30.0,
     search_for: str | None = None,
     config_env: dict[str, str] | None = None,
-) -> Client:
+) -> RoutedClient:
     """The client for the vaults seen from `cwd` (or of `project`, or the global one only). `daemon`: True
     asks the running daemon first, False never, or the proxy to ask; `open_system` overrides how the local
     facade is opened (default `system.opening.open_system`, with `search_for` preloading the model for that
@@ -186,4 +186,4 @@ def connect(
             return open_facade(project, global_only, search_for, cwd=cwd, config_env=config_env)
 
     remote = DaemonClient.for_project(cwd, project, global_only, timeout) if daemon is True else daemon or None
-    return Client(roots, LocalClient(open_system, freshness), remote, register=register_project)
+    return RoutedClient(roots, LocalClient(open_system, freshness), remote, register=register_project)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from aimate_memory.system import MemorySystem
-from aimate_memory.system.client import RETRY_SECONDS, Client, LocalClient
+from aimate_memory.system.client import RETRY_SECONDS, LocalClient, RoutedClient
 from aimate_memory.system.records import (
     AppendRecord,
     CaptureRecord,
@@ -82,7 +82,7 @@ def test_a_daemon_that_does_not_answer_is_asked_again_only_after_a_while(project
         return None  # no daemon answered
 
     roots = detect_roots(project=project)
-    client = Client(roots, LocalClient(lambda: MemorySystem(roots)), DaemonClient(silent), clock=lambda: now[0])
+    client = RoutedClient(roots, LocalClient(lambda: MemorySystem(roots)), DaemonClient(silent), clock=lambda: now[0])
     assert client.search("Redis").hits[0].title == "选用 Redis 做会话缓存"
     assert client.via == "in-process" and asked == ["search"]
     assert client.search("pytest").hits and asked == ["search"]  # not asked again at once

@@ -16,7 +16,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
@@ -63,26 +63,6 @@ class SearchHit:
     highlights: list[tuple[int, int]]
     #: the id of the result this one is shown next to, as context from the same conversation (neighbours.py)
     context_of: str | None = None
-
-    def as_dict(self, explain: bool = False) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "id": self.memory.id,
-            "title": self.memory.title,
-            "path": self.memory.rel_path.as_posix(),
-            "layer": self.memory.layer.value,
-            "scope": self.memory.scope.value,
-            "category": self.memory.category,
-            "tags": self.memory.tags,
-            "updated_at": self.memory.updated_at.isoformat(),
-            "score": round(self.score, 6),
-            "snippet": self.snippet,
-            "highlights": [list(span) for span in self.highlights],
-        }
-        if self.context_of is not None:
-            data["context_of"] = self.context_of
-        if explain:
-            data["factors"] = {key: round(value, 6) for key, value in self.factors.items()}
-        return data
 
 
 @dataclass

@@ -51,7 +51,21 @@ def test_a_search_record_round_trips_and_prints_what_search_json_printed(project
     assert record.hits and [hit.id for hit in record.hits] == [hit.memory.id for hit in response.results]
     assert SearchRecord.from_dict(record.to_dict()) == record
     for hit, original in zip(record.hits, response.results, strict=True):
-        assert hit.to_dict() == original.as_dict() and hit.to_dict(True) == original.as_dict(True)
+        memory = original.memory
+        assert hit.to_dict() == {  # what `search --json` has always printed
+            "id": memory.id,
+            "title": memory.title,
+            "path": memory.rel_path.as_posix(),
+            "layer": memory.layer.value,
+            "scope": memory.scope.value,
+            "category": memory.category,
+            "tags": memory.tags,
+            "updated_at": memory.updated_at.isoformat(),
+            "score": round(original.score, 6),
+            "snippet": original.snippet,
+            "highlights": [list(span) for span in original.highlights],
+        }
+        assert hit.to_dict(True)["factors"] == {key: round(value, 6) for key, value in original.factors.items()}
     assert [(vault.scope, vault.root) for vault in record.vaults] == [
         ("project", str(project / ".aimate" / "memory")),
         ("global", str(detect_roots(project=project).home / "memory")),

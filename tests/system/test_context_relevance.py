@@ -12,6 +12,7 @@ import pytest
 from aimate_memory.integrations.hook_events import Client, HookKind
 from aimate_memory.integrations.hooks import RELEVANT_PREFACE, run_hook
 from aimate_memory.system import MemorySystem
+from aimate_memory.system.client import LocalClient
 from aimate_memory.vault.layout import Layer, Scope
 
 PROJECT_MEMORIES = [
@@ -69,7 +70,8 @@ def prompt_hook(system: MemorySystem, prompt: str) -> str:
     """The prompt hook as a running daemon answers it (the same facade search, with the models loaded)."""
     payload = {"session_id": "s1", "cwd": str(system.roots.project), "hook_event_name": "UserPromptSubmit"}
     stdin = json.dumps({**payload, "prompt": prompt}, ensure_ascii=False)
-    output = run_hook(HookKind.PROMPT, stdin, lambda cwd: system, client=Client.CLAUDE, home=system.roots.home)
+    connect = lambda cwd: LocalClient(lambda: system)  # noqa: E731  (the facade in process, as a client)
+    output = run_hook(HookKind.PROMPT, stdin, connect, client=Client.CLAUDE, home=system.roots.home)
     return json.loads(output)["hookSpecificOutput"]["additionalContext"] if output else ""
 
 

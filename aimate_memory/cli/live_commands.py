@@ -169,8 +169,8 @@ def daemon_stop() -> None:
 @daemon_app.command("status")
 def daemon_status(as_json: bool = JSON) -> None:
     """Running?, pid, uptime, vaults, last sync and maintenance, queue, errors, memory."""
-    from aimate_memory.watch.client import daemon_request
     from aimate_memory.watch.process import running_pid
+    from aimate_memory.watch.transport import daemon_request
 
     home = _home()
     pid = running_pid(home)

@@ -103,8 +103,6 @@ def synced(system: MemorySystem, no_sync: bool = False) -> MemorySystem:
 
 def when(value: str | None, option: str) -> datetime | None:
     """A date option (`--since 7d`, `yesterday`, `2026-03-01`, `昨天`) as an aware datetime."""
-    if value is None:
-        return None
-    from aimate_memory.vault.dates import parse_when
+    from aimate_memory.vault.dates import parse_optional_when
 
-    return parse_when(value, datetime.now().astimezone(), option)
+    return parse_optional_when(value, datetime.now().astimezone(), option)

@@ -12,6 +12,7 @@ from aimate_memory.cli.progress import LazyProgress
 from aimate_memory.cli.render import console, print_json, print_warning
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
+from aimate_memory.vault.lists import split_list
 from aimate_memory.wording import plural
 
 commands = typer.Typer()
@@ -56,7 +57,7 @@ def search(
     layer: list[str] = typer.Option([], "--layer", "-l", help="core, session, short_term, long_term (repeatable)."),
     scope: str = typer.Option(None, "--scope", "-s", help="global or project."),
     category: list[str] = typer.Option([], "--category", "-c"),
-    tag: list[str] = typer.Option([], "--tag", "-t", help="Only memories with this tag (repeatable)."),
+    tag: list[str] = typer.Option([], "--tag", "-t", help="Only memories with this tag (repeatable; a,b gives two)."),
     status: str = typer.Option(None, "--status", help="Default: active and pending; 'all' for any."),
     since: str = typer.Option(None, "--since", help="Updated on or after this date."),
     until: str = typer.Option(None, "--until", help="Updated before this date."),
@@ -72,7 +73,7 @@ def search(
         layers=tuple(parse_layer(value) for value in layer),
         scopes=(parse_scope(scope),) if scope else (),
         categories=tuple(category),
-        tags=tuple(tag),
+        tags=tuple(split_list(tag)),
         statuses=parse_statuses(status),
         created_after=when(created_after, "--created-after"),
         created_before=when(created_before, "--created-before"),

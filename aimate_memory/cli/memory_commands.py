@@ -23,6 +23,7 @@ from aimate_memory.cli.render import (
 from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
 from aimate_memory.vault.fields import parse_assignments
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
+from aimate_memory.vault.lists import split_list
 from aimate_memory.wording import plural
 
 commands = typer.Typer()
@@ -66,7 +67,7 @@ def add(
     file: Path = typer.Option(None, "--file", "-f", help="Read the body from a file."),
     layer: str = typer.Option("long_term", "--layer", "-l", help="core, short_term or long_term."),
     category: str = typer.Option(None, "--category", "-c", help="task, note, context, project, knowledge, decision…"),
-    tags: str = typer.Option("", "--tags", "-t", help="Comma-separated tags."),
+    tags: str = typer.Option("", "--tags", "-t", help="Tags separated by commas (, ，), 、 or ;."),
     importance: int = typer.Option(3, "--importance", "-i", min=1, max=5, help="1 (low) to 5 (high)."),
     ttl: float = typer.Option(None, "--ttl", help="Days until a short-term memory expires."),
     scope: str = typer.Option(None, "--scope", "-s", help="global or project (default: project when in one)."),
@@ -117,7 +118,7 @@ def _body_from(body: str | None, file: Path | None) -> str:
 def list_(
     layer: str = typer.Option(None, "--layer", "-l"),
     category: str = typer.Option(None, "--category", "-c"),
-    tag: list[str] = typer.Option([], "--tag", "-t", help="Only memories with this tag (repeatable)."),
+    tag: list[str] = typer.Option([], "--tag", "-t", help="Only memories with this tag (repeatable; a,b gives two)."),
     status: str = typer.Option(None, "--status", help="active, pending, archived, expired, superseded, all."),
     scope: str = typer.Option(None, "--scope", "-s"),
     since: str = typer.Option(None, "--since", help="Updated on or after: 2026-03-01, yesterday, 7d, 2w."),
@@ -131,7 +132,7 @@ def list_(
         layers=(parse_layer(layer),) if layer else (),
         scopes=(parse_scope(scope),) if scope else (),
         categories=(category,) if category else (),
-        tags=tuple(tag),
+        tags=tuple(split_list(tag)),
         statuses=parse_statuses(status),
         updated_after=when(since, "--since"),
         updated_before=when(until, "--until"),

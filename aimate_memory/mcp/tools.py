@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 from aimate_memory.errors import InvalidInputError
-from aimate_memory.mcp.params import parse_since, split_list
 from aimate_memory.mcp.schemas import (
     AppendOutput,
     ContextResult,
@@ -27,6 +26,8 @@ from aimate_memory.mcp.schemas import (
     VaultOutput,
 )
 from aimate_memory.system.records import memory_fields
+from aimate_memory.vault.dates import parse_optional_when
+from aimate_memory.vault.lists import split_list
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
@@ -41,7 +42,8 @@ UPDATABLE = ("title", "body", "tags", "importance", "status")
 
 MemoryId = Annotated[str, Field(description="Memory id; a unique prefix of it (like a git hash) works, e.g. '0958f2'.")]
 TagsArg = Annotated[
-    list[str] | str | None, Field(description="Tags, as a list or one comma-separated string, e.g. 'cache,redis'.")
+    list[str] | str | None,
+    Field(description="Tags, as a list or one string separated by , ， 、 or ; — e.g. 'cache,redis' or '缓存，redis'."),
 ]
 
 
@@ -203,7 +205,7 @@ class MemoryTools:
             layers=tuple(parse_layer(value) for value in split_list(layer)),
             scopes=(parse_scope(scope.strip().lower()),) if scope and scope.strip() else (),
             tags=tuple(split_list(tags)),
-            updated_after=parse_since(since, self._now()),
+            updated_after=parse_optional_when(since, self._now(), "since"),
         )
 
     def _now(self) -> Any:

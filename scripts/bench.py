@@ -53,10 +53,10 @@ if str(REPO) not in sys.path:
 
 from aimate_memory.embedding.base import EmbedderUnavailable  # noqa: E402
 from aimate_memory.embedding.lazy import LazyEmbedder  # noqa: E402
-from aimate_memory.index.textproc import script_of  # noqa: E402
 from aimate_memory.system import MemorySystem  # noqa: E402
 from aimate_memory.system.context import SEARCH_DEPTH as CONTEXT_SEARCH_DEPTH  # noqa: E402
 from aimate_memory.system.context import SEARCHED as CONTEXT_SEARCHED  # noqa: E402
+from aimate_memory.text.scripts import script_of  # noqa: E402
 from aimate_memory.vault.codec import content_hash, parse_document  # noqa: E402
 from aimate_memory.vault.filters import MemoryFilter  # noqa: E402
 from aimate_memory.vault.layout import Layer, Scope, memory_file_name, with_clash_suffix  # noqa: E402

@@ -1,7 +1,7 @@
 """The index: one SQLite file per vault (metadata + FTS5 + sqlite-vec), derived from the files (docs/design.md §6).
 
-`MemoryIndex` and `SyncReport` resolve on first use, so that importing one light module (`index.chunking`,
-`index.textproc`, as the embedders do) does not load the whole index and the YAML stack behind it."""
+`MemoryIndex` and `SyncReport` resolve on first use, so that importing one light module (`index.chunking`)
+does not load the whole index and the YAML stack behind it."""
 
 from __future__ import annotations
 

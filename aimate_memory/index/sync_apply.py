@@ -15,7 +15,8 @@ from aimate_memory.index.chunking import Chunk, chunk_memory
 from aimate_memory.index.store import has_table
 from aimate_memory.index.sync_plan import ReadResult, SyncPlan
 from aimate_memory.index.sync_report import Progress, SyncReport
-from aimate_memory.index.textproc import fts_document, script_of
+from aimate_memory.index.textproc import fts_document
+from aimate_memory.text.scripts import script_of
 from aimate_memory.vault.model import Memory
 
 BATCH_FILES = 256  # files per write transaction: readers see progress, a kill loses at most one batch

@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 
 from aimate_memory.embedding.base import understands
-from aimate_memory.index.textproc import script_of, tokens
 from aimate_memory.lifecycle.planner import Action, Kind
+from aimate_memory.text.scripts import script_of
+from aimate_memory.text.words import tokens
 from aimate_memory.vault.layout import archive_path_for
 from aimate_memory.vault.model import Memory
 

@@ -28,11 +28,12 @@ from aimate_memory.errors import InvalidInputError
 from aimate_memory.index.candidates import Candidates, RankingColumns
 from aimate_memory.index.memory_index import MemoryIndex
 from aimate_memory.index.queries import ThreadSides
-from aimate_memory.index.textproc import query_terms, script_of
+from aimate_memory.index.textproc import query_terms
 from aimate_memory.retrieval import neighbours, relevance
 from aimate_memory.retrieval.fusion import Fused, Ranked, best_per_memory, fuse
 from aimate_memory.retrieval.scoring import ScoreFactors, score
 from aimate_memory.retrieval.snippet import make_snippet, match_pattern
+from aimate_memory.text.scripts import script_of
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Scope
 from aimate_memory.vault.model import Memory

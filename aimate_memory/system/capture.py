@@ -172,7 +172,7 @@ class CaptureActions(PerfActions, MemoryActions):
         if not others or not self.embedder.enabled:
             return [None] * len(others)
         from aimate_memory.embedding.base import understands
-        from aimate_memory.index.textproc import script_of
+        from aimate_memory.text.scripts import script_of
 
         embedder = self.embedder.get()
         if embedder is None or not understands(embedder.languages, script_of(text)):

@@ -53,7 +53,7 @@ def _print_reports(reports, as_json: bool) -> None:  # reports: index SyncReport
 @commands.command()
 def search(
     query: list[str] = typer.Argument(..., help="What to look for (any language)."),
-    limit: int = typer.Option(10, "--limit", "-n", help="How many results."),
+    limit: int = typer.Option(10, "--limit", "-n", min=1, help="How many results."),
     layer: list[str] = typer.Option([], "--layer", "-l", help="core, session, short_term, long_term (repeatable)."),
     scope: str = typer.Option(None, "--scope", "-s", help="global or project."),
     category: list[str] = typer.Option([], "--category", "-c"),

@@ -95,7 +95,7 @@ class MemoryIndex:
     def exists(self) -> bool:
         return self._store.exists
 
-    def identity(self) -> db.Identity | None:
+    def identity(self) -> db.IndexIdentity | None:
         return self._store.identity()
 
     @property
@@ -175,7 +175,7 @@ class MemoryIndex:
         return self._queries.chunk_scripts(chunk_rowids)
 
     def memory_chunks(self, memory_ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
-        """(text, embed_text) of each memory's chunks in order, by memory id."""
+        """(text, heading path) of each memory's chunks in order, by memory id."""
         return self._queries.memory_chunks(memory_ids)
 
     def file_errors(self) -> list[tuple[str, int | None, str, str]]:

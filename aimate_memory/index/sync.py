@@ -67,7 +67,7 @@ class IndexSync:
         # deletes: it needs no fsyncs and no small batches until then (30k-file keyword build: 14.4 → 12.9 s).
         conn.execute("PRAGMA synchronous = OFF")
         try:
-            identity = db.Identity.current("", 0)
+            identity = db.IndexIdentity.current("", 0)
             db.create_schema(conn, identity, with_vectors=False)
             db.set_meta(conn, "embedder_fingerprint", self.embedder.fingerprint)
             if carried and carried_embedder:

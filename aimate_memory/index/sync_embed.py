@@ -113,5 +113,5 @@ def _ensure_vec_table(conn: sqlean.Connection, embedder_id: str, dimension: int,
         return
     conn.execute("DROP TABLE IF EXISTS chunks_vec")
     conn.execute(db.vec_table_sql(dimension))
-    db.write_identity(conn, db.Identity.current(embedder_id, dimension))
+    db.write_identity(conn, db.IndexIdentity.current(embedder_id, dimension))
     db.set_meta(conn, "embedder_fingerprint", fingerprint)

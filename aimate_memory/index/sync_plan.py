@@ -63,7 +63,7 @@ class ReadPlan:
 
 
 @dataclass
-class SyncPlan:
+class IndexSyncPlan:
     touch: list[ReadResult] = field(default_factory=list)  # same bytes, new stat
     upsert: list[ReadResult] = field(default_factory=list)  # new or changed content
     moves: list[tuple[str, ReadResult]] = field(default_factory=list)  # (old path, file at new path)
@@ -110,8 +110,8 @@ def plan_sync(
     indexed: Mapping[str, IndexedFile],
     vanished: list[str],
     errors: Mapping[str, ErrorRecord],
-) -> SyncPlan:
-    plan = SyncPlan()
+) -> IndexSyncPlan:
+    plan = IndexSyncPlan()
     path_of_id = {entry.id: path for path, entry in indexed.items()}
     vanished_set = set(vanished)
     claimed: dict[str, str] = {}  # id → path, for ids seen in this batch

@@ -4,7 +4,7 @@ Candidates come from FTS5 (bm25) and from the vectors (a sign-bit scan of every 
 for the nearest, estimated ones for the rest of a deep list); each list is collapsed to its best chunk
 per memory, filtered in SQL, turned into absolute 0–1 evidence and fused into a relevance that means
 the same for every query (relevance.py), then weighted by recency, importance and use (scoring.py).
-Candidates below the relevance floor (``retrieval.min_similarity``) are not results: an unrelated query
+Candidates below the relevance floor (``retrieval.min_relevance``) are not results: an unrelated query
 gets none. Contenders for the top whose vector score was only
 estimated are then scored exactly and everything is ranked again. Without vectors (no model, no
 sqlite-vec, an index built by another model) it is keyword search, with one warning saying why.
@@ -50,9 +50,6 @@ EXACT_VECTOR_CANDIDATES = 200
 VERIFIED_CANDIDATES = 50
 # Keyword candidates that enter fusion (plus the last one as the floor min-max normalization needs).
 FUSED_KEYWORD_CANDIDATES = 500
-# The default relevance floor (config retrieval.min_similarity), chosen on the dev bench by
-# scripts/eval_floor.py: see docs/benchmarks.md, "Relevance floor".
-DEFAULT_MIN_RELEVANCE = 0.1
 
 
 @dataclass
@@ -93,7 +90,7 @@ class HybridSearcher:
         decay: float,
         candidates: int,
         vector_candidates: int,
-        min_similarity: float = DEFAULT_MIN_RELEVANCE,
+        min_relevance: float,
     ) -> None:
         self.indexes = indexes  # project first: it wins ties
         self.embedder = embedder
@@ -103,8 +100,9 @@ class HybridSearcher:
         # Depth of the vector list; only its nearest EXACT_VECTOR_CANDIDATES get exact cosines, the rest
         # estimates (MemoryIndex.vector_candidates).
         self.vector_candidates = vector_candidates
-        # The relevance floor (0–1, relevance.py): config `retrieval.min_similarity`.
-        self.min_relevance = min_similarity
+        # The relevance floor (0–1, relevance.py): config `retrieval.min_relevance`, chosen on the dev bench
+        # by scripts/eval_floor.py (docs/benchmarks.md, "Relevance floor").
+        self.min_relevance = min_relevance
 
     def search(self, query: str, k: int = 10, where: MemoryFilter | None = None) -> SearchResponse:
         with blas_threads(1):  # see blas.py: spinning BLAS threads doubled the p95
@@ -117,7 +115,7 @@ class HybridSearcher:
         if not query:
             raise InvalidInputError("empty query", "give some words to search for")
         if k < 1:
-            raise InvalidInputError(f"--limit must be at least 1, got {k}", "e.g. --limit 10")
+            raise InvalidInputError(f"the number of results must be at least 1, got {k}", "ask for 10, say")
         query = query[:MAX_QUERY_CHARS]
         indexes = [index for index in self.indexes if not where.scopes or index.vault.scope in where.scopes]
         warnings: list[str] = []

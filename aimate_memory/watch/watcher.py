@@ -34,11 +34,13 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import ObservedWatch
 
+from aimate_memory.vault.roots import STATE_DIR
+
 log = logging.getLogger(__name__)
 
 DEBOUNCE_SECONDS = 0.3
 BARRIER_TIMEOUT = 0.5  # seconds; its event took ~0.1 ms idle (inotify, this machine)
-IGNORED_DIRS = frozenset({".git", "state", "__pycache__", ".obsidian", ".trash"})
+IGNORED_DIRS = frozenset({".git", STATE_DIR, "__pycache__", ".obsidian", ".trash"})
 IGNORED_NAMES = ("*.swp", "*.swx", "*.swo", "*~", ".#*", "*.tmp", "4913", "index.db*", "#*#", ".DS_Store")
 
 # (vault key, paths due relative to the vault root, full sync wanted)

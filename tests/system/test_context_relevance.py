@@ -1,4 +1,4 @@
-"""The relevance floor (`retrieval.min_similarity`) holds for what agents are given: an unrelated query adds
+"""The relevance floor (`retrieval.min_relevance`) holds for what agents are given: an unrelated query adds
 no memory to the context, nor to the prompt hook's output; a related one does (Chinese and English).
 With the real models: without vectors an unrelated query matches no keyword at all, which proves nothing."""
 

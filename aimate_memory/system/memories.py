@@ -20,7 +20,14 @@ from aimate_memory.vault.fields import coerce_field
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_status
 from aimate_memory.vault.layout import MAX_NAME_BYTES, Layer, Scope, home_of
 from aimate_memory.vault.model import Memory, new_id
-from aimate_memory.vault.resolve import check_reference, looks_like_path, pick_by_id, pick_by_title, resolve_path
+from aimate_memory.vault.resolve import (
+    check_reference,
+    id_starts_with,
+    looks_like_path,
+    pick_by_id,
+    pick_by_title,
+    resolve_path,
+)
 from aimate_memory.vault.store import ScanResult, Vault
 from aimate_memory.vault.validate import check_writable_text, thread_name
 from aimate_memory.wording import with_article
@@ -120,7 +127,7 @@ class MemoryActions(SearchActions):
             # Not indexed yet (a file made a moment ago, or no index): read the files, once, for both.
             scanned = self.scan().memories
             candidates = [(m.id, (self.vault_for(m.scope), m.rel_path.as_posix())) for m in scanned]
-            candidates = [(memory_id, found) for memory_id, found in candidates if memory_id.startswith(ref)]
+            candidates = [(memory_id, found) for memory_id, found in candidates if id_starts_with(memory_id, ref)]
             if not candidates:
                 titled = self._by_title(ref, scanned)
                 if titled is not None:

@@ -214,3 +214,34 @@ def _close_servers() -> Iterator[None]:
     for server in _servers.values():
         server.close()
     _servers.clear()
+
+
+# A reference to a memory: its id, a prefix of it in either case, its exact title (any case), its path.
+REFS = [
+    ("full id", lambda memory: memory["id"]),
+    ("prefix", lambda memory: memory["id"][:8]),
+    ("upper-case prefix", lambda memory: memory["id"][:8].upper()),
+    ("title", lambda memory: memory["title"]),
+    ("title in another case", lambda memory: memory["title"].swapcase()),
+    ("path", lambda memory: memory["path"]),
+]
+
+
+@pytest.mark.parametrize("title", ["选用 Redis 做会话缓存", "Deploy Checklist"])
+@pytest.mark.parametrize(("form", "ref_of"), REFS, ids=[form for form, _ in REFS])
+def test_every_face_resolves_a_reference_the_same(
+    tag_home: tuple[Path, Path], title: str, form: str, ref_of, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, workdir = tag_home
+    monkeypatch.setenv("AIMATE_HOME", str(home))
+    monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
+    cli = make_runner(home, workdir, vectors=False)
+    with MemorySystem.open(global_only=True) as system:
+        found = [memory for memory in system.list(MemoryFilter()) if memory.title == title]
+        memory = found[0] if found else system.add(title, "deploy 部署")
+        ref = ref_of(memory.public_dict())
+        api = system.get(ref).id
+    shown = cli("mem", "show", ref, "--json")
+    assert shown.code == 0, shown.err
+    got = _mcp(home, workdir).ok("memory_get", id=ref)
+    assert api == shown.json()["id"] == got["id"] == memory.id

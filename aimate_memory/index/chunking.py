@@ -32,7 +32,9 @@ from aimate_memory.vault.markdown import FENCE, strip_comments
 
 MAX_TOKENS = 256
 #: Bumped whenever the chunking rules change (part of the index identity: chunks must be rebuilt).
-CHUNKER_VERSION = "aimate-chunk-2"  # 2: HTML comments stripped, comment-only placeholders give no chunks
+# 2: HTML comments stripped, comment-only placeholders give no chunks. 3: a letter run ends at a CJK character
+# (text/estimate.py), so "用Redis做缓存"-style text counts every character and chunks come out smaller.
+CHUNKER_VERSION = "aimate-chunk-3"
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])")

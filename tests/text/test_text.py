@@ -30,3 +30,10 @@ def test_each_estimate_counts_english_and_chinese_and_adds_over_whitespace() -> 
         assert estimate("hello world") == 2
         assert estimate("会话缓存") == 4
         assert estimate("Redis 会话缓存, 7d") == estimate("Redis") + estimate("会话缓存,") + estimate("7d")
+
+
+def test_an_english_word_stuck_to_chinese_does_not_swallow_it() -> None:
+    # Han characters are letters: "Lisa从爷爷…" had been one letter run (4 tokens; MiniLM counts 13).
+    for estimate in (embedding_tokens, prompt_tokens):
+        assert estimate("用Redis做缓存") == 1 + 1 + 1 + 2
+        assert estimate("Lisa从爷爷奶奶那里收到礼物。") == 1 + 11 + 1

@@ -11,15 +11,6 @@ import aimate_memory
 
 PACKAGE = Path(aimate_memory.__file__).parent
 
-# Names still defined twice, each until the file named second is rewritten (issue 28 §3, the `client`
-# engineer's one set of records for every face): then its entry goes, and this test keeps it gone.
-PENDING_REWRITE = {
-    "AppendResult": {"sessions/store.py", "mcp/schemas.py"},
-    "ContextItem": {"context/model.py", "mcp/schemas.py"},
-    "Memory": {"vault/model.py", "integrations/hooks.py"},
-    "MemoryRecord": {"vault/transfer.py", "mcp/schemas.py"},
-}
-
 
 def class_definitions() -> dict[str, set[str]]:
     found: dict[str, set[str]] = defaultdict(set)
@@ -32,6 +23,4 @@ def class_definitions() -> dict[str, set[str]]:
 
 def test_no_two_classes_share_a_name() -> None:
     twice = {name: files for name, files in class_definitions().items() if len(files) > 1}
-    assert twice == {name: files for name, files in PENDING_REWRITE.items() if name in twice}
-    # An entry whose rewrite has landed must leave the list, so it cannot hide a new duplicate later.
-    assert set(PENDING_REWRITE) <= set(twice), f"no longer defined twice, remove: {set(PENDING_REWRITE) - set(twice)}"
+    assert twice == {}

@@ -865,7 +865,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         # 1. keyword part of the full build
         system = new_system(home, keyword_only_embedder(settings))
         with profiled("build_keyword", profile):
-            report = system.sync()["global"]
+            report = system.refresh()["global"]
         metrics["build_keyword_s"] = report.seconds
         metrics["files_per_s"] = report.scanned / report.seconds
         stats = system.get_stats()["global"]
@@ -893,13 +893,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 log(f"embedding a sample of {args.embed_max} chunks, synthetic vectors for the rest")
                 pre = prefill_vectors(system, embedder, args.embed_max, SEED)
                 result["embedding_subset"] = pre
-                report = system.sync()["global"]
+                report = system.refresh()["global"]
                 metrics["embed_chunks_per_s"] = pre["chunks_per_s"]
                 metrics["vector_fill_s"] = report.seconds
                 metrics["build_embed_s_estimated"] = stats["chunks"] / pre["chunks_per_s"]
             else:
                 with profiled("build_embed", profile):
-                    report = system.sync()["global"]
+                    report = system.refresh()["global"]
                 metrics["build_embed_s"] = report.seconds
                 metrics["embedded_chunks"] = report.embedded_chunks
                 metrics["embed_chunks_per_s"] = report.embedded_chunks / report.seconds
@@ -911,8 +911,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         # 2. unchanged re-sync: same objects (a daemon), and a fresh system each time (a CLI command)
         with profiled("resync", profile):
-            same = [system.sync()["global"].seconds * 1000 for _ in range(5)]
-        assert all(not r.changed for r in system.sync().values())
+            same = [system.refresh()["global"].seconds * 1000 for _ in range(5)]
+        assert all(not r.changed for r in system.refresh().values())
         fresh = []
         for _ in range(5):
             other = new_system(home, shared if vectors_on else LazyEmbedder({**settings, "enabled": False}))

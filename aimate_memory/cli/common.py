@@ -1,4 +1,4 @@
-"""What every command module shares: the global options, `open_system`, option declarations, `synced`.
+"""What every command module shares: the global options, `open_system`, option declarations, `refreshed`.
 
 Imports only go down from here (render, progress, the facade), so command modules can import it without
 importing each other or the app."""
@@ -23,7 +23,10 @@ if TYPE_CHECKING:
     from aimate_memory.system.client import RoutedClient
 
 JSON = typer.Option(False, "--json", help="Print JSON for tools.")
-NO_SYNC = typer.Option(False, "--no-sync", help="Read the index as it is, without syncing it first.")
+# `--no-sync` is the flag's old name, kept as an alias: `aimate mem sync` is git's pull/push (issue 28 §7).
+NO_REFRESH = typer.Option(
+    False, "--no-refresh", "--no-sync", help="Read the index as it is, without refreshing it from the files first."
+)
 
 
 @dataclass
@@ -45,12 +48,12 @@ options = Options()
 
 def connect(search_for: str | None = None) -> RoutedClient:
     """The one client (`system.client`) for this command line's options: the daemon while one answers, else
-    the facade here, synced before reads as `synced` shows it. `search_for`: the query of a command that
+    the facade here, refreshed before reads as `refreshed` shows it. `search_for`: the query of a command that
     searches (its model starts loading at once)."""
     # Imported there: `aimate --help` must not pay for the facade's imports.
     from aimate_memory.watch.client import connect as connect_client
 
-    return connect_client(None, options.project, options.global_only, search_for=search_for, freshness=ShownSync())
+    return connect_client(None, options.project, options.global_only, search_for=search_for, freshness=ShownRefresh())
 
 
 def open_system(search_for: str | None = None, needs_vault: bool = True) -> MemorySystem:
@@ -64,26 +67,26 @@ def open_system(search_for: str | None = None, needs_vault: bool = True) -> Memo
     return client.local.system
 
 
-class ShownSync:
-    """The CLI's freshness (`system.client.Freshness`): `synced`, with its progress and warnings."""
+class ShownRefresh:
+    """The CLI's freshness (`system.client.Freshness`): `refreshed`, with its progress and warnings."""
 
     def refresh(self, system: MemorySystem) -> None:
-        synced(system)
+        refreshed(system)
 
     def close(self) -> None:
         pass
 
 
-def synced(system: MemorySystem, no_sync: bool = False) -> MemorySystem:
-    """Read commands sync first (milliseconds when nothing changed), and say what went wrong."""
-    if no_sync:
+def refreshed(system: MemorySystem, no_refresh: bool = False) -> MemorySystem:
+    """Read commands refresh the index first (milliseconds when nothing changed), and say what went wrong."""
+    if no_refresh:
         if not any(index.exists for index in system.indexes):
             # Reading would create an empty index.db and fail on its missing tables.
-            raise NotFoundError("there is no index yet", "run `aimate mem index`, or drop --no-sync")
+            raise NotFoundError("there is no index yet", "run `aimate mem index`, or drop --no-refresh")
         return system
     try:
         with LazyProgress() as progress:
-            reports = system.sync(progress)
+            reports = system.refresh(progress)
     except Exception as exc:
         # The index cannot be written (read-only, disk full, a size limit): read it as it is rather than fail.
         fault = describe_fault(exc)

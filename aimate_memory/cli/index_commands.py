@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from aimate_memory.cli.common import JSON, NO_SYNC, connect, open_system, synced, when
+from aimate_memory.cli.common import JSON, NO_REFRESH, connect, open_system, refreshed, when
 from aimate_memory.cli.progress import LazyProgress
 from aimate_memory.cli.render import console, print_json, print_warning
 from aimate_memory.errors import InvalidInputError
@@ -23,7 +23,7 @@ def index_(as_json: bool = JSON) -> None:
     """Sync the index with the files: only what changed is read, re-chunked and re-embedded."""
     system = open_system()
     with LazyProgress() as progress:
-        reports = system.sync(progress)
+        reports = system.refresh(progress)
     _print_reports(reports, as_json)
 
 
@@ -36,7 +36,7 @@ def reindex(as_json: bool = JSON) -> None:
     _print_reports(reports, as_json)
 
 
-def _print_reports(reports, as_json: bool) -> None:  # reports: index SyncReports, a type the faces may not import
+def _print_reports(reports, as_json: bool) -> None:  # reports: index RefreshReports, a type the faces may not import
     if as_json:
         print_json({scope: report.as_dict() for scope, report in reports.items()})
         return
@@ -65,7 +65,7 @@ def search(
     created_before: str = typer.Option(None, "--created-before"),
     path: str = typer.Option(None, "--path", help="Only paths matching this glob (e.g. 'long_term/*')."),
     explain: bool = typer.Option(False, "--explain", help="Show every factor of each score."),
-    no_sync: bool = NO_SYNC,
+    no_refresh: bool = NO_REFRESH,
     as_json: bool = JSON,
 ) -> None:
     """Search memories by meaning and keywords, in Chinese and English."""
@@ -85,7 +85,7 @@ def search(
     client = connect(search_for=text)
     client.require_vault()  # "no vault yet" whether the daemon or this process would answer
     # A running daemon answers warm (model loaded, index kept fresh by its watcher); else search here.
-    found = client.search(text, limit, where, no_sync=no_sync)
+    found = client.search(text, limit, where, no_refresh=no_refresh)
     for warning in found.warnings:
         print_warning(warning)
     if as_json:
@@ -118,7 +118,7 @@ def eval_(
         ..., help='JSONL: one {"query": ..., "expected": [ids or id prefixes]} a line.'
     ),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List each query that missed, with what came back."),
-    no_sync: bool = NO_SYNC,
+    no_refresh: bool = NO_REFRESH,
     as_json: bool = JSON,
 ) -> None:
     """Measure search on your own questions: recall@1/5/10 and MRR over your vaults."""
@@ -126,7 +126,7 @@ def eval_(
         text = queries_file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidInputError(f"cannot read {queries_file}: {exc}", "give a UTF-8 JSONL file") from exc
-    report = synced(open_system(), no_sync).evaluate(text, str(queries_file))
+    report = refreshed(open_system(), no_refresh).evaluate(text, str(queries_file))
     if as_json:
         print_json(report.as_dict(verbose))
         return
@@ -170,9 +170,9 @@ def _highlight(text: str, spans: list[tuple[int, int]]) -> str:
 
 
 @commands.command()
-def stats(no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
+def stats(no_refresh: bool = NO_REFRESH, as_json: bool = JSON) -> None:
     """Counts by layer and status, vectors, index size, last sync, index identity."""
-    system = synced(open_system(), no_sync)
+    system = refreshed(open_system(), no_refresh)
     data = system.get_stats()
     if as_json:
         print_json(data)
@@ -186,7 +186,7 @@ def stats(no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
             "chunks / vectors": f"{s['chunks']} / {s['vectors']}",
             "errors / excluded": f"{s['errors']} / {s['excluded']}",
             "index": f"{s['index']} ({s['index_bytes'] / 1e6:.1f} MB)",
-            "last sync": str(s["last_sync"]),
+            "last sync": str(s["last_refresh"]),
             "embedder": f"{identity['embedder'] or 'none (keyword only)'} ({identity['dimension']}-d)",
             "schema / tokenizer": f"{identity['schema']} / {identity['tokenizer']}",
         }

@@ -192,7 +192,7 @@ def daemon_status(as_json: bool = JSON) -> None:
         table.add_row("uptime", _duration(status["uptime_seconds"]))
         for vault in status.get("vaults", []):
             table.add_row(
-                f"{vault['scope']} vault", f"{escape(vault['root'])} (synced {vault['last_sync'] or 'not yet'})"
+                f"{vault['scope']} vault", f"{escape(vault['root'])} (refreshed {vault['last_refresh'] or 'not yet'})"
             )
         table.add_row("last maintenance", str(status.get("last_maintenance") or "not yet"))
         table.add_row("queue", str(status.get("queue")))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from aimate_memory.cli.common import JSON, NO_SYNC, open_system, synced, when
+from aimate_memory.cli.common import JSON, NO_REFRESH, open_system, refreshed, when
 from aimate_memory.cli.render import (
     MEMORY_COLUMNS,
     console,
@@ -124,7 +124,7 @@ def list_(
     since: str = typer.Option(None, "--since", help="Updated on or after: 2026-03-01, yesterday, 7d, 2w."),
     until: str = typer.Option(None, "--until", help="Updated before this date."),
     limit: int = typer.Option(None, "--limit", "-n", min=1, help="At most this many (newest first)."),
-    no_sync: bool = NO_SYNC,
+    no_refresh: bool = NO_REFRESH,
     as_json: bool = JSON,
 ) -> None:
     """List memories (default: active and pending ones)."""
@@ -137,7 +137,7 @@ def list_(
         updated_after=when(since, "--since"),
         updated_before=when(until, "--until"),
     )
-    system = synced(open_system(), no_sync)
+    system = refreshed(open_system(), no_refresh)
     memories = system.list(where, limit=limit)
     if as_json:
         print_json([memory.public_dict() for memory in memories])
@@ -149,9 +149,11 @@ def list_(
 
 
 @commands.command()
-def show(ref: str = typer.Argument(..., metavar="ID|PATH"), no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
+def show(
+    ref: str = typer.Argument(..., metavar="ID|PATH"), no_refresh: bool = NO_REFRESH, as_json: bool = JSON
+) -> None:
     """Show one memory: its file exactly as written."""
-    system = synced(open_system(), no_sync)
+    system = refreshed(open_system(), no_refresh)
     memory = system.read(ref)
     if as_json:
         data = memory.public_dict()
@@ -254,10 +256,10 @@ def fix(
 
 
 @commands.command()
-def diagnose(no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
+def diagnose(no_refresh: bool = NO_REFRESH, as_json: bool = JSON) -> None:
     """List every problem file with path:line and reason, and how the index disagrees with the files or
     the model. Exit 1 when there are problems."""
-    system = synced(open_system(), no_sync)
+    system = refreshed(open_system(), no_refresh)
     problems = system.diagnose()
     if as_json:
         print_json(

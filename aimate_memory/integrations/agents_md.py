@@ -88,7 +88,7 @@ def is_fresh(text: str | None, block: str) -> bool:
 def current_block(system: MemorySystem, scope: Scope = Scope.PROJECT) -> str:
     """The block of one vault's core: the project's for a project file, the global one for a user-level file.
     Outside a project the project block says there is nothing yet, rather than fall back to the person's."""
-    system.sync()  # the facade reads the index as it is
+    system.refresh()  # the facade reads the index as it is
     return render_block(system.core_markdown(scope), scope)
 
 

@@ -123,7 +123,7 @@ class DuplicateSearch:
 def find_duplicates(
     index: Any, threshold: float, neighbors: int = NEIGHBORS, memo: DedupeMemo | None = None
 ) -> DuplicateSearch:
-    """Groups of near-duplicates in one vault's index (call `index.sync()` first). With the `memo` of an
+    """Groups of near-duplicates in one vault's index (call `index.refresh()` first). With the `memo` of an
     earlier search, only memories changed since are searched."""
     conn = index.conn
     entries: dict[int, DedupeCandidate] = {}

@@ -59,7 +59,7 @@ class MemoryTools:
             self._client = self._connect()
         return self._client
 
-    def synced(self) -> MemorySystem:
+    def refreshed(self) -> MemorySystem:
         """The local facade with its indexes in step with the files, for the tools the daemon does not serve.
         No vault at all is an error here (the CLI's read commands say the same): a model would otherwise
         search an empty memory forever."""
@@ -114,7 +114,7 @@ class MemoryTools:
         )
 
     def memory_get(self, id: MemoryId) -> MemoryOutput:
-        memory = self.synced().get(id)
+        memory = self.refreshed().get(id)
         return memory_record(memory)
 
     def memory_context(
@@ -168,11 +168,11 @@ class MemoryTools:
             changes["tags"] = split_list(tags)
         if all(value is None for value in changes.values()):
             raise InvalidInputError("nothing to update", f"pass at least one of: {', '.join(UPDATABLE)}")
-        memory = self.synced().update(id, **changes)
+        memory = self.refreshed().update(id, **changes)
         return memory_record(memory)
 
     def memory_forget(self, id: MemoryId) -> ForgetResult:
-        archived = self.synced().remove(id)
+        archived = self.refreshed().remove(id)
         return ForgetResult(
             id=archived.id,
             title=archived.title,
@@ -192,7 +192,7 @@ class MemoryTools:
         return AppendOutput(**{key: data.get(key) for key in AppendOutput.__annotations__})  # type: ignore[typeddict-item]  # keys from the TypedDict itself
 
     def core_markdown(self) -> str:
-        return self.synced().core_markdown()
+        return self.refreshed().core_markdown()
 
     # -- helpers -------------------------------------------------------------------------------
 

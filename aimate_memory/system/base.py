@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from aimate_memory.embedding.lazy import LazyEmbedder
     from aimate_memory.git.committer import CommitReport
-    from aimate_memory.index.memory_index import MemoryIndex, SyncReport
+    from aimate_memory.index.memory_index import MemoryIndex, RefreshReport
     from aimate_memory.lifecycle.journal import AccessJournal
 
 ChangeListener = Callable[[Vault, ChangeSet], None]
@@ -242,16 +242,16 @@ class SystemBase:
         any `sync()` as the CLI's do (its read commands sync first)."""
         for index in self.indexes:
             if index.identity() is None:
-                index.sync()
+                index.refresh()
         return self.indexes
 
-    def sync(self, progress: Progress | None = None) -> dict[str, SyncReport]:
+    def refresh(self, progress: Progress | None = None) -> dict[str, RefreshReport]:
         """Hash-sync every vault's index with its files (milliseconds when nothing changed)."""
-        return {index.vault.scope.value: index.sync(progress) for index in self.indexes}
+        return {index.vault.scope.value: index.refresh(progress) for index in self.indexes}
 
-    def reindex(self, progress: Progress | None = None) -> dict[str, SyncReport]:
+    def reindex(self, progress: Progress | None = None) -> dict[str, RefreshReport]:
         """Rebuild every index from the files into a temp file, swapped in atomically."""
-        return {index.vault.scope.value: index.sync(progress, force_rebuild=True) for index in self.indexes}
+        return {index.vault.scope.value: index.refresh(progress, force_rebuild=True) for index in self.indexes}
 
     def journal_for(self, vault: Vault) -> AccessJournal:
         from aimate_memory.lifecycle.journal import AccessJournal

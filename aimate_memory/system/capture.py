@@ -159,7 +159,7 @@ class CaptureActions(PerfActions, MemoryActions):
         index = self.index_for(vault)
         # Only the capture's folder is walked: a fresh capture of a moment ago must be seen, and a walk of
         # one folder costs a few stats where a whole-vault sync of 10k files would cost a scan.
-        index.sync(paths=[folder_for(found.layer, found.category).as_posix()])
+        index.refresh(paths=[folder_for(found.layer, found.category).as_posix()])
         where = MemoryFilter(
             layers=(found.layer,), scopes=(vault.scope,), categories=(found.category,), statuses=("active",)
         )

@@ -48,7 +48,7 @@ class MemoryClient(Protocol):
     the daemon proxy (`watch.client.DaemonClient`)."""
 
     def search(
-        self, query: str, limit: int = 10, where: MemoryFilter | None = None, *, no_sync: bool = False
+        self, query: str, limit: int = 10, where: MemoryFilter | None = None, *, no_refresh: bool = False
     ) -> SearchRecord: ...
 
     def build_context(
@@ -86,11 +86,11 @@ class Freshness(Protocol):
     def close(self) -> None: ...
 
 
-class SyncEveryRead:
+class RefreshEveryRead:
     """Hash-sync every vault before each read: right for a process that lives for one command."""
 
     def refresh(self, system: MemorySystem) -> None:
-        system.sync()
+        system.refresh()
 
     def close(self) -> None:
         pass
@@ -102,7 +102,7 @@ class LocalClient:
 
     def __init__(self, open_system: Callable[[], MemorySystem], freshness: Freshness | None = None) -> None:
         self._open_system = open_system
-        self._freshness: Freshness = freshness or SyncEveryRead()
+        self._freshness: Freshness = freshness or RefreshEveryRead()
         self._system: MemorySystem | None = None
 
     @property
@@ -123,12 +123,12 @@ class LocalClient:
         return system
 
     def search(
-        self, query: str, limit: int = 10, where: MemoryFilter | None = None, *, no_sync: bool = False
+        self, query: str, limit: int = 10, where: MemoryFilter | None = None, *, no_refresh: bool = False
     ) -> SearchRecord:
-        system = self.system if no_sync else self.fresh()
-        if no_sync and not any(index.exists for index in system.indexes):
+        system = self.system if no_refresh else self.fresh()
+        if no_refresh and not any(index.exists for index in system.indexes):
             # Reading would create an empty index.db and fail on its missing tables.
-            raise NotFoundError("there is no index yet", "run `aimate mem index`, or drop --no-sync")
+            raise NotFoundError("there is no index yet", "run `aimate mem index`, or drop --no-refresh")
         return SearchRecord.of(system.search(query, limit, where), system.vaults, via="in-process")
 
     def build_context(
@@ -247,9 +247,9 @@ class RoutedClient:
     # -- the verbs ----------------------------------------------------------------------------------
 
     def search(
-        self, query: str, limit: int = 10, where: MemoryFilter | None = None, *, no_sync: bool = False
+        self, query: str, limit: int = 10, where: MemoryFilter | None = None, *, no_refresh: bool = False
     ) -> SearchRecord:
-        return self._routed(lambda client: client.search(query, limit, where, no_sync=no_sync))
+        return self._routed(lambda client: client.search(query, limit, where, no_refresh=no_refresh))
 
     def build_context(
         self, query: str | None = None, budget: int | None = None, *, budget_setting: str | None = None

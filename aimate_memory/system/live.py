@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING
 from aimate_memory.system.base import SystemBase
 
 if TYPE_CHECKING:
-    from aimate_memory.index.memory_index import SyncReport
+    from aimate_memory.index.memory_index import RefreshReport
     from aimate_memory.vault.store import Vault
 
 
 class LiveActions(SystemBase):
-    def sync_vault(self, vault: Vault, paths: Iterable[str] | None = None) -> SyncReport:
+    def refresh_vault(self, vault: Vault, paths: Iterable[str] | None = None) -> RefreshReport:
         """Hash-sync one vault's index; `paths` (vault-relative, a folder stands for what is under it)
         limits the walk to what changed, None walks the whole vault."""
-        return self.index_for(vault).sync(paths=paths)
+        return self.index_for(vault).refresh(paths=paths)
 
     def share_embedder(self, other: SystemBase) -> bool:
         """Use `other`'s embedding model when both are configured for the same one (one model in memory

@@ -111,7 +111,7 @@ class MemoryActions(SearchActions):
             if any(not index.vault.abs_path(PurePosixPath(path)).exists() for _, path in found):
                 # The file moved since the index last saw it (`set category=…`, a hand move): the index
                 # learns where it went rather than sending the caller to a path that is gone.
-                index.sync()
+                index.refresh()
                 found = index.find_ids(ref)
             candidates.extend(
                 (memory_id, (index.vault, path))

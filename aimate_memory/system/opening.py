@@ -1,5 +1,5 @@
 """Opening the facade for a command that is about to search: the embedding model starts loading on a thread,
-and embedding the query, before anything else; the facade is imported, the index synced and the keyword half
+and embedding the query, before anything else; the facade is imported, the index refreshed and the keyword half
 searched meanwhile (ONNX Runtime works without holding the GIL). Loading the models and embedding one query is
 the longest part of a cold search: ~0.3 s against the facade's 0.1 s of imports (docs/benchmarks.md, "Cold
 start"). This module imports only what that needs."""

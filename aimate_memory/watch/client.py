@@ -105,9 +105,9 @@ class DaemonClient:
         return reply
 
     def search(
-        self, query: str, limit: int = 10, where: MemoryFilter | None = None, *, no_sync: bool = False
+        self, query: str, limit: int = 10, where: MemoryFilter | None = None, *, no_refresh: bool = False
     ) -> SearchRecord:
-        reply = self._ask("search", query=query, limit=limit, where=where_to_dict(where), no_sync=no_sync)
+        reply = self._ask("search", query=query, limit=limit, where=where_to_dict(where), no_refresh=no_refresh)
         return SearchRecord.from_dict({**reply, "query": query, "via": "daemon"})
 
     def build_context(
@@ -150,7 +150,7 @@ class DaemonClient:
         return bool(self._ask("end_session", session=session).get("ended"))
 
     def refresh(self) -> None:
-        """The daemon syncs this project's vaults that are stale (never synced, or with changes still
+        """The daemon syncs this project's vaults that are stale (never refreshed, or with changes still
         settling); the rest its watcher keeps fresh."""
         self._ask("refresh")
 

@@ -35,7 +35,7 @@ from aimate_memory.system.masking import MaskingFormatter
 from aimate_memory.system.records import where_from_dict
 from aimate_memory.watch import schedule
 from aimate_memory.watch.paths import DaemonPaths
-from aimate_memory.watch.pending import PendingSyncs
+from aimate_memory.watch.pending import PendingRefreshes
 from aimate_memory.watch.private_socket import UnsafeSocketFolder, ensure_socket_folder
 from aimate_memory.watch.process import ALREADY_RUNNING_EXIT, UNSAFE_SOCKET_EXIT, hold_instance_lock, rss_bytes
 from aimate_memory.watch.registry import ownership_problem, register_project, registered_projects
@@ -82,7 +82,7 @@ def _valid_where(value: object) -> bool:
 
 # The fields each op's request may carry (`server.Field`); any other is refused.
 QUEUED_FIELDS = {"timeout": SECONDS}
-PROJECT_FIELDS = {**QUEUED_FIELDS, "cwd": FOLDER, "project": FOLDER, "global_only": FLAG, "no_sync": FLAG}
+PROJECT_FIELDS = {**QUEUED_FIELDS, "cwd": FOLDER, "project": FOLDER, "global_only": FLAG, "no_refresh": FLAG}
 WHERE = Field("a MemoryFilter as JSON: an object of its fields", _valid_where)
 SEARCH_FIELDS = {**PROJECT_FIELDS, "query": TEXT, "limit": LIMIT, "where": WHERE}
 CONTEXT_FIELDS = {**PROJECT_FIELDS, "query": OPTIONAL_TEXT, "budget": TOKENS, "budget_setting": OPTIONAL_TEXT}
@@ -117,7 +117,7 @@ class Daemon:
         self.echo = echo
         self.paths = DaemonPaths.of(self.home)
         self.tasks = TaskQueue()
-        self.pending = PendingSyncs()
+        self.pending = PendingRefreshes()
         self.watcher = Watcher(self._on_dirty, debounce=debounce)
         self.vaults = WatchedVaults(self.home, self.watcher.add)
         # The socket protocol (documented in `server`): op name → handler and the fields it takes.
@@ -133,7 +133,7 @@ class Daemon:
             "end_session": Operation(self._queued("end session", self._end_session, project=True), SESSION_FIELDS),
             "refresh": Operation(self._queued("refresh", self._refresh, project=True), PROJECT_FIELDS),
             "maintain": Operation(self._queued("maintenance", lambda request: self._maintain()), QUEUED_FIELDS),
-            "sync": Operation(self._queued("sync all", lambda request: self._sync_all()), QUEUED_FIELDS),
+            "sync": Operation(self._queued("sync all", lambda request: self._refresh_all()), QUEUED_FIELDS),
             "reload": Operation(
                 self._queued("reload", lambda request: self._reload(), background=True),
                 {**QUEUED_FIELDS, "wait": FLAG},
@@ -141,7 +141,7 @@ class Daemon:
         }
         self.server = SocketServer(self.home, self.operations)
         self.started = time.time()
-        self.last_sync: dict[str, str] = {}
+        self.last_refresh: dict[str, str] = {}
         self.last_maintenance: str | None = None
         self.last_maintenance_summary: dict[str, str] = {}
         self.served = 0
@@ -171,7 +171,7 @@ class Daemon:
             self.watcher.start()  # before the first sync: nothing written meanwhile is missed
             for key in self.vaults.keys:
                 log.info("initial sync of %s", key)
-                self._queue_sync(key, None)
+                self._queue_refresh(key, None)
             self.tasks.put("warm", self._warm)
             self.server.start()  # after: a client's request is queued behind the start-up sync, never before it
             self._schedule_maintenance()
@@ -234,7 +234,10 @@ class Daemon:
     def _search(self, request: Request) -> Result:
         where = where_from_dict(request.get("where") or {})
         found = self._client_for(request).search(
-            str(request.get("query", "")), int(request.get("limit", 10)), where, no_sync=bool(request.get("no_sync"))
+            str(request.get("query", "")),
+            int(request.get("limit", 10)),
+            where,
+            no_refresh=bool(request.get("no_refresh")),
         )
         self.served += 1
         reply = found.to_dict(explain=True)
@@ -281,7 +284,7 @@ class Daemon:
 
     def _client_for(self, request: Request) -> LocalClient:
         """The verbs on the request's system, kept fresh the daemon's way: a read syncs only the vaults
-        never synced or with changes still settling (`_sync_stale`); the watcher queues the rest."""
+        never refreshed or with changes still settling (`_refresh_stale`); the watcher queues the rest."""
         system = self._system_for(request)
         return LocalClient(lambda: system, _StaleVaults(self))
 
@@ -294,7 +297,7 @@ class Daemon:
             if not self.vaults.is_watched(str(project_dir)):
                 register_project(self.home, project_dir, notify_daemon=False)
             if self.vaults.add_project(project_dir):
-                self._sync_key(str(project_dir), full=True)
+                self._refresh_key(str(project_dir), full=True)
         return self.vaults.system(roots.project)
 
     def _admitted_roots(self, request: Request) -> Roots:
@@ -323,15 +326,15 @@ class Daemon:
                 raise RequestError(f"project {project_dir} is not registered and {problem}")
         return roots
 
-    def _sync_stale(self, system: MemorySystem) -> None:
-        """Before a search: sync each of its vaults never synced yet or with changes still settling."""
+    def _refresh_stale(self, system: MemorySystem) -> None:
+        """Before a search: sync each of its vaults never refreshed yet or with changes still settling."""
         for vault in system.vaults:
             key = self.vaults.key_for(vault)
             if key is None:
                 continue
             seen_all = self.watcher.barrier(key)  # a write made a moment ago is among the pending events
-            if key not in self.last_sync or not seen_all or self.watcher.has_pending(key):
-                self._sync_key(key, full=not seen_all)
+            if key not in self.last_refresh or not seen_all or self.watcher.has_pending(key):
+                self._refresh_key(key, full=not seen_all)
 
     def _maintain(self) -> Result:
         summaries: dict[str, str] = {}
@@ -347,19 +350,24 @@ class Daemon:
         schedule.record_run(self.paths.last_maintenance, now)
         return {"ok": True, "summary": summaries}
 
-    def _sync_all(self) -> Result:
-        return {"ok": True, "reports": {key: self._sync_key(key).get("report") for key in self.vaults.keys}}
+    def _refresh_all(self) -> Result:
+        return {"ok": True, "reports": {key: self._refresh_key(key).get("report") for key in self.vaults.keys}}
 
     def _reload(self) -> Result:
         """Re-read the project registry; watch and sync the projects added to it."""
         added = self.vaults.open_registered()
         for key in added:
-            self._sync_key(key, full=True)
+            self._refresh_key(key, full=True)
         return {"ok": True, "added": added}
 
     def status(self) -> Reply:
         vaults = [
-            {"key": key, "scope": vault.scope.value, "root": str(vault.root), "last_sync": self.last_sync.get(key)}
+            {
+                "key": key,
+                "scope": vault.scope.value,
+                "root": str(vault.root),
+                "last_refresh": self.last_refresh.get(key),
+            }
             for key, (_, vault) in self.vaults.items()
         ]
         return {
@@ -369,7 +377,7 @@ class Daemon:
             "uptime_seconds": round(time.time() - self.started, 1),
             "started_at": datetime.fromtimestamp(self.started).astimezone().isoformat(timespec="seconds"),
             "vaults": vaults,
-            "last_sync": max(self.last_sync.values()) if self.last_sync else None,
+            "last_refresh": max(self.last_refresh.values()) if self.last_refresh else None,
             "last_maintenance": self.last_maintenance,
             "last_maintenance_summary": self.last_maintenance_summary,
             "queue": len(self.tasks) + self.watcher.pending(),
@@ -386,18 +394,18 @@ class Daemon:
 
     def _on_dirty(self, key: str, paths: set[str], full: bool) -> None:
         """Watcher thread: queue a sync of the paths that changed (one queued sync per vault at a time)."""
-        self._queue_sync(key, None if full else paths)
+        self._queue_refresh(key, None if full else paths)
 
-    def _queue_sync(self, key: str, paths: set[str] | None) -> None:
+    def _queue_refresh(self, key: str, paths: set[str] | None) -> None:
         """Queue a sync of `paths` in vault `key` (None: the whole vault), merged into one already queued."""
         if self.pending.add(key, paths):
-            self.tasks.put(f"sync {key}", lambda: self._run_queued_sync(key))
+            self.tasks.put(f"sync {key}", lambda: self._run_queued_refresh(key))
 
-    def _run_queued_sync(self, key: str) -> Result:
+    def _run_queued_refresh(self, key: str) -> Result:
         self.pending.started(key)
-        return self._sync_key(key)
+        return self._refresh_key(key)
 
-    def _sync_key(self, key: str, full: bool = False) -> Result:
+    def _refresh_key(self, key: str, full: bool = False) -> Result:
         """Sync vault `key` for the paths recorded for it (plus those still settling in the watcher)."""
         system, vault = self.vaults[key]
         if not vault.exists:
@@ -408,11 +416,11 @@ class Daemon:
             paths = None
         elif paths is not None:
             paths |= still_settling
-        report = system.sync_vault(vault, paths)
-        self.last_sync[key] = SystemClock().now().isoformat()
+        report = system.refresh_vault(vault, paths)
+        self.last_refresh[key] = SystemClock().now().isoformat()
         if report.changed or report.errors:
             log.info(
-                "synced %s: +%d ~%d >%d -%d, %d errors (%.0f ms)",
+                "refreshed %s: +%d ~%d >%d -%d, %d errors (%.0f ms)",
                 key,
                 report.added,
                 report.updated,
@@ -439,7 +447,7 @@ class _StaleVaults:
         self.daemon = daemon
 
     def refresh(self, system: MemorySystem) -> None:
-        self.daemon._sync_stale(system)
+        self.daemon._refresh_stale(system)
 
     def close(self) -> None:
         pass

@@ -37,7 +37,7 @@ class WatchedFreshness:
             if key not in self._watched:
                 watcher.add(key, vault.root)  # first: nothing written during the whole sync is missed
                 self._watched.add(key)
-                system.sync_vault(vault)
+                system.refresh_vault(vault)
                 continue
             seen_all = watcher.barrier(key)  # a write made a moment ago is among the events taken next
             settling, overflowed = watcher.take(key)
@@ -46,9 +46,9 @@ class WatchedFreshness:
                 full = overflowed or not seen_all or key in self._full
                 self._full.discard(key)
             if full:
-                system.sync_vault(vault)
+                system.refresh_vault(vault)
             elif paths:
-                system.sync_vault(vault, paths)
+                system.refresh_vault(vault, paths)
 
     def _started(self) -> Watcher:
         if self._watcher is None:

@@ -14,12 +14,12 @@ its handler and the table of the fields its request may carry, each a `Field` wi
     op        request fields                          reply fields
     ping      -                                       pid
     status    -                                       running, pid, uptime_seconds, started_at, vaults,
-                                                      last_sync, last_maintenance[_summary], queue, current,
+                                                      last_refresh, last_maintenance[_summary], queue, current,
                                                       errors, rss_bytes, model_loaded, searches_served, socket, log
     stop      -                                       pid, stopping (exits after the current task)
     search    query, limit=10, where={MemoryFilter     SearchRecord.to_dict(): results=[HitRecord.to_dict(
               as JSON}, cwd, project, global_only,    explain=True)], mode, warnings, elapsed_ms, vaults
-              no_sync                                 (system.records)
+              no_refresh                                 (system.records)
     context   query=null, budget=null,                sections, total_tokens, budget, warnings, text
               budget_setting=null (a config key to    (ContextRecord.to_dict())
               read the budget from), + the project
@@ -32,13 +32,13 @@ its handler and the table of the fields its request may carry, each a `Field` wi
     converse  role, content, session=null (a client   result=AppendRecord.to_dict() (the turn appended)
               session id), + project fields
     end_session  session=null, + project fields       ended (false when that session was not running)
-    refresh   project fields                          - (stale vaults of that project synced)
+    refresh   project fields                          - (stale vaults of that project refreshed)
     maintain  -                                       summary={vault key: summary}
-    sync      -                                       reports={vault key: SyncReport.as_dict()}
+    sync      -                                       reports={vault key: RefreshReport.as_dict()}
     reload    wait=false                              added=[vault keys]; without `wait`, {"ok": true} at once
 
 The project fields (search, context, remember, converse, end_session, refresh) pick the vaults as the CLI does:
-`project` (a folder), else found from `cwd`; `global_only`; `no_sync` skips syncing stale vaults first.
+`project` (a folder), else found from `cwd`; `global_only`; `no_refresh` skips syncing stale vaults first.
 They are the verbs of `system.client.MemoryClient`; `watch.client.DaemonClient` sends them.
 
 ping, status and stop are answered on the connection's thread; the others are queued for the daemon's

@@ -116,7 +116,7 @@ class _OverflowLog(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage().lower()
         if "overflow" in message or "unable to rebuild" in message:
-            self.watcher.request_full_sync()
+            self.watcher.request_full_refresh()
 
 
 class Watcher:
@@ -207,7 +207,7 @@ class Watcher:
             target.deadlines[rel_path] = time.monotonic() + self.debounce
             self._cond.notify_all()
 
-    def request_full_sync(self, key: str | None = None) -> None:
+    def request_full_refresh(self, key: str | None = None) -> None:
         with self._cond:
             for target in self._targets.values():
                 if key is None or target.key == key:
@@ -336,4 +336,4 @@ class Watcher:
             )
         self._observer.daemon = True
         self._observer.start()
-        self.request_full_sync()
+        self.request_full_refresh()

@@ -61,7 +61,7 @@ def test_a_title_holding_the_heading_separator_keeps_its_headings_through_the_in
     monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
     with MemorySystem.open(global_only=True) as system:
         memory = system.add(title, body)
-        system.sync()
+        system.refresh()
         (index,) = [index for index in system.indexes if index.exists]
         assert body_from_chunks(index.memory_chunks([memory.id])[memory.id]) == expected
         context = system.build_context(title, budget=4000)

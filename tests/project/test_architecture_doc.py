@@ -255,7 +255,7 @@ def resolves(reference: str) -> bool | None:
         ("watch/watcher.Nothing", False),
         ("index/nothing.py", False),
         ("cli/index_commands.search", True),
-        ("MemorySystem.sync_vault(vault, paths)", True),  # a method of one of the facade's bases
+        ("MemorySystem.refresh_vault(vault, paths)", True),  # a method of one of the facade's bases
         ("MemorySystem.agent_actions", False),
         ("textproc.query_terms", True),
         ("retrieval.vector_candidates", True),  # a config key

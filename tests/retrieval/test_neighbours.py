@@ -73,7 +73,7 @@ def system(home: Path, monkeypatch: pytest.MonkeyPatch):
                 system.add(line[:40], line, layer=Layer.LONG_TERM, thread=thread)
         for line in FILLER:
             system.add(line[:40], line, layer=Layer.LONG_TERM)  # no thread
-        system.sync()
+        system.refresh()
         yield system
 
 
@@ -100,7 +100,7 @@ def test_short_lists_and_filters_keep_their_meaning(system) -> None:
     assert all(hit.context_of is None for hit in top)  # five results: only the best
     neighbour = next(m for m in system.list(MemoryFilter()) if m.title == CONVERSATION_EN[1][:40])
     system.remove(neighbour.id)  # archived: a filtered search does not bring it back as context
-    system.sync()
+    system.refresh()
     results = system.search("finished screenplay printed Friday", 12, where=MemoryFilter(statuses=("active",))).results
     assert CONVERSATION_EN[1][:40] not in [hit.memory.title for hit in results]
 
@@ -171,7 +171,7 @@ def test_a_reply_is_ranked_by_the_line_it_answers_too(
         for line in conversation:
             clock.advance(minutes=1)
             system.add(line[:30], line, layer=Layer.LONG_TERM, thread="chat:1")
-        system.sync()
+        system.refresh()
 
         def order() -> list[str]:
             return [hit.memory.title for hit in system.search(query, 3).results]

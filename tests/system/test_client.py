@@ -45,7 +45,7 @@ def project(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path
 @pytest.mark.parametrize("query", ["会话缓存 Redis", "pytest fixtures"])
 def test_a_search_record_round_trips_and_prints_what_search_json_printed(project: Path, query: str) -> None:
     with MemorySystem.open(project=project) as system:
-        system.sync()
+        system.refresh()
         response = system.search(query, 5)
         record = SearchRecord.of(response, system.vaults)
     assert record.hits and [hit.id for hit in record.hits] == [hit.memory.id for hit in response.results]

@@ -41,7 +41,7 @@ def system(tmp_path_factory: pytest.TempPathFactory):
             for scope, memories in ((Scope.PROJECT, PROJECT_MEMORIES), (Scope.GLOBAL, GLOBAL_MEMORIES)):
                 for title, body, category in memories:
                     opened.add(title, body, layer=Layer.LONG_TERM, category=category, scope=scope)
-            opened.sync()
+            opened.refresh()
             assert opened.embedder.get() is not None, opened.embedder.unavailable
             yield opened
 

@@ -21,7 +21,7 @@ def live(home: Path, monkeypatch: pytest.MonkeyPatch):
     system.init()
     vault = system.global_vault
     index = system.index_for(vault)
-    index.sync()
+    index.refresh()
     calls: queue.Queue = queue.Queue()
     watcher = Watcher(lambda key, paths, full: calls.put((key, paths, full)), debounce=0.15)
     watcher.add("global", vault.root)
@@ -31,7 +31,7 @@ def live(home: Path, monkeypatch: pytest.MonkeyPatch):
         """Wait for the next debounced batch, sync, return its paths."""
         key, paths, _full = calls.get(timeout=timeout)
         assert key == "global"
-        index.sync()
+        index.refresh()
         return paths
 
     def titles() -> dict[str, str]:
@@ -166,7 +166,7 @@ def test_watch_command_indexes_edits_and_stops_on_sigterm(cli, home: Path, workd
         (home / "memory/long_term/knowledge/w.md").write_text("# 前台监视 foreground watch\n", encoding="utf-8")
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
-            found = cli("mem", "search", "前台监视", "--no-sync", "--json")
+            found = cli("mem", "search", "前台监视", "--no-refresh", "--json")
             if found.code == 0 and found.json():
                 break
             time.sleep(0.1)

@@ -1,6 +1,6 @@
-"""A sync's writes: a `IndexSyncPlan` applied to the tables (memories, chunks, FTS entries, file errors).
+"""A refresh's writes: a `RefreshPlan` applied to the tables (memories, chunks, FTS entries, file errors).
 
-Vectors are not written here: `sync_embed` gives the new chunks theirs afterwards.
+Vectors are not written here: `refresh_embed` gives the new chunks theirs afterwards.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import sqlean
 
 from aimate_memory.index import db
 from aimate_memory.index.chunking import Chunk, chunk_memory
+from aimate_memory.index.refresh_plan import ReadResult, RefreshPlan
+from aimate_memory.index.refresh_report import Progress, RefreshReport
 from aimate_memory.index.store import has_table
-from aimate_memory.index.sync_plan import IndexSyncPlan, ReadResult
-from aimate_memory.index.sync_report import Progress, SyncReport
 from aimate_memory.index.textproc import fts_document
 from aimate_memory.text.scripts import script_of
 from aimate_memory.vault.model import Memory
@@ -24,9 +24,9 @@ BATCH_FILES = 256  # files per write transaction: readers see progress, a kill l
 
 def apply_plan(
     conn: sqlean.Connection,
-    plan: IndexSyncPlan,
+    plan: RefreshPlan,
     parsed: dict[str, Memory],
-    report: SyncReport,
+    report: RefreshReport,
     progress: Progress | None,
     batch_files: int = BATCH_FILES,
 ) -> None:
@@ -63,9 +63,9 @@ def apply_plan(
 
 def _upsert_all(
     conn: sqlean.Connection,
-    plan: IndexSyncPlan,
+    plan: RefreshPlan,
     parsed: dict[str, Memory],
-    report: SyncReport,
+    report: RefreshReport,
     progress: Progress | None,
     batch_files: int,
 ) -> None:
@@ -91,7 +91,7 @@ def _upsert_all(
             progress("indexing", done, len(plan.upsert))
 
 
-def _record_errors(conn: sqlean.Connection, plan: IndexSyncPlan, report: SyncReport) -> None:
+def _record_errors(conn: sqlean.Connection, plan: RefreshPlan, report: RefreshReport) -> None:
     for read in plan.errors:
         kind, line, reason = (read.error or "Error\t\tunreadable").split("\t", 2)
         conn.execute(

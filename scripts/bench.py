@@ -16,7 +16,9 @@ Steps (each timed):
 5. hybrid search (query embedding included), keyword-only search, time-range/metadata query: p50/p95;
 6. pre-filter recall: exact top-k by cosine over every chunk vector vs `MemoryIndex.vector_candidates`
    for several `coarse` values, with latency;
-7. index size; `aimate mem search` cold wall time (a subprocess: import, sync, model load, search).
+7. index size; `aimate mem search` cold wall time (a subprocess: import, sync, model load, search);
+8. `memory_search` through `aimate mem mcp` over stdio, warm (the SDK's own stdio client, no daemon), beside
+   the in-process figures of step 5: what a model waits for per call, the server's freshness check included.
 
 `--markdown FILE` writes/updates this size's section in FILE, keeping the sections of other sizes.
 """
@@ -51,10 +53,10 @@ if str(REPO) not in sys.path:
 
 from aimate_memory.embedding.base import EmbedderUnavailable  # noqa: E402
 from aimate_memory.embedding.lazy import LazyEmbedder  # noqa: E402
-from aimate_memory.index.textproc import script_of  # noqa: E402
 from aimate_memory.system import MemorySystem  # noqa: E402
 from aimate_memory.system.context import SEARCH_DEPTH as CONTEXT_SEARCH_DEPTH  # noqa: E402
 from aimate_memory.system.context import SEARCHED as CONTEXT_SEARCHED  # noqa: E402
+from aimate_memory.text.scripts import script_of  # noqa: E402
 from aimate_memory.vault.codec import content_hash, parse_document  # noqa: E402
 from aimate_memory.vault.filters import MemoryFilter  # noqa: E402
 from aimate_memory.vault.layout import Layer, Scope, memory_file_name, with_clash_suffix  # noqa: E402
@@ -745,6 +747,37 @@ def cli_search(home: Path, queries: list[str], runs: int) -> list[float]:
     return times
 
 
+def mcp_search(home: Path, queries: list[str], vectors: bool, warm_calls: int = 5) -> list[float]:
+    """`memory_search` round trips (ms) through `aimate mem mcp` over stdio with the SDK's client, warm: the
+    server has answered `warm_calls` searches first (vaults open, index fresh, model loaded), no daemon."""
+    import asyncio
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    exe = Path(sys.executable).with_name("aimate")
+    env = {**os.environ, "AIMATE_HOME": str(home), "AIMATE_NO_DAEMON": "1"}
+    if not vectors:
+        env["AIMATE_EMBEDDING__ENABLED"] = "false"
+    params = StdioServerParameters(command=str(exe), args=["mem", "mcp"], cwd=str(home), env=env)
+
+    async def measure() -> list[float]:
+        times = []
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            for query in queries[:warm_calls]:
+                await session.call_tool("memory_search", {"query": query})
+            for query in queries:
+                start = time.perf_counter()
+                result = await session.call_tool("memory_search", {"query": query})
+                times.append((time.perf_counter() - start) * 1000)
+                if result.isError:
+                    raise RuntimeError(f"memory_search failed: {result.content}")
+        return times
+
+    return asyncio.run(measure())
+
+
 def code_version() -> dict[str, Any]:
     """HEAD and whether aimate_memory/ differs from it: other people edit the code while benchmarks run."""
     info: dict[str, Any] = {}
@@ -830,7 +863,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         # 1. keyword part of the full build
         system = new_system(home, keyword_only_embedder(settings))
         with profiled("build_keyword", profile):
-            report = system.sync()["global"]
+            report = system.refresh()["global"]
         metrics["build_keyword_s"] = report.seconds
         metrics["files_per_s"] = report.scanned / report.seconds
         stats = system.retrieval.stats()["global"]
@@ -858,13 +891,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 log(f"embedding a sample of {args.embed_max} chunks, synthetic vectors for the rest")
                 pre = prefill_vectors(system, embedder, args.embed_max, SEED)
                 result["embedding_subset"] = pre
-                report = system.sync()["global"]
+                report = system.refresh()["global"]
                 metrics["embed_chunks_per_s"] = pre["chunks_per_s"]
                 metrics["vector_fill_s"] = report.seconds
                 metrics["build_embed_s_estimated"] = stats["chunks"] / pre["chunks_per_s"]
             else:
                 with profiled("build_embed", profile):
-                    report = system.sync()["global"]
+                    report = system.refresh()["global"]
                 metrics["build_embed_s"] = report.seconds
                 metrics["embedded_chunks"] = report.embedded_chunks
                 metrics["embed_chunks_per_s"] = report.embedded_chunks / report.seconds
@@ -876,8 +909,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         # 2. unchanged re-sync: same objects (a daemon), and a fresh system each time (a CLI command)
         with profiled("resync", profile):
-            same = [system.sync()["global"].seconds * 1000 for _ in range(5)]
-        assert all(not r.changed for r in system.sync().values())
+            same = [system.refresh()["global"].seconds * 1000 for _ in range(5)]
+        assert all(not r.changed for r in system.refresh().values())
         fresh = []
         for _ in range(5):
             other = new_system(home, shared if vectors_on else LazyEmbedder({**settings, "enabled": False}))
@@ -987,6 +1020,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if cli:
             metrics["cli_search_cold_ms_p50"] = pct(cli, 50)
             metrics["cli_search_cold_ms_max"] = max(cli)
+        # 9. MCP over stdio, warm, no daemon
+        if args.mcp_queries > 0:
+            mcp = mcp_search(home, queries[: args.mcp_queries], vectors_on)
+            metrics["mcp_search_ms_p50"], metrics["mcp_search_ms_p95"] = pct(mcp, 50), pct(mcp, 95)
+            result["mcp_search_calls"] = len(mcp)
+            log(f"MCP memory_search over stdio: p50 {pct(mcp, 50):.1f} ms, p95 {pct(mcp, 95):.1f} ms")
         result["machine"]["loadavg_end"] = list(os.getloadavg())
     finally:
         if tmp is not None:
@@ -1110,6 +1149,14 @@ def markdown_section(r: dict[str, Any]) -> str:
             f"median **{_f(m['cli_search_cold_ms_p50'] / 1000, 2)} s** "
             f"(max {_f(m['cli_search_cold_ms_max'] / 1000, 2)} s)",
         )
+    if "mcp_search_ms_p50" in m:
+        inside = "hybrid" if "hybrid_ms_p50" in m else "keyword"
+        row(
+            "`memory_search` through MCP over stdio, warm, no daemon",
+            "p95 ≤ 40 ms at 10k, ≤ 20 ms at 2k (issue 30 §5)",
+            f"p50 {_f(m['mcp_search_ms_p50'])} ms, p95 **{_f(m['mcp_search_ms_p95'])} ms** "
+            f"({r.get('mcp_search_calls', 0)} calls; in process: {inside} p50 {_f(m[inside + '_ms_p50'])} ms)",
+        )
     if "context_build_ms_p50" in m:
         hybrid = (
             f"; hybrid (models loaded): p50 {_f(m['hybrid_context_build_ms_p50'])}, "
@@ -1201,6 +1248,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embed-max", type=int, help="embed at most this many chunks with the model (see notes)")
     parser.add_argument("--vector-cache", help="index.db of an earlier run of this size: reuse its vectors")
     parser.add_argument("--cli-runs", type=int, default=3, help="cold `aimate mem search` runs (0: skip)")
+    parser.add_argument("--mcp-queries", type=int, default=40, help="warm MCP searches over stdio (0: skip)")
     parser.add_argument("--profile", help="write pyinstrument reports of each phase into this folder")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)

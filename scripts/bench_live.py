@@ -24,8 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from aimate_memory.watch.client import daemon_request, socket_path
+from aimate_memory.watch.private_socket import socket_path
 from aimate_memory.watch.process import rss_bytes, running_pid
+from aimate_memory.watch.transport import daemon_request
 
 AIMATE = Path(sys.executable).with_name("aimate")
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -124,7 +125,7 @@ def edit_latency(home: Path, edits: int) -> list[float]:
         written = time.perf_counter()
         path.write_text(f"# Edit {i} 编辑\n\n{token}\n", encoding="utf-8")
         while True:
-            reply = daemon_request(home, {"op": "search", "query": token, "limit": 1, "no_sync": True}, 10) or {}
+            reply = daemon_request(home, {"op": "search", "query": token, "limit": 1, "no_refresh": True}, 10) or {}
             if reply.get("results"):
                 latencies.append(time.perf_counter() - written)
                 break

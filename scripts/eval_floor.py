@@ -1,4 +1,4 @@
-"""Choosing the relevance floor (``retrieval.min_similarity``) by measurement, and comparing two rankings.
+"""Choosing the relevance floor (``retrieval.min_relevance``) by measurement, and comparing two rankings.
 
     .venv/bin/python scripts/eval_floor.py --bench ../shared/bench            # floor sweep, every dataset
     .venv/bin/python scripts/eval_floor.py --bench ../shared/bench --bootstrap BASE.jsonl NEW.jsonl \

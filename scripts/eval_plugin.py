@@ -5,7 +5,7 @@
 
 Each benchmark document becomes one memory file in a vault of its own (a temp AIMATE_HOME per bench
 vault), written the way `aimate mem add` writes it (title = the start of the text, body = the text);
-then `MemorySystem.sync()` indexes the files and `MemorySystem.search()` answers every question. The
+then `MemorySystem.refresh()` indexes the files and `MemorySystem.search()` answers every question. The
 bench data is read at run time only; nothing of it is stored in the project.
 
 `AIMATE_EVAL_VECTORS=DIR` (opt-in) keeps the chunk vectors between runs, in `DIR/<embedder>.db` (chunk hash →
@@ -104,10 +104,10 @@ class BenchVaults:
                 keyword_only = LazyEmbedder(self.embedder.settings)
                 keyword_only.unavailable = EmbedderUnavailable("eval: keyword part of the build", None)
                 with self._system(home, keyword_only) as first:
-                    first.sync()
+                    first.refresh()
                     _copy_vectors(first, cache, into_index=True)
             system = self._system(home, self.embedder)
-            report = system.sync()["global"]
+            report = system.refresh()["global"]
             if cache is not None:
                 _copy_vectors(system, cache, into_index=False)
             print(

@@ -131,7 +131,7 @@ def cue_features(text: str) -> np.ndarray:
         values.append(float(any(p.search(text) for p in patterns)))
     for _, pattern in _STRUCTURE:
         values.append(float(bool(pattern.search(text))))
-    # A Chinese word is ~2 characters (as in index/textproc.py): "好的，收到" is as short as "ok, got it".
+    # A Chinese word is ~2 characters (as in text/scripts.py): "好的，收到" is as short as "ok, got it".
     words = len(_LATIN_WORD.findall(text)) + (len(_CJK.findall(text)) + 1) // 2
     values.append(float(words <= 4))
     values.append(float(words >= 30))

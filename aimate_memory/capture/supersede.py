@@ -15,7 +15,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
-from aimate_memory.index.textproc import EN_STOPWORDS, ZH_STOPWORDS, is_cjk, tokens
+from aimate_memory.text.scripts import is_cjk
+from aimate_memory.text.stopwords import EN_STOPWORDS, ZH_STOPWORDS
+from aimate_memory.text.words import tokens
 
 Action = Literal["new", "supersede", "exists"]
 _WORD = re.compile(r"[^\W_]+")

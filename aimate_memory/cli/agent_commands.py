@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from aimate_memory.cli.common import JSON, NO_SYNC, open_system, synced
+from aimate_memory.cli.common import JSON, NO_REFRESH, open_system, refreshed
 from aimate_memory.cli.render import console, print_json, print_warning
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ def remember(
     scope: str = typer.Option(None, "--scope", "-s", help="global or project (default: decided from the text)."),
     source: str = typer.Option("cli", "--source", help="Who captured it (cli, an agent's name, …)."),
     thread: str = typer.Option(None, "--thread", help="The conversation it was said in (see `add --thread`)."),
-    no_sync: bool = NO_SYNC,
+    no_refresh: bool = NO_REFRESH,
     as_json: bool = JSON,
 ) -> None:
     """Remember a sentence where it belongs, and say why; small talk, thanks and questions are dropped
@@ -41,7 +41,7 @@ def remember(
     the memory it restates."""
     from aimate_memory.system.capture import capture_line
 
-    result = synced(open_system(), no_sync).remember(
+    result = refreshed(open_system(), no_refresh).remember(
         text, confidence=confidence, scope=scope, source=source, thread=thread, kind=kind, force=force
     )
     if as_json:
@@ -152,11 +152,11 @@ def _summary(info: SessionInfo) -> dict[str, object]:
 def context(
     query: str = typer.Argument(None, help="What the conversation is about (memories relevant to it are added)."),
     budget: int = typer.Option(None, "--budget", min=1, help="Token budget (default: context.total_budget)."),
-    no_sync: bool = NO_SYNC,
+    no_refresh: bool = NO_REFRESH,
     as_json: bool = JSON,
 ) -> None:
     """The memory context for a prompt, as Markdown: core, session window, recent and relevant memories."""
-    built = synced(open_system(search_for=query), no_sync).build_context(query, budget)
+    built = refreshed(open_system(search_for=query), no_refresh).build_context(query, budget)
     if as_json:
         print_json(built.to_dict())
         return

@@ -1,4 +1,4 @@
-"""What every command module shares: the global options, `open_system`, option declarations, `synced`.
+"""What every command module shares: the global options, `open_system`, option declarations, `refreshed`.
 
 Imports only go down from here (render, progress, the facade), so command modules can import it without
 importing each other or the app."""
@@ -20,9 +20,13 @@ from aimate_memory.errors import NotFoundError
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
+    from aimate_memory.system.client import RoutedClient
 
 JSON = typer.Option(False, "--json", help="Print JSON for tools.")
-NO_SYNC = typer.Option(False, "--no-sync", help="Read the index as it is, without syncing it first.")
+# `--no-sync` is the flag's old name, kept as an alias: `aimate mem sync` is git's pull/push (issue 28 §7).
+NO_REFRESH = typer.Option(
+    False, "--no-refresh", "--no-sync", help="Read the index as it is, without refreshing it from the files first."
+)
 
 
 @dataclass
@@ -42,29 +46,47 @@ class Options:
 options = Options()
 
 
-def open_system(search_for: str | None = None, needs_vault: bool = True) -> MemorySystem:
-    """The facade for this command line's options; `search_for`: the query of a command that searches.
-    Before `init` there is nothing to read or change: a command that `needs_vault` says so rather than
-    answer "no memory about that" or "0 memories" (only init, config and sync work without one)."""
+def connect(search_for: str | None = None) -> RoutedClient:
+    """The one client (`system.client`) for this command line's options: the daemon while one answers, else
+    the facade here, refreshed before reads as `refreshed` shows it. `search_for`: the query of a command that
+    searches (its model starts loading at once)."""
     # Imported there: `aimate --help` must not pay for the facade's imports.
-    from aimate_memory.cli.fast import open_memory
+    from aimate_memory.watch.client import connect as connect_client
 
-    system = open_memory(options.project, options.global_only, search_for)
-    if needs_vault and not system.vaults:
-        raise NotFoundError(f"no memory vault yet (looked in {system.global_vault.root})", "run `aimate mem init`")
-    return system
+    return connect_client(None, options.project, options.global_only, search_for=search_for, freshness=ShownRefresh())
 
 
-def synced(system: MemorySystem, no_sync: bool = False) -> MemorySystem:
-    """Read commands sync first (milliseconds when nothing changed), and say what went wrong."""
-    if no_sync:
+def open_system(search_for: str | None = None, needs_vault: bool = True) -> MemorySystem:
+    """The facade for this command line's options (the client's local one); `search_for`: the query of a
+    command that searches. Before `init` there is nothing to read or change: a command that `needs_vault`
+    says so rather than answer "no memory about that" or "0 memories" (only init, config and sync work
+    without one)."""
+    client = connect(search_for)
+    if needs_vault:
+        client.require_vault()
+    return client.local.system
+
+
+class ShownRefresh:
+    """The CLI's freshness (`system.client.Freshness`): `refreshed`, with its progress and warnings."""
+
+    def refresh(self, system: MemorySystem) -> None:
+        refreshed(system)
+
+    def close(self) -> None:
+        pass
+
+
+def refreshed(system: MemorySystem, no_refresh: bool = False) -> MemorySystem:
+    """Read commands refresh the index first (milliseconds when nothing changed), and say what went wrong."""
+    if no_refresh:
         if not system.store.has_index:
             # Reading would create an empty index.db and fail on its missing tables.
-            raise NotFoundError("there is no index yet", "run `aimate mem index`, or drop --no-sync")
+            raise NotFoundError("there is no index yet", "run `aimate mem index`, or drop --no-refresh")
         return system
     try:
         with LazyProgress() as progress:
-            reports = system.sync(progress)
+            reports = system.refresh(progress)
     except Exception as exc:
         # The index cannot be written (read-only, disk full, a size limit): read it as it is rather than fail.
         fault = describe_fault(exc)
@@ -84,8 +106,6 @@ def synced(system: MemorySystem, no_sync: bool = False) -> MemorySystem:
 
 def when(value: str | None, option: str) -> datetime | None:
     """A date option (`--since 7d`, `yesterday`, `2026-03-01`, `昨天`) as an aware datetime."""
-    if value is None:
-        return None
-    from aimate_memory.vault.dates import parse_when
+    from aimate_memory.vault.dates import parse_optional_when
 
-    return parse_when(value, datetime.now().astimezone(), option)
+    return parse_optional_when(value, datetime.now().astimezone(), option)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from aimate_memory.cli.common import open_system
-from aimate_memory.cli.render import console, print_json
+from aimate_memory.cli.render import console, print_json, print_warning
 from aimate_memory.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -28,6 +28,7 @@ def get(
 ) -> None:
     """Print the effective value of a key (after files and environment)."""
     system = open_system(needs_vault=False)
+    _say_renamed(system.config.deprecations)
     value = system.config.get(key) if key else system.config.as_dict()
     if as_json or not key or isinstance(value, (dict, list)):
         print_json(value)
@@ -43,13 +44,20 @@ def set_(key: str, value: str, project_file: bool = PROJECT) -> None:
     system = open_system(needs_vault=False)
     path = _target(system, project_file)
     written = set_config_value(path, key, value)
-    console.print(f"{key} = {written!r}  ({path})")
+    from aimate_memory.config.defaults import RENAMED_KEYS
+
+    console.print(f"{RENAMED_KEYS.get(key, key)} = {written!r}  ({path})")
 
 
 @config_app.command("path")
 def path(project_file: bool = PROJECT) -> None:
     """Print the path of the config file."""
     console.print(str(_target(open_system(needs_vault=False), project_file)))
+
+
+def _say_renamed(deprecations: list[str]) -> None:
+    for line in deprecations:
+        print_warning(f"{line}; `aimate mem config set` writes the new name")
 
 
 def _target(system: MemorySystem, project_file: bool) -> Path:

@@ -10,16 +10,14 @@ This module imports only the standard library at import time; each command impor
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from aimate_memory.integrations.hooks import DaemonCall
-    from aimate_memory.system import MemorySystem
+    from aimate_memory.system.client import RoutedClient
 
 HOOK_KINDS = ("session-start", "prompt", "session-end")
 HOOK_CLIENTS = ("claude", "codex", "kimi")
@@ -113,7 +111,8 @@ def print_version() -> int:
 
 def run_hook_command(kind: str, client: str, project: Path | None, global_only: bool) -> int:
     """`aimate mem hook KIND`: the client's payload on stdin, what the hook says on stdout, exit 0 always."""
-    from aimate_memory.integrations.hook_events import Client, HookKind
+    from aimate_memory.integrations.hook_events import Client as Assistant
+    from aimate_memory.integrations.hook_events import HookKind
     from aimate_memory.integrations.hooks import run_hook
 
     try:
@@ -121,39 +120,24 @@ def run_hook_command(kind: str, client: str, project: Path | None, global_only: 
     except Exception:
         stdin_text = ""
     output = run_hook(
-        HookKind(kind),
-        stdin_text,
-        lambda cwd: open_keyword_only(cwd, project, global_only),
-        client=Client(client),
-        daemon=daemon_caller(project, global_only),
+        HookKind(kind), stdin_text, lambda cwd: connect_hook(cwd, project, global_only), client=Assistant(client)
     )
     sys.stdout.write(output)
     sys.stdout.flush()
     return 0
 
 
-def open_keyword_only(cwd: Path | None, project: Path | None, global_only: bool) -> MemorySystem:
-    """The facade for the payload's folder, keyword-only: loading the embedding models took 8 s of a cold
-    prompt hook (2 cores under load; seconds even when idle), against a 1.5 s goal. A running daemon answers
-    warm and hybrid instead; chunks indexed here get their vectors at the next CLI or daemon sync
-    (`embedding.enabled` is not part of the index fingerprint, so nothing is rebuilt)."""
-    from aimate_memory.config import load_config
-    from aimate_memory.system import MemorySystem
-    from aimate_memory.vault.roots import detect_roots
+def connect_hook(cwd: Path | None, project: Path | None, global_only: bool) -> RoutedClient:
+    """The client for a hook's payload folder. Without a daemon, the facade opens keyword-only: loading the
+    embedding models took 8 s of a cold prompt hook (2 cores under load; seconds even when idle), against a
+    1.5 s goal. A running daemon answers warm and hybrid instead; chunks indexed here get their vectors at
+    the next CLI or daemon sync (`embedding.enabled` is not part of the index fingerprint, so nothing is
+    rebuilt)."""
+    from aimate_memory.watch.client import connect
 
-    roots = detect_roots(cwd=cwd, project=project, global_only=global_only)
-    config = load_config(roots.home, roots.project, env={**os.environ, "AIMATE_EMBEDDING__ENABLED": "false"})
-    return MemorySystem(roots, config=config)
-
-
-def daemon_caller(project: Path | None, global_only: bool) -> DaemonCall:
-    """The hooks' way to the daemon: one op for the payload's folder (None when no daemon answers)."""
-    from aimate_memory.watch.client import daemon_call
-
-    def call(op: str, fields: dict[str, Any], cwd: Path | None) -> dict[str, Any] | None:
-        return daemon_call(op, fields, cwd=cwd, project=project, global_only=global_only, timeout=DAEMON_TIMEOUT_S)
-
-    return call
+    return connect(
+        cwd, project, global_only, timeout=DAEMON_TIMEOUT_S, config_env={"AIMATE_EMBEDDING__ENABLED": "false"}
+    )
 
 
 # -- MCP ---------------------------------------------------------------------------------------------
@@ -161,21 +145,17 @@ def daemon_caller(project: Path | None, global_only: bool) -> DaemonCall:
 
 def run_mcp_command(project: Path | None, global_only: bool) -> int:
     """`aimate mem mcp`: the stdio server; the SDK is imported behind a front that answers the client's first
-    messages (`mcp.front`), the facade on the server's worker thread at first need."""
+    messages (`mcp.front`), the client made on the server's worker thread at first need. A long-lived face:
+    its local index is kept fresh from file events, not by stat-walking the vaults on every call."""
     from aimate_memory.mcp.front import serve
 
-    serve(lambda: open_memory(project, global_only), project=project, global_only=global_only)
+    serve(lambda: connect_long_lived(project, global_only), project=project, global_only=global_only)
     return 0
 
 
-def open_memory(project: Path | None, global_only: bool, search_for: str | None = None) -> MemorySystem:
-    """The facade as every command opens it: using it in a project registers the project, so the daemon
-    watches that vault too. `search_for`: the query of a command about to search (see `system/opening.py`)."""
-    from aimate_memory.system.opening import open_system
+def connect_long_lived(project: Path | None, global_only: bool) -> RoutedClient:
+    """The client of a face that serves many calls (the MCP server): fresh from a file watcher."""
+    from aimate_memory.watch.client import connect
+    from aimate_memory.watch.freshness import WatchedFreshness
 
-    system = open_system(project, global_only, search_for)
-    if system.project_vault is not None and system.project_vault.exists:
-        from aimate_memory.watch.registry import register_project
-
-        register_project(system.roots.home, system.project_vault.root.parent)
-    return system
+    return connect(None, project, global_only, freshness=WatchedFreshness())

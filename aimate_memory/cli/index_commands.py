@@ -7,11 +7,12 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from aimate_memory.cli.common import JSON, NO_SYNC, open_system, options, synced, when
+from aimate_memory.cli.common import JSON, NO_REFRESH, connect, open_system, refreshed, when
 from aimate_memory.cli.progress import LazyProgress
 from aimate_memory.cli.render import console, print_json, print_warning
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
+from aimate_memory.vault.lists import split_list
 from aimate_memory.wording import plural
 
 commands = typer.Typer()
@@ -22,7 +23,7 @@ def index_(as_json: bool = JSON) -> None:
     """Sync the index with the files: only what changed is read, re-chunked and re-embedded."""
     system = open_system()
     with LazyProgress() as progress:
-        reports = system.sync(progress)
+        reports = system.refresh(progress)
     _print_reports(reports, as_json)
 
 
@@ -35,7 +36,7 @@ def reindex(as_json: bool = JSON) -> None:
     _print_reports(reports, as_json)
 
 
-def _print_reports(reports, as_json: bool) -> None:  # reports: index SyncReports, a type the faces may not import
+def _print_reports(reports, as_json: bool) -> None:  # reports: index RefreshReports, a type the faces may not import
     if as_json:
         print_json({scope: report.as_dict() for scope, report in reports.items()})
         return
@@ -52,11 +53,11 @@ def _print_reports(reports, as_json: bool) -> None:  # reports: index SyncReport
 @commands.command()
 def search(
     query: list[str] = typer.Argument(..., help="What to look for (any language)."),
-    limit: int = typer.Option(10, "--limit", "-n", help="How many results."),
+    limit: int = typer.Option(10, "--limit", "-n", min=1, help="How many results."),
     layer: list[str] = typer.Option([], "--layer", "-l", help="core, session, short_term, long_term (repeatable)."),
     scope: str = typer.Option(None, "--scope", "-s", help="global or project."),
     category: list[str] = typer.Option([], "--category", "-c"),
-    tag: list[str] = typer.Option([], "--tag", "-t", help="Only memories with this tag (repeatable)."),
+    tag: list[str] = typer.Option([], "--tag", "-t", help="Only memories with this tag (repeatable; a,b gives two)."),
     status: str = typer.Option(None, "--status", help="Default: active and pending; 'all' for any."),
     since: str = typer.Option(None, "--since", help="Updated on or after this date."),
     until: str = typer.Option(None, "--until", help="Updated before this date."),
@@ -64,7 +65,7 @@ def search(
     created_before: str = typer.Option(None, "--created-before"),
     path: str = typer.Option(None, "--path", help="Only paths matching this glob (e.g. 'long_term/*')."),
     explain: bool = typer.Option(False, "--explain", help="Show every factor of each score."),
-    no_sync: bool = NO_SYNC,
+    no_refresh: bool = NO_REFRESH,
     as_json: bool = JSON,
 ) -> None:
     """Search memories by meaning and keywords, in Chinese and English."""
@@ -72,7 +73,7 @@ def search(
         layers=tuple(parse_layer(value) for value in layer),
         scopes=(parse_scope(scope),) if scope else (),
         categories=tuple(category),
-        tags=tuple(tag),
+        tags=tuple(split_list(tag)),
         statuses=parse_statuses(status),
         created_after=when(created_after, "--created-after"),
         created_before=when(created_before, "--created-before"),
@@ -80,37 +81,32 @@ def search(
         updated_before=when(until, "--until"),
         path_glob=path,
     )
-    from aimate_memory.watch.client import daemon_search
-
+    text = " ".join(query)
+    client = connect(search_for=text)
+    client.require_vault()  # "no vault yet" whether the daemon or this process would answer
     # A running daemon answers warm (model loaded, index kept fresh by its watcher); else search here.
-    response = daemon_search(
-        " ".join(query), limit, where, project=options.project, global_only=options.global_only, no_sync=no_sync
-    )
-    if response is None:
-        text = " ".join(query)
-        response = synced(open_system(search_for=text), no_sync).search(text, limit, where)
-    for warning in response.warnings:
+    found = client.search(text, limit, where, no_refresh=no_refresh)
+    for warning in found.warnings:
         print_warning(warning)
     if as_json:
-        print_json([hit.as_dict(explain) for hit in response.results])
+        print_json([hit.to_dict(explain) for hit in found.hits])
         return
-    if not response.results:
+    if not found.hits:
         # why: below the relevance floor nothing is an answer (retrieval/relevance.py); exit 0
         console.print("no memory about that")
         return
-    for rank, hit in enumerate(response.results, 1):
-        memory = hit.memory
+    for rank, hit in enumerate(found.hits, 1):
         console.print(
-            f"[bold]{rank}. {escape(memory.title)}[/]  [dim]{memory.id[:8]} {memory.scope.value}:"
-            f"{escape(memory.rel_path.as_posix())}  {memory.layer.value}  score {hit.score:.3f}[/]"
+            f"[bold]{rank}. {escape(hit.title)}[/]  [dim]{hit.id[:8]} {escape(hit.location)}  {hit.layer}"
+            f"  score {hit.score:.3f}[/]"
         )
         if hit.snippet:
-            console.print("   " + _highlight(hit.snippet, hit.highlights))
+            console.print("   " + _highlight(hit.snippet, list(hit.highlights)))
         if hit.context_of:
             console.print(f"   [dim]next to {hit.context_of[:8]} in their conversation[/]")
         if explain and not hit.context_of:  # a neighbour shown as context has its anchor's score, no factors
-            console.print(f"   [dim]{_explanation(hit.factors)}[/]")
-    console.print(f"[dim]{plural(len(response.results), 'result')}, {response.mode}, {response.elapsed_ms:.0f} ms[/]")
+            console.print(f"   [dim]{_explanation(dict(hit.factors))}[/]")
+    console.print(f"[dim]{plural(len(found.hits), 'result')}, {found.mode}, {found.elapsed_ms:.0f} ms[/]")
 
 
 commands.command("recall", help="Alias of `search`.")(search)
@@ -122,7 +118,7 @@ def eval_(
         ..., help='JSONL: one {"query": ..., "expected": [ids or id prefixes]} a line.'
     ),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List each query that missed, with what came back."),
-    no_sync: bool = NO_SYNC,
+    no_refresh: bool = NO_REFRESH,
     as_json: bool = JSON,
 ) -> None:
     """Measure search on your own questions: recall@1/5/10 and MRR over your vaults."""
@@ -130,7 +126,7 @@ def eval_(
         text = queries_file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidInputError(f"cannot read {queries_file}: {exc}", "give a UTF-8 JSONL file") from exc
-    report = synced(open_system(), no_sync).retrieval.evaluate(text, str(queries_file))
+    report = refreshed(open_system(), no_refresh).retrieval.evaluate(text, str(queries_file))
     if as_json:
         print_json(report.as_dict(verbose))
         return
@@ -174,9 +170,9 @@ def _highlight(text: str, spans: list[tuple[int, int]]) -> str:
 
 
 @commands.command()
-def stats(no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
+def stats(no_refresh: bool = NO_REFRESH, as_json: bool = JSON) -> None:
     """Counts by layer and status, vectors, index size, last sync, index identity."""
-    system = synced(open_system(), no_sync)
+    system = refreshed(open_system(), no_refresh)
     data = system.retrieval.stats()
     if as_json:
         print_json(data)
@@ -190,7 +186,7 @@ def stats(no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
             "chunks / vectors": f"{s['chunks']} / {s['vectors']}",
             "errors / excluded": f"{s['errors']} / {s['excluded']}",
             "index": f"{s['index']} ({s['index_bytes'] / 1e6:.1f} MB)",
-            "last sync": str(s["last_sync"]),
+            "last sync": str(s["last_refresh"]),
             "embedder": f"{identity['embedder'] or 'none (keyword only)'} ({identity['dimension']}-d)",
             "schema / tokenizer": f"{identity['schema']} / {identity['tokenizer']}",
         }

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import queue
-import signal
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -14,12 +11,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from aimate_memory.cli.common import JSON, open_system
+from aimate_memory.cli.common import JSON, connect, open_system
 from aimate_memory.cli.render import console, print_json, print_warning
 
 if TYPE_CHECKING:
-    from aimate_memory.system import MemorySystem
-    from aimate_memory.vault.store import Vault
     from aimate_memory.watch.service import ServicePlan, ServiceReport
 
 commands = typer.Typer()
@@ -44,49 +39,24 @@ def _home() -> Path:
 def watch(
     debounce: float = typer.Option(0.3, "--debounce", help="Seconds a file must be quiet before it is indexed."),
 ) -> None:
-    """Keep the index in sync with the files in the foreground (Ctrl-C to stop)."""
-    from aimate_memory.watch.watcher import Watcher
+    """Run the daemon in the foreground, its log on the terminal (Ctrl-C to stop): the index follows the
+    files of the global vault and every registered project (this one included), searches are answered warm."""
+    from aimate_memory.errors import AimateError
+    from aimate_memory.watch.daemon import Daemon
+    from aimate_memory.watch.process import ALREADY_RUNNING_EXIT, running_pid
 
-    system = open_system()
-    vaults = {vault.scope.value: vault for vault in system.vaults}
-    if not vaults:
+    client = connect()  # registers this project: the daemon watches it
+    if not client.has_vault:
         print_warning("no vault to watch; run `aimate mem init`")
         raise typer.Exit(1)
-    dirty: queue.Queue[tuple[str, set[str], bool]] = queue.Queue()
-    watcher = Watcher(lambda key, paths, full: dirty.put((key, paths, full)), debounce=debounce)
-    for key, vault in vaults.items():
-        watcher.add(key, vault.root)
-    watcher.start()
-    signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops it as cleanly as Ctrl-C
-    try:
-        for key, vault in vaults.items():
-            _sync_one(system, vault, key, "initial sync")
-            console.print(f"watching [bold]{key}[/] vault {escape(str(vault.root))}")
-        while True:
-            key, paths, full = dirty.get()  # blocked while nothing changes
-            watcher.take(key)
-            what = "full sync (events lost)" if full else ", ".join(sorted(paths)[:3]) + ("…" if len(paths) > 3 else "")
-            _sync_one(system, vaults[key], key, what)
-    except KeyboardInterrupt:
-        console.print("stopped")
-    finally:
-        watcher.stop()
-        system.close()
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
-def _sync_one(system: MemorySystem, vault: Vault, key: str, what: str) -> None:
-    report = system.store.sync_vault(vault)
-    stamp = time.strftime("%H:%M:%S")
-    console.print(
-        f"[dim]{stamp}[/] {key}: {escape(what)} → {report.added} added, {report.updated} updated, "
-        f"{report.moved} moved, {report.deleted} removed, {report.errors} errors ({report.seconds * 1000:.0f} ms)"
-    )
-    for warning in report.warnings:
-        print_warning(warning)
+    home = client.roots.home
+    code = Daemon(home, debounce=debounce, echo=True).run()
+    if code == ALREADY_RUNNING_EXIT:
+        raise AimateError(
+            f"the daemon is already running (pid {running_pid(home)}) and keeps the index in sync",
+            "`aimate mem daemon logs` shows what it does; `aimate mem daemon stop` to watch here instead",
+        )
+    raise typer.Exit(code)
 
 
 # -- daemon -------------------------------------------------------------------------------------------
@@ -199,8 +169,8 @@ def daemon_stop() -> None:
 @daemon_app.command("status")
 def daemon_status(as_json: bool = JSON) -> None:
     """Running?, pid, uptime, vaults, last sync and maintenance, queue, errors, memory."""
-    from aimate_memory.watch.client import daemon_request
     from aimate_memory.watch.process import running_pid
+    from aimate_memory.watch.transport import daemon_request
 
     home = _home()
     pid = running_pid(home)
@@ -222,7 +192,7 @@ def daemon_status(as_json: bool = JSON) -> None:
         table.add_row("uptime", _duration(status["uptime_seconds"]))
         for vault in status.get("vaults", []):
             table.add_row(
-                f"{vault['scope']} vault", f"{escape(vault['root'])} (synced {vault['last_sync'] or 'not yet'})"
+                f"{vault['scope']} vault", f"{escape(vault['root'])} (refreshed {vault['last_refresh'] or 'not yet'})"
             )
         table.add_row("last maintenance", str(status.get("last_maintenance") or "not yet"))
         table.add_row("queue", str(status.get("queue")))

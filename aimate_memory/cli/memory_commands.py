@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from aimate_memory.cli.common import JSON, NO_SYNC, open_system, synced, when
+from aimate_memory.cli.common import JSON, NO_REFRESH, open_system, refreshed, when
 from aimate_memory.cli.render import (
     MEMORY_COLUMNS,
     console,
@@ -23,6 +23,7 @@ from aimate_memory.cli.render import (
 from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
 from aimate_memory.vault.fields import parse_assignments
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
+from aimate_memory.vault.lists import split_list
 from aimate_memory.wording import plural
 
 commands = typer.Typer()
@@ -66,7 +67,7 @@ def add(
     file: Path = typer.Option(None, "--file", "-f", help="Read the body from a file."),
     layer: str = typer.Option("long_term", "--layer", "-l", help="core, short_term or long_term."),
     category: str = typer.Option(None, "--category", "-c", help="task, note, context, project, knowledge, decision…"),
-    tags: str = typer.Option("", "--tags", "-t", help="Comma-separated tags."),
+    tags: str = typer.Option("", "--tags", "-t", help="Tags separated by commas (, ，), 、 or ;."),
     importance: int = typer.Option(3, "--importance", "-i", min=1, max=5, help="1 (low) to 5 (high)."),
     ttl: float = typer.Option(None, "--ttl", help="Days until a short-term memory expires."),
     scope: str = typer.Option(None, "--scope", "-s", help="global or project (default: project when in one)."),
@@ -117,13 +118,13 @@ def _body_from(body: str | None, file: Path | None) -> str:
 def list_(
     layer: str = typer.Option(None, "--layer", "-l"),
     category: str = typer.Option(None, "--category", "-c"),
-    tag: list[str] = typer.Option([], "--tag", "-t", help="Only memories with this tag (repeatable)."),
+    tag: list[str] = typer.Option([], "--tag", "-t", help="Only memories with this tag (repeatable; a,b gives two)."),
     status: str = typer.Option(None, "--status", help="active, pending, archived, expired, superseded, all."),
     scope: str = typer.Option(None, "--scope", "-s"),
     since: str = typer.Option(None, "--since", help="Updated on or after: 2026-03-01, yesterday, 7d, 2w."),
     until: str = typer.Option(None, "--until", help="Updated before this date."),
     limit: int = typer.Option(None, "--limit", "-n", min=1, help="At most this many (newest first)."),
-    no_sync: bool = NO_SYNC,
+    no_refresh: bool = NO_REFRESH,
     as_json: bool = JSON,
 ) -> None:
     """List memories (default: active and pending ones)."""
@@ -131,12 +132,12 @@ def list_(
         layers=(parse_layer(layer),) if layer else (),
         scopes=(parse_scope(scope),) if scope else (),
         categories=(category,) if category else (),
-        tags=tuple(tag),
+        tags=tuple(split_list(tag)),
         statuses=parse_statuses(status),
         updated_after=when(since, "--since"),
         updated_before=when(until, "--until"),
     )
-    system = synced(open_system(), no_sync)
+    system = refreshed(open_system(), no_refresh)
     memories = system.list(where, limit=limit)
     if as_json:
         print_json([memory.public_dict() for memory in memories])
@@ -148,9 +149,11 @@ def list_(
 
 
 @commands.command()
-def show(ref: str = typer.Argument(..., metavar="ID|PATH"), no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
+def show(
+    ref: str = typer.Argument(..., metavar="ID|PATH"), no_refresh: bool = NO_REFRESH, as_json: bool = JSON
+) -> None:
     """Show one memory: its file exactly as written."""
-    system = synced(open_system(), no_sync)
+    system = refreshed(open_system(), no_refresh)
     memory = system.read(ref)
     if as_json:
         data = memory.public_dict()
@@ -253,10 +256,10 @@ def fix(
 
 
 @commands.command()
-def diagnose(no_sync: bool = NO_SYNC, as_json: bool = JSON) -> None:
+def diagnose(no_refresh: bool = NO_REFRESH, as_json: bool = JSON) -> None:
     """List every problem file with path:line and reason, and how the index disagrees with the files or
     the model. Exit 1 when there are problems."""
-    system = synced(open_system(), no_sync)
+    system = refreshed(open_system(), no_refresh)
     problems = system.memories.diagnose()
     if as_json:
         print_json(

@@ -81,7 +81,7 @@ def import_command(
 
 def _finish(system: MemorySystem, report: ImportReport, dry_run: bool, as_json: bool) -> None:
     if not dry_run:
-        system.sync()
+        system.refresh()
     if as_json:
         print_json(report.to_dict())
     else:

@@ -81,7 +81,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "decay": 0.95,
         # The relevance floor (0–1, retrieval/relevance.py): below it a memory is not a result, so an
         # unrelated query gets none. Chosen by scripts/eval_floor.py (docs/benchmarks.md, "Relevance floor").
-        "min_similarity": 0.1,
+        "min_relevance": 0.1,
         # Keyword candidate chunks. docs/design.md §7 suggests 5k; at 10k memories 1k cut keyword search from
         # p50 28 / p95 48 ms to 17 / 20 ms (hybrid 63 → 44 ms p50) with the same bench recall.
         "candidates": 1000,
@@ -126,6 +126,13 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 # Keys that once existed: a config file that still sets one loads (the value is not used) instead of failing
 # every command; `config set` refuses them with this hint.
+# Keys with a new name: the old one is still read (files, environment, `config get/set`) as the new one,
+# and `Config.deprecations` says so. `min_similarity` floored relevance (0–1, retrieval/relevance.py), never
+# a raw cosine similarity; the code had called it min_relevance all along (issue 28 §7).
+RENAMED_KEYS = {
+    "retrieval.min_similarity": "retrieval.min_relevance",
+}
+
 RETIRED_KEYS = {
     "context.core_ratio": "core is no longer a share: it comes first, up to context.core_max_tokens",
 }

@@ -14,7 +14,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
 
-from aimate_memory.config.defaults import CHOICES, DEFAULTS, NULLABLE_STRING_KEYS, RETIRED_KEYS
+from aimate_memory.config.defaults import CHOICES, DEFAULTS, NULLABLE_STRING_KEYS, RENAMED_KEYS, RETIRED_KEYS
 from aimate_memory.errors import ConfigError
 from aimate_memory.vault.atomic import atomic_write_text
 
@@ -26,9 +26,13 @@ ENV_RESERVED = {"AIMATE_HOME", "AIMATE_DEBUG"}
 class Config:
     """Validated settings. `get("short_term.default_ttl_days")`, `section("embedding")`."""
 
-    def __init__(self, values: dict[str, dict[str, Any]], sources: list[str]) -> None:
+    def __init__(
+        self, values: dict[str, dict[str, Any]], sources: list[str], deprecations: list[str] | None = None
+    ) -> None:
         self._values = values
         self.sources = sources
+        # One line per renamed key found in a file or the environment (RENAMED_KEYS): what to write instead.
+        self.deprecations = deprecations or []
 
     def get(self, dotted: str) -> Any:
         section, key = _split_key(dotted)
@@ -58,18 +62,19 @@ def config_path(root: Path) -> Path:
 def load_config(global_root: Path, project_root: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
     values = copy.deepcopy(DEFAULTS)
     sources = ["defaults"]
+    deprecations: list[str] = []
     for root in (global_root, project_root):
         if root is None:
             continue
         path = config_path(root)
         if path.is_file():
-            _merge(values, _read_file(path), str(path))
+            _merge(values, _read_file(path), str(path), deprecations)
             sources.append(str(path))
     env_overrides = _from_env(os.environ if env is None else env)
     if env_overrides:
-        _merge(values, env_overrides, "environment")
+        _merge(values, env_overrides, "environment", deprecations)
         sources.append("environment")
-    return Config(values, sources)
+    return Config(values, sources, deprecations)
 
 
 def _read_file(path: Path) -> dict[str, Any]:
@@ -86,7 +91,9 @@ def _read_file(path: Path) -> dict[str, Any]:
     return {str(k): v for k, v in loaded.items()}
 
 
-def _merge(values: dict[str, dict[str, Any]], overrides: Mapping[str, Any], origin: str) -> None:
+def _merge(
+    values: dict[str, dict[str, Any]], overrides: Mapping[str, Any], origin: str, deprecations: list[str]
+) -> None:
     for section, entries in overrides.items():
         if section not in DEFAULTS:
             raise ConfigError(f"unknown config section '{section}' in {origin}", _nearest_hint(section, list(DEFAULTS)))
@@ -98,11 +105,19 @@ def _merge(values: dict[str, dict[str, Any]], overrides: Mapping[str, Any], orig
             dotted = f"{section}.{key}"
             if dotted in RETIRED_KEYS:
                 continue
+            if dotted in RENAMED_KEYS:
+                new_section, _, new_key = RENAMED_KEYS[dotted].partition(".")
+                deprecations.append(f"{dotted} in {origin} is now {RENAMED_KEYS[dotted]} (the old name is still read)")
+                if new_key in entries and new_section == section:
+                    continue  # both names given: the new one wins
+                values[new_section][new_key] = validate_value(RENAMED_KEYS[dotted], value, origin)
+                continue
             values[section][str(key)] = validate_value(dotted, value, origin)
 
 
 def validate_value(dotted: str, value: Any, origin: str = "value") -> Any:
     section, key = _split_key(dotted)
+    dotted = f"{section}.{key}"
     default = DEFAULTS[section][key]
     if dotted in NULLABLE_STRING_KEYS:
         if value is None or isinstance(value, str):
@@ -130,6 +145,8 @@ def validate_value(dotted: str, value: Any, origin: str = "value") -> Any:
 
 
 def _split_key(dotted: str) -> tuple[str, str]:
+    """`section.key` of a known key; a renamed key gives its new name's."""
+    dotted = RENAMED_KEYS.get(dotted, dotted)
     section, _, key = dotted.partition(".")
     if dotted in RETIRED_KEYS:
         raise ConfigError(f"config key '{dotted}' is retired", RETIRED_KEYS[dotted])
@@ -186,6 +203,9 @@ def set_config_value(path: Path, dotted: str, raw_value: str) -> Any:
         entries = CommentedMap()
         document[section] = entries
     entries[key] = value
+    for old, new in RENAMED_KEYS.items():
+        if new == f"{section}.{key}":
+            entries.pop(old.partition(".")[2], None)  # the file keeps one name for the key: the new one
     stream = io.StringIO()
     yaml.dump(document, stream)
     atomic_write_text(path, stream.getvalue())

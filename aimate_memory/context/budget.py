@@ -24,7 +24,7 @@ from itertools import pairwise
 
 from aimate_memory.context.model import ContextItem, ContextWarning, PlacedItem, Section, SectionRequest
 from aimate_memory.context.render import item_frame, render_item, section_heading, shown_text
-from aimate_memory.index.chunking import estimate_tokens
+from aimate_memory.text.estimate import prompt_tokens
 
 ELLIPSIS = "…"
 NAMED_IN_WARNING = 10  # core memories named in a warning; more are counted ("and 4 more")
@@ -66,11 +66,11 @@ class _Sizes:
         """(shown text, its tokens, the whole block's tokens)."""
         if item not in self._whole:
             text = shown_text(item)
-            text_tokens = estimate_tokens(text)
+            text_tokens = prompt_tokens(text)
             # The block is the text in a whitespace-joined frame (render.py), so only the frame is counted
             # besides: a long text is read by the estimator once.
             before, after = item_frame(item, text)
-            self._whole[item] = (text, text_tokens, text_tokens + estimate_tokens(before) + estimate_tokens(after))
+            self._whole[item] = (text, text_tokens, text_tokens + prompt_tokens(before) + prompt_tokens(after))
         return self._whole[item]
 
     def sentences(self, text: str, keep_tail: bool, limit: int) -> tuple[list[str], list[int]]:
@@ -84,7 +84,7 @@ class _Sizes:
             self._sentences[key] = (pieces, [])
         pieces, counts = self._sentences[key]
         while len(counts) < len(pieces) and (not counts or counts[-1] <= limit):
-            counts.append((counts[-1] if counts else 0) + estimate_tokens(pieces[len(counts)]))
+            counts.append((counts[-1] if counts else 0) + prompt_tokens(pieces[len(counts)]))
         return pieces, counts
 
 
@@ -127,7 +127,7 @@ def _fill(
 ) -> Section:
     heading = request.heading or section_heading(request.layer, request.scope)
     section = Section(request.layer, request.scope, heading, allowance, required=request.required)
-    heading_tokens = estimate_tokens(heading)
+    heading_tokens = prompt_tokens(heading)
     for item in request.items:
         if item.id in taken:
             section.duplicates.append(item.id)
@@ -158,7 +158,7 @@ def _place(item: ContextItem, room: int, sizes: _Sizes, *, keep_tail: bool, whol
     cut = _cut(*sizes.sentences(text, keep_tail, limit), limit, keep_tail=keep_tail)
     if cut is None:
         return None
-    cut_tokens = estimate_tokens(render_item(item, cut))
+    cut_tokens = prompt_tokens(render_item(item, cut))
     if cut_tokens > room:  # a cut of one line lost its title's echo and gained a label: rare, so let go
         return None
     return PlacedItem(item, cut, cut_tokens, cut=True)
@@ -179,7 +179,7 @@ def cut_to_fit(text: str, max_tokens: int, *, keep_tail: bool = False) -> str | 
 def _cut(pieces: list[str], counts: list[int], max_tokens: int, *, keep_tail: bool) -> str | None:
     """`cut_to_fit` on the text's sentences (reversed for `keep_tail`) and their running token counts (as far
     as one past `max_tokens`)."""
-    limit = max_tokens - estimate_tokens(ELLIPSIS)
+    limit = max_tokens - prompt_tokens(ELLIPSIS)
     fitting = bisect_right(counts, limit)  # running counts only grow
     fitting = min(fitting, len(pieces) - 1)  # all of them would not be a cut
     if fitting < 1:

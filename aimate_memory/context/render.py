@@ -8,7 +8,7 @@ a memory with no body (added by its title alone) is its title. Paths are left to
 of a prompt needs the id (`aimate mem show ID`), not where the file lies. On 50 real sentences this took a
 memory from 75 to 25 tokens (English) and from 93 to 31 (Chinese) (docs/benchmarks.md, "Context rendering").
 
-Every piece is joined to the next by whitespace, so (see `index.chunking.estimate_tokens`) the tokens of
+Every piece is joined to the next by whitespace, so (see `text.estimate.prompt_tokens`) the tokens of
 the whole text are the sum of the items' and headings' tokens: the budget is counted piece by piece and
 holds for the rendered text exactly.
 """

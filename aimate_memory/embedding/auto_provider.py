@@ -2,7 +2,7 @@
 
 Each vector is the concatenation ``[√w·minilm(text), √(1-w)·use(text)]`` (384 + 512 = 896-d, unit
 length). MiniLM cannot read Chinese (every CJK character is [UNK]), so for text that is not Latin script
-(:func:`aimate_memory.index.textproc.script_of` ≠ "latin") its half is zero and the USE half has full
+(:func:`aimate_memory.text.scripts.script_of` ≠ "latin") its half is zero and the USE half has full
 weight: ``[0, use(text)]``. Cosine similarity then works out to
 
 - Latin query · Latin doc:  ``w·cos_minilm + (1-w)·cos_use``  (an ensemble of both models)
@@ -37,7 +37,7 @@ def _batches(model: Embedder, texts: list[str], rows: Sequence[int], columns: sl
 
 
 def _is_latin(text: str) -> bool:
-    from aimate_memory.index.textproc import script_of
+    from aimate_memory.text.scripts import script_of
 
     return script_of(text) == "latin"
 

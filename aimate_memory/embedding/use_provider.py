@@ -13,7 +13,7 @@ import numpy as np
 
 from aimate_memory.blas import blas_threads
 from aimate_memory.embedding.base import Batch, EmbedderUnavailable, embed_batches, l2_normalize, plan_batches
-from aimate_memory.index.chunking import estimate_tokens
+from aimate_memory.text.estimate import embedding_tokens
 
 USE_MODEL = "use-multilingual-v3"
 MAX_INPUT_TOKENS = 256
@@ -71,12 +71,12 @@ def truncate_tokens(text: str, max_tokens: int = MAX_INPUT_TOKENS) -> str:
     faster than linearly: a 3,000-character dialogue query took ~330 ms, against ~2 ms for a sentence.
     Chunks are ≤ 256 tokens already, so in practice this cuts long queries, as MiniLM's own 256-token
     limit does."""
-    if estimate_tokens(text) <= max_tokens:
+    if embedding_tokens(text) <= max_tokens:
         return text
     low, high = 0, len(text)
     while low < high:
         middle = (low + high + 1) // 2
-        if estimate_tokens(text[:middle]) <= max_tokens:
+        if embedding_tokens(text[:middle]) <= max_tokens:
             low = middle
         else:
             high = middle - 1

@@ -17,6 +17,7 @@ from aimate_memory.git.repo import VaultRepo
 from aimate_memory.git.secrets import Finding, mask_text, scan_bytes, scan_text
 from aimate_memory.vault.codec import parse_document
 from aimate_memory.vault.model import title_of
+from aimate_memory.vault.roots import Roots
 
 _CONFLICT_LINE = "^(<<<<<<<|>>>>>>>)( |$)"
 _GIT_STATUS = {"M": "modified", "A": "added", "D": "deleted", "T": "modified"}
@@ -262,7 +263,7 @@ def _unstage(repo: VaultRepo, rel: PurePosixPath) -> None:
 
 def _move_out(repo: VaultRepo, rel: PurePosixPath, stamp: str) -> RejectResult:
     _unstage(repo, rel)
-    target = repo.vault_root.parent / "state" / "rejected" / stamp / rel.as_posix()
+    target = Roots.state_dir(repo.vault_root.parent) / "rejected" / stamp / rel.as_posix()
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(str(repo.vault_root / rel.as_posix()), target)
     return RejectResult(rel, "moved", target)

@@ -1,16 +1,16 @@
 """The index: one SQLite file per vault (metadata + FTS5 + sqlite-vec), derived from the files (docs/design.md §6).
 
-`MemoryIndex` and `SyncReport` resolve on first use, so that importing one light module (`index.chunking`,
-`index.textproc`, as the embedders do) does not load the whole index and the YAML stack behind it."""
+`MemoryIndex` and `RefreshReport` resolve on first use, so that importing one light module (`index.chunking`)
+does not load the whole index and the YAML stack behind it."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from aimate_memory.index.memory_index import MemoryIndex, SyncReport
+    from aimate_memory.index.memory_index import MemoryIndex, RefreshReport
 
-__all__ = ["MemoryIndex", "SyncReport"]
+__all__ = ["MemoryIndex", "RefreshReport"]
 
 
 def __getattr__(name: str) -> Any:

@@ -5,10 +5,8 @@ paragraphs (blank-line separated) are packed together while they fit in :data:`M
 too long on its own is split at sentence ends, and a sentence too long on its own at word/character
 boundaries. Fenced code blocks are never split inside unless they alone exceed the limit.
 
-Token counts are an *estimate* of the embedding models' WordPiece/SentencePiece counts, erring on the
-high side so a chunk never gets truncated by the model: each CJK character = 1 token, each punctuation
-character = 1, each Latin word = 1 + len//6 (long words split into several pieces), each digit run =
-1 + len//3. On English prose this is within ~10 % of MiniLM's tokenizer.
+Token counts are :func:`aimate_memory.text.estimate.embedding_tokens`: the embedding models' WordPiece /
+SentencePiece counts, estimated on the high side so a chunk never gets truncated by the model.
 
 Every chunk carries its context for the embedder: ``embed_text`` is ``title › heading path`` on the
 first line followed by the chunk's text, so a paragraph under "## Why not Memcached" in a memory titled
@@ -29,19 +27,16 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from aimate_memory.text.estimate import TOKEN_PIECES, embedding_tokens
 from aimate_memory.vault.markdown import FENCE, strip_comments
 
 MAX_TOKENS = 256
 #: Bumped whenever the chunking rules change (part of the index identity: chunks must be rebuilt).
-CHUNKER_VERSION = "aimate-chunk-2"  # 2: HTML comments stripped, comment-only placeholders give no chunks
+# 2: HTML comments stripped, comment-only placeholders give no chunks. 3: a letter run ends at a CJK character
+# (text/estimate.py), so "用Redis做缓存"-style text counts every character and chunks come out smaller.
+CHUNKER_VERSION = "aimate-chunk-3"
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
-_TOKEN_PIECES = re.compile(
-    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"  # one CJK char
-    r"|\d+"  # digit run
-    r"|[^\W\d_]+"  # letter run
-    r"|[^\w\s]",  # punctuation / symbol
-)
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])")
 
 
@@ -56,28 +51,20 @@ class Chunk:
     chunk_hash: str  # sha256 hex of embed_text
 
 
-def estimate_tokens(text: str) -> int:
-    """Approximate MiniLM/USE token count (see module docstring); an over-estimate on purpose.
-    Whitespace ends every piece, so the count of two texts joined by whitespace is the sum of theirs."""
-    pieces = _TOKEN_PIECES.findall(text)
-    # Every piece is at least one token; digit runs add one per 3 digits, letter runs one per 6 letters.
-    return len(pieces) + sum(len(p) // (3 if p[0].isdigit() else 6) for p in pieces if len(p) > 2)
-
-
 def _split_long(text: str, budget: int) -> list[str]:
     """Split one paragraph that exceeds the budget: at sentence ends, then at token boundaries."""
     sentences = [s for s in _SENTENCE_END.split(text) if s.strip()]
     out: list[str] = []
     cur = ""
     for s in sentences:
-        if estimate_tokens(s) > budget:
+        if embedding_tokens(s) > budget:
             if cur:
                 out.append(cur)
                 cur = ""
             out.extend(_hard_split(s, budget))
             continue
         joined = f"{cur} {s}".strip() if cur and not _is_cjk_edge(cur, s) else cur + s
-        if estimate_tokens(joined) <= budget:
+        if embedding_tokens(joined) <= budget:
             cur = joined
         else:
             out.append(cur)
@@ -96,8 +83,8 @@ def _hard_split(text: str, budget: int) -> list[str]:
     start = 0
     n = 0
     last_end = 0
-    for m in _TOKEN_PIECES.finditer(text):
-        cost = estimate_tokens(m.group())
+    for m in TOKEN_PIECES.finditer(text):
+        cost = embedding_tokens(m.group())
         if n + cost > budget and last_end > start:
             out.append(text[start:last_end].strip())
             start = m.start()
@@ -149,7 +136,7 @@ def _blocks(body: str) -> list[tuple[list[str], str]]:
 
 
 def _counted(parts: list[str]) -> list[tuple[str, int]]:
-    return [(part, estimate_tokens(part)) for part in parts]
+    return [(part, embedding_tokens(part)) for part in parts]
 
 
 def chunk_memory(title: str, body: str, max_tokens: int = MAX_TOKENS) -> list[Chunk]:
@@ -178,11 +165,11 @@ def chunk_memory(title: str, body: str, max_tokens: int = MAX_TOKENS) -> list[Ch
     pieces: list[tuple[str, str, int]] = []  # (heading, text, tokens of title › heading + text)
     for heading, paras in sections:
         context = " › ".join(p for p in (title, heading) if p)
-        context_tokens = estimate_tokens(context)
+        context_tokens = embedding_tokens(context)
         budget = max(32, max_tokens - context_tokens - 1)
         cur, cur_tokens = "", 0  # a running count: re-estimating the joined text was quadratic (45 % of a build)
         for para in paras:
-            para_tokens = estimate_tokens(para)
+            para_tokens = embedding_tokens(para)
             parts = [(para, para_tokens)] if para_tokens <= budget else _counted(_split_long(para, budget))
             for part, part_tokens in parts:
                 if cur and cur_tokens + part_tokens <= budget:
@@ -198,11 +185,11 @@ def chunk_memory(title: str, body: str, max_tokens: int = MAX_TOKENS) -> list[Ch
         # Only a title and/or headings: still searchable by them.
         headings = " › ".join(dict.fromkeys(h for h, _ in sections if h))
         if title or headings:
-            pieces.append((headings, "", estimate_tokens(" › ".join(p for p in (title, headings) if p))))
+            pieces.append((headings, "", embedding_tokens(" › ".join(p for p in (title, headings) if p))))
 
     chunks: list[Chunk] = []
     # A chunk's count is its context's plus its text's: they are joined by whitespace, which ends every piece
-    # (estimate_tokens), so nothing is counted twice (re-estimating embed_text had been 7 % of a build).
+    # (embedding_tokens), so nothing is counted twice (re-estimating embed_text had been 7 % of a build).
     for heading, text, tokens in pieces:
         context = " › ".join(p for p in (title, heading) if p)
         embed_text = f"{context}\n{text}" if context and text else (context or text)

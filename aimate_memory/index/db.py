@@ -22,10 +22,12 @@ TOKENIZER_VERSION = f"{_FTS_VERSION}+{CHUNKER_VERSION}"
 # 2: metrics gained layer and breakdown (perf). 3: an index on status alone: the context's count of pending
 # captures scanned every memory (5 ms at 10k, ~50 ms at 100k of a context build whose goal is 30 ms); the
 # `thread` column and its index (a hit's neighbours in its conversation, retrieval/neighbours.py).
-SCHEMA_VERSION = 3
+# 4: chunks.heading, the chunk's heading path as its own column: the context builder had parsed it back out
+# of embed_text's `title › heading` line, a string contract a title holding " › " could break.
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT_MS = 30_000
 
-# Version 3. A migration for version N+1 is a function added to MIGRATIONS; indexes are caches, so a
+# Version 4. A migration for version N+1 is a function added to MIGRATIONS; indexes are caches, so a
 # schema too old to migrate is simply rebuilt from the files.
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,6 +68,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     ordinal INTEGER NOT NULL,
     text TEXT NOT NULL,            -- what a snippet shows
     embed_text TEXT NOT NULL,      -- what the embedder saw (context line + text)
+    heading TEXT NOT NULL,         -- heading path, " › "-joined for display ("" before the first heading)
     chunk_hash TEXT NOT NULL,
     script TEXT NOT NULL
 );
@@ -98,7 +101,7 @@ def vec_table_sql(dimension: int) -> str:
 
 
 @dataclass(frozen=True)
-class Identity:
+class IndexIdentity:
     """What the index was built with; a difference from the config means a rebuild (docs/design.md §6)."""
 
     schema: int
@@ -107,7 +110,7 @@ class Identity:
     tokenizer: str
 
     @classmethod
-    def current(cls, embedder: str, dimension: int) -> Identity:
+    def current(cls, embedder: str, dimension: int) -> IndexIdentity:
         return cls(SCHEMA_VERSION, embedder, dimension, TOKENIZER_VERSION)
 
 
@@ -137,21 +140,21 @@ def load_vec(conn: sqlean.Connection) -> str | None:
     return None
 
 
-def create_schema(conn: sqlean.Connection, identity: Identity, with_vectors: bool) -> None:
+def create_schema(conn: sqlean.Connection, identity: IndexIdentity, with_vectors: bool) -> None:
     conn.executescript(_SCHEMA)
     if with_vectors and identity.dimension:
         conn.execute(vec_table_sql(identity.dimension))
     write_identity(conn, identity)
 
 
-def read_identity(conn: sqlean.Connection) -> Identity | None:
+def read_identity(conn: sqlean.Connection) -> IndexIdentity | None:
     try:
         rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     except sqlean.OperationalError:
         return None
     if "schema" not in rows:
         return None
-    return Identity(
+    return IndexIdentity(
         int(rows["schema"]),
         rows.get("embedder", ""),
         int(rows.get("dimension", 0)),
@@ -159,7 +162,7 @@ def read_identity(conn: sqlean.Connection) -> Identity | None:
     )
 
 
-def write_identity(conn: sqlean.Connection, identity: Identity) -> None:
+def write_identity(conn: sqlean.Connection, identity: IndexIdentity) -> None:
     values = {
         "schema": str(identity.schema),
         "embedder": identity.embedder,

@@ -13,10 +13,10 @@ import sqlean
 
 from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.index import db
+from aimate_memory.index.refresh_embed import chunks_without_vectors
+from aimate_memory.index.refresh_plan import plan_reads
+from aimate_memory.index.refresh_scan import VaultScan, error_records, indexed_files
 from aimate_memory.index.store import IndexStore, has_table
-from aimate_memory.index.sync_embed import chunks_without_vectors
-from aimate_memory.index.sync_plan import plan_reads
-from aimate_memory.index.sync_scan import VaultScan, error_records, indexed_files
 
 METRICS_KEPT = 10_000
 TRIM_EVERY = 500  # rows between trims: the table holds at most METRICS_KEPT + TRIM_EVERY rows
@@ -58,7 +58,7 @@ class IndexHealth:
             "errors": conn.execute("SELECT COUNT(*) FROM file_errors WHERE kind != 'Excluded'").fetchone()[0],
             "excluded": conn.execute("SELECT COUNT(*) FROM file_errors WHERE kind = 'Excluded'").fetchone()[0],
             "index_bytes": self.store.size_bytes(),
-            "last_sync": db.get_meta(conn, "last_sync"),
+            "last_refresh": db.get_meta(conn, "last_refresh"),
             "identity": {
                 "schema": identity.schema if identity else None,
                 "embedder": (identity.embedder or None) if identity else None,

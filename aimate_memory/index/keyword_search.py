@@ -51,7 +51,7 @@ class KeywordSearch:
         bm25 costs 1–1.5 µs per matching chunk, so a large index bounds the work: terms common in it stop
         choosing candidates (textproc.common_terms_match), and when every term is common the newest
         matching chunks are the candidates, all with the same score (chunk rowids follow `updated_at`,
-        see sync_apply): for words found everywhere keyword relevance hardly tells chunks apart, so the
+        see refresh_apply): for words found everywhere keyword relevance hardly tells chunks apart, so the
         vector score and recency rank them — and FTS5 skips bm25, whose idf alone reads every doclist."""
         if not terms:
             return Candidates.empty()

@@ -1,7 +1,7 @@
 """One vault's index, as the rest of the package sees it: `MemoryIndex` composes the parts below.
 
 - `store`: the index file (connection, identity, rebuild reasons, swap of a rebuilt file); `db`: its schema
-- `sync`: bring it up to date with the files (`sync_scan` → `sync_plan` → `sync_apply` → `sync_embed`)
+- `sync`: bring it up to date with the files (`refresh_scan` → `refresh_plan` → `refresh_apply` → `refresh_embed`)
 - `keyword_search`, `vector_search`: candidate chunks for a query (`candidates`: what they return)
 - `queries`: metadata queries (list, filter, id prefix, texts, ranking columns)
 - `health`: stats, health checks, the metrics log
@@ -22,10 +22,10 @@ from aimate_memory.index.candidates import Candidates, RankingColumns
 from aimate_memory.index.health import METRICS_KEPT, IndexHealth, MetricRow
 from aimate_memory.index.keyword_search import KeywordSearch, TermMatches
 from aimate_memory.index.queries import MetadataQueries, ThreadSides, filter_sql, memory_from_row
+from aimate_memory.index.refresh import IndexRefresh
+from aimate_memory.index.refresh_report import Progress, RefreshReport
+from aimate_memory.index.refresh_scan import VaultScan
 from aimate_memory.index.store import IndexStore
-from aimate_memory.index.sync import IndexSync
-from aimate_memory.index.sync_report import Progress, SyncReport
-from aimate_memory.index.sync_scan import VaultScan
 from aimate_memory.index.vector_search import VectorSearch
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.model import Memory
@@ -46,7 +46,7 @@ class MemoryIndex:
     ) -> None:
         self._store = IndexStore(db_path, embedder)
         self._scan = VaultScan(vault, sensitive_keywords, exclude_globs)
-        self._sync = IndexSync(self._store, self._scan, embedder, lock_path)
+        self._refresh = IndexRefresh(self._store, self._scan, embedder, lock_path)
         self._keywords = KeywordSearch(self._store)
         self._vectors = VectorSearch(self._store)
         self._queries = MetadataQueries(self._store, vault)
@@ -68,7 +68,7 @@ class MemoryIndex:
 
     @property
     def lock_path(self) -> Path:
-        return self._sync.lock_path
+        return self._refresh.lock_path
 
     @property
     def sensitive_keywords(self) -> list[str]:
@@ -95,7 +95,7 @@ class MemoryIndex:
     def exists(self) -> bool:
         return self._store.exists
 
-    def identity(self) -> db.Identity | None:
+    def identity(self) -> db.IndexIdentity | None:
         return self._store.identity()
 
     @property
@@ -109,14 +109,14 @@ class MemoryIndex:
 
     # -- sync --------------------------------------------------------------------------------------
 
-    def sync(
+    def refresh(
         self, progress: Progress | None = None, force_rebuild: bool = False, paths: Iterable[str] | None = None
-    ) -> SyncReport:
+    ) -> RefreshReport:
         """Bring the index up to date with the files; rebuilds (temp file + swap) when it must.
 
         `paths` (vault-relative; a folder stands for everything under it) limits the walk to what a
         watcher saw change, so an edit in a 100k vault costs a few stats instead of 100k."""
-        report = self._sync.run(progress, force_rebuild, paths)
+        report = self._refresh.run(progress, force_rebuild, paths)
         self._vectors.forget()  # our own writes do not change PRAGMA data_version
         self._health.record_metric(
             "sync", report.seconds * 1000, layer=self.vault.scope.value, breakdown={"changed": report.changed}
@@ -175,7 +175,7 @@ class MemoryIndex:
         return self._queries.chunk_scripts(chunk_rowids)
 
     def memory_chunks(self, memory_ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
-        """(text, embed_text) of each memory's chunks in order, by memory id."""
+        """(text, heading path) of each memory's chunks in order, by memory id."""
         return self._queries.memory_chunks(memory_ids)
 
     def file_errors(self) -> list[tuple[str, int | None, str, str]]:
@@ -199,4 +199,4 @@ class MemoryIndex:
             self._health.record_metric(op, ms, layer=layer, breakdown=breakdown)
 
 
-__all__ = ["MemoryIndex", "SyncReport", "filter_sql", "memory_from_row"]
+__all__ = ["MemoryIndex", "RefreshReport", "filter_sql", "memory_from_row"]

@@ -116,16 +116,16 @@ class MetadataQueries:
         return dict(rows.fetchall())
 
     def memory_chunks(self, memory_ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
-        """(text, embed_text) of each memory's chunks in order, by memory id: a body without a file read
-        (the context builder; its headings are on the embed_text's context line)."""
+        """(text, heading path) of each memory's chunks in order, by memory id: a body without a file read
+        (the context builder)."""
         rows = self.store.conn.execute(
-            "SELECT m.id, c.text, c.embed_text FROM memories m JOIN chunks c ON c.memory_rowid = m.rowid "
+            "SELECT m.id, c.text, c.heading FROM memories m JOIN chunks c ON c.memory_rowid = m.rowid "
             "WHERE m.id IN (SELECT value FROM json_each(?)) ORDER BY m.id, c.ordinal",
             (json.dumps(sorted(set(memory_ids))),),
         )
         found: dict[str, list[tuple[str, str]]] = {}
-        for memory_id, text, embed_text in rows:
-            found.setdefault(memory_id, []).append((text, embed_text))
+        for memory_id, text, heading in rows:
+            found.setdefault(memory_id, []).append((text, heading))
         return found
 
     def file_errors(self) -> list[tuple[str, int | None, str, str]]:

@@ -46,7 +46,7 @@ class IndexStore:
     def exists(self) -> bool:
         return self.db_path.exists()
 
-    def identity(self) -> db.Identity | None:
+    def identity(self) -> db.IndexIdentity | None:
         return db.read_identity(self.conn)
 
     @property

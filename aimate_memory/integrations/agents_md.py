@@ -16,7 +16,7 @@ from aimate_memory.vault.layout import Scope
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from aimate_memory.integrations.apply import Outcome
+    from aimate_memory.integrations.apply import EditOutcome
     from aimate_memory.system import MemorySystem
 
 BEGIN = "<!-- aimate:begin -->"
@@ -88,11 +88,11 @@ def is_fresh(text: str | None, block: str) -> bool:
 def current_block(system: MemorySystem, scope: Scope = Scope.PROJECT) -> str:
     """The block of one vault's core: the project's for a project file, the global one for a user-level file.
     Outside a project the project block says there is nothing yet, rather than fall back to the person's."""
-    system.sync()  # the facade reads the index as it is
+    system.refresh()  # the facade reads the index as it is
     return render_block(system.core_markdown(scope), scope)
 
 
-def write_agents_md(system: MemorySystem, path: Path, scope: Scope = Scope.PROJECT) -> Outcome:
+def write_agents_md(system: MemorySystem, path: Path, scope: Scope = Scope.PROJECT) -> EditOutcome:
     """Rewrite the block in `path` when it is stale (`agents-md --write`; the daemon's job with
     `agents_md.auto`). No backup: the file is the project's, in git, and only the block changes."""
     from aimate_memory.integrations.apply import apply_edits

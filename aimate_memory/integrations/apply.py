@@ -11,7 +11,7 @@ from aimate_memory.vault.atomic import atomic_write_text
 
 
 @dataclass(frozen=True)
-class Outcome:
+class EditOutcome:
     path: Path
     action: str  # "unchanged" | "created" | "updated" | "deleted" (with dry_run: what would happen)
     backup: Path | None = None
@@ -31,20 +31,22 @@ def unified_diff(edit: FileEdit) -> str:
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
-def apply_edits(edits: list[FileEdit], dry_run: bool = False, backups: dict[Path, Path] | None = None) -> list[Outcome]:
+def apply_edits(
+    edits: list[FileEdit], dry_run: bool = False, backups: dict[Path, Path] | None = None
+) -> list[EditOutcome]:
     """Write (or, dry, describe) each edit; `backups`: the saved copy of each file, named in its outcome
     (`integrations/backups.py` keeps them in `$AIMATE_HOME/state/backups/`, never beside the file)."""
     return [_apply(edit, dry_run, (backups or {}).get(edit.path)) for edit in edits]
 
 
-def _apply(edit: FileEdit, dry_run: bool, backup: Path | None) -> Outcome:
+def _apply(edit: FileEdit, dry_run: bool, backup: Path | None) -> EditOutcome:
     if not edit.changed:
-        return Outcome(edit.path, "unchanged")
+        return EditOutcome(edit.path, "unchanged")
     action = "created" if edit.old is None else "deleted" if edit.new is None else "updated"
     if dry_run:
-        return Outcome(edit.path, action)
+        return EditOutcome(edit.path, action)
     if edit.new is None:
         edit.path.unlink()
     else:
         atomic_write_text(edit.path, edit.new)
-    return Outcome(edit.path, action, backup)
+    return EditOutcome(edit.path, action, backup)

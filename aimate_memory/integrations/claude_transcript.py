@@ -16,12 +16,12 @@ SKIP_FLAGS = ("isMeta", "isSidechain", "isCompactSummary")
 
 
 @dataclass(frozen=True)
-class Turn:
+class ClaudeTurn:
     role: str
     content: str
 
 
-def turn_from_record(record: Any) -> Turn | None:
+def turn_from_record(record: Any) -> ClaudeTurn | None:
     if not isinstance(record, dict) or record.get("type") not in ROLES:
         return None
     if any(record.get(flag) for flag in SKIP_FLAGS):
@@ -29,7 +29,7 @@ def turn_from_record(record: Any) -> Turn | None:
     message = record.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     text = _text_of(content).strip()
-    return Turn(record["type"], text) if text else None
+    return ClaudeTurn(record["type"], text) if text else None
 
 
 def _text_of(content: Any) -> str:
@@ -41,7 +41,7 @@ def _text_of(content: Any) -> str:
     return ""
 
 
-def parse_turns(data: bytes) -> tuple[list[Turn], int]:
+def parse_turns(data: bytes) -> tuple[list[ClaudeTurn], int]:
     """Turns in the complete lines of `data`, and how many bytes those lines take (a line still being
     written is left for next time)."""
     end = data.rfind(b"\n") + 1
@@ -59,7 +59,7 @@ def parse_turns(data: bytes) -> tuple[list[Turn], int]:
     return turns, end
 
 
-def read_new_turns(path: Path, offset: int) -> tuple[list[Turn], int]:
+def read_new_turns(path: Path, offset: int) -> tuple[list[ClaudeTurn], int]:
     """Turns after `offset`, and the offset to start from next time. A file shorter than the offset was
     replaced: it is read from the start."""
     size = path.stat().st_size

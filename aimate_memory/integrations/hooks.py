@@ -16,8 +16,8 @@ exception's message: both can carry what the person typed (docs/reliability.md "
   the client's session id (its trimming summarizes them; no LLM); SessionEnd then ends that session — and
   only it: an invocation that wrote no turn (`claude mcp list` fires SessionEnd too) ends nothing.
 
-Each facade call goes to a running daemon first (`DaemonCall`: warm model and index, and nothing of the
-facade imported here) and is made in-process, keyword-only, when none answers.
+Each call goes through the one client (`system.client`, made by `watch.client.connect`): a running daemon
+first (warm model and index, and nothing of the facade imported here), else the facade in this process.
 """
 
 from __future__ import annotations
@@ -27,12 +27,16 @@ import traceback
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING
 
 from aimate_memory.integrations.claude_transcript import read_new_turns
 from aimate_memory.integrations.hook_events import Client, HookEvent, HookKind, parse_event, render_output
 from aimate_memory.integrations.hook_state import known_session, session_mark
 from aimate_memory.integrations.remember import extract_remembered
+
+if TYPE_CHECKING:  # a payload that is not one prints nothing without importing these
+    from aimate_memory.system.client import MemoryClient
+    from aimate_memory.system.records import HitRecord
 
 LOG_FILE = "hooks.log"
 MAX_LOG_BYTES = 1_000_000  # then hooks.log becomes hooks.log.1 and a new one starts
@@ -48,120 +52,47 @@ SNIPPET_CHARS = 240
 PROMPT_TOP_K = 5  # a prompt hook adds to every prompt: a few of the relevant memories, not a page
 
 
-class MemoryPort(Protocol):
-    """The part of the MemorySystem facade the hooks use."""
-
-    @property
-    def config(self) -> Any: ...
-
-    def sync(self) -> Any: ...
-    def build_context(self, query: str | None = None, budget: int | None = None) -> Any: ...
-    def search(self, query: str, top_k: int = 10, where: Any = None) -> Any: ...
-    def remember(
-        self,
-        text: str,
-        *,
-        source: str = "cli",
-        thread: str | None = None,
-        status: str | None = None,
-        force: bool = False,
-    ) -> Any: ...
-    def add_conversation(
-        self, role: str, content: str, tokens: int | None = None, *, session: str | None = None
-    ) -> Any: ...
-    def end_session(self, ref: str | None = None, *, session: str | None = None) -> Any: ...
-    def close(self) -> None: ...
-
-
-OpenSystem = Callable[[Path | None], MemoryPort]
-# The seam for a warm answer: a running daemon's reply to one op (`watch.server` documents them) for the
-# payload's folder, or None when none answered and the hook makes the facade call in this process.
-DaemonCall = Callable[[str, dict[str, Any], Path | None], dict[str, Any] | None]
+# The client for the payload's folder (`watch.client.connect`: the daemon while one answers, else the facade
+# in this process), made on first need: an empty prompt or a session that never ran opens nothing.
+Connect = Callable[[Path | None], "MemoryClient"]
 BUDGET_SETTING = "hooks.context_budget"
 CAPTURE_STATUS_SETTING = "hooks.capture_status"
 
 
-class Memory:
-    """The facade calls a hook makes: through the daemon while one answers (model and index warm, nothing
-    imported here), else on the facade opened on first use (for the payload's cwd, synced once) — and once
-    that is open every later call uses it. Closed by `close`."""
+class _OnDemand:
+    """`connect(cwd)` once, on the first call; closed by `close`."""
 
-    def __init__(self, open_system: OpenSystem, cwd: Path | None, daemon: DaemonCall | None) -> None:
-        self._open_system = open_system
+    def __init__(self, connect: Connect, cwd: Path | None) -> None:
+        self._connect = connect
         self._cwd = cwd
-        self._daemon = daemon
-        self._system: MemoryPort | None = None
+        self._client: MemoryClient | None = None
 
-    @property
-    def system(self) -> MemoryPort:
-        if self._system is None:
-            self._system = self._open_system(self._cwd)
-            self._system.sync()
-        return self._system
-
-    def context(self, budget: int | None = None) -> tuple[str, int, list[str]]:
-        """The session context's text, the budget it was built for, and its warnings' messages; the
-        budget is `hooks.context_budget` unless given."""
-        fields: dict[str, Any] = {"budget": budget} if budget is not None else {"budget_setting": BUDGET_SETTING}
-        reply = self._remote("context", **fields)
-        if reply is None:
-            built = self.system.build_context(budget=budget or self.system.config.get(BUDGET_SETTING))
-            reply = built.to_dict()
-        warnings = [str(w.get("message")) for w in reply.get("warnings") or [] if isinstance(w, dict)]
-        return str(reply.get("text") or ""), int(reply.get("budget") or 0), warnings
-
-    def relevant(self, query: str) -> list[Any]:
-        reply = self._remote("search", query=query, limit=PROMPT_TOP_K)
-        if reply is not None:
-            from aimate_memory.watch.client import remote_response
-
-            return list(remote_response(query, reply).results)
-        return list(self.system.search(query, top_k=PROMPT_TOP_K).results)
-
-    def remember(self, text: str, thread: str | None = None) -> dict[str, Any]:
-        """Capture the person's request: pending unless they configured `hooks.capture_status: active`
-        (the daemon reads the setting for the payload's vaults, as the context budget). Forced: the person
-        asked in so many words, so what capture would drop as small talk is kept (and reviewed)."""
-        reply = self._remote(
-            "remember", text=text, source="hook", thread=thread, status_setting=CAPTURE_STATUS_SETTING, force=True
-        )
-        if reply is not None:
-            return dict(reply.get("result") or {})
-        status = str(self.system.config.get(CAPTURE_STATUS_SETTING))
-        return dict(self.system.remember(text, source="hook", thread=thread, status=status, force=True).to_dict())
-
-    def add_conversation(self, role: str, content: str, session: str | None) -> None:
-        if self._remote("converse", role=role, content=content, session=session) is None:
-            self.system.add_conversation(role, content, session=session)
-
-    def end_session(self, session: str) -> None:
-        if self._remote("end_session", session=session) is None:
-            self.system.end_session(session=session)
+    def __call__(self) -> MemoryClient:
+        if self._client is None:
+            self._client = self._connect(self._cwd)
+        return self._client
 
     def close(self) -> None:
-        if self._system is not None:
-            self._system.close()
+        if self._client is not None:
+            self._client.close()
 
-    def _remote(self, op: str, **fields: Any) -> dict[str, Any] | None:
-        if self._system is not None or self._daemon is None:
-            return None
-        return self._daemon(op, fields, self._cwd)
+
+GetClient = Callable[[], "MemoryClient"]
 
 
 def run_hook(
     kind: HookKind,
     stdin_text: str,
-    open_system: OpenSystem,
+    connect: Connect,
     *,
     client: Client = Client.CLAUDE,
     home: Path | None = None,
-    daemon: DaemonCall | None = None,
 ) -> str:
     """What the hook prints for this payload; "" on any error (logged), never an exception."""
-    memory: Memory | None = None
+    memory: _OnDemand | None = None
     try:
         event = parse_event(kind, stdin_text)
-        memory = Memory(open_system, event.cwd, daemon)
+        memory = _OnDemand(connect, event.cwd)
         reply = HANDLERS[kind](event, memory, client, _state_dir(home))
         context, notice = (reply, "") if isinstance(reply, str) else reply
         if not context and not notice:
@@ -180,11 +111,11 @@ def run_hook(
                 _log_failure(_state_dir(home), kind, client, stdin_text)
 
 
-def _session_start(event: HookEvent, memory: Memory, client: Client, state_dir: Path) -> tuple[str, str]:
+def _session_start(event: HookEvent, memory: GetClient, client: Client, state_dir: Path) -> tuple[str, str]:
     return _session_context(memory)
 
 
-def _prompt(event: HookEvent, memory: Memory, client: Client, state_dir: Path) -> str:
+def _prompt(event: HookEvent, memory: GetClient, client: Client, state_dir: Path) -> str:
     prompt = (event.prompt or "").strip()
     if not prompt:
         return ""
@@ -192,13 +123,13 @@ def _prompt(event: HookEvent, memory: Memory, client: Client, state_dir: Path) -
     thread = conversation_of(client, event)
     if client is Client.KIMI:
         parts.append(_kimi_first_prompt(event, memory, state_dir))
-        memory.add_conversation("user", prompt, thread)
+        memory().add_conversation("user", prompt, session=thread)
     parts.append(_relevant(memory, prompt))
     parts.extend(_capture(memory, text, thread) for text in extract_remembered(prompt))
     return "\n\n".join(part for part in parts if part)
 
 
-def _session_end(event: HookEvent, memory: Memory, client: Client, state_dir: Path) -> str:
+def _session_end(event: HookEvent, memory: GetClient, client: Client, state_dir: Path) -> str:
     """The transcript's new turns into the session kept under the client's session id; SessionEnd then
     ends that session if it ran. No session id: whose session it was cannot be known, so nothing ends."""
     session = conversation_of(client, event)
@@ -208,9 +139,9 @@ def _session_end(event: HookEvent, memory: Memory, client: Client, state_dir: Pa
         with session_mark(state_dir, event.session_id, _now()) as mark:
             turns, mark.offset = read_new_turns(event.transcript_path, mark.offset)
             for turn in turns:
-                memory.add_conversation(turn.role, turn.content, session)
+                memory().add_conversation(turn.role, turn.content, session=session)
     if event.ends_session:
-        memory.end_session(session)
+        memory().end_session(session=session)
     return ""
 
 
@@ -223,28 +154,30 @@ def _never_ran(event: HookEvent, state_dir: Path) -> bool:
 
 
 # A handler's reply: the context for the model, or (context, notice for the person).
-HANDLERS: dict[HookKind, Callable[[HookEvent, Memory, Client, Path], str | tuple[str, str]]] = {
+HANDLERS: dict[HookKind, Callable[[HookEvent, GetClient, Client, Path], str | tuple[str, str]]] = {
     HookKind.SESSION_START: _session_start,
     HookKind.PROMPT: _prompt,
     HookKind.SESSION_END: _session_end,
 }
 
 
-def _session_context(memory: Memory) -> tuple[str, str]:
+def _session_context(memory: GetClient) -> tuple[str, str]:
     """The session context for the model and a notice for the person: the context's warnings (core
     memories left out, named; session usage; captures waiting for review). The notice is in the model's
     context too, so the assistant knows what it was not given."""
-    text, budget, warnings = memory.context()
+    context = memory().build_context(budget_setting=BUDGET_SETTING)
     for _ in range(BUDGET_TRIES):
-        if len(text) <= MAX_CONTEXT_CHARS or budget <= 1:
+        if len(context.text) <= MAX_CONTEXT_CHARS or context.budget <= 1:
             break
-        text, budget, warnings = memory.context(max(1, budget * MAX_CONTEXT_CHARS * 9 // (len(text) * 10)))
+        smaller = context.budget * MAX_CONTEXT_CHARS * 9 // (len(context.text) * 10)
+        context = memory().build_context(budget=max(1, smaller))
+    text, warnings = context.text, context.warning_messages
     notice = f"{NOTICE_PREFACE} " + " ".join(warnings) if warnings else ""
     parts = [f"{CONTEXT_PREFACE}\n\n{text.strip()}" if text.strip() else "", notice]
     return "\n\n".join(part for part in parts if part), notice
 
 
-def _kimi_first_prompt(event: HookEvent, memory: Memory, state_dir: Path) -> str:
+def _kimi_first_prompt(event: HookEvent, memory: GetClient, state_dir: Path) -> str:
     with session_mark(state_dir, event.session_id, _now()) as mark:
         if mark.primed:
             return ""
@@ -252,24 +185,24 @@ def _kimi_first_prompt(event: HookEvent, memory: Memory, state_dir: Path) -> str
     return _session_context(memory)[0]
 
 
-def _relevant(memory: Memory, prompt: str) -> str:
-    hits = memory.relevant(prompt)
-    if not hits:
-        return ""
-    lines = [RELEVANT_PREFACE]
-    for hit in hits:
-        found = hit.memory
-        snippet = " ".join((hit.snippet or "").split())[:SNIPPET_CHARS]
-        lines.append(f"- {found.title} [{found.layer.value} {found.id[:8]}]" + (f": {snippet}" if snippet else ""))
-    return "\n".join(lines)
+def _relevant(memory: GetClient, prompt: str) -> str:
+    hits = memory().search(prompt, PROMPT_TOP_K).hits
+    return "\n".join([RELEVANT_PREFACE, *map(_hit_line, hits)]) if hits else ""
 
 
-def _capture(memory: Memory, text: str, thread: str | None) -> str:
+def _hit_line(hit: HitRecord) -> str:
+    snippet = " ".join(hit.snippet.split())[:SNIPPET_CHARS]
+    return f"- {hit.title} [{hit.layer} {hit.id[:8]}]" + (f": {snippet}" if snippet else "")
+
+
+def _capture(memory: GetClient, text: str, thread: str | None) -> str:
     """What the assistant is told, so it can tell the person: queued for review, saved, or why not."""
-    result = memory.remember(text, thread)
-    action = str(result.get("action") or "")
-    memory_id = str((result.get("memory") or {}).get("id") or "")[:8]
-    said = CAPTURE_LINES.get(action) or f"not saved ({result.get('reason') or action})"
+    # Pending unless the person configured `hooks.capture_status: active` (read for the payload's vaults, by
+    # the daemon or here). Forced: the person asked in so many words, so what capture would drop as small
+    # talk is kept (and reviewed).
+    result = memory().remember(text, source="hook", thread=thread, status_setting=CAPTURE_STATUS_SETTING, force=True)
+    action, memory_id = result.action, result.memory_id[:8]
+    said = CAPTURE_LINES.get(action) or f"not saved ({result.reason or action})"
     return f"AIMate memory {said}{f' [{memory_id}]' if memory_id else ''}: {text}"
 
 

@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 
 from aimate_memory.embedding.base import understands
-from aimate_memory.index.textproc import script_of, tokens
 from aimate_memory.lifecycle.planner import Action, Kind
+from aimate_memory.text.scripts import script_of
+from aimate_memory.text.words import tokens
 from aimate_memory.vault.layout import archive_path_for
 from aimate_memory.vault.model import Memory
 
@@ -40,7 +41,7 @@ MEMO_VERSION = 1
 
 
 @dataclass(frozen=True)
-class Entry:
+class DedupeCandidate:
     rowid: int
     id: str
     path: str
@@ -58,8 +59,8 @@ class Entry:
 class DuplicateGroup:
     scope: str
     layer: str
-    survivor: Entry
-    others: list[tuple[Entry, float, str]] = field(default_factory=list)  # (entry, similarity, method)
+    survivor: DedupeCandidate
+    others: list[tuple[DedupeCandidate, float, str]] = field(default_factory=list)  # (entry, similarity, method)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -122,16 +123,16 @@ class DuplicateSearch:
 def find_duplicates(
     index: Any, threshold: float, neighbors: int = NEIGHBORS, memo: DedupeMemo | None = None
 ) -> DuplicateSearch:
-    """Groups of near-duplicates in one vault's index (call `index.sync()` first). With the `memo` of an
+    """Groups of near-duplicates in one vault's index (call `index.refresh()` first). With the `memo` of an
     earlier search, only memories changed since are searched."""
     conn = index.conn
-    entries: dict[int, Entry] = {}
+    entries: dict[int, DedupeCandidate] = {}
     hashes: dict[int, str] = {}
     for row in conn.execute(
         "SELECT rowid, id, path, layer, title, importance, access_count, updated_ts, file_hash FROM memories "
         "WHERE status IN ('active', 'pending') AND path NOT LIKE 'archive/%' AND layer != 'session'"
     ):
-        entries[row[0]] = Entry(*row[:8])
+        entries[row[0]] = DedupeCandidate(*row[:8])
         hashes[row[0]] = row[8]
     vectors, languages, identity = _memory_vectors(index, entries)
     if memo is None or memo.threshold != threshold or memo.vectors != identity:
@@ -186,7 +187,7 @@ class _MemoryTexts:
     """Each memory's term counts and script, read from its chunks when first needed: all at once when most
     memories are searched, one memory at a time when few changed."""
 
-    def __init__(self, conn: Any, entries: Mapping[int, Entry], bulk: bool) -> None:
+    def __init__(self, conn: Any, entries: Mapping[int, DedupeCandidate], bulk: bool) -> None:
         self._conn = conn
         self._entries = entries
         self._texts: dict[int, str] = {}
@@ -220,7 +221,7 @@ class _MemoryTexts:
 
 
 def _memory_vectors(
-    index: Any, entries: Mapping[int, Entry]
+    index: Any, entries: Mapping[int, DedupeCandidate]
 ) -> tuple[dict[int, np.ndarray], frozenset[str], str | None]:
     """Mean chunk vector per memory (unit length), the scripts the embedder understands, and its identity."""
     try:
@@ -261,7 +262,7 @@ def text_cosine(a: Mapping[str, int], b: Mapping[str, int]) -> float:
 
 
 def _groups(
-    scope: str, entries: Mapping[int, Entry], close: Mapping[tuple[int, int], tuple[float, str]]
+    scope: str, entries: Mapping[int, DedupeCandidate], close: Mapping[tuple[int, int], tuple[float, str]]
 ) -> list[DuplicateGroup]:
     parent: dict[int, int] = {}
 
@@ -291,7 +292,7 @@ def _groups(
     return groups
 
 
-def _survivor_key(entry: Entry) -> tuple[Any, ...]:
+def _survivor_key(entry: DedupeCandidate) -> tuple[Any, ...]:
     return (-entry.importance, -entry.access_count, -entry.updated_ts, entry.path)
 
 
@@ -341,4 +342,12 @@ def _string_list(value: Any) -> list[str]:
     return [str(item) for item in value]
 
 
-__all__ = ["DedupeMemo", "DuplicateGroup", "DuplicateSearch", "Entry", "find_duplicates", "plan_merge", "text_cosine"]
+__all__ = [
+    "DedupeCandidate",
+    "DedupeMemo",
+    "DuplicateGroup",
+    "DuplicateSearch",
+    "find_duplicates",
+    "plan_merge",
+    "text_cosine",
+]

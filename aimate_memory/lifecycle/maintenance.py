@@ -8,7 +8,7 @@ Crash safety (kill -9 anywhere, then run again → same end state, nothing lost 
    as is: it was never folded.
 2. The plan — absolute field values, source and target paths — is written atomically to
    `state/maintenance.pending.json` before the first file changes.
-3. Actions are applied by the idempotent executor; then the folding file is removed, the index synced,
+3. Actions are applied by the idempotent executor; then the folding file is removed, the index refreshed,
    the ChangeSet recorded, and the pending record deleted, in that order.
 4. A run that finds a pending record first re-applies it (finishing half-done moves, re-writing the same
    counter values), and reports those changes in its own ChangeSet.
@@ -105,7 +105,7 @@ class VaultRun:
     resumed: list[Action] = field(default_factory=list)  # finished for a run that was killed
     duplicates: list[DuplicateGroup] = field(default_factory=list)
     changeset: ChangeSet | None = None
-    sync: Any = None  # SyncReport
+    sync: Any = None  # RefreshReport
     warnings: list[str] = field(default_factory=list)
     skipped: list[Action] = field(default_factory=list)  # due, but on a file with an unreviewed edit
 
@@ -176,9 +176,9 @@ def _run_vault(host: MaintenanceHost, vault: Vault, policy: Policy, dry_run: boo
         folding.unlink(missing_ok=True)
         changes = [o.change for o in [*resumed_outcomes, *run.outcomes] if o.change is not None]
         run.changeset = ChangeSet(run.subject, _unique(changes))
-        _sync(host, vault, run)
+        _refresh(host, vault, run)
         if report_duplicates:
-            run.duplicates = _duplicates(host, vault, run, synced=True)
+            run.duplicates = _duplicates(host, vault, run, refreshed=True)
         _commit(host, vault, run)
         (folder / PENDING_FILE).unlink(missing_ok=True)
     return run
@@ -242,8 +242,8 @@ def run_dedupe(host: MaintenanceHost, *, apply: bool = False, vaults: list[Vault
             continue
         with maintenance_lock(folder):
             run.resumed, resumed_outcomes = _resume(folder, vault)
-            _sync(host, vault, run)
-            run.duplicates = _duplicates(host, vault, run, synced=True)
+            _refresh(host, vault, run)
+            run.duplicates = _duplicates(host, vault, run, refreshed=True)
             by_id = {memory.id: memory for memory in vault.scan().memories}
             now = host.clock.now()
             planned: list[Action] = []
@@ -264,7 +264,7 @@ def run_dedupe(host: MaintenanceHost, *, apply: bool = False, vaults: list[Vault
                 subject = run.subject
             run.changeset = ChangeSet(subject, _unique(changes))
             if run.actions:
-                _sync(host, vault, run)
+                _refresh(host, vault, run)
             _commit(host, vault, run)
             (folder / PENDING_FILE).unlink(missing_ok=True)
         runs.append(run)
@@ -293,24 +293,24 @@ def _skipped_warnings(skipped: list[Action]) -> list[str]:
     return held_warnings(held_unreviewed(action.rel_path for action in skipped))
 
 
-def _sync(host: MaintenanceHost, vault: Vault, run: VaultRun) -> None:
+def _refresh(host: MaintenanceHost, vault: Vault, run: VaultRun) -> None:
     try:
-        run.sync = host.index_for(vault).sync()
+        run.sync = host.index_for(vault).refresh()
         run.warnings.extend(run.sync.warnings)
     except Exception as exc:  # the files are done; the index is a cache the next sync repairs
         log.exception("index sync after maintenance failed")
         run.warnings.append(f"index sync failed ({type(exc).__name__}: {exc}); run `aimate mem index`")
 
 
-def _duplicates(host: MaintenanceHost, vault: Vault, run: VaultRun, synced: bool = False) -> list[DuplicateGroup]:
+def _duplicates(host: MaintenanceHost, vault: Vault, run: VaultRun, refreshed: bool = False) -> list[DuplicateGroup]:
     """Near-duplicate groups, searching only what changed since the last search (its memo, in the state
     folder beside the index: a cache like it, rewritten whole, ignored when unreadable)."""
     threshold = float(host.config.get("maintenance.duplicate_threshold"))
     memo_path = state_dir(host, vault) / MEMO_FILE
     try:
         index = host.index_for(vault)
-        if not synced:
-            index.sync()
+        if not refreshed:
+            index.refresh()
         search = find_duplicates(index, threshold, memo=_read_memo(memo_path))
     except Exception as exc:
         log.exception("near-duplicate search failed")

@@ -108,16 +108,26 @@ ANSWERS = {
                             ],
                             "title": "SearchItem",
                             "type": "object",
-                        }
+                        },
+                        "VaultOutput": {
+                            "properties": {
+                                "scope": {"title": "Scope", "type": "string"},
+                                "root": {"title": "Root", "type": "string"},
+                            },
+                            "required": ["scope", "root"],
+                            "title": "VaultOutput",
+                            "type": "object",
+                        },
                     },
                     "properties": {
                         "query": {"title": "Query", "type": "string"},
                         "mode": {"title": "Mode", "type": "string"},
                         "via": {"title": "Via", "type": "string"},
+                        "vaults": {"items": {"$ref": "#/$defs/VaultOutput"}, "title": "Vaults", "type": "array"},
                         "results": {"items": {"$ref": "#/$defs/SearchItem"}, "title": "Results", "type": "array"},
                         "warnings": {"items": {"type": "string"}, "title": "Warnings", "type": "array"},
                     },
-                    "required": ["query", "mode", "via", "results", "warnings"],
+                    "required": ["query", "mode", "via", "vaults", "results", "warnings"],
                     "title": "SearchResult",
                     "type": "object",
                 },
@@ -182,7 +192,7 @@ ANSWERS = {
                         "source",
                         "body",
                     ],
-                    "title": "MemoryRecord",
+                    "title": "MemoryOutput",
                     "type": "object",
                 },
                 "annotations": {
@@ -220,7 +230,7 @@ ANSWERS = {
                 },
                 "outputSchema": {
                     "$defs": {
-                        "ContextItem": {
+                        "ContextItemOutput": {
                             "properties": {
                                 "id": {"title": "Id", "type": "string"},
                                 "title": {"title": "Title", "type": "string"},
@@ -230,7 +240,7 @@ ANSWERS = {
                                 "score": {"anyOf": [{"type": "number"}, {"type": "null"}], "title": "Score"},
                             },
                             "required": ["id", "title", "tokens"],
-                            "title": "ContextItem",
+                            "title": "ContextItemOutput",
                             "type": "object",
                         },
                         "ContextSection": {
@@ -238,7 +248,11 @@ ANSWERS = {
                                 "layer": {"title": "Layer", "type": "string"},
                                 "scope": {"title": "Scope", "type": "string"},
                                 "tokens": {"title": "Tokens", "type": "integer"},
-                                "items": {"items": {"$ref": "#/$defs/ContextItem"}, "title": "Items", "type": "array"},
+                                "items": {
+                                    "items": {"$ref": "#/$defs/ContextItemOutput"},
+                                    "title": "Items",
+                                    "type": "array",
+                                },
                             },
                             "required": ["layer", "scope", "tokens", "items"],
                             "title": "ContextSection",
@@ -430,7 +444,7 @@ ANSWERS = {
                         "source",
                         "body",
                     ],
-                    "title": "MemoryRecord",
+                    "title": "MemoryOutput",
                     "type": "object",
                 },
                 "annotations": {
@@ -506,7 +520,7 @@ ANSWERS = {
                         "warnings": {"items": {}, "title": "Warnings", "type": "array"},
                     },
                     "required": ["turns", "window_tokens", "usage", "trimmed", "summary_id", "warnings"],
-                    "title": "AppendResult",
+                    "title": "AppendOutput",
                     "type": "object",
                 },
                 "annotations": {

@@ -1,6 +1,7 @@
 """What each tool returns, as TypedDicts: the SDK turns them into each tool's `outputSchema`, and the
-result's `structuredContent` is checked against it. Shapes of the agent facade's results follow its
-contract (`CaptureResult.to_dict()`, `Context.to_dict()`, `AppendResult.to_dict()`)."""
+result's `structuredContent` is checked against it. Each is filled from the record that crossed the
+boundary (`system.records`: `HitRecord`, `CaptureRecord.to_dict()`, `ContextRecord.to_dict()`,
+`AppendRecord.to_dict()`, `memory_fields`); a test holds each TypedDict to its record's keys."""
 
 from __future__ import annotations
 
@@ -21,15 +22,21 @@ class SearchItem(TypedDict):
     snippet: str
 
 
+class VaultOutput(TypedDict):
+    scope: str  # "project" or "global"
+    root: str  # the vault's folder
+
+
 class SearchResult(TypedDict):
     query: str
     mode: str  # "hybrid" (meaning + keywords) or "keyword" (no model)
     via: str  # "daemon" or "in-process"
+    vaults: list[VaultOutput]  # which vaults answered: a model and a person can tell which memory this is
     results: list[SearchItem]
     warnings: list[str]
 
 
-class MemoryRecord(TypedDict):
+class MemoryOutput(TypedDict):
     id: str
     title: str
     location: str
@@ -48,7 +55,7 @@ class MemoryRecord(TypedDict):
     body: str
 
 
-class ContextItem(TypedDict):
+class ContextItemOutput(TypedDict):
     id: str
     title: str
     scope: NotRequired[str]
@@ -61,7 +68,7 @@ class ContextSection(TypedDict):
     layer: str
     scope: str
     tokens: int
-    items: list[ContextItem]
+    items: list[ContextItemOutput]
 
 
 class ContextResult(TypedDict):
@@ -86,7 +93,7 @@ class ForgetResult(TypedDict):
     location: str  # where the memory now lives (under archive/)
 
 
-class AppendResult(TypedDict):
+class AppendOutput(TypedDict):
     turns: int
     window_tokens: int
     usage: Any  # the contract leaves these two open (a share of the window, a count or a flag)

@@ -291,11 +291,9 @@ def _invalid(tool: str, error: ValidationError, schema: dict[str, Any]) -> ToolF
     return invalid_arguments(tool, fields, problems[0]["msg"] if problems else "rejected", parameters)
 
 
-def build_server(
-    open_system: Callable[[], Any], project: Path | None = None, global_only: bool = False
-) -> MemoryServer:
-    """The server over one `MemorySystem`, opened by `open_system` on the worker thread at first need."""
-    return MemoryServer(MemoryTools(open_system, project, global_only), Worker())
+def build_server(connect: Callable[[], Any], project: Path | None = None, global_only: bool = False) -> MemoryServer:
+    """The server over one `system.client.Client`, made by `connect` on the worker thread at first need."""
+    return MemoryServer(MemoryTools(connect), Worker())
 
 
 def serve(
@@ -312,11 +310,25 @@ def serve(
 
     configure_logging(Roots.state_dir(aimate_home()))
     logger.info("mcp server starting (project=%s, global_only=%s)", project, global_only)
+    log_vaults(project, global_only)
     server = build_server(open_system, project, global_only)
     out = LockedOut(stdout or io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8"))
     source: LineSource = stdin or io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
     gate = Gate(source, out, check_params, on_refused=lambda reason: logger.info("refused a message: %s", reason))
     anyio.run(server.run_stdio, gate, out)
+
+
+def log_vaults(project: Path | None, global_only: bool) -> None:
+    """Say which vaults this server serves: a client that passes a fixed environment (no AIMATE_HOME) starts
+    it on another vault than the person meant, and this line is how they find out (issue 30 §6)."""
+    from aimate_memory.vault.roots import Roots, detect_roots
+
+    roots = detect_roots(project=project, global_only=global_only)
+    folders = [("global", Roots.vault_dir(roots.home))]
+    if roots.project is not None:
+        folders.insert(0, ("project", Roots.vault_dir(roots.project)))
+    for scope, folder in folders:
+        logger.info("serving the %s vault %s%s", scope, folder, "" if folder.is_dir() else " (not created yet)")
 
 
 # -- what MCP's methods take (`mcp/protocol.py` checks the rest of JSON-RPC) ---------------------------

@@ -1,32 +1,38 @@
-"""The MCP tools as plain methods: normalize the parameters, make one facade call, return JSON-ready data.
+"""The MCP tools as plain methods: normalize the parameters, make one client call, return JSON-ready data.
 
-`MemoryTools` holds one `MemorySystem` for the server's life (index connections reused; syncing before a
-read costs milliseconds when nothing changed). Every method runs on the server's single worker thread:
-SQLite connections belong to the thread that opened them, and one thread also keeps two tool calls from
-loading the embedding model twice. The signatures are the tools' input schemas (the SDK reads them)."""
+`MemoryTools` holds one `system.client.RoutedClient` for the server's life: search, context, remember and session
+turns go to the daemon while one answers, else to the facade in this process, kept fresh from file events
+(`watch.freshness`: no walk of the vaults per call); get, update and forget use that facade. Every method
+runs on the server's single worker thread: SQLite connections belong to the thread that opened them, and
+one thread also keeps two tool calls from loading the embedding model twice. The signatures are the tools'
+input schemas (the SDK reads them)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
-from aimate_memory.errors import InvalidInputError, NotFoundError
-from aimate_memory.mcp.params import parse_since, split_list
+from aimate_memory.errors import InvalidInputError
 from aimate_memory.mcp.schemas import (
-    AppendResult,
+    AppendOutput,
     ContextResult,
     ForgetResult,
-    MemoryRecord,
+    MemoryOutput,
     RememberResult,
     SearchItem,
     SearchResult,
+    VaultOutput,
 )
+from aimate_memory.system.records import memory_fields
+from aimate_memory.vault.dates import parse_optional_when
+from aimate_memory.vault.lists import split_list
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
+    from aimate_memory.system.client import RoutedClient
+    from aimate_memory.system.records import HitRecord
     from aimate_memory.vault.filters import MemoryFilter
     from aimate_memory.vault.model import Memory
 
@@ -36,49 +42,44 @@ UPDATABLE = ("title", "body", "tags", "importance", "status")
 
 MemoryId = Annotated[str, Field(description="Memory id; a unique prefix of it (like a git hash) works, e.g. '0958f2'.")]
 TagsArg = Annotated[
-    list[str] | str | None, Field(description="Tags, as a list or one comma-separated string, e.g. 'cache,redis'.")
+    list[str] | str | None,
+    Field(description="Tags, as a list or one string separated by , ， 、 or ; — e.g. 'cache,redis' or '缓存，redis'."),
 ]
 
 
 class MemoryTools:
-    def __init__(
-        self,
-        open_system: Callable[[], MemorySystem],
-        project: Path | None = None,
-        global_only: bool = False,
-    ) -> None:
-        self._open_system = open_system
-        self._system: MemorySystem | None = None
-        self.project = project
-        self.global_only = global_only
+    def __init__(self, connect: Callable[[], RoutedClient]) -> None:
+        self._connect = connect
+        self._client: RoutedClient | None = None
 
     @property
-    def system(self) -> MemorySystem:
-        """Opened on first use (a missing vault is then a tool error with its hint, not a failed start)."""
-        if self._system is None:
-            self._system = self._open_system()
-        return self._system
+    def client(self) -> RoutedClient:
+        """Made on first use (a missing vault is then a tool error with its hint, not a failed start)."""
+        if self._client is None:
+            self._client = self._connect()
+        return self._client
 
-    def synced(self) -> MemorySystem:
-        """The system with its indexes in step with the files. No vault at all is an error here (the CLI's
-        search prints "no results"): a model would otherwise search an empty memory forever."""
-        system = self.system
-        if not system.vaults:
-            raise NotFoundError(
-                f"no memory vault at {system.global_vault.root}", "run `aimate mem init` (in the project, for both)"
-            )
-        system.sync()
-        return system
+    def refreshed(self) -> MemorySystem:
+        """The local facade with its indexes in step with the files, for the tools the daemon does not serve.
+        No vault at all is an error here (the CLI's read commands say the same): a model would otherwise
+        search an empty memory forever."""
+        self.client.require_vault()
+        return self.client.local.fresh()
 
     def warm_up(self) -> None:
-        """Open the vaults, bring the index up to date and load the embedding model, so the first search
-        pays for none of it."""
-        self.synced().store.warm_up()
+        """Bring the index up to date and, when this process answers (no daemon), open the vaults and load
+        the embedding model, so the first search pays for none of it."""
+        client = self.client
+        if not client.has_vault:
+            return
+        client.refresh()
+        if client.via == "in-process":
+            client.local.system.store.warm_up()
 
     def close(self) -> None:
-        if self._system is not None:
-            self._system.close()
-            self._system = None
+        if self._client is not None:
+            self._client.close()
+            self._client = None
 
     # -- tools ---------------------------------------------------------------------------------
 
@@ -101,24 +102,19 @@ class MemoryTools:
         if not 1 <= limit <= MAX_LIMIT:
             raise InvalidInputError(f"limit must be between 1 and {MAX_LIMIT}, not {limit}", "e.g. limit=10")
         where = self._search_filter(layer, scope, tags, since)
-        from aimate_memory.watch.client import daemon_search
-
-        # A running daemon answers warm and keeps the index fresh itself; without one, search here.
-        response: Any = daemon_search(query, limit, where, project=self.project, global_only=self.global_only)
-        via = "daemon"
-        if response is None:
-            response = self.synced().search(query, limit, where)
-            via = "in-process"
+        self.client.require_vault()
+        found = self.client.search(query, limit, where)
         return SearchResult(
             query=query,
-            mode=response.mode,
-            via=via,
-            results=[_search_item(hit.as_dict()) for hit in response.results],
-            warnings=list(response.warnings),
+            mode=found.mode,
+            via=found.via,
+            vaults=[VaultOutput(scope=vault.scope, root=vault.root) for vault in found.vaults],
+            results=[_search_item(hit) for hit in found.hits],
+            warnings=list(found.warnings),
         )
 
-    def memory_get(self, id: MemoryId) -> MemoryRecord:
-        memory = self.synced().get(id)
+    def memory_get(self, id: MemoryId) -> MemoryOutput:
+        memory = self.refreshed().get(id)
         return memory_record(memory)
 
     def memory_context(
@@ -130,9 +126,8 @@ class MemoryTools:
             int | None, Field(description="Token budget for the whole text; default from the config.")
         ] = None,
     ) -> ContextResult:
-        context = self.synced().build_context(query=query or None, budget=budget)
-        data = context.to_dict()
-        data.setdefault("text", context.text)
+        self.client.require_vault()
+        data = self.client.build_context(query or None, budget).to_dict()
         return ContextResult(**{key: data[key] for key in ContextResult.__annotations__})  # type: ignore[typeddict-item]  # keys from the TypedDict itself
 
     def memory_remember(
@@ -155,8 +150,8 @@ class MemoryTools:
     ) -> RememberResult:
         if not text or not text.strip():
             raise InvalidInputError("text is empty", "pass the sentence to remember, e.g. text='我们选用 Redis 做缓存'")
-        result = self.synced().remember(text, confidence=confidence, scope=scope, source="mcp", kind=kind)
-        data = result.to_dict()
+        self.client.require_vault()
+        data = self.client.remember(text, confidence=confidence, scope=scope, source="mcp", kind=kind).to_dict()
         return RememberResult(**{key: data.get(key) for key in RememberResult.__annotations__})  # type: ignore[typeddict-item]  # keys from the TypedDict itself
 
     def memory_update(
@@ -167,35 +162,37 @@ class MemoryTools:
         tags: TagsArg = None,
         importance: Annotated[int | None, Field(ge=1, le=5, description="1 (trivial) to 5 (essential).")] = None,
         status: Annotated[str | None, Field(description="active, pending or archived.")] = None,
-    ) -> MemoryRecord:
+    ) -> MemoryOutput:
         changes = {"title": title, "body": body, "importance": importance, "status": status}
         if tags is not None:
             changes["tags"] = split_list(tags)
         if all(value is None for value in changes.values()):
             raise InvalidInputError("nothing to update", f"pass at least one of: {', '.join(UPDATABLE)}")
-        memory = self.synced().update(id, **changes)
+        memory = self.refreshed().update(id, **changes)
         return memory_record(memory)
 
     def memory_forget(self, id: MemoryId) -> ForgetResult:
-        archived = self.synced().remove(id)
+        archived = self.refreshed().remove(id)
         return ForgetResult(
-            id=archived.id, title=archived.title, status=archived.status, location=_location(archived.public_dict())
+            id=archived.id,
+            title=archived.title,
+            status=archived.status,
+            location=f"{archived.scope.value}:{archived.rel_path.as_posix()}",
         )
 
     def memory_session_append(
         self,
         role: Annotated[str, Field(description="Who spoke: user, assistant, system or tool.")],
         content: Annotated[str, Field(description="What was said, verbatim.")],
-    ) -> AppendResult:
+    ) -> AppendOutput:
         role = role.strip().lower()
         if role not in ROLES:
             raise InvalidInputError(f"unknown role {role!r}", f"use one of: {', '.join(ROLES)}")
-        result = self.system.add_conversation(role, content)
-        data = result.to_dict()
-        return AppendResult(**{key: data.get(key) for key in AppendResult.__annotations__})  # type: ignore[typeddict-item]  # keys from the TypedDict itself
+        data = self.client.add_conversation(role, content).to_dict()
+        return AppendOutput(**{key: data.get(key) for key in AppendOutput.__annotations__})  # type: ignore[typeddict-item]  # keys from the TypedDict itself
 
     def core_markdown(self) -> str:
-        return self.synced().core_markdown()
+        return self.refreshed().core_markdown()
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -208,53 +205,37 @@ class MemoryTools:
             layers=tuple(parse_layer(value) for value in split_list(layer)),
             scopes=(parse_scope(scope.strip().lower()),) if scope and scope.strip() else (),
             tags=tuple(split_list(tags)),
-            updated_after=parse_since(since, self._now()),
+            updated_after=parse_optional_when(since, self._now(), "since"),
         )
 
     def _now(self) -> Any:
         from aimate_memory.clock import SystemClock
 
-        return (self._system.store.clock if self._system is not None else SystemClock()).now()
+        local = self._client.local if self._client is not None else None
+        return (local.system.clock if local is not None and local.is_open else SystemClock()).now()
 
 
-def _location(data: dict[str, Any]) -> str:
-    return f"{data['scope']}:{data['path']}"
-
-
-def _search_item(data: dict[str, Any]) -> SearchItem:
+def _search_item(hit: HitRecord) -> SearchItem:
     return SearchItem(
-        id=data["id"],
-        title=data["title"],
-        location=_location(data),
-        layer=data["layer"],
-        category=data.get("category") or "",
-        tags=list(data.get("tags") or []),
-        updated_at=data["updated_at"],
-        score=float(data["score"]),
-        snippet=data.get("snippet") or "",
+        id=hit.id,
+        title=hit.title,
+        location=hit.location,
+        layer=hit.layer,
+        category=hit.category,
+        tags=list(hit.tags),
+        updated_at=hit.updated_at,
+        score=hit.score,
+        snippet=hit.snippet,
     )
 
 
-def memory_record(memory: Memory) -> MemoryRecord:
-    data = memory.public_dict()
-    return MemoryRecord(
-        id=data["id"],
-        title=data["title"],
-        location=_location(data),
-        path=data["path"],
-        scope=data["scope"],
-        layer=data["layer"],
-        category=data["category"],
-        tags=data["tags"],
-        status=data["status"],
-        importance=data["importance"],
-        created_at=data["created_at"],
-        updated_at=data["updated_at"],
-        expires_at=data["expires_at"],
-        related=data["related"],
-        source=data["source"] or "",
-        body=memory.body,
-    )
+def memory_record(memory: Memory) -> MemoryOutput:
+    data = memory_fields(memory)
+    keys = MemoryOutput.__annotations__
+    fields = {key: data[key] for key in keys if key in data}
+    fields["location"] = f"{data['scope']}:{data['path']}"
+    fields["source"] = data["source"] or ""
+    return MemoryOutput(**fields)  # type: ignore[typeddict-item]  # keys from the TypedDict itself
 
 
 # The tools in the order `tools/list` gives them; each name is also the method's name.

@@ -4,7 +4,7 @@ Candidates come from FTS5 (bm25) and from the vectors (a sign-bit scan of every 
 for the nearest, estimated ones for the rest of a deep list); each list is collapsed to its best chunk
 per memory, filtered in SQL, turned into absolute 0–1 evidence and fused into a relevance that means
 the same for every query (relevance.py), then weighted by recency, importance and use (scoring.py).
-Candidates below the relevance floor (``retrieval.min_similarity``) are not results: an unrelated query
+Candidates below the relevance floor (``retrieval.min_relevance``) are not results: an unrelated query
 gets none. Contenders for the top whose vector score was only
 estimated are then scored exactly and everything is ranked again. Without vectors (no model, no
 sqlite-vec, an index built by another model) it is keyword search, with one warning saying why.
@@ -16,7 +16,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
@@ -28,11 +28,12 @@ from aimate_memory.errors import InvalidInputError
 from aimate_memory.index.candidates import Candidates, RankingColumns
 from aimate_memory.index.memory_index import MemoryIndex
 from aimate_memory.index.queries import ThreadSides
-from aimate_memory.index.textproc import query_terms, script_of
+from aimate_memory.index.textproc import query_terms
 from aimate_memory.retrieval import neighbours, relevance
 from aimate_memory.retrieval.fusion import Fused, Ranked, best_per_memory, fuse
 from aimate_memory.retrieval.scoring import ScoreFactors, score
 from aimate_memory.retrieval.snippet import make_snippet, match_pattern
+from aimate_memory.text.scripts import script_of
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Scope
 from aimate_memory.vault.model import Memory
@@ -49,9 +50,6 @@ EXACT_VECTOR_CANDIDATES = 200
 VERIFIED_CANDIDATES = 50
 # Keyword candidates that enter fusion (plus the last one as the floor min-max normalization needs).
 FUSED_KEYWORD_CANDIDATES = 500
-# The default relevance floor (config retrieval.min_similarity), chosen on the dev bench by
-# scripts/eval_floor.py: see docs/benchmarks.md, "Relevance floor".
-DEFAULT_MIN_RELEVANCE = 0.1
 
 
 @dataclass
@@ -63,26 +61,6 @@ class SearchHit:
     highlights: list[tuple[int, int]]
     #: the id of the result this one is shown next to, as context from the same conversation (neighbours.py)
     context_of: str | None = None
-
-    def as_dict(self, explain: bool = False) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "id": self.memory.id,
-            "title": self.memory.title,
-            "path": self.memory.rel_path.as_posix(),
-            "layer": self.memory.layer.value,
-            "scope": self.memory.scope.value,
-            "category": self.memory.category,
-            "tags": self.memory.tags,
-            "updated_at": self.memory.updated_at.isoformat(),
-            "score": round(self.score, 6),
-            "snippet": self.snippet,
-            "highlights": [list(span) for span in self.highlights],
-        }
-        if self.context_of is not None:
-            data["context_of"] = self.context_of
-        if explain:
-            data["factors"] = {key: round(value, 6) for key, value in self.factors.items()}
-        return data
 
 
 @dataclass
@@ -112,7 +90,7 @@ class HybridSearcher:
         decay: float,
         candidates: int,
         vector_candidates: int,
-        min_similarity: float = DEFAULT_MIN_RELEVANCE,
+        min_relevance: float,
     ) -> None:
         self.indexes = indexes  # project first: it wins ties
         self.embedder = embedder
@@ -122,8 +100,9 @@ class HybridSearcher:
         # Depth of the vector list; only its nearest EXACT_VECTOR_CANDIDATES get exact cosines, the rest
         # estimates (MemoryIndex.vector_candidates).
         self.vector_candidates = vector_candidates
-        # The relevance floor (0–1, relevance.py): config `retrieval.min_similarity`.
-        self.min_relevance = min_similarity
+        # The relevance floor (0–1, relevance.py): config `retrieval.min_relevance`, chosen on the dev bench
+        # by scripts/eval_floor.py (docs/benchmarks.md, "Relevance floor").
+        self.min_relevance = min_relevance
 
     def search(self, query: str, k: int = 10, where: MemoryFilter | None = None) -> SearchResponse:
         with blas_threads(1):  # see blas.py: spinning BLAS threads doubled the p95
@@ -136,7 +115,7 @@ class HybridSearcher:
         if not query:
             raise InvalidInputError("empty query", "give some words to search for")
         if k < 1:
-            raise InvalidInputError(f"--limit must be at least 1, got {k}", "e.g. --limit 10")
+            raise InvalidInputError(f"the number of results must be at least 1, got {k}", "ask for 10, say")
         query = query[:MAX_QUERY_CHARS]
         indexes = [index for index in self.indexes if not where.scopes or index.vault.scope in where.scopes]
         warnings: list[str] = []

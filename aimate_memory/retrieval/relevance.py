@@ -16,7 +16,7 @@ dropped. Here every part is measured against a fixed yardstick instead:
   alone when the query's vectors are not trusted (no model, or a script the embedder cannot read).
 
 The final score is relevance × recency × importance × use (scoring.py). Below the relevance floor
-(``retrieval.min_similarity``) nothing is returned: an unrelated query gets no results.
+(``retrieval.min_relevance``) nothing is returned: an unrelated query gets no results.
 Calibration and floor were measured on the dev bench (docs/benchmarks.md, "Relevance floor").
 """
 

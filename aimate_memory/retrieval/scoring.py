@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-DEFAULT_DECAY = 0.95  # per 30 days (config key retrieval.decay)
 DEFAULT_IMPORTANCE = 3
 NON_DECAYING_LAYERS = ("core",)
 
@@ -52,9 +51,10 @@ def score(
     importance: Any = DEFAULT_IMPORTANCE,
     access_count: Any = 0,
     layer: Any = "long_term",
-    decay: float = DEFAULT_DECAY,
+    decay: float,
 ) -> ScoreFactors:
-    """The final score and its factors, for one memory or for arrays of candidates.
+    """The final score and its factors, for one memory or for arrays of candidates. `decay` per 30 days is
+    config `retrieval.decay` (its default lives in config/defaults.py only).
 
     Out-of-range inputs are clamped rather than rejected (hand-edited frontmatter): importance to 1..5
     (None → 3), access_count to ≥ 0, days to ≥ 0, decay to (0, 1].

@@ -33,11 +33,11 @@ from typing import TYPE_CHECKING, Any
 
 from aimate_memory.clock import Clock
 from aimate_memory.errors import AimateError, InvalidInputError
-from aimate_memory.index.chunking import estimate_tokens
 from aimate_memory.locks import file_lock
 from aimate_memory.sessions.summarize import Summarizer, summarize_with_fallback
 from aimate_memory.sessions.transcript import Turn, parse_turns, render_turn, total_tokens
 from aimate_memory.sessions.trimming import SessionUsage, TrimPlan, plan_trim, usage, usage_level
+from aimate_memory.text.estimate import prompt_tokens
 from aimate_memory.vault.codec import MemoryDocument, content_hash, read_document
 from aimate_memory.vault.layout import Layer, memory_file_name
 from aimate_memory.vault.model import Memory, memory_from_document, mtime_of, new_id, to_datetime
@@ -212,7 +212,7 @@ class SessionFile:
     def append(self, role: str, text: str, *, tokens: int | None = None, time: datetime | None = None) -> AppendResult:
         if role not in ROLES:
             raise InvalidInputError(f"unknown role '{role}'", f"use one of: {', '.join(sorted(ROLES))}")
-        turn = Turn(role, time or self.clock.now(), estimate_tokens(text) if tokens is None else tokens, text)
+        turn = Turn(role, time or self.clock.now(), prompt_tokens(text) if tokens is None else tokens, text)
         with file_lock(self.lock_path):
             if not self.path.exists():
                 self._write_new(None)

@@ -181,7 +181,7 @@ class Capture:
         index = self._store.index_for(vault)
         # Only the capture's folder is walked: a fresh capture of a moment ago must be seen, and a walk of
         # one folder costs a few stats where a whole-vault sync of 10k files would cost a scan.
-        index.sync(paths=[folder_for(found.layer, found.category).as_posix()])
+        index.refresh(paths=[folder_for(found.layer, found.category).as_posix()])
         where = MemoryFilter(
             layers=(found.layer,), scopes=(vault.scope,), categories=(found.category,), statuses=("active",)
         )
@@ -194,7 +194,7 @@ class Capture:
         if not others or not self._store.embedder.enabled:
             return [None] * len(others)
         from aimate_memory.embedding.base import understands
-        from aimate_memory.index.textproc import script_of
+        from aimate_memory.text.scripts import script_of
 
         embedder = self._store.embedder.get()
         if embedder is None or not understands(embedder.languages, script_of(text)):

@@ -168,7 +168,7 @@ class ContextBuilder:
     def _relevant(self, query: str) -> _Relevant:
         """One search for every searched section (a search per section cost a query embedding and an FTS
         pass each): active short- and long-term memories of both scopes, split by where they belong.
-        Only what clears the relevance floor (`retrieval.min_similarity`) is a hit, so an unrelated query
+        Only what clears the relevance floor (`retrieval.min_relevance`) is a hit, so an unrelated query
         adds nothing to the context."""
         hits = self._retrieval.search(query, top_k=SEARCH_DEPTH, where=SEARCHED).results
         since = self._recent_since()
@@ -216,7 +216,7 @@ class ContextBuilder:
         for memory, score in zip(memories, scores or [None] * len(memories), strict=True):
             if memory.id not in chunks:
                 continue
-            body = body_from_chunks(memory.title, chunks[memory.id])
+            body = body_from_chunks(chunks[memory.id])
             items.append(
                 ContextItem(memory.id, memory.title, body, memory.scope.value, memory.rel_path.as_posix(), score)
             )

@@ -3,7 +3,7 @@
 It is one class holding collaborators, the way sqlite-utils' `Database` hands out `Table`s: each group of
 actions is a small class with its own documented surface, built here with exactly what it needs (the shared
 `Store`, the perf log, the collaborators it calls) — never the facade itself. The everyday verbs (search,
-remember, add, get, read, list, update, remove, build_context, the session verbs, sync) are also methods of
+remember, add, get, read, list, update, remove, build_context, the session verbs, refresh) are also methods of
 the facade, each handing the call to its collaborator unchanged; groups with a name of their own are reached
 through it: `system.git.accept(...)`, `system.transfer.import_lines(...)`, `system.upkeep.maintain()`
 (docs/architecture.md, "The facade")."""
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from aimate_memory.embedding.lazy import LazyEmbedder
-    from aimate_memory.index.memory_index import SyncReport
+    from aimate_memory.index.memory_index import RefreshReport
     from aimate_memory.vault.changes import FileChange
 
 P = ParamSpec("P")
@@ -148,9 +148,9 @@ class MemorySystem:
         """Create the vaults (`Store.init`)."""
         return self.store.init(local)
 
-    def sync(self, progress: Progress | None = None) -> dict[str, SyncReport]:
+    def refresh(self, progress: Progress | None = None) -> dict[str, RefreshReport]:
         """Hash-sync every vault's index with its files (milliseconds when nothing changed)."""
-        return self.store.sync(progress)
+        return self.store.refresh(progress)
 
     def on_change(self, listener: ChangeListener) -> None:
         """Called after every tool action with what it changed (the git layer commits here)."""

@@ -18,6 +18,7 @@ from aimate_memory.errors import AimateError, InvalidInputError, NotFoundError, 
 from aimate_memory.system.memories import Memories
 from aimate_memory.system.store import Store
 from aimate_memory.vault.layout import Layer, Scope, location_of
+from aimate_memory.vault.resolve import id_starts_with
 from aimate_memory.vault.store import Vault
 
 if TYPE_CHECKING:
@@ -340,7 +341,7 @@ def _find_change(repos: list[_GitVault], ref: str) -> tuple[_GitVault, PendingCh
         for change in pending_changes(item.repo, with_diff=False, scan_secrets=False):
             if candidates & {change.path, change.old_path}:
                 return item, change
-            if change.memory_id and change.memory_id.startswith(ref.strip().lower()) and is_reviewable(change):
+            if change.memory_id and id_starts_with(change.memory_id, ref) and is_reviewable(change):
                 by_id.append((item, change))
     if len(by_id) == 1:
         return by_id[0]

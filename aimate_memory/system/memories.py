@@ -23,7 +23,14 @@ from aimate_memory.vault.fields import coerce_field
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_status
 from aimate_memory.vault.layout import MAX_NAME_BYTES, Layer, Scope, home_of
 from aimate_memory.vault.model import Memory, new_id
-from aimate_memory.vault.resolve import check_reference, looks_like_path, pick_by_id, pick_by_title, resolve_path
+from aimate_memory.vault.resolve import (
+    check_reference,
+    id_starts_with,
+    looks_like_path,
+    pick_by_id,
+    pick_by_title,
+    resolve_path,
+)
 from aimate_memory.vault.store import ScanResult, Vault
 from aimate_memory.vault.validate import check_writable_text, thread_name
 from aimate_memory.wording import with_article
@@ -94,7 +101,7 @@ class Memories:
         return combined
 
     def list(self, where: MemoryFilter | None = None, limit: int | None = None) -> builtins.list[Memory]:
-        """Memories matching `where` from the index (call `sync()` first for fresh data): project first by
+        """Memories matching `where` from the index (call `refresh()` first for fresh data): project first by
         path, or with `limit` the newest `limit` of them."""
         if limit is None:
             return self._retrieval.query(where)
@@ -118,12 +125,12 @@ class Memories:
             if any(not index.vault.abs_path(PurePosixPath(path)).exists() for _, path in found):
                 # The file moved since the index last saw it (`set category=…`, a hand move): the index
                 # learns where it went rather than sending the caller to a path that is gone.
-                index.sync()
+                index.refresh()
                 found = index.find_ids(ref)
             candidates.extend(
                 (memory_id, (index.vault, path))
                 for memory_id, path in found
-                # Still behind the files after the sync (deleted meanwhile): ask the files.
+                # Still behind the files after the refresh (deleted meanwhile): ask the files.
                 if index.vault.abs_path(PurePosixPath(path)).exists()
             )
         if not candidates and indexed:
@@ -134,7 +141,7 @@ class Memories:
             # Not indexed yet (a file made a moment ago, or no index): read the files, once, for both.
             scanned = self.scan().memories
             candidates = [(m.id, (self._store.vault_for(m.scope), m.rel_path.as_posix())) for m in scanned]
-            candidates = [(memory_id, found) for memory_id, found in candidates if memory_id.startswith(ref)]
+            candidates = [(memory_id, found) for memory_id, found in candidates if id_starts_with(memory_id, ref)]
             if not candidates:
                 titled = self._by_title(ref, scanned)
                 if titled is not None:

@@ -54,7 +54,7 @@ class Retrieval:
             decay=retrieval["decay"],
             candidates=retrieval["candidates"],
             vector_candidates=retrieval["vector_candidates"],
-            min_similarity=retrieval["min_similarity"],
+            min_relevance=retrieval["min_relevance"],
         )
         # A result list is not a use (docs/design.md §5): only explicit reads (`read`) are journaled, so a
         # note that keeps showing up in searches is never promoted for it.

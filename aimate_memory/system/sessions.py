@@ -23,6 +23,7 @@ from aimate_memory.system.perf import PerfLog, Stopwatch
 from aimate_memory.system.store import Store
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.layout import Layer
+from aimate_memory.vault.resolve import id_starts_with
 from aimate_memory.vault.roots import Roots
 
 
@@ -97,7 +98,7 @@ class Sessions:
             return self._end(sessions) if sessions.read() is not None else None
         running = sessions.running()
         if ref is not None:
-            named = [snapshot for snapshot in running if snapshot.id.startswith(ref.strip())]
+            named = [snapshot for snapshot in running if id_starts_with(snapshot.id, ref)]
             if not named:
                 past = self.get(ref)  # raises when ref names no session
                 raise InvalidInputError(
@@ -119,7 +120,7 @@ class Sessions:
             unnamed = [snapshot for snapshot in running if snapshot.key is None]
             return sessions.info(unnamed[0] if unnamed else _only(running))
         for snapshot in running:
-            if snapshot.id.startswith(ref):
+            if id_starts_with(snapshot.id, ref):
                 return sessions.info(snapshot)
         vault, rel = self._memories.locate(ref)
         if not rel.is_relative_to(PurePosixPath(Layer.SESSION.folder)) or is_running_path(rel):

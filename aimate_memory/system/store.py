@@ -20,7 +20,7 @@ from aimate_memory.vault.store import Vault
 if TYPE_CHECKING:
     from aimate_memory.embedding.lazy import LazyEmbedder
     from aimate_memory.git.committer import CommitReport
-    from aimate_memory.index.memory_index import MemoryIndex, SyncReport
+    from aimate_memory.index.memory_index import MemoryIndex, RefreshReport
     from aimate_memory.lifecycle.journal import AccessJournal
 
 ChangeListener = Callable[[Vault, ChangeSet], None]
@@ -32,7 +32,7 @@ class Store:
     them. Offers:
 
     - the places: `roots`, `config`, `clock`, `global_vault`, `project_vault`, `vaults`, `vault_for`, `root_of`;
-    - the indexes: `index_for`, `indexes`, `readable_indexes`, `has_index`, `sync`, `reindex`, `sync_vault`;
+    - the indexes: `index_for`, `indexes`, `readable_indexes`, `has_index`, `refresh`, `reindex`, `refresh_vault`;
     - the model: `embedder`, `share_embedder`, `warm_up`, `vectors_enabled`, `model_loaded`;
     - `journal_for` (uses, folded in by maintenance);
     - `record` (commit what an action changed, then tell the `on_change` listeners);
@@ -259,24 +259,24 @@ class Store:
     @property
     def readable_indexes(self) -> list[MemoryIndex]:
         """Every vault's index, ready to read: one never built is built first, so the API's reads work before
-        any `sync()` as the CLI's do (its read commands sync first)."""
+        any `refresh()` as the CLI's do (its read commands refresh first)."""
         for index in self.indexes:
             if index.identity() is None:
-                index.sync()
+                index.refresh()
         return self.indexes
 
-    def sync(self, progress: Progress | None = None) -> dict[str, SyncReport]:
+    def refresh(self, progress: Progress | None = None) -> dict[str, RefreshReport]:
         """Hash-sync every vault's index with its files (milliseconds when nothing changed)."""
-        return {index.vault.scope.value: index.sync(progress) for index in self.indexes}
+        return {index.vault.scope.value: index.refresh(progress) for index in self.indexes}
 
-    def reindex(self, progress: Progress | None = None) -> dict[str, SyncReport]:
+    def reindex(self, progress: Progress | None = None) -> dict[str, RefreshReport]:
         """Rebuild every index from the files into a temp file, swapped in atomically."""
-        return {index.vault.scope.value: index.sync(progress, force_rebuild=True) for index in self.indexes}
+        return {index.vault.scope.value: index.refresh(progress, force_rebuild=True) for index in self.indexes}
 
-    def sync_vault(self, vault: Vault, paths: Iterable[str] | None = None) -> SyncReport:
+    def refresh_vault(self, vault: Vault, paths: Iterable[str] | None = None) -> RefreshReport:
         """Hash-sync one vault's index; `paths` (vault-relative, a folder stands for what is under it)
         limits the walk to what changed, None walks the whole vault."""
-        return self.index_for(vault).sync(paths=paths)
+        return self.index_for(vault).refresh(paths=paths)
 
     def journal_for(self, vault: Vault) -> AccessJournal:
         from aimate_memory.lifecycle.journal import AccessJournal

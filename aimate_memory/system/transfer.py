@@ -22,7 +22,7 @@ from aimate_memory.vault.importers import IMPORTERS, Importer, Source
 from aimate_memory.vault.layout import Layer, folder_for, memory_file_name
 from aimate_memory.vault.model import Memory, to_datetime
 from aimate_memory.vault.store import KEY_ORDER, Vault
-from aimate_memory.vault.transfer import Entry, MemoryRecord, Problem, RecordError, parse_record, record_line
+from aimate_memory.vault.transfer import Entry, ImportProblem, MemoryRecord, RecordError, parse_record, record_line
 from aimate_memory.vault.validate import check_writable_text
 
 ACTIONS = ("added", "updated", "unchanged", "skipped", "error")
@@ -127,7 +127,7 @@ class Transfer:
             try:
                 entries.append(Entry(number, parse_record(line)))
             except RecordError as error:
-                problems.append(Problem(number, str(error)))
+                problems.append(ImportProblem(number, str(error)))
         return self.import_records(entries, problems, dry_run=dry_run, update=update, scope=scope, source=source)
 
     def import_from(self, kind: str, path: Path, *, dry_run: bool = False, update: bool = False) -> ImportReport:
@@ -145,7 +145,7 @@ class Transfer:
     def import_records(
         self,
         entries: Iterable[Entry],
-        problems: Iterable[Problem] = (),
+        problems: Iterable[ImportProblem] = (),
         *,
         dry_run: bool = False,
         update: bool = False,
@@ -235,7 +235,7 @@ def _completed(record: MemoryRecord, vault: Vault, known: Memory | None, now: da
     return replace(record, frontmatter={key: filled[key] for key in keys})
 
 
-def _read_source(path: Path, importer: Importer, max_bytes: int) -> tuple[Source, list[Problem]]:
+def _read_source(path: Path, importer: Importer, max_bytes: int) -> tuple[Source, list[ImportProblem]]:
     """The importer's input from disk: one file as it is, or every file with the importer's suffixes under a
     folder (hidden folders and symlinks left out; Markdown within the memory-file size limit, since each
     becomes a memory). A file in a folder that cannot be read is a problem naming it, not the end."""
@@ -252,9 +252,9 @@ def _read_source(path: Path, importer: Importer, max_bytes: int) -> tuple[Source
                 limit = max_bytes if file.suffix.lower() == ".md" else len(data)
                 files[name] = decode_memory_bytes(data, file, limit)
             except MemoryFileError as error:
-                problems.append(Problem(error.line or 0, error.reason, name))
+                problems.append(ImportProblem(error.line or 0, error.reason, name))
             except OSError as error:
-                problems.append(Problem(0, f"cannot read: {error.strerror or error}", name))
+                problems.append(ImportProblem(0, f"cannot read: {error.strerror or error}", name))
         if not files and not problems:
             raise InvalidInputError(f"no {'/'.join(importer.suffixes)} files under {path}", f"give {expects}")
         return Source(files, PurePosixPath(path.resolve().as_posix())), problems

@@ -8,6 +8,7 @@ from typing import Any
 
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.vault.filters import parse_layer, parse_status
+from aimate_memory.vault.lists import split_list
 from aimate_memory.vault.model import to_datetime
 from aimate_memory.vault.validate import check_writable_text
 
@@ -27,7 +28,7 @@ CATEGORY_NAME = re.compile(r"[\w-]+")
 
 
 def coerce_field(key: str, value: Any) -> Any:
-    """Validate one field; strings from the command line are converted (`tags=a,b` → [a, b]).
+    """Validate one field; strings from the command line are converted (`tags=a,b` → [a, b], vault/lists.py).
     `None` or an empty string clears an optional field."""
     if key not in SETTABLE_FIELDS:
         raise InvalidInputError(f"cannot set '{key}'", f"settable fields: {', '.join(SETTABLE_FIELDS)}")
@@ -49,11 +50,6 @@ def _text(key: str) -> Callable[[Any], str]:
         return text
 
     return coerce
-
-
-def _string_list(value: Any) -> list[str]:
-    items = value.split(",") if isinstance(value, str) else list(value or [])
-    return [str(item).strip() for item in items if str(item).strip()]
 
 
 def _importance(value: Any) -> int:
@@ -101,8 +97,8 @@ _COERCERS = {
     "title": _text("title"),
     "category": _category,
     "layer": _layer,
-    "tags": _string_list,
-    "related": _string_list,
+    "tags": split_list,
+    "related": split_list,
     "importance": _importance,
     "status": parse_status,
     "expires_at": _datetime,

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.vault.layout import STATUSES, Layer, Scope
+from aimate_memory.vault.lists import split_list
 from aimate_memory.vault.model import Memory
 
 LIVE_STATUSES = ("active", "pending")
@@ -95,4 +96,4 @@ def parse_statuses(value: str | None) -> tuple[str, ...]:
         return LIVE_STATUSES
     if value == "all":
         return ()
-    return tuple(parse_status(part) for part in value.split(",") if part.strip())
+    return tuple(parse_status(part) for part in split_list(value))

@@ -49,7 +49,7 @@ from aimate_memory.vault.layout import Layer
 from aimate_memory.vault.markdown import FENCE, strip_comments
 from aimate_memory.vault.model import to_datetime
 from aimate_memory.vault.store import KEY_ORDER
-from aimate_memory.vault.transfer import Entry, MemoryRecord, Problem, to_json_value
+from aimate_memory.vault.transfer import Entry, ImportProblem, MemoryRecord, to_json_value
 
 NAMESPACE = uuid.UUID("6f1d2a8e-4b1c-5d3e-9f7a-0c2b4e6d8a10")
 CORE_HEADING = re.compile(r"rule|preference|convention|style|guideline|规则|偏好|约定|风格|规范", re.IGNORECASE)
@@ -73,7 +73,7 @@ class Source:
 @dataclass
 class Parsed:
     entries: list[Entry] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[ImportProblem] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -196,10 +196,10 @@ def from_mcp_memory_json(source: Source) -> Parsed:
             try:
                 item = json.loads(line)
             except json.JSONDecodeError as error:
-                parsed.problems.append(Problem(number, f"not JSON: {error.msg}", name))
+                parsed.problems.append(ImportProblem(number, f"not JSON: {error.msg}", name))
                 continue
             if not isinstance(item, dict):
-                parsed.problems.append(Problem(number, "not an entity or a relation", name))
+                parsed.problems.append(ImportProblem(number, "not an entity or a relation", name))
             elif item.get("type") == "entity" and item.get("name"):
                 observations = [str(o) for o in item.get("observations") or []]
                 entities[str(item["name"])] = (number, str(item.get("entityType") or ""), observations)
@@ -246,7 +246,7 @@ def from_basic_memory(source: Source) -> Parsed:
         try:
             doc = parse_document(text, Path(path))  # the path only names the file in an error
         except MemoryFileError as error:
-            parsed.problems.append(Problem(error.line or 0, error.reason, path))
+            parsed.problems.append(ImportProblem(error.line or 0, error.reason, path))
             continue
         meta = to_json_value(dict(doc.meta))
         if not doc.body.strip() and not meta:

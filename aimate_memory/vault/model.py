@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from aimate_memory.vault.hashing import content_hash
 from aimate_memory.vault.layout import DEFAULT_CATEGORY, Layer, Location, Scope, folder_for, location_of
+from aimate_memory.vault.lists import split_list
 from aimate_memory.vault.markdown import strip_comments
 
 if TYPE_CHECKING:  # the codec pulls in ruamel and python-frontmatter (~50 ms): not needed to use a Memory
@@ -192,7 +193,8 @@ def _string_list(value: Any) -> list[str]:
     if value is None or value == "":
         return []
     if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
+        return split_list(value)
+    # A YAML list is already split: its items are kept whole (a file is read as it was written).
     if isinstance(value, (list, tuple)):
         return [str(item).strip() for item in value if item is not None and str(item).strip()]
     return [str(value)]

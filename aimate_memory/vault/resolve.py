@@ -24,12 +24,18 @@ def check_reference(ref: str) -> str:
     return ref
 
 
+def id_starts_with(memory_id: str, ref: str) -> bool:
+    """Whether `ref` is `memory_id` or a prefix of it — case-insensitively, as the index's LIKE matches and
+    as a person copies a uuid (the review command had lower-cased, show had not: `show 0958F2` failed)."""
+    return memory_id.casefold().startswith(ref.strip().casefold())
+
+
 def pick_by_id(ref: str, candidates: Sequence[tuple[str, T]]) -> T:
     """From (id, thing) pairs whose id starts with `ref`: the exact match, else the only one."""
-    exact = [thing for memory_id, thing in candidates if memory_id == ref]
+    exact = [thing for memory_id, thing in candidates if memory_id.casefold() == ref.strip().casefold()]
     if exact:
         return exact[0]
-    matches = [(memory_id, thing) for memory_id, thing in candidates if memory_id.startswith(ref)]
+    matches = [(memory_id, thing) for memory_id, thing in candidates if id_starts_with(memory_id, ref)]
     if len(matches) == 1:
         return matches[0][1]
     if len(matches) > 1:

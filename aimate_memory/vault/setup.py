@@ -11,6 +11,7 @@ from aimate_memory.vault.changes import FileChange
 from aimate_memory.vault.codec import content_hash, read_document
 from aimate_memory.vault.layout import ARCHIVE_FOLDER, LAYER_SUBFOLDERS, Layer
 from aimate_memory.vault.model import new_id
+from aimate_memory.vault.roots import STATE_DIR
 from aimate_memory.vault.store import Vault
 
 # `{project}/.aimate/.gitignore`: memory/ is the team's, committed with the code and reviewed like it; the
@@ -19,7 +20,7 @@ from aimate_memory.vault.store import Vault
 PROJECT_GITIGNORE_LINES = (
     "# AIMate: memory/ is committed with the code; the index, state and conversations never are",
     "index.db*",
-    "state/",
+    f"{STATE_DIR}/",
     "memory/sessions/",
 )
 

@@ -62,7 +62,7 @@ class ScanResult:
 
 
 # A session transcript keeps every turn and may outgrow storage.max_file_bytes (meant for hand-made notes):
-# it is read whole up to this size; the index takes only its newest part (index/sync_scan.py).
+# it is read whole up to this size; the index takes only its newest part (index/refresh_scan.py).
 MAX_SESSION_BYTES = 64 * 1024 * 1024
 
 

@@ -59,7 +59,7 @@ class Entry:
 
 
 @dataclass(frozen=True)
-class Problem:
+class ImportProblem:
     """Input that is not a record: the line (0: the whole file) of `source`, and why."""
 
     line: int

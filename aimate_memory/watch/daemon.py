@@ -30,15 +30,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from aimate_memory.clock import SystemClock
+from aimate_memory.system.client import LocalClient
 from aimate_memory.system.masking import MaskingFormatter
+from aimate_memory.system.records import where_from_dict
 from aimate_memory.watch import schedule
-from aimate_memory.watch.client import filter_from_json
 from aimate_memory.watch.paths import DaemonPaths
-from aimate_memory.watch.pending import PendingSyncs
+from aimate_memory.watch.pending import PendingRefreshes
 from aimate_memory.watch.private_socket import UnsafeSocketFolder, ensure_socket_folder
 from aimate_memory.watch.process import ALREADY_RUNNING_EXIT, UNSAFE_SOCKET_EXIT, hold_instance_lock, rss_bytes
 from aimate_memory.watch.registry import ownership_problem, register_project, registered_projects
 from aimate_memory.watch.server import (
+    CONFIDENCE,
     FLAG,
     FOLDER,
     LIMIT,
@@ -57,7 +59,7 @@ from aimate_memory.watch.server import (
 )
 from aimate_memory.watch.tasks import STOPPING, Result, TaskQueue
 from aimate_memory.watch.vaults import PROJECT_DIR, WatchedVaults
-from aimate_memory.watch.watcher import Watcher
+from aimate_memory.watch.watcher import DEBOUNCE_SECONDS, Watcher
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
@@ -72,7 +74,7 @@ def _valid_where(value: object) -> bool:
     if not isinstance(value, dict):
         return False
     try:
-        filter_from_json(value)
+        where_from_dict(value)
     except (ValueError, TypeError, KeyError, AttributeError):
         return False
     return True
@@ -80,7 +82,7 @@ def _valid_where(value: object) -> bool:
 
 # The fields each op's request may carry (`server.Field`); any other is refused.
 QUEUED_FIELDS = {"timeout": SECONDS}
-PROJECT_FIELDS = {**QUEUED_FIELDS, "cwd": FOLDER, "project": FOLDER, "global_only": FLAG, "no_sync": FLAG}
+PROJECT_FIELDS = {**QUEUED_FIELDS, "cwd": FOLDER, "project": FOLDER, "global_only": FLAG, "no_refresh": FLAG}
 WHERE = Field("a MemoryFilter as JSON: an object of its fields", _valid_where)
 SEARCH_FIELDS = {**PROJECT_FIELDS, "query": TEXT, "limit": LIMIT, "where": WHERE}
 CONTEXT_FIELDS = {**PROJECT_FIELDS, "query": OPTIONAL_TEXT, "budget": TOKENS, "budget_setting": OPTIONAL_TEXT}
@@ -92,6 +94,9 @@ REMEMBER_FIELDS = {
     "status": OPTIONAL_TEXT,  # "pending": the hooks' consent (docs/agents.md, "Consent")
     "status_setting": OPTIONAL_TEXT,  # or the config key to read it from (hooks.capture_status)
     "force": FLAG,  # keep what capture would drop: the person said "remember:" in so many words
+    "confidence": CONFIDENCE,  # an agent's (MCP's) own: routes the capture (capture/routing.py)
+    "scope": OPTIONAL_TEXT,
+    "kind": OPTIONAL_TEXT,
 }
 SESSION_FIELDS = {**PROJECT_FIELDS, "session": OPTIONAL_TEXT}  # a client's session id: its own session
 CONVERSE_FIELDS = {**SESSION_FIELDS, "role": TEXT, "content": TEXT}
@@ -106,12 +111,14 @@ class MaintenanceRun(Protocol):
 
 
 class Daemon:
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, debounce: float = DEBOUNCE_SECONDS, echo: bool = False) -> None:
+        """`echo`: the log on stdout too (`aimate mem watch`, the daemon in the foreground)."""
         self.home = Path(home).resolve()
+        self.echo = echo
         self.paths = DaemonPaths.of(self.home)
         self.tasks = TaskQueue()
-        self.pending = PendingSyncs()
-        self.watcher = Watcher(self._on_dirty)
+        self.pending = PendingRefreshes()
+        self.watcher = Watcher(self._on_dirty, debounce=debounce)
         self.vaults = WatchedVaults(self.home, self.watcher.add)
         # The socket protocol (documented in `server`): op name → handler and the fields it takes.
         self.operations: dict[str, Operation] = {
@@ -124,8 +131,9 @@ class Daemon:
             "remember": Operation(self._queued("remember", self._remember, project=True), REMEMBER_FIELDS),
             "converse": Operation(self._queued("converse", self._converse, project=True), CONVERSE_FIELDS),
             "end_session": Operation(self._queued("end session", self._end_session, project=True), SESSION_FIELDS),
+            "refresh": Operation(self._queued("refresh", self._refresh, project=True), PROJECT_FIELDS),
             "maintain": Operation(self._queued("maintenance", lambda request: self._maintain()), QUEUED_FIELDS),
-            "sync": Operation(self._queued("sync all", lambda request: self._sync_all()), QUEUED_FIELDS),
+            "sync": Operation(self._queued("sync all", lambda request: self._refresh_all()), QUEUED_FIELDS),
             "reload": Operation(
                 self._queued("reload", lambda request: self._reload(), background=True),
                 {**QUEUED_FIELDS, "wait": FLAG},
@@ -133,7 +141,7 @@ class Daemon:
         }
         self.server = SocketServer(self.home, self.operations)
         self.started = time.time()
-        self.last_sync: dict[str, str] = {}
+        self.last_refresh: dict[str, str] = {}
         self.last_maintenance: str | None = None
         self.last_maintenance_summary: dict[str, str] = {}
         self.served = 0
@@ -153,7 +161,7 @@ class Daemon:
             print(f"aimate daemon: error: {exc.message}; {exc.hint}", file=sys.stderr)
             os.close(self._lock_fd)
             return UNSAFE_SOCKET_EXIT
-        _setup_logging(self.paths.log)
+        _setup_logging(self.paths.log, self.echo)
         self.paths.pid.write_text(f"{os.getpid()}\n")
         log.info("daemon starting (pid %d, home %s)", os.getpid(), self.home)
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -162,7 +170,8 @@ class Daemon:
             self.vaults.open_registered()
             self.watcher.start()  # before the first sync: nothing written meanwhile is missed
             for key in self.vaults.keys:
-                self._queue_sync(key, None)
+                log.info("initial sync of %s", key)
+                self._queue_refresh(key, None)
             self.tasks.put("warm", self._warm)
             self.server.start()  # after: a client's request is queued behind the start-up sync, never before it
             self._schedule_maintenance()
@@ -223,57 +232,61 @@ class Daemon:
         return {"ok": True, "pid": os.getpid(), "stopping": True}
 
     def _search(self, request: Request) -> Result:
-        system = self._synced_system(request)
-        where = filter_from_json(request.get("where") or {})
-        response = system.search(str(request.get("query", "")), int(request.get("limit", 10)), where)
+        where = where_from_dict(request.get("where") or {})
+        found = self._client_for(request).search(
+            str(request.get("query", "")),
+            int(request.get("limit", 10)),
+            where,
+            no_refresh=bool(request.get("no_refresh")),
+        )
         self.served += 1
-        return {
-            "ok": True,
-            "results": [hit.as_dict(True) for hit in response.results],
-            "mode": response.mode,
-            "warnings": response.warnings,
-            "elapsed_ms": response.elapsed_ms,
-        }
+        reply = found.to_dict(explain=True)
+        reply.pop("via")  # the client knows it asked the daemon
+        return {"ok": True, **reply}
 
     def _context(self, request: Request) -> Result:
-        system = self._synced_system(request)
         budget = request.get("budget")
-        if budget is None and request.get("budget_setting"):
-            budget = system.config.get(str(request["budget_setting"]))
-        context = system.build_context(request.get("query"), int(budget) if budget is not None else None)
+        setting = request.get("budget_setting")
+        context = self._client_for(request).build_context(
+            request.get("query"), int(budget) if budget is not None else None, budget_setting=setting or None
+        )
         return {"ok": True, **context.to_dict()}
 
     def _remember(self, request: Request) -> Result:
         # Synced first, as for a search: capture looks for a memory that already says it.
-        system = self._synced_system(request)
-        thread = request.get("thread")
-        status = request.get("status")
-        if status is None and request.get("status_setting"):  # the hooks' consent (hooks.capture_status)
-            status = system.config.get(str(request["status_setting"]))
-        result = system.remember(
+        confidence = request.get("confidence")
+        result = self._client_for(request).remember(
             str(request["text"]),
             source=str(request.get("source", "cli")),
-            thread=str(thread) if thread else None,
-            status=str(status) if status else None,
+            thread=_text_or_none(request.get("thread")),
+            status=_text_or_none(request.get("status")),
+            status_setting=_text_or_none(request.get("status_setting")),  # the hooks' consent setting
             force=bool(request.get("force")),
+            confidence=float(confidence) if confidence is not None else None,
+            scope=_text_or_none(request.get("scope")),
+            kind=_text_or_none(request.get("kind")),
         )
         return {"ok": True, "result": result.to_dict()}
 
     def _converse(self, request: Request) -> Result:
-        session = request.get("session")
-        system = self._system_for(request)
-        system.add_conversation(str(request["role"]), str(request["content"]), session=_text_or_none(session))
-        return {"ok": True}
+        appended = self._client_for(request).add_conversation(
+            str(request["role"]), str(request["content"]), session=_text_or_none(request.get("session"))
+        )
+        return {"ok": True, "result": appended.to_dict()}
 
     def _end_session(self, request: Request) -> Result:
-        ended = self._system_for(request).end_session(session=_text_or_none(request.get("session")))
-        return {"ok": True, "ended": ended is not None}
+        ended = self._client_for(request).end_session(session=_text_or_none(request.get("session")))
+        return {"ok": True, "ended": ended}
 
-    def _synced_system(self, request: Request) -> MemorySystem:
+    def _refresh(self, request: Request) -> Result:
+        self._client_for(request).refresh()
+        return {"ok": True}
+
+    def _client_for(self, request: Request) -> LocalClient:
+        """The verbs on the request's system, kept fresh the daemon's way: a read syncs only the vaults
+        never refreshed or with changes still settling (`_refresh_stale`); the watcher queues the rest."""
         system = self._system_for(request)
-        if not request.get("no_sync"):
-            self._sync_stale(system)
-        return system
+        return LocalClient(lambda: system, _StaleVaults(self))
 
     def _system_for(self, request: Request) -> MemorySystem:
         """The system for the request's project (`project`, else found from `cwd`); a project used for the
@@ -284,7 +297,7 @@ class Daemon:
             if not self.vaults.is_watched(str(project_dir)):
                 register_project(self.home, project_dir, notify_daemon=False)
             if self.vaults.add_project(project_dir):
-                self._sync_key(str(project_dir), full=True)
+                self._refresh_key(str(project_dir), full=True)
         return self.vaults.system(roots.project)
 
     def _admitted_roots(self, request: Request) -> Roots:
@@ -313,12 +326,15 @@ class Daemon:
                 raise RequestError(f"project {project_dir} is not registered and {problem}")
         return roots
 
-    def _sync_stale(self, system: MemorySystem) -> None:
-        """Before a search: sync each of its vaults never synced yet or with changes still settling."""
+    def _refresh_stale(self, system: MemorySystem) -> None:
+        """Before a search: sync each of its vaults never refreshed yet or with changes still settling."""
         for vault in system.vaults:
             key = self.vaults.key_for(vault)
-            if key is not None and (key not in self.last_sync or self.watcher.has_pending(key)):
-                self._sync_key(key)
+            if key is None:
+                continue
+            seen_all = self.watcher.barrier(key)  # a write made a moment ago is among the pending events
+            if key not in self.last_refresh or not seen_all or self.watcher.has_pending(key):
+                self._refresh_key(key, full=not seen_all)
 
     def _maintain(self) -> Result:
         summaries: dict[str, str] = {}
@@ -334,19 +350,24 @@ class Daemon:
         schedule.record_run(self.paths.last_maintenance, now)
         return {"ok": True, "summary": summaries}
 
-    def _sync_all(self) -> Result:
-        return {"ok": True, "reports": {key: self._sync_key(key).get("report") for key in self.vaults.keys}}
+    def _refresh_all(self) -> Result:
+        return {"ok": True, "reports": {key: self._refresh_key(key).get("report") for key in self.vaults.keys}}
 
     def _reload(self) -> Result:
         """Re-read the project registry; watch and sync the projects added to it."""
         added = self.vaults.open_registered()
         for key in added:
-            self._sync_key(key, full=True)
+            self._refresh_key(key, full=True)
         return {"ok": True, "added": added}
 
     def status(self) -> Reply:
         vaults = [
-            {"key": key, "scope": vault.scope.value, "root": str(vault.root), "last_sync": self.last_sync.get(key)}
+            {
+                "key": key,
+                "scope": vault.scope.value,
+                "root": str(vault.root),
+                "last_refresh": self.last_refresh.get(key),
+            }
             for key, (_, vault) in self.vaults.items()
         ]
         return {
@@ -356,7 +377,7 @@ class Daemon:
             "uptime_seconds": round(time.time() - self.started, 1),
             "started_at": datetime.fromtimestamp(self.started).astimezone().isoformat(timespec="seconds"),
             "vaults": vaults,
-            "last_sync": max(self.last_sync.values()) if self.last_sync else None,
+            "last_refresh": max(self.last_refresh.values()) if self.last_refresh else None,
             "last_maintenance": self.last_maintenance,
             "last_maintenance_summary": self.last_maintenance_summary,
             "queue": len(self.tasks) + self.watcher.pending(),
@@ -373,18 +394,18 @@ class Daemon:
 
     def _on_dirty(self, key: str, paths: set[str], full: bool) -> None:
         """Watcher thread: queue a sync of the paths that changed (one queued sync per vault at a time)."""
-        self._queue_sync(key, None if full else paths)
+        self._queue_refresh(key, None if full else paths)
 
-    def _queue_sync(self, key: str, paths: set[str] | None) -> None:
+    def _queue_refresh(self, key: str, paths: set[str] | None) -> None:
         """Queue a sync of `paths` in vault `key` (None: the whole vault), merged into one already queued."""
         if self.pending.add(key, paths):
-            self.tasks.put(f"sync {key}", lambda: self._run_queued_sync(key))
+            self.tasks.put(f"sync {key}", lambda: self._run_queued_refresh(key))
 
-    def _run_queued_sync(self, key: str) -> Result:
+    def _run_queued_refresh(self, key: str) -> Result:
         self.pending.started(key)
-        return self._sync_key(key)
+        return self._refresh_key(key)
 
-    def _sync_key(self, key: str, full: bool = False) -> Result:
+    def _refresh_key(self, key: str, full: bool = False) -> Result:
         """Sync vault `key` for the paths recorded for it (plus those still settling in the watcher)."""
         system, vault = self.vaults[key]
         if not vault.exists:
@@ -395,11 +416,11 @@ class Daemon:
             paths = None
         elif paths is not None:
             paths |= still_settling
-        report = system.store.sync_vault(vault, paths)
-        self.last_sync[key] = SystemClock().now().isoformat()
+        report = system.store.refresh_vault(vault, paths)
+        self.last_refresh[key] = SystemClock().now().isoformat()
         if report.changed or report.errors:
             log.info(
-                "synced %s: +%d ~%d >%d -%d, %d errors (%.0f ms)",
+                "refreshed %s: +%d ~%d >%d -%d, %d errors (%.0f ms)",
                 key,
                 report.added,
                 report.updated,
@@ -419,6 +440,19 @@ class Daemon:
         return {"ok": True}
 
 
+class _StaleVaults:
+    """`system.client.Freshness` inside the daemon (its systems stay open: closing is the daemon's)."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+
+    def refresh(self, system: MemorySystem) -> None:
+        self.daemon._refresh_stale(system)
+
+    def close(self) -> None:
+        pass
+
+
 def _log_maintenance(key: str, run: MaintenanceRun) -> None:
     if run.changeset:
         log.info("maintenance %s: %s", key, run.changeset.subject)
@@ -432,12 +466,16 @@ def _text_or_none(value: Any) -> str | None:
     return str(value) if value else None
 
 
-def _setup_logging(path: Path) -> None:
+def _setup_logging(path: Path, echo: bool = False) -> None:
     handler = logging.handlers.RotatingFileHandler(path, maxBytes=1_000_000, backupCount=2, encoding="utf-8")
     # Masked: a request's error or a maintenance warning can quote a memory (docs/reliability.md "Security").
     handler.setFormatter(MaskingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.addHandler(handler)
+    if echo:
+        terminal = logging.StreamHandler(sys.stdout)
+        terminal.setFormatter(MaskingFormatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
+        root.addHandler(terminal)
     root.setLevel(logging.INFO)
     logging.getLogger("watchdog").setLevel(logging.WARNING)
     with contextlib.suppress(OSError):

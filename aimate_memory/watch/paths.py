@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from aimate_memory.watch.private_socket import STATE_DIR, socket_path
+from aimate_memory.vault.roots import Roots
+from aimate_memory.watch.private_socket import socket_path
 
 LOCK_FILE = "daemon.lock"  # single instance: an flock the kernel drops when the process dies
 PID_FILE = "daemon.pid"
@@ -26,7 +27,7 @@ class DaemonPaths:
 
     @classmethod
     def of(cls, home: Path) -> DaemonPaths:
-        state = Path(home) / STATE_DIR
+        state = Roots.state_dir(Path(home))
         return cls(
             state=state,
             lock=state / LOCK_FILE,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 
 
-class PendingSyncs:
+class PendingRefreshes:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._paths: dict[str, set[str] | None] = {}  # vault key → paths to look at; None = the whole vault

@@ -22,8 +22,8 @@ from enum import Enum
 from pathlib import Path
 
 from aimate_memory.errors import AimateError
+from aimate_memory.vault.roots import STATE_DIR
 
-STATE_DIR = "state"
 SOCKET_NAME = "daemon.sock"
 MAX_SOCKET_PATH = 100  # AF_UNIX paths are limited to 108 bytes
 RUNTIME_SUBDIR = "aimate"  # inside XDG_RUNTIME_DIR (already per user)

@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 
 from aimate_memory.errors import AimateError
-from aimate_memory.watch.client import daemon_exchange, daemon_request
 from aimate_memory.watch.paths import DaemonPaths
 from aimate_memory.watch.private_socket import ensure_socket_folder
+from aimate_memory.watch.transport import daemon_exchange, daemon_request
 
 log = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@ import stat
 from pathlib import Path
 
 from aimate_memory.locks import file_lock
-from aimate_memory.watch.client import daemon_request
 from aimate_memory.watch.paths import DaemonPaths
+from aimate_memory.watch.transport import daemon_request
 
 
 def registered_projects(home: Path) -> list[Path]:

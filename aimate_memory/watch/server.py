@@ -1,7 +1,7 @@
 """The daemon's socket server: a Unix socket (mode 0600) where each connection carries one request line
 and gets one reply line, dispatched through a table of operations.
 
-Protocol (the client end is `watch.client.daemon_request`); UTF-8 JSON, one object per line:
+Protocol (the client end is `watch.transport.daemon_request`); UTF-8 JSON, one object per line:
 
     request  {"op": NAME, ...fields of that op}
     reply    {"ok": true, ...results of that op}
@@ -14,36 +14,38 @@ its handler and the table of the fields its request may carry, each a `Field` wi
     op        request fields                          reply fields
     ping      -                                       pid
     status    -                                       running, pid, uptime_seconds, started_at, vaults,
-                                                      last_sync, last_maintenance[_summary], queue, current,
+                                                      last_refresh, last_maintenance[_summary], queue, current,
                                                       errors, rss_bytes, model_loaded, searches_served, socket, log
     stop      -                                       pid, stopping (exits after the current task)
-    search    query, limit=10, where={MemoryFilter     results=[SearchHit.as_dict(explain=True)], mode, warnings,
-              as JSON}, cwd, project, global_only,    elapsed_ms
-              no_sync
+    search    query, limit=10, where={MemoryFilter     SearchRecord.to_dict(): results=[HitRecord.to_dict(
+              as JSON}, cwd, project, global_only,    explain=True)], mode, warnings, elapsed_ms, vaults
+              no_refresh                                 (system.records)
     context   query=null, budget=null,                sections, total_tokens, budget, warnings, text
-              budget_setting=null (a config key to    (Context.to_dict())
+              budget_setting=null (a config key to    (ContextRecord.to_dict())
               read the budget from), + the project
               fields of search
-    remember  text, source="cli", thread=null,        result=CaptureResult.to_dict()
+    remember  text, source="cli", thread=null,        result=CaptureRecord.to_dict()
               status=null ("pending": for review) or
               status_setting (a config key to read
-              it from), + project fields
-    converse  role, content, session=null (a client   - (the turn is appended to that session)
+              it from), force, confidence, scope, kind
+              (as MCP passes them), + project fields
+    converse  role, content, session=null (a client   result=AppendRecord.to_dict() (the turn appended)
               session id), + project fields
     end_session  session=null, + project fields       ended (false when that session was not running)
+    refresh   project fields                          - (stale vaults of that project refreshed)
     maintain  -                                       summary={vault key: summary}
-    sync      -                                       reports={vault key: SyncReport.as_dict()}
+    sync      -                                       reports={vault key: RefreshReport.as_dict()}
     reload    wait=false                              added=[vault keys]; without `wait`, {"ok": true} at once
 
-The project fields (search, context, remember, converse, end_session) pick the vaults as the CLI does:
-`project` (a folder), else found from `cwd`; `global_only`; `no_sync` skips syncing stale vaults first.
-context, remember, converse and end_session are the facade calls a hook makes (`integrations.hooks`).
+The project fields (search, context, remember, converse, end_session, refresh) pick the vaults as the CLI does:
+`project` (a folder), else found from `cwd`; `global_only`; `no_refresh` skips syncing stale vaults first.
+They are the verbs of `system.client.MemoryClient`; `watch.client.DaemonClient` sends them.
 
 ping, status and stop are answered on the connection's thread; the others are queued for the daemon's
 main thread (in order, never interleaved) and take `timeout` (seconds, default 120) → "OP timed out".
 
 Every request is answered, never closed on silently (docs/reliability.md, "Security"): a peer that is not
-the daemon's user, a line over 1 MiB (`client.MAX_REQUEST_BYTES`, read in linear time) or not all sent
+the daemon's user, a line over 1 MiB (`transport.MAX_REQUEST_BYTES`, read in linear time) or not all sent
 within 30 s, a line that is not a JSON object, an unknown op, a field the op does not take, a missing one
 or a value breaking its rule (`"timeout": [1]`, `"limit": true`, a relative `cwd`) → {"ok": false,
 "kind": "BadRequest", "error": "bad request: …"}, and a handler's exception → its error reply; a daemon
@@ -67,9 +69,9 @@ from pathlib import Path
 from typing import Any
 
 from aimate_memory.errors import AimateError
-from aimate_memory.watch.client import MAX_REQUEST_BYTES
 from aimate_memory.watch.private_socket import ensure_socket_folder, is_own_user, peer_of
 from aimate_memory.watch.tasks import error_reply
+from aimate_memory.watch.transport import MAX_REQUEST_BYTES
 
 log = logging.getLogger("aimate.daemon")
 
@@ -129,6 +131,9 @@ SECONDS = Field(
     lambda value: _is_number(value) and 0 < value <= MAX_TIMEOUT,
 )
 LIMIT = Field(f"a whole number from 1 to {MAX_LIMIT}", lambda value: _is_whole(value) and 1 <= value <= MAX_LIMIT)
+CONFIDENCE = Field(
+    "a number from 0 to 1, or null", lambda value: value is None or (_is_number(value) and 0 <= value <= 1)
+)
 TOKENS = Field(
     "a whole number of tokens from 1, or null",
     lambda value: value is None or (_is_whole(value) and value >= 1),

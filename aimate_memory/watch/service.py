@@ -12,6 +12,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aimate_memory.vault.roots import Roots
 from aimate_memory.watch.process import ALREADY_RUNNING_EXIT
 
 SYSTEMD_UNIT = "aimate-memory.service"
@@ -92,7 +93,7 @@ def systemd_unit(command: list[str], aimate_home: Path) -> str:
 
 
 def launchd_plist(command: list[str], aimate_home: Path) -> str:
-    log = str(aimate_home / "state" / "daemon.launchd.log")
+    log = str(Roots.state_dir(aimate_home) / "daemon.launchd.log")
     plist = {
         "Label": LAUNCHD_LABEL,
         "ProgramArguments": command,

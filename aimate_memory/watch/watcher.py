@@ -34,10 +34,13 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import ObservedWatch
 
+from aimate_memory.vault.roots import STATE_DIR
+
 log = logging.getLogger(__name__)
 
 DEBOUNCE_SECONDS = 0.3
-IGNORED_DIRS = frozenset({".git", "state", "__pycache__", ".obsidian", ".trash"})
+BARRIER_TIMEOUT = 0.5  # seconds; its event took ~0.1 ms idle (inotify, this machine)
+IGNORED_DIRS = frozenset({".git", STATE_DIR, "__pycache__", ".obsidian", ".trash"})
 IGNORED_NAMES = ("*.swp", "*.swx", "*.swo", "*~", ".#*", "*.tmp", "4913", "index.db*", "#*#", ".DS_Store")
 
 # (vault key, paths due relative to the vault root, full sync wanted)
@@ -70,6 +73,9 @@ class _Target:
     full: bool = False
 
 
+BARRIER_PREFIX = ".aimate-barrier-"  # a file `barrier` creates and removes at once (ignored: *.tmp)
+
+
 class _Handler(FileSystemEventHandler):
     def __init__(self, watcher: Watcher, key: str, root: Path) -> None:
         self.watcher = watcher
@@ -79,6 +85,10 @@ class _Handler(FileSystemEventHandler):
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type in ("opened", "closed_no_write"):
             return  # reads are not changes
+        name = os.path.basename(os.fsdecode(event.src_path))
+        if name.startswith(BARRIER_PREFIX):
+            self.watcher.passed(name)
+            return
         if event.is_directory and event.event_type in ("modified", "closed"):
             return  # a folder's mtime moves with every file in it: the file's own event says what changed
         paths = [event.src_path, getattr(event, "dest_path", "") or ""]
@@ -106,7 +116,7 @@ class _OverflowLog(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage().lower()
         if "overflow" in message or "unable to rebuild" in message:
-            self.watcher.request_full_sync()
+            self.watcher.request_full_refresh()
 
 
 class Watcher:
@@ -128,6 +138,7 @@ class Watcher:
         self._overflow_handler = _OverflowLog(self)
         self._observer_failed = False
         self._previous_excepthook = threading.excepthook
+        self._barriers: dict[str, threading.Event] = {}
         self.errors: list[str] = []
 
     # -- setup ---------------------------------------------------------------------------------
@@ -196,7 +207,7 @@ class Watcher:
             target.deadlines[rel_path] = time.monotonic() + self.debounce
             self._cond.notify_all()
 
-    def request_full_sync(self, key: str | None = None) -> None:
+    def request_full_refresh(self, key: str | None = None) -> None:
         with self._cond:
             for target in self._targets.values():
                 if key is None or target.key == key:
@@ -212,6 +223,38 @@ class Watcher:
         with self._cond:
             target = self._targets.get(key)
             return target is not None and (bool(target.deadlines) or target.full)
+
+    def barrier(self, key: str, timeout: float = BARRIER_TIMEOUT) -> bool:
+        """Wait until every event that happened in vault `key` before this call has been recorded (so
+        `take` returns it): a file written by hand a moment ago is seen by the read that follows. How: a
+        file created and removed at once in the vault's root, whose own event arrives behind every earlier
+        one (one inotify queue per watch, read in order). False when it cannot be written (a read-only
+        vault) or its event did not come within `timeout`: the caller then syncs the whole vault. An
+        unpaired move out of the vault is held back 0.5 s by watchdog and may arrive after it."""
+        with self._cond:
+            target = self._targets.get(key)
+        if target is None:
+            return False
+        name = f"{BARRIER_PREFIX}{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}.tmp"
+        passed = self._barriers[name] = threading.Event()
+        path = target.root / name
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            os.close(fd)
+            os.unlink(path)
+        except OSError:
+            self._barriers.pop(name, None)
+            return False
+        try:
+            return passed.wait(timeout)
+        finally:
+            self._barriers.pop(name, None)
+
+    def passed(self, name: str) -> None:
+        """A barrier's file was seen: the events before it have all been recorded."""
+        passed = self._barriers.get(name)
+        if passed is not None:
+            passed.set()
 
     def take(self, key: str) -> tuple[set[str], bool]:
         """Everything pending for `key`, due or not (a search that must see the latest writes)."""
@@ -293,4 +336,4 @@ class Watcher:
             )
         self._observer.daemon = True
         self._observer.start()
-        self.request_full_sync()
+        self.request_full_refresh()

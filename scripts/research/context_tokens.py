@@ -81,7 +81,7 @@ def measure(title_only: bool) -> dict:
                 scope = "global" if row["layer"] == "core" else "project"
                 memory = system.add(title, body, layer=row["layer"], category=row["category"], scope=scope)
                 lang_of[memory.id] = row["lang"]
-            system.sync()
+            system.refresh()
             context = system.build_context(budget=128_000)
         items = [placed for section in context.sections for placed in section.items]
         return {"context": context, "items": items, "lang_of": lang_of, "count": len(rows)}

@@ -37,6 +37,7 @@ from aimate_memory.embedding.base import l2_normalize  # noqa: E402
 from aimate_memory.index import textproc  # noqa: E402
 from aimate_memory.index.chunking import chunk_memory  # noqa: E402
 from aimate_memory.retrieval.fusion import best_per_memory, fuse, understands  # noqa: E402
+from aimate_memory.text.scripts import script_of  # noqa: E402
 
 CACHE = Path(os.environ.get("AIM_CACHE", "/tmp/aimate-research-cache"))
 
@@ -141,7 +142,7 @@ def make(corpus):
                 chunk_mem.append(d.id)
                 rows.append((cid, textproc.fts_document(c.search_text)))
                 embed_texts.append(c.embed_text)
-            scripts[d.id] = textproc.script_of(d.text)
+            scripts[d.id] = script_of(d.text)
         db.executemany(f"INSERT INTO {table}(chunk, body) VALUES (?, ?)", rows)
         mat = emb.embed(embed_texts) if emb else None
         vaults[vid] = (table, chunk_mem, mat, scripts)
@@ -187,7 +188,7 @@ def make(corpus):
             ranked(vec_hits),
             ranked(kw_hits),
             method=method,
-            query_script=textproc.script_of(question),
+            query_script=script_of(question),
             vector_languages=emb.languages if emb else (),
         )
         return [doc_id_of(corpus, vault, n) for n in fused.ids[:k].tolist()]

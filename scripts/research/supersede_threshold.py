@@ -28,7 +28,7 @@ from supersede_pairs import PAIRS  # noqa: E402
 
 from aimate_memory.capture.supersede import jaccard  # noqa: E402
 from aimate_memory.embedding import create_embedder  # noqa: E402
-from aimate_memory.index.textproc import scripts_in  # noqa: E402
+from aimate_memory.text.scripts import scripts_in  # noqa: E402
 
 
 @dataclass(frozen=True)

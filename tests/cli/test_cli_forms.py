@@ -161,10 +161,17 @@ def test_environment_faults_are_one_clear_line(cli, home: Path) -> None:
     assert proc.returncode == 1 and "unexpected" not in proc.stderr and "hint:" in proc.stderr, proc.stderr
 
 
-def test_no_sync_without_an_index_says_so_and_creates_nothing(cli, home: Path) -> None:
+def test_no_refresh_without_an_index_says_so_and_creates_nothing(cli, home: Path) -> None:
     cli("mem", "init")
-    for command in (("list",), ("stats",)):
-        result = cli("mem", *command, "--no-sync")
+    # --no-sync is the flag's old name, still taken (`aimate mem sync` is git's).
+    commands = (
+        ("list", "--no-refresh"),
+        ("stats", "--no-refresh"),
+        ("list", "--no-sync"),
+        ("search", "x", "--no-sync"),
+    )
+    for command in commands:
+        result = cli("mem", *command)
         assert result.code == 1 and "there is no index yet" in result.err
     assert not (home / "index.db").exists()
 

@@ -96,7 +96,7 @@ def test_index_reindex_stats_and_no_sync(cli, home: Path) -> None:
     again = cli("mem", "index", "--json").json()["global"]
     assert again["added"] == again["updated"] == 0 and again["unchanged"] == 4
     (home / "memory" / "long_term" / "knowledge" / "hand.md").write_text("# 手写\n\n灰度发布流程\n", encoding="utf-8")
-    assert cli("mem", "search", "灰度发布", "--no-sync", "--json").json() == []
+    assert cli("mem", "search", "灰度发布", "--no-refresh", "--json").json() == []
     assert cli("mem", "search", "灰度发布", "--json").json()[0]["title"] == "手写"
     stats = cli("mem", "stats", "--json").json()["global"]
     assert stats["memories"] == 5 and stats["by_layer"]["core"] == 2 and stats["index_bytes"] > 0
@@ -150,12 +150,12 @@ def test_diagnose_checks_the_index_against_the_files(cli, home: Path) -> None:
     seed(cli)
     assert cli("mem", "diagnose").code == 0
     (home / "memory" / "long_term" / "knowledge" / "late.md").write_text("# 后来加的\n", encoding="utf-8")
-    behind = cli("mem", "diagnose", "--no-sync", "--json")
+    behind = cli("mem", "diagnose", "--no-refresh", "--json")
     assert behind.code == 1 and [p["kind"] for p in behind.json()] == ["IndexBehind"]
     assert cli("mem", "diagnose").code == 0  # syncs first
     vectors_on = {"AIMATE_EMBEDDING__ENABLED": "true"}
-    missing = cli("mem", "diagnose", "--no-sync", "--json", env=vectors_on)
+    missing = cli("mem", "diagnose", "--no-refresh", "--json", env=vectors_on)
     assert missing.code == 1 and "VectorsMissing" in {p["kind"] for p in missing.json()}
     other_model = {**vectors_on, "AIMATE_EMBEDDING__PROVIDER": "use"}
-    rebuild = cli("mem", "diagnose", "--no-sync", "--json", env=other_model)
+    rebuild = cli("mem", "diagnose", "--no-refresh", "--json", env=other_model)
     assert rebuild.code == 1 and "IndexIdentity" in {p["kind"] for p in rebuild.json()}

@@ -74,3 +74,33 @@ def test_embedding_threads_is_a_number_that_reaches_the_embedder(tmp_path: Path)
     assert load_config(tmp_path / "none", None, env={}).get("embedding.threads") == 0  # every core
     with pytest.raises(ConfigError):
         set_config_value(home / "config.yaml", "embedding.threads", "two")
+
+
+def test_the_renamed_floor_key_is_still_read_under_its_new_name(tmp_path: Path) -> None:
+    home = write(tmp_path / "home", "retrieval:\n  min_similarity: 0.3  # 相关度下限\n")
+    config = load_config(home, None, env={})
+    assert config.get("retrieval.min_relevance") == config.get("retrieval.min_similarity") == 0.3
+    where = home / "config.yaml"
+    assert config.deprecations == [
+        f"retrieval.min_similarity in {where} is now retrieval.min_relevance (the old name is still read)"
+    ]
+    from_env = load_config(tmp_path / "none", None, env={"AIMATE_RETRIEVAL__MIN_SIMILARITY": "0.2"})
+    assert from_env.get("retrieval.min_relevance") == 0.2 and from_env.deprecations
+    # Both names in one file: the new one wins, whatever the order.
+    both = write(tmp_path / "both", "retrieval:\n  min_relevance: 0.4\n  min_similarity: 0.3\n")
+    assert load_config(both, None, env={}).get("retrieval.min_relevance") == 0.4
+    assert load_config(tmp_path / "none", None, env={}).deprecations == []
+
+
+def test_setting_the_old_name_writes_the_new_one(tmp_path: Path) -> None:
+    home = write(tmp_path / "home", "retrieval:\n  min_similarity: 0.3\n")
+    set_config_value(home / "config.yaml", "retrieval.min_similarity", "0.25")
+    assert (home / "config.yaml").read_text(encoding="utf-8") == "retrieval:\n  min_relevance: 0.25\n"
+    assert load_config(home, None, env={}).deprecations == []
+
+
+def test_config_get_names_the_renamed_key_it_read(cli, home: Path) -> None:
+    write(home, "retrieval:\n  min_similarity: 0.3\n")
+    got = cli("mem", "config", "get", "retrieval.min_relevance")
+    assert got.code == 0 and got.out.strip() == "0.3"
+    assert "retrieval.min_similarity" in got.err and "retrieval.min_relevance" in got.err

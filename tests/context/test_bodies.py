@@ -1,11 +1,15 @@
-"""A memory's body put back together from its index chunks (pure): headings once, comments gone."""
+"""A memory's body put back together from its index chunks: headings once (from their own column), comments
+gone — whatever the title holds, ` › ` included."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from aimate_memory.context.bodies import body_from_chunks, chunk_heading
+from aimate_memory.context.bodies import body_from_chunks
 from aimate_memory.index.chunking import chunk_memory
+from aimate_memory.system import MemorySystem
 
 BODIES = [
     (
@@ -23,16 +27,42 @@ BODIES = [
 
 @pytest.mark.parametrize(("title", "body", "expected"), BODIES)
 def test_body_from_the_chunks_keeps_text_and_headings(title: str, body: str, expected: str) -> None:
-    chunks = [(chunk.text, chunk.embed_text) for chunk in chunk_memory(title, body)]
-    assert body_from_chunks(title, chunks) == expected
+    chunks = [(chunk.text, chunk.heading) for chunk in chunk_memory(title, body)]
+    assert body_from_chunks(chunks) == expected
 
 
 def test_long_sections_are_one_heading_and_templates_are_empty() -> None:
     long_body = "## 背景 Background\n\n" + "\n\n".join(f"第 {n} 段 paragraph {n} " + "词 word " * 60 for n in range(6))
-    chunks = [(chunk.text, chunk.embed_text) for chunk in chunk_memory("长文 long", long_body)]
+    chunks = [(chunk.text, chunk.heading) for chunk in chunk_memory("长文 long", long_body)]
     assert len(chunks) > 1
-    rebuilt = body_from_chunks("长文 long", chunks)
+    rebuilt = body_from_chunks(chunks)
     assert rebuilt.count("#### 背景 Background") == 1 and "第 5 段 paragraph 5" in rebuilt
     template = chunk_memory("Preferences", "# Preferences\n\n<!-- e.g. I prefer tabs -->\n")
-    assert body_from_chunks("Preferences", [(c.text, c.embed_text) for c in template]) == ""
-    assert chunk_heading("T", "text", "T\ntext") == "" and chunk_heading("", "text", "H\ntext") == "H"
+    assert body_from_chunks([(c.text, c.heading) for c in template]) == ""
+
+
+ARROW_TITLES = [
+    # (title, body, what the context must show of it)
+    (
+        "部署 › 生产环境",
+        "## 步骤 › 回滚\n\n先回滚数据库。\n\n## 检查\n\n看日志。\n",
+        "#### 步骤 › 回滚\n\n先回滚数据库。\n\n#### 检查\n\n看日志。",
+    ),
+    ("Deploy › prod", "Build first.\n\n## Steps\n\nShip it.\n", "Build first.\n\n#### Steps\n\nShip it."),
+    ("Ends with ›", "## Why\n\nBecause.\n", "#### Why\n\nBecause."),
+]
+
+
+@pytest.mark.parametrize(("title", "body", "expected"), ARROW_TITLES)
+def test_a_title_holding_the_heading_separator_keeps_its_headings_through_the_index(
+    title: str, body: str, expected: str, cli, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert cli("mem", "init").code == 0
+    monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
+    with MemorySystem.open(global_only=True) as system:
+        memory = system.add(title, body)
+        system.refresh()
+        (index,) = [index for index in system.store.indexes if index.exists]
+        assert body_from_chunks(index.memory_chunks([memory.id])[memory.id]) == expected
+        context = system.build_context(title, budget=4000)
+    assert expected in context.text

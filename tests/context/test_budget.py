@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from aimate_memory.context import ContextItem, SectionRequest, allocate, build_context, cut_to_fit
 from aimate_memory.context.budget import NAMED_IN_WARNING, core_left_out, sentences
 from aimate_memory.context.render import render_item, shown_text
-from aimate_memory.index.chunking import estimate_tokens
 from aimate_memory.sessions import usage_level
+from aimate_memory.text.estimate import prompt_tokens
 
 ZH = "我们决定用 Redis 做会话缓存。过期时间是 30 分钟！为什么不用 Memcached？因为它不支持持久化。"
 EN = "We chose SQLite for the index. It needs no server! Why not Postgres? Deployment stays simple."
@@ -24,7 +24,7 @@ def test_rendered_text_is_compact_and_counts_exactly() -> None:
     core = _item("3f2a1c0d", "我习惯用 Tab", "缩进用 Tab，不用空格。", "global", "core/preferences.md")
     context = build_context([SectionRequest("core", "global", [core], required=True)], 1000)
     assert context.text == "## Core memory · global\n\n- 我习惯用 Tab: 缩进用 Tab，不用空格。 (3f2a1c0d)\n"
-    assert context.total_tokens == estimate_tokens(context.text) == context.sections[0].tokens
+    assert context.total_tokens == prompt_tokens(context.text) == context.sections[0].tokens
     item = {
         "id": core.id,
         "title": "我习惯用 Tab",
@@ -40,7 +40,7 @@ def test_rendered_text_is_compact_and_counts_exactly() -> None:
         "warnings": [],
         "text": context.text,
     }
-    assert estimate_tokens("## Core memory · global") == 8
+    assert prompt_tokens("## Core memory · global") == 8
 
 
 @pytest.mark.parametrize(
@@ -78,7 +78,7 @@ def test_a_memory_renders_as_one_line_or_title_and_body(title: str, body: str, r
     assert render_item(item, shown_text(item)) == rendered
     context = build_context([SectionRequest("long_term", "project", [item], 1.0)], 500)
     assert rendered.strip() in context.text and "long_term/x.md" not in context.text
-    assert context.total_tokens == estimate_tokens(context.text)
+    assert context.total_tokens == prompt_tokens(context.text)
 
 
 def test_core_comes_first_and_whole_then_ratios_share_the_rest() -> None:
@@ -215,7 +215,7 @@ def test_never_over_budget_no_id_twice_core_never_silently_dropped(
     reqs: list[SectionRequest], budget: int, core_cap: int | None
 ) -> None:
     context = build_context(reqs, budget, core_cap=core_cap)
-    assert context.total_tokens == estimate_tokens(context.text) <= budget
+    assert context.total_tokens == prompt_tokens(context.text) <= budget
     assert sum(s.tokens for s in context.sections if s.required) <= (budget if core_cap is None else core_cap)
     assert context.total_tokens == sum(section.tokens for section in context.sections)
     placed = [p.item.id for section in context.sections for p in section.items]
@@ -239,7 +239,7 @@ def test_never_over_budget_no_id_twice_core_never_silently_dropped(
     for request, section in zip(reqs, context.sections, strict=True):
         if request.required:
             continue
-        opening = 0 if section.items else estimate_tokens(section.heading)
+        opening = 0 if section.items else prompt_tokens(section.heading)
         for item in section.skipped:  # nothing waits that would fit whole in what is free
-            assert item.id in placed or opening + estimate_tokens(render_item(item, shown_text(item))) > free
+            assert item.id in placed or opening + prompt_tokens(render_item(item, shown_text(item))) > free
         event(f"cut={any(p.cut for p in section.items)} skipped={bool(section.skipped)}")

@@ -1,4 +1,5 @@
-from aimate_memory.index.chunking import MAX_TOKENS, chunk_memory, estimate_tokens
+from aimate_memory.index.chunking import MAX_TOKENS, chunk_memory
+from aimate_memory.text.estimate import embedding_tokens
 
 BODY_ZH = """# 选用 Redis 做会话缓存
 
@@ -75,16 +76,16 @@ def test_code_fence_is_not_split_on_blank_lines():
     assert "def f():\n\n    return 1" in chunks[0].text
 
 
-def test_estimate_tokens_roughly_counts():
-    assert estimate_tokens("") == 0
-    assert estimate_tokens("hello world") == 2
-    assert estimate_tokens("会话缓存") == 4
-    assert estimate_tokens("a, b.") == 4
+def test_embedding_tokens_roughly_counts():
+    assert embedding_tokens("") == 0
+    assert embedding_tokens("hello world") == 2
+    assert embedding_tokens("会话缓存") == 4
+    assert embedding_tokens("a, b.") == 4
 
 
 def test_token_counts_add_up_across_whitespace_so_chunking_can_keep_a_running_count():
     parts = ["We chose Redis 2024 for sessions.", "我们决定用 Redis 做会话缓存。", "x", "1234567 abcdefghijkl"]
-    assert estimate_tokens("\n\n".join(parts)) == sum(estimate_tokens(p) for p in parts)
+    assert embedding_tokens("\n\n".join(parts)) == sum(embedding_tokens(p) for p in parts)
 
 
 def test_many_paragraphs_fill_chunks_up_to_the_budget():
@@ -110,4 +111,4 @@ def test_a_chunks_count_is_that_of_what_it_embeds():
         for budget in (40, 120, MAX_TOKENS):
             chunks = chunk_memory(title, body, budget)
             assert len(chunks) > 1
-            assert [c.tokens for c in chunks] == [estimate_tokens(c.embed_text) for c in chunks]
+            assert [c.tokens for c in chunks] == [embedding_tokens(c.embed_text) for c in chunks]

@@ -50,14 +50,14 @@ def ranked_titles(system: MemorySystem, query: str, k: int = 3) -> list[str]:
 
 
 def test_sync_indexes_everything_and_a_second_sync_reads_nothing(system: MemorySystem) -> None:
-    first = system.sync()["global"]
+    first = system.refresh()["global"]
     assert first.added == len(MEMORIES) + 2 and first.embedded_chunks > 0  # + the two core templates
-    second = system.sync()["global"]
+    second = system.refresh()["global"]
     assert second.changed == 0 and second.unchanged == first.scanned and second.embedded_chunks == 0
 
 
 def test_chinese_and_english_queries_find_their_memories(system: MemorySystem) -> None:
-    system.sync()
+    system.refresh()
     assert ranked_titles(system, "会话缓存用的什么")[0] == "选用 Redis 做会话缓存"
     assert ranked_titles(system, "迁移回滚")[0] == "数据库迁移规范"
     assert ranked_titles(system, "which test framework do we prefer")[0] == "Use pytest fixtures"
@@ -68,7 +68,7 @@ def test_chinese_and_english_queries_find_their_memories(system: MemorySystem) -
 
 
 def test_deleting_the_index_and_reindexing_gives_identical_results(system: MemorySystem, home: Path) -> None:
-    system.sync()
+    system.refresh()
     queries = ["缓存", "pytest", "deploy smoke tests", "数据库", "retry backoff"]
     before = {q: [(h.memory.id, round(h.score, 6)) for h in system.search(q, 5).results] for q in queries}
     system.close()
@@ -81,12 +81,12 @@ def test_deleting_the_index_and_reindexing_gives_identical_results(system: Memor
 
 
 def test_moved_file_is_found_at_its_new_path_without_reembedding(system: MemorySystem, home: Path) -> None:
-    system.sync()
+    system.refresh()
     memory = next(m for m in system.list() if m.title == "Deploy checklist")
     source = home / "memory" / memory.rel_path.as_posix()
     target = home / "memory" / "long_term" / "decisions" / "deploy.md"
     shutil.move(source, target)
-    report = system.sync()["global"]
+    report = system.refresh()["global"]
     assert report.moved == 1 and report.embedded_chunks == 0 and report.added == report.deleted == 0
     hit = system.search("deploy smoke tests", 1).results[0]
     assert hit.memory.id == memory.id and hit.memory.rel_path.as_posix() == "long_term/decisions/deploy.md"
@@ -96,23 +96,23 @@ def test_moved_file_is_found_at_its_new_path_without_reembedding(system: MemoryS
 
 
 def test_edit_reembeds_only_the_changed_chunk(system: MemorySystem, home: Path) -> None:
-    system.sync()
+    system.refresh()
     memory = next(m for m in system.list() if m.title == "Login bug")
     path = home / "memory" / memory.rel_path.as_posix()
     path.write_text(path.read_text(encoding="utf-8") + "\n## 补充\n\n登录超时与 OAuth 服务商有关。\n", encoding="utf-8")
-    report = system.sync()["global"]
+    report = system.refresh()["global"]
     assert report.updated == 1 and report.embedded_chunks == 1
     assert system.search("登录超时", 1).results[0].memory.id == memory.id
 
 
 def test_broken_file_keeps_its_last_good_entry_and_does_not_block_others(system: MemorySystem, home: Path) -> None:
-    system.sync()
+    system.refresh()
     memory = next(m for m in system.list() if m.title == "Use pytest fixtures")
     path = home / "memory" / memory.rel_path.as_posix()
     path.write_text("---\ntitle: [unclosed\n---\nbody\n", encoding="utf-8")
     new = home / "memory" / "long_term" / "knowledge" / "hand.md"
     new.write_text("# 手写的笔记\n\n向量数据库选型：sqlite-vec。\n", encoding="utf-8")
-    report = system.sync()["global"]
+    report = system.refresh()["global"]
     assert report.errors == 1 and report.added == 1
     assert ranked_titles(system, "sqlite-vec 选型", 1) == ["手写的笔记"]
     assert "Use pytest fixtures" in ranked_titles(system, "pytest fixtures", 3)  # last good entry
@@ -121,16 +121,16 @@ def test_broken_file_keeps_its_last_good_entry_and_does_not_block_others(system:
 
 
 def test_deleted_file_leaves_the_index(system: MemorySystem, home: Path) -> None:
-    system.sync()
+    system.refresh()
     memory = next(m for m in system.list() if m.title == "数据库迁移规范")
     os.unlink(home / "memory" / memory.rel_path.as_posix())
-    assert system.sync()["global"].deleted == 1
+    assert system.refresh()["global"].deleted == 1
     assert "数据库迁移规范" not in ranked_titles(system, "数据库迁移", 5)
 
 
 def test_filters_layer_status_tags_and_time(system: MemorySystem) -> None:
     system.add("短期任务：修复登录", "明天修复登录超时", layer=Layer.SHORT_TERM, category="task", tags=["todo"])
-    system.sync()
+    system.refresh()
     only_short = system.search("登录", 5, MemoryFilter(layers=(Layer.SHORT_TERM,))).results
     assert [h.memory.layer for h in only_short] == [Layer.SHORT_TERM]
     tagged = system.search("登录", 5, MemoryFilter(tags=("todo",))).results
@@ -141,7 +141,7 @@ def test_filters_layer_status_tags_and_time(system: MemorySystem) -> None:
 
 
 def test_reads_are_journaled_not_written_and_results_are_not_uses(system: MemorySystem, home: Path) -> None:
-    system.sync()
+    system.refresh()
     before = {p: p.read_bytes() for p in (home / "memory").rglob("*.md")}
     hits = system.search("Redis 缓存", 2).results
     assert hits and system.store.journal_for(system.global_vault).tally()[0] == {}
@@ -161,7 +161,7 @@ def test_sensitive_memories_are_not_indexed(home: Path, shared_embedder: LazyEmb
     # Written by hand instead: kept out of the index.
     (home / "memory/long_term/knowledge/vpn.md").write_text("# VPN\n\n内部密码是 hunter2\n", encoding="utf-8")
     mem.add("Public", "the public roadmap", category="knowledge")
-    report = mem.sync()["global"]
+    report = mem.refresh()["global"]
     assert report.excluded == 1
     assert "VPN" not in [h.memory.title for h in mem.search("hunter2 VPN 内部密码", 5).results]
     assert mem.search("roadmap", 5).results[0].memory.title == "Public"
@@ -169,24 +169,24 @@ def test_sensitive_memories_are_not_indexed(home: Path, shared_embedder: LazyEmb
 
 
 def test_sync_limited_to_changed_paths_handles_edits_moves_and_folder_renames(system: MemorySystem, home: Path) -> None:
-    system.sync()
+    system.refresh()
     index = system.store.index_for(system.global_vault)
     memory = next(m for m in system.list() if m.title == "Deploy checklist")
     vault = home / "memory"
     old = memory.rel_path.as_posix()
     new = "long_term/decisions/deploy.md"
     (vault / old).rename(vault / new)
-    report = index.sync(paths=[old, new])
+    report = index.refresh(paths=[old, new])
     assert (report.scanned, report.moved, report.deleted, report.added) == (1, 1, 0, 0)
     (vault / "long_term" / "decisions").rename(vault / "long_term" / "决定")
-    report = index.sync(paths=["long_term/decisions", "long_term/决定"])
+    report = index.refresh(paths=["long_term/decisions", "long_term/决定"])
     assert report.moved == 2 and report.deleted == 0  # the Redis decision and the moved checklist
     hit = system.search("deploy smoke tests", 1).results[0]
     # The frontmatter's category stands; the renamed folder only changes the path.
     assert hit.memory.rel_path.as_posix() == "long_term/决定/deploy.md" and hit.memory.category == "knowledge"
     (vault / "long_term" / "决定" / "deploy.md").unlink()
-    assert index.sync(paths=["long_term/决定/deploy.md"]).deleted == 1
-    assert index.sync().changed == 0  # the full walk agrees with what the targeted syncs did
+    assert index.refresh(paths=["long_term/决定/deploy.md"]).deleted == 1
+    assert index.refresh().changed == 0  # the full walk agrees with what the targeted syncs did
 
 
 def test_estimated_vector_scores_keep_the_exact_head_and_search_verifies_contenders(
@@ -199,7 +199,7 @@ def test_estimated_vector_scores_keep_the_exact_head_and_search_verifies_contend
     for n in range(60):
         topic = topics[n % len(topics)]
         system.add(f"Note {n} on {topic}", f"Meeting note {n}: what we decided about {topic} this week.")
-    system.sync()
+    system.refresh()
     index = system.store.index_for(system.global_vault)
     query = system.store.embedder.get().embed_query("which cache did we choose")
     everything = index.vector_candidates(query, 1000, 1000)
@@ -240,18 +240,18 @@ def _vector_rows(system: MemorySystem) -> tuple[int, int, str | None]:
 def test_chunks_added_without_the_model_get_vectors_at_the_next_sync_that_has_it(
     system: MemorySystem, home: Path, title: str, body: str
 ) -> None:
-    system.sync()
+    system.refresh()
     assert _vector_rows(system)[2] == "0"  # every chunk has its vector: unchanged syncs skip the scan
     # Another process whose model is unavailable (same configuration, so the same index) adds a memory.
     offline = LazyEmbedder(dict(system.store.embedder.settings))
     offline.unavailable = EmbedderUnavailable("test: model unavailable", None)
     other = MemorySystem(Roots(home, None), clock=SystemClock(), embedder=offline)
     other.add(title, body, layer=Layer.LONG_TERM, category="knowledge")
-    other.sync()
+    other.refresh()
     other.close()
     chunks, signed, flag = _vector_rows(system)
     assert flag == "1" and signed < chunks
-    report = system.sync()["global"]
+    report = system.refresh()["global"]
     assert report.embedded_chunks >= 1
     chunks, signed, flag = _vector_rows(system)
     assert (signed, flag) == (chunks, "0")
@@ -259,12 +259,12 @@ def test_chunks_added_without_the_model_get_vectors_at_the_next_sync_that_has_it
 
 
 def test_an_index_from_before_the_pending_flag_is_checked_once(system: MemorySystem) -> None:
-    system.sync()
+    system.refresh()
     conn = system.store.index_for(system.global_vault).conn
     missing = conn.execute("SELECT MAX(rowid) FROM chunks").fetchone()[0]
     conn.execute("DELETE FROM chunks_vec WHERE rowid = ?", (missing,))
     conn.execute("DELETE FROM meta WHERE key = 'vectors_pending'")
-    system.sync()
+    system.refresh()
     chunks, signed, flag = _vector_rows(system)
     assert (signed, flag) == (chunks, "0")
 
@@ -272,16 +272,16 @@ def test_an_index_from_before_the_pending_flag_is_checked_once(system: MemorySys
 def test_a_move_seen_half_way_by_a_sync_ends_up_indexed(system: MemorySystem, home: Path) -> None:
     # Found by tests/reliability/test_concurrent_writers.py: `rm` writes the archive copy, then removes the
     # original; a sync in between records the copy as a duplicate id, and it had stayed out of the index.
-    system.sync()
+    system.refresh()
     memory = next(m for m in system.memories.scan().memories if m.title == "数据库迁移规范")
     vault = home / "memory"
     copy = vault / "archive" / memory.rel_path
     copy.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(vault / memory.rel_path, copy)
-    first = system.sync()["global"]
+    first = system.refresh()["global"]
     assert first.errors == 1  # the copy: a duplicate id while both exist
     (vault / memory.rel_path).unlink()
-    system.sync()
+    system.refresh()
     indexed = {m.id: m.rel_path.as_posix() for m in system.query(MemoryFilter(statuses=()))}
     assert indexed[memory.id] == copy.relative_to(vault).as_posix()
     assert system.search("数据库迁移", 3).results[0].memory.id == memory.id
@@ -290,13 +290,13 @@ def test_a_move_seen_half_way_by_a_sync_ends_up_indexed(system: MemorySystem, ho
 def test_vectors_of_an_older_bundled_minilm_are_all_embedded_again(system: MemorySystem) -> None:
     # An index written before the bundled MiniLM ran quantized carries the fingerprint without its revision:
     # its vectors are from the float model, so the next sync rebuilds and re-embeds every chunk.
-    system.sync()
+    system.refresh()
     index = system.store.index_for(system.global_vault)
     chunks = index.conn.execute("SELECT COUNT(DISTINCT chunk_hash) FROM chunks").fetchone()[0]
     index.conn.execute(
         "UPDATE meta SET value = ? WHERE key = 'embedder_fingerprint'", ('{"model": null, "provider": "auto"}',)
     )
     assert index.needs_rebuild() == "the embedding model changed"
-    report = system.sync()["global"]
+    report = system.refresh()["global"]
     assert report.rebuilt and report.embedded_chunks == chunks
     assert index.needs_rebuild() is None and ranked_titles(system, "会话缓存用的是什么")[0] == "选用 Redis 做会话缓存"

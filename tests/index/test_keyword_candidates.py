@@ -35,7 +35,7 @@ def system(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MemorySystem
         mem.add(f"Incident review {number}", f"Incident {number}: the database ran out of connections.")
         clock.advance(hours=1)
     mem.add("部署流水线", "部署流水线今天又失败了，需要排查缓存。")
-    mem.sync()
+    mem.refresh()
     monkeypatch.setattr(keyword_search, "KEYWORD_POSTINGS_BUDGET", 30)
     yield mem
     mem.close()

@@ -51,7 +51,7 @@ def system(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MemorySystem
         cat = "。猫咪在键盘上" if number % 3 == 0 else ""
         mem.add(f"部署记录 {number}", f"部署流水线今天又失败了{cache}{cat}。数据库也慢。")
         clock.advance(hours=1)
-    mem.sync()
+    mem.refresh()
     yield mem
     mem.close()
 
@@ -116,7 +116,7 @@ def test_counts_follow_the_index_after_edits_and_deletes(system: MemorySystem) -
     gone = next(memory for memory in system.list() if memory.title == "Pipeline note 3")  # holds Buildkite
     system.remove(gone.id, purge=True)
     system.add("Buildkite again", "Buildkite 缓存 runners came back.")
-    system.sync()
+    system.refresh()
     after = index.term_matches(terms, np.zeros(0, dtype=np.int64)).documents.tolist()
     assert after == plain_matches(index, terms, np.zeros(0, dtype=np.int64))[0]
     assert after == [3, 4]  # one Buildkite note deleted, one added that holds both

@@ -2,7 +2,9 @@ import pytest
 import sqlean as sqlite3
 
 from aimate_memory.index import textproc
-from aimate_memory.index.textproc import fts_document, fts_query, query_terms, script_of, scripts_in, tokens
+from aimate_memory.index.textproc import fts_document, fts_query, query_terms
+from aimate_memory.text.scripts import script_of, scripts_in
+from aimate_memory.text.words import tokens
 
 
 @pytest.fixture()

@@ -13,6 +13,7 @@ from aimate_memory.integrations.hook_events import Client, HookKind, parse_event
 from aimate_memory.integrations.hook_state import session_mark
 from aimate_memory.integrations.hooks import run_hook
 from aimate_memory.integrations.remember import extract_remembered
+from tests.integrations.clients import connect_with
 
 CLAUDE_SESSION_START = {
     "session_id": "abc123",
@@ -167,13 +168,13 @@ def test_run_hook_never_raises_and_logs_the_traceback(tmp_path: Path) -> None:
 
     payload = json.dumps({"session_id": "s", "cwd": "/nowhere", "prompt": "记住：用 pnpm"}, ensure_ascii=False)
     for kind in HookKind:
-        assert run_hook(kind, payload, broken_open, home=tmp_path) == ""
+        assert run_hook(kind, payload, connect_with(broken_open), home=tmp_path) == ""
     log = (tmp_path / "state" / "hooks.log").read_text(encoding="utf-8")
     # What failed and where, never what was typed: no payload, no exception message (it held the cwd).
     assert log.count("failed: RuntimeError (stdin ") == 3 and "claude prompt failed: RuntimeError" in log
     assert "in broken_open" in log and "记住" not in log and "/nowhere" not in log
     # An empty prompt needs no vault at all.
-    assert run_hook(HookKind.PROMPT, json.dumps({"prompt": "  "}), broken_open, home=tmp_path) == ""
+    assert run_hook(HookKind.PROMPT, json.dumps({"prompt": "  "}), connect_with(broken_open), home=tmp_path) == ""
     assert log == (tmp_path / "state" / "hooks.log").read_text(encoding="utf-8")
 
 
@@ -210,7 +211,7 @@ def test_a_hook_goes_through_the_daemon_and_falls_back_per_call(tmp_path: Path) 
     warm = daemon(
         {"search": {"ok": True, "results": [REDIS_HIT]}, "remember": {"ok": True, "result": {"action": "written"}}}
     )
-    output = json.loads(run_hook(HookKind.PROMPT, payload, broken_open, home=tmp_path, daemon=warm))
+    output = json.loads(run_hook(HookKind.PROMPT, payload, connect_with(broken_open, warm), home=tmp_path))
     context = output["hookSpecificOutput"]["additionalContext"]
     assert "- 选用 Redis 做会话缓存 [long_term 01234567]: 我们决定用 Redis: low latency" in context
     assert "AIMate memory saved: 用 pnpm" in context
@@ -225,7 +226,7 @@ def test_a_hook_goes_through_the_daemon_and_falls_back_per_call(tmp_path: Path) 
     assert asked[1][1] == remember and asked[1][2] == Path("/work/proj")
 
     half = daemon({"search": {"ok": True, "results": [REDIS_HIT]}})  # remember is not answered
-    assert run_hook(HookKind.PROMPT, payload, broken_open, home=tmp_path, daemon=half) == ""
+    assert run_hook(HookKind.PROMPT, payload, connect_with(broken_open, half), home=tmp_path) == ""
     assert opened == [Path("/work/proj")]
     assert "failed: RuntimeError" in (tmp_path / "state" / "hooks.log").read_text(encoding="utf-8")
 
@@ -233,7 +234,7 @@ def test_a_hook_goes_through_the_daemon_and_falls_back_per_call(tmp_path: Path) 
     start = json.dumps({"session_id": "s", "cwd": "/work/proj", "hook_event_name": "SessionStart"})
     context_reply = {"context": {"ok": True, "text": "## Core memory · global\n\n始终用 pnpm"}}
     started = json.loads(
-        run_hook(HookKind.SESSION_START, start, broken_open, home=tmp_path, daemon=daemon(context_reply))
+        run_hook(HookKind.SESSION_START, start, connect_with(broken_open, daemon(context_reply)), home=tmp_path)
     )
     assert started["hookSpecificOutput"]["additionalContext"].endswith("## Core memory · global\n\n始终用 pnpm")
     assert asked == [("context", {"budget_setting": "hooks.context_budget"}, Path("/work/proj"))]
@@ -255,9 +256,9 @@ def test_a_session_end_that_held_no_conversation_opens_no_vault(tmp_path: Path) 
         "hook_event_name": "SessionEnd",
         "reason": "other",
     }
-    assert run_hook(HookKind.SESSION_END, json.dumps(payload), open_system, home=tmp_path) == ""
+    assert run_hook(HookKind.SESSION_END, json.dumps(payload), connect_with(open_system), home=tmp_path) == ""
     assert opened == [] and not (tmp_path / "state" / "hooks.log").exists()
     with session_mark(tmp_path / "state", "0b9e7c55", "2026-11-26T12:00:00"):
         pass  # e.g. a Kimi session primed by its first prompt
-    assert run_hook(HookKind.SESSION_END, json.dumps(payload), open_system, home=tmp_path) == ""
+    assert run_hook(HookKind.SESSION_END, json.dumps(payload), connect_with(open_system), home=tmp_path) == ""
     assert opened == [Path("/work/proj")]

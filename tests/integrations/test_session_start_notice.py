@@ -7,6 +7,7 @@ from pathlib import Path
 
 from aimate_memory.integrations.hook_events import Client, HookKind, parse_event, render_output
 from aimate_memory.integrations.hooks import MAX_CONTEXT_CHARS, run_hook
+from tests.integrations.clients import connect_with
 
 START = json.dumps({"session_id": "s", "cwd": "/work/proj", "hook_event_name": "SessionStart"})
 LEFT_OUT = (
@@ -25,14 +26,18 @@ def test_warnings_reach_the_person_as_a_system_message_and_the_model_too(tmp_pat
         "budget": 2000,
         "warnings": [{"kind": "core_over_budget", "message": LEFT_OUT}],
     }
-    out = run_hook(HookKind.SESSION_START, START, _never_open, home=tmp_path, daemon=lambda op, f, c: reply)
+    out = run_hook(HookKind.SESSION_START, START, connect_with(_never_open, lambda op, f, c: reply), home=tmp_path)
     output = json.loads(out)
     assert output["systemMessage"] == f"AIMate: {LEFT_OUT}"
     context = output["hookSpecificOutput"]["additionalContext"]
     assert "- 始终用 pnpm (c1000000)" in context and context.endswith(f"AIMate: {LEFT_OUT}")
 
     kimi = run_hook(
-        HookKind.SESSION_START, START, _never_open, client=Client.KIMI, home=tmp_path, daemon=lambda o, f, c: reply
+        HookKind.SESSION_START,
+        START,
+        connect_with(_never_open, lambda o, f, c: reply),
+        client=Client.KIMI,
+        home=tmp_path,
     )
     assert kimi.rstrip().endswith(LEFT_OUT)  # plain text: the notice is in it
 
@@ -41,7 +46,7 @@ def test_a_notice_alone_is_still_printed(tmp_path: Path) -> None:
     """Not even one core memory fitted: the person still hears which ones are missing."""
     reply = {"ok": True, "text": "", "budget": 10, "warnings": [{"kind": "core_over_budget", "message": LEFT_OUT}]}
     output = json.loads(
-        run_hook(HookKind.SESSION_START, START, _never_open, home=tmp_path, daemon=lambda op, f, c: reply)
+        run_hook(HookKind.SESSION_START, START, connect_with(_never_open, lambda op, f, c: reply), home=tmp_path)
     )
     assert output["systemMessage"].endswith(LEFT_OUT)
 
@@ -54,7 +59,7 @@ def test_a_context_over_the_character_cap_is_built_again_smaller(tmp_path: Path)
         budget = fields.get("budget", 4000)
         return {"ok": True, "text": "长" * (budget * 4), "budget": budget, "warnings": []}  # 4 chars a token
 
-    output = json.loads(run_hook(HookKind.SESSION_START, START, _never_open, home=tmp_path, daemon=daemon))
+    output = json.loads(run_hook(HookKind.SESSION_START, START, connect_with(_never_open, daemon), home=tmp_path))
     context = output["hookSpecificOutput"]["additionalContext"]
     assert len(context) <= 10_000 and context.count("长") > MAX_CONTEXT_CHARS * 0.8  # smaller, not emptied
     assert asked[0] == {"budget_setting": "hooks.context_budget"} and asked[1]["budget"] < 4000

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from aimate_memory.integrations.warm_daemon import AUTOSTART, SERVICE, choose_mechanism, manager_answers
-from aimate_memory.watch.client import socket_path
+from aimate_memory.watch.private_socket import socket_path
 from aimate_memory.watch.process import running_pid
 
 REDIS = ("选用 Redis 做会话缓存", "我们决定用 Redis 缓存会话：延迟低，支持过期。")

@@ -58,7 +58,7 @@ def _setup(home: Path) -> dict[str, str]:
         }
         journal = system.store.journal_for(system.global_vault)
         journal.record([ids["promote"]] * 5 + [ids["fold"]] * 2, START + timedelta(days=1))
-        system.sync()
+        system.refresh()
     return ids
 
 

@@ -40,7 +40,7 @@ def test_find_and_merge_near_duplicates(system: MemorySystem) -> None:
     en2 = system.add("Order service database", EN + " Decided in March.", layer=Layer.LONG_TERM, category="decision")
     other_layer = system.add("选用 Redis 做会话缓存", ZH, layer=Layer.SHORT_TERM, category="note")
     unrelated = system.add("前端构建用 Vite", "Vite 比 webpack 快很多。", layer=Layer.LONG_TERM)
-    system.sync()
+    system.refresh()
     groups = find_duplicates(system.store.index_for(system.global_vault), 0.92).groups
     members = sorted(sorted([g.survivor.id, *(e.id for e, _, _ in g.others)]) for g in groups)
     assert members == sorted([sorted([keep.id, dup.id]), sorted([en1.id, en2.id])])
@@ -112,7 +112,7 @@ def test_a_second_search_reads_only_what_changed_and_finds_the_same_groups(syste
     dup = system.add("选用 Redis 做会话缓存", ZH + "\n", layer=Layer.LONG_TERM, category="decision")
     en = system.add("Order service database", EN, layer=Layer.LONG_TERM, category="decision")
     other = system.add("Frontend build", "We build the frontend with Vite; it is much faster.", layer=Layer.LONG_TERM)
-    system.sync()
+    system.refresh()
     index = system.store.index_for(system.global_vault)
     first = find_duplicates(index, 0.92)
     assert first.searched == len(first.memo.checked) >= 4
@@ -127,13 +127,13 @@ def test_a_second_search_reads_only_what_changed_and_finds_the_same_groups(syste
         (vault.root / other.rel_path).read_text(encoding="utf-8").split("\n---\n")[0] + "\n---\n" + EN + "\n",
         encoding="utf-8",
     )  # now a near-duplicate of `en`
-    system.sync()
+    system.refresh()
     third = find_duplicates(index, 0.92, memo=again.memo)
     assert third.searched == 1
     assert _members(third) == sorted([sorted([keep.id, dup.id]), sorted([en.id, other.id])])
 
     system.remove(dup.id)  # a partner gone (archived): its pair goes with it
-    system.sync()
+    system.refresh()
     fourth = find_duplicates(index, 0.92, memo=third.memo)
     assert fourth.searched == 0 and _members(fourth) == [sorted([en.id, other.id])]
     assert find_duplicates(index, 0.99, memo=fourth.memo).searched == len(fourth.memo.checked)  # new threshold
@@ -164,7 +164,7 @@ def test_vectors_decide_between_memories_the_embedder_reads(home: Path, tmp_path
         en = [system.add("Order service database", text, layer=Layer.LONG_TERM) for text in (EN, EN + " In March.")]
         system.add("前端构建用 Vite", "Vite 比 webpack 快很多。", layer=Layer.LONG_TERM)
         system.add("Frontend build", "We build the frontend with Vite; it is much faster.", layer=Layer.LONG_TERM)
-        system.sync()
+        system.refresh()
         index = system.store.index_for(system.global_vault)
         search = find_duplicates(index, 0.92)
         assert _members(search) == sorted([sorted(m.id for m in zh), sorted(m.id for m in en)])

@@ -154,7 +154,7 @@ def test_journal_folds_in_one_batch_without_touching_updated_at(system: MemorySy
     a = system.add("选用 Redis 做会话缓存", "因为快", layer=Layer.LONG_TERM, category="decision")
     b = system.add("Prefer tabs", "in Go code", layer=Layer.CORE, category="preference")
     system.clock.advance(days=2)  # type: ignore[attr-defined]
-    assert [hit.memory.id for hit in system.sync() and system.search("Redis 会话").results] == [a.id]
+    assert [hit.memory.id for hit in system.refresh() and system.search("Redis 会话").results] == [a.id]
     system.store.journal_for(system.global_vault).record([a.id, b.id, a.id], system.clock.now())
     system.recorded.clear()  # type: ignore[attr-defined]
     [run] = run_maintenance(system.store)

@@ -1,18 +1,15 @@
-"""Forgiving parameters, pure: aliases, tag lists, relative times in English and Chinese."""
+"""Forgiving parameters, pure: argument aliases. Tag lists and dates are read by the parsers every face
+shares (vault/lists.py, vault/dates.py), tested through every face in tests/properties/test_shared_parsers.py."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
-
 import pytest
 
-from aimate_memory.errors import InvalidInputError
-from aimate_memory.mcp.params import normalize_arguments, parse_since, split_list
+from aimate_memory.mcp.params import normalize_arguments
 
 SEARCH = ("query", "limit", "layer", "scope", "tags", "since")
 REMEMBER = ("text", "confidence", "scope")
 APPEND = ("role", "content")
-NOW = datetime(2026, 11, 24, 15, 30, tzinfo=timezone(timedelta(hours=8)))
 
 
 @pytest.mark.parametrize(
@@ -34,55 +31,3 @@ NOW = datetime(2026, 11, 24, 15, 30, tzinfo=timezone(timedelta(hours=8)))
 )
 def test_normalize_arguments(given, accepted, expected) -> None:
     assert normalize_arguments(given, accepted) == expected
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        (None, []),
-        ("cache,redis", ["cache", "redis"]),
-        (" cache , redis ,", ["cache", "redis"]),
-        ("缓存，数据库、会话", ["缓存", "数据库", "会话"]),
-        (["cache", " 缓存 ", ""], ["cache", "缓存"]),
-        ("", []),
-    ],
-)
-def test_split_list(value, expected) -> None:
-    assert split_list(value) == expected
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        ("7d", NOW - timedelta(days=7)),
-        ("7 days ago", NOW - timedelta(days=7)),
-        ("2w", NOW - timedelta(weeks=2)),
-        ("24h", NOW - timedelta(hours=24)),
-        ("3mo", NOW - timedelta(days=90)),
-        ("3天", NOW - timedelta(days=3)),
-        ("3天前", NOW - timedelta(days=3)),
-        ("2周", NOW - timedelta(weeks=2)),
-        ("1个月", NOW - timedelta(days=30)),
-        ("today", NOW.replace(hour=0, minute=0)),
-        ("Yesterday", NOW.replace(hour=0, minute=0) - timedelta(days=1)),
-        ("昨天", NOW.replace(hour=0, minute=0) - timedelta(days=1)),
-        (None, None),
-        ("  ", None),
-    ],
-)
-def test_parse_since_relative(value, expected) -> None:
-    assert parse_since(value, NOW) == expected
-
-
-def test_parse_since_absolute() -> None:
-    parsed = parse_since("2026-01-02", NOW)
-    assert parsed is not None and (parsed.year, parsed.month, parsed.day) == (2026, 1, 2)
-    assert parse_since("2026-01-02T03:04:05+00:00", NOW) == datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
-
-
-@pytest.mark.parametrize("value", ["soon", "上周五", "7 parsecs"])
-def test_parse_since_rejects_with_a_hint(value: str) -> None:
-    with pytest.raises(InvalidInputError) as caught:
-        parse_since(value, NOW)
-    assert value in caught.value.message
-    assert caught.value.hint and "7d" in caught.value.hint

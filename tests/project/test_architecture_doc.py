@@ -256,8 +256,8 @@ def resolves(reference: str) -> bool | None:
         ("index/nothing.py", False),
         ("cli/index_commands.search", True),
         ("MemorySystem.search(query)", True),  # one of the facade's verbs (a Delegate)
-        ("Store.sync_vault(vault, paths)", True),  # a method of one of its collaborators
-        ("MemorySystem.sync_vault", False),  # moved to the store
+        ("Store.refresh_vault(vault, paths)", True),  # a method of one of its collaborators
+        ("MemorySystem.refresh_vault", False),  # moved to the store
         ("MemorySystem.agent_actions", False),
         ("textproc.query_terms", True),
         ("retrieval.vector_candidates", True),  # a config key

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from aimate_memory.errors import MemoryFileError
 from aimate_memory.git.merge import merge_memory_text, merge_value
-from aimate_memory.index.sync_plan import ErrorRecord, FileStat, IndexedFile, ReadResult, plan_reads, plan_sync
+from aimate_memory.index.refresh_plan import ErrorRecord, FileStat, IndexedFile, ReadResult, plan_reads, plan_refresh
 from aimate_memory.vault.codec import (
     _CONFLICT_MARKER as CONFLICT_MARKER,
 )
@@ -134,7 +134,7 @@ def test_the_sync_plan_accounts_for_every_file_and_never_keeps_an_entry_without_
         ReadResult(stat, contents[stat.path][1], contents[stat.path][0], None if contents[stat.path][0] else "E\t\tx")
         for stat in reads_plan.to_read
     ]
-    plan = plan_sync(reads, indexed, reads_plan.vanished, errors)
+    plan = plan_refresh(reads, indexed, reads_plan.vanished, errors)
     placed = (
         [r.path for r in plan.touch]
         + [r.path for r in plan.upsert]

@@ -188,10 +188,10 @@ def _check(home: Path, before: set[str], where: str, recover: list[str] | None) 
     # to the files. After maintain or dedupe that command is the same run again: it finishes the killed run's
     # recorded plan (a move cut between writing the new file and removing the old leaves the id twice until
     # then, never lost).
-    synced = _cli(home, *(recover or ["mem", "index"]), timeout=120)
-    assert synced.returncode in (0, 1) and "Traceback" not in synced.stderr, f"{where}: {synced.stderr}"
+    refreshed = _cli(home, *(recover or ["mem", "index"]), timeout=120)
+    assert refreshed.returncode in (0, 1) and "Traceback" not in refreshed.stderr, f"{where}: {refreshed.stderr}"
     if recover is None:
-        assert synced.returncode == 0, f"{where}: {synced.stderr}"
+        assert refreshed.returncode == 0, f"{where}: {refreshed.stderr}"
     else:
         assert _cli(home, "mem", "index").returncode == 0
     system = MemorySystem(Roots(home, None))

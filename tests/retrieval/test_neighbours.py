@@ -14,6 +14,7 @@ from aimate_memory.errors import InvalidInputError
 from aimate_memory.retrieval import neighbours
 from aimate_memory.retrieval.neighbours import nearest_first, place_neighbours, support
 from aimate_memory.system import MemorySystem
+from aimate_memory.system.records import HitRecord
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Layer
 
@@ -72,7 +73,7 @@ def system(home: Path, monkeypatch: pytest.MonkeyPatch):
                 system.add(line[:40], line, layer=Layer.LONG_TERM, thread=thread)
         for line in FILLER:
             system.add(line[:40], line, layer=Layer.LONG_TERM)  # no thread
-        system.sync()
+        system.refresh()
         yield system
 
 
@@ -89,9 +90,9 @@ def test_a_hits_neighbours_in_its_thread_follow_the_best_results(system, query, 
     assert titles[0] == found[:40] and len(results) == 12
     context = [hit for hit in results if hit.context_of is not None]
     assert context and context[0].memory.title == neighbour[:40]  # the next line of the conversation
-    assert context[0].context_of == results[0].memory.id == context[0].as_dict()["context_of"]
+    assert context[0].context_of == results[0].memory.id == HitRecord.of(context[0]).to_dict()["context_of"]
     assert all(titles.index(hit.memory.title) >= 7 for hit in context)  # after the best seven
-    assert "context_of" not in results[0].as_dict()
+    assert "context_of" not in HitRecord.of(results[0]).to_dict()  # the shape that crosses processes
 
 
 def test_short_lists_and_filters_keep_their_meaning(system) -> None:
@@ -99,7 +100,7 @@ def test_short_lists_and_filters_keep_their_meaning(system) -> None:
     assert all(hit.context_of is None for hit in top)  # five results: only the best
     neighbour = next(m for m in system.list(MemoryFilter()) if m.title == CONVERSATION_EN[1][:40])
     system.remove(neighbour.id)  # archived: a filtered search does not bring it back as context
-    system.sync()
+    system.refresh()
     results = system.search("finished screenplay printed Friday", 12, where=MemoryFilter(statuses=("active",))).results
     assert CONVERSATION_EN[1][:40] not in [hit.memory.title for hit in results]
 
@@ -170,13 +171,13 @@ def test_a_reply_is_ranked_by_the_line_it_answers_too(
         for line in conversation:
             clock.advance(minutes=1)
             system.add(line[:30], line, layer=Layer.LONG_TERM, thread="chat:1")
-        system.sync()
+        system.refresh()
 
         def order() -> list[str]:
             return [hit.memory.title for hit in system.search(query, 3).results]
 
         def support_shown() -> dict[str, float]:
-            hits = [hit.as_dict(explain=True) for hit in system.search(query, 3).results]
+            hits = [HitRecord.of(hit).to_dict(explain=True) for hit in system.search(query, 3).results]
             return {
                 hit["title"]: hit["factors"]["neighbour_support"]
                 for hit in hits

@@ -4,7 +4,10 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 import pytest
 
+from aimate_memory.config.defaults import DEFAULTS
 from aimate_memory.retrieval.scoring import days_between, score
+
+DECAY = DEFAULTS["retrieval"]["decay"]
 
 
 def test_formula_matches_seed_002():
@@ -17,30 +20,32 @@ def test_formula_matches_seed_002():
 
 
 def test_core_does_not_decay():
-    f = score(1.0, days=3650, importance=3, access_count=0, layer="core")
+    f = score(1.0, days=3650, importance=3, access_count=0, layer="core", decay=DECAY)
     assert f.recency == 1.0 and f.days == 0.0
 
 
 def test_fresh_memory_and_defaults():
-    f = score(0.5, days=0)
+    f = score(0.5, days=0, decay=DECAY)
     assert f.recency == 1.0 and f.access == 1.0
     assert f.final == pytest.approx(0.5 * (0.8 + 0.2 * 3 / 5))
 
 
 def test_bad_inputs_are_clamped():
-    assert score(1.0, days=-5).recency == 1.0
-    assert score(1.0, days=0, importance=99).importance == pytest.approx(1.0)
-    assert score(1.0, days=0, importance=None).importance == pytest.approx(0.92)
-    assert score(1.0, days=0, access_count=-3).access == 1.0
+    assert score(1.0, days=-5, decay=DECAY).recency == 1.0
+    assert score(1.0, days=0, importance=99, decay=DECAY).importance == pytest.approx(1.0)
+    assert score(1.0, days=0, importance=None, decay=DECAY).importance == pytest.approx(0.92)
+    assert score(1.0, days=0, access_count=-3, decay=DECAY).access == 1.0
     assert math.isfinite(score(1.0, days=1e6, decay=0).final)
 
 
 def test_ordering_prefers_recent_important_used():
-    old = score(0.9, days=365, importance=3, access_count=0).final
-    new = score(0.9, days=1, importance=3, access_count=0).final
+    old = score(0.9, days=365, importance=3, access_count=0, decay=DECAY).final
+    new = score(0.9, days=1, importance=3, access_count=0, decay=DECAY).final
     assert new > old
-    assert score(0.9, days=1, importance=5).final > score(0.9, days=1, importance=1).final
-    assert score(0.9, days=1, access_count=100).final > score(0.9, days=1, access_count=0).final
+    assert score(0.9, days=1, importance=5, decay=DECAY).final > score(0.9, days=1, importance=1, decay=DECAY).final
+    assert (
+        score(0.9, days=1, access_count=100, decay=DECAY).final > score(0.9, days=1, access_count=0, decay=DECAY).final
+    )
 
 
 def test_days_between():
@@ -56,8 +61,9 @@ def test_arrays_score_like_single_memories():
         importance=np.array([4.0, np.nan]),
         access_count=np.array([9.0, 0.0]),
         layer=np.array(["long_term", "core"]),
+        decay=DECAY,
     )
-    one = score(0.8, days=60, importance=4, access_count=9, layer="long_term")
-    core = score(0.5, days=3650, importance=None, access_count=0, layer="core")
+    one = score(0.8, days=60, importance=4, access_count=9, layer="long_term", decay=DECAY)
+    core = score(0.5, days=3650, importance=None, access_count=0, layer="core", decay=DECAY)
     assert arrays.as_dict(0) == pytest.approx(one.as_dict())
     assert arrays.as_dict(1) == pytest.approx(core.as_dict())

@@ -10,9 +10,9 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from aimate_memory.clock import FixedClock
-from aimate_memory.index.chunking import estimate_tokens
 from aimate_memory.lifecycle.planner import Kind, Policy, plan
 from aimate_memory.sessions import NoSessionError, SessionActiveError, SessionFile, SessionSettings, parse_turns
+from aimate_memory.text.estimate import prompt_tokens
 from aimate_memory.vault.layout import Layer, Scope
 from aimate_memory.vault.store import Vault
 
@@ -36,7 +36,7 @@ def test_start_append_read_round_trip(tmp_path: Path) -> None:
         session.append(role, text)
     snapshot = session.read()
     assert snapshot is not None and [turn.text for turn in snapshot.turns] == texts
-    assert snapshot.turns[2].tokens == estimate_tokens("plain English")  # the index's estimator when not given
+    assert snapshot.turns[2].tokens == prompt_tokens("plain English")  # the index's estimator when not given
     assert session.append("assistant", "ok", tokens=7).number == 4
     memory = session.vault.load(PurePosixPath("sessions/current.md"))
     assert (memory.layer, memory.category, memory.status, memory.provisional_id) == (

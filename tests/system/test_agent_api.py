@@ -17,7 +17,7 @@ def system(home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
     with MemorySystem.open(cwd=workdir) as opened:
         opened.init()
-        opened.sync()
+        opened.refresh()
         yield opened
 
 
@@ -39,7 +39,7 @@ def test_core_markdown_skips_templates(system: MemorySystem) -> None:
     assert system.core_markdown().endswith("(no core memories yet)\n")  # the templates hold only comments
     system.remember("我习惯用 Tab 缩进")
     system.remember("Never force-push to main")
-    system.sync()
+    system.refresh()
     text = system.core_markdown()
     assert text.startswith("# Core memory") and "## Global" in text
     # compact, as in the context: a one-line memory is one list line with its id (the title not repeated)

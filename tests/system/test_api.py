@@ -75,7 +75,7 @@ def test_a_refused_secret_or_nul_leaves_nothing_on_disk(project: Path) -> None:
 def test_read_is_a_use_and_search_is_not(project: Path) -> None:
     with MemorySystem.open(project=project) as system:
         note = system.add("Redis note", "Redis keeps session keys", layer="short_term", category="note")
-        system.sync()
+        system.refresh()
         for _ in range(6):
             assert [hit.memory.id for hit in system.search("Redis").results] == [note.id]
         journal = system.store.journal_for(system.store.vault_for("project"))
@@ -119,7 +119,7 @@ def test_the_newest_come_from_either_vault(project: Path) -> None:
 
     long_term = MemoryFilter(layers=(Layer.LONG_TERM,))  # not the placeholder core files, written today
     with MemorySystem.open(project=project) as system:
-        system.sync()
+        system.refresh()
         newest = [memory.title for memory in system.list(long_term, limit=2)]
         assert newest == ["最新的全局决定 newest", "Project note"]
         by_created = system.query(long_term, limit=1, order="created")

@@ -6,7 +6,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from aimate_memory.index.sync_scan import newest_part
+from aimate_memory.index.refresh_scan import newest_part
 from aimate_memory.system import MemorySystem
 
 TURN_BYTES = 300_000  # four turns: a 1.2 MB transcript
@@ -33,7 +33,7 @@ def test_a_session_over_the_file_limit_is_indexed_by_its_newest_turns(system: Me
     system.add_conversation("assistant", "最后一轮：newestmarker 改用 Redis。 " + filler("closing words"), tokens=1)
     path = system.global_vault.abs_path(PurePosixPath("sessions/current.md"))
     assert path.stat().st_size > system.global_vault.max_file_bytes
-    report = system.sync()["global"]
+    report = system.refresh()["global"]
     assert report.errors == 0
     assert system.retrieval.stats()["global"]["errors"] == 0
     assert not [problem for problem in system.memories.diagnose() if "session" in str(problem.path)]
@@ -42,7 +42,7 @@ def test_a_session_over_the_file_limit_is_indexed_by_its_newest_turns(system: Me
     # oldest part is past the indexed size.
     ended = system.end_session()
     assert ended is not None
-    system.sync()
+    system.refresh()
     for query in ("newestmarker", "改用 Redis"):
         assert [hit.memory.rel_path.as_posix() for hit in system.search(query).results] == [ended.path]
     assert system.search("oldestmarker").results == []

@@ -1,4 +1,4 @@
-"""The relevance floor (`retrieval.min_similarity`) holds for what agents are given: an unrelated query adds
+"""The relevance floor (`retrieval.min_relevance`) holds for what agents are given: an unrelated query adds
 no memory to the context, nor to the prompt hook's output; a related one does (Chinese and English).
 With the real models: without vectors an unrelated query matches no keyword at all, which proves nothing."""
 
@@ -12,6 +12,7 @@ import pytest
 from aimate_memory.integrations.hook_events import Client, HookKind
 from aimate_memory.integrations.hooks import RELEVANT_PREFACE, run_hook
 from aimate_memory.system import MemorySystem
+from aimate_memory.system.client import LocalClient
 from aimate_memory.vault.layout import Layer, Scope
 
 PROJECT_MEMORIES = [
@@ -40,7 +41,7 @@ def system(tmp_path_factory: pytest.TempPathFactory):
             for scope, memories in ((Scope.PROJECT, PROJECT_MEMORIES), (Scope.GLOBAL, GLOBAL_MEMORIES)):
                 for title, body, category in memories:
                     opened.add(title, body, layer=Layer.LONG_TERM, category=category, scope=scope)
-            opened.sync()
+            opened.refresh()
             assert opened.store.embedder.get() is not None, opened.store.embedder.unavailable
             yield opened
 
@@ -69,7 +70,8 @@ def prompt_hook(system: MemorySystem, prompt: str) -> str:
     """The prompt hook as a running daemon answers it (the same facade search, with the models loaded)."""
     payload = {"session_id": "s1", "cwd": str(system.roots.project), "hook_event_name": "UserPromptSubmit"}
     stdin = json.dumps({**payload, "prompt": prompt}, ensure_ascii=False)
-    output = run_hook(HookKind.PROMPT, stdin, lambda cwd: system, client=Client.CLAUDE, home=system.roots.home)
+    connect = lambda cwd: LocalClient(lambda: system)  # noqa: E731  (the facade in process, as a client)
+    output = run_hook(HookKind.PROMPT, stdin, connect, client=Client.CLAUDE, home=system.roots.home)
     return json.loads(output)["hookSpecificOutput"]["additionalContext"] if output else ""
 
 

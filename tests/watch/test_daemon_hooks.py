@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,48 @@ def test_hooks_answer_from_the_daemon(daemon, cli, home: Path, project: Path) ->
     text = (project / ".aimate" / "memory" / listed["claude:s1"]["path"]).read_text(encoding="utf-8")
     assert "Done." in text and "部署前跑" not in text  # each window's turns in its own session
     assert (home / "state" / "hooks.log").read_text(encoding="utf-8") == failed  # nothing failed since
+
+
+def test_the_prompt_hook_finds_memories_across_languages_cold_then_through_the_daemon_it_started(
+    cli_vectors, home: Path, tmp_path: Path
+) -> None:
+    """Cold (no daemon), a prompt hook answers keyword-only — loading the embedding models would cost ~1 s
+    more than the 1.5 s a cold session may take (docs/agents.md, "Latency") — and starts the daemon
+    (`daemon.autostart`); from then on the same prompts find the memory in the other language, English →
+    Chinese and Chinese → English, with the real models."""
+    from aimate_memory.watch.process import running_pid, stop_daemon
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    for args in (
+        ("mem", "init"),
+        ("mem", "add", "选用 Redis 做会话缓存", "--body", "我们决定用 Redis 做会话缓存：延迟低，支持过期。"),
+        ("mem", "add", "Tests run with pytest", "--body", "Every test uses pytest fixtures and a temporary home."),
+        ("mem", "index"),
+    ):
+        assert cli_vectors(*args, cwd=project).code == 0, args
+    autostart = {"AIMATE_DAEMON__AUTOSTART": "true", "AIMATE_NO_DAEMON": "0"}
+
+    def prompt(text: str) -> str:
+        payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": "UserPromptSubmit", "prompt": text}
+        result = cli_vectors("mem", "hook", "prompt", input=json.dumps(payload), cwd=project, env=autostart)
+        assert result.code == 0, result.err
+        return context_of(result.out) if result.out else ""
+
+    english, chinese = "which cache did we choose for sessions", "我们用什么工具跑测试"
+    try:
+        assert running_pid(home) is None
+        cold = prompt(english)
+        assert "选用 Redis" not in cold  # keyword-only: no word in common
+        assert "选用 Redis 做会话缓存" in prompt("会话缓存用的什么")  # the same language still works cold
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (running_pid(home) or 0) > 0:
+            time.sleep(0.2)
+        assert (running_pid(home) or 0) > 0, "the cold hook started no daemon"
+        while time.monotonic() < deadline and "选用 Redis 做会话缓存" not in (warm := prompt(english)):
+            time.sleep(0.5)  # the daemon answers once up; its first answer waits for the model
+        assert "选用 Redis 做会话缓存" in warm
+        assert "Tests run with pytest" in prompt(chinese)
+    finally:
+        stop_daemon(home)

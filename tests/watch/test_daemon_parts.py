@@ -13,18 +13,19 @@ import pytest
 
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.system import MemorySystem
-from aimate_memory.watch.client import daemon_request, socket_path
-from aimate_memory.watch.pending import PendingSyncs
+from aimate_memory.watch.pending import PendingRefreshes
+from aimate_memory.watch.private_socket import socket_path
 from aimate_memory.watch.registry import register_project, registered_projects, unregister_missing
 from aimate_memory.watch.schedule import MIN_FIRST_DELAY, first_delay, read_last_run, record_run
 from aimate_memory.watch.server import TEXT, Operation, SocketServer
 from aimate_memory.watch.tasks import STOPPING, TaskQueue
+from aimate_memory.watch.transport import daemon_request
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=timezone.utc)
 
 
 def test_pending_syncs_queue_one_sync_per_vault_and_merge_later_changes() -> None:
-    pending = PendingSyncs()
+    pending = PendingRefreshes()
     assert pending.add("global", {"a.md"}) is True  # queue a sync
     assert pending.add("global", {"笔记/b.md"}) is False  # merged into the queued one
     assert pending.add("/proj", {"c.md"}) is True  # another vault: its own sync
@@ -140,15 +141,15 @@ def system(home: Path, monkeypatch: pytest.MonkeyPatch):
 @pytest.mark.slow
 def test_sync_vault_looks_only_at_the_paths_given(system: MemorySystem) -> None:
     vault = system.global_vault
-    system.store.sync_vault(vault)
+    system.store.refresh_vault(vault)
     folder = vault.root / "long_term/knowledge"
     (folder / "seen.md").write_text("# 看见的 seen note\n", encoding="utf-8")
     (folder / "unseen.md").write_text("# 没看见 unseen note\n", encoding="utf-8")
-    report = system.store.sync_vault(vault, {"long_term/knowledge/seen.md"})
+    report = system.store.refresh_vault(vault, {"long_term/knowledge/seen.md"})
     assert report.added == 1
     titles = {hit.memory.title for hit in system.search("note").results}
     assert titles == {"看见的 seen note"}
-    assert system.store.sync_vault(vault).added == 1  # None: the whole vault
+    assert system.store.refresh_vault(vault).added == 1  # None: the whole vault
 
 
 def test_systems_share_one_embedding_model(home: Path, tmp_path: Path, monkeypatch) -> None:

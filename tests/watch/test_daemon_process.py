@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from aimate_memory.watch.client import daemon_request, socket_path
 from aimate_memory.watch.paths import DaemonPaths
+from aimate_memory.watch.private_socket import socket_path
 from aimate_memory.watch.process import running_pid
 from aimate_memory.watch.registry import register_project, registered_projects
+from aimate_memory.watch.transport import daemon_request
 
 pytestmark = pytest.mark.slow
 
@@ -58,7 +59,7 @@ def daemon(cli, home: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 def search(home: Path, query: str, **extra) -> list[dict]:
-    reply = daemon_request(home, {"op": "search", "query": query, "limit": 20, "no_sync": True, **extra}, 30)
+    reply = daemon_request(home, {"op": "search", "query": query, "limit": 20, "no_refresh": True, **extra}, 30)
     assert reply is not None and reply.get("ok"), reply
     return reply["results"]
 
@@ -87,7 +88,7 @@ def test_start_status_single_instance_and_graceful_stop(daemon, cli, home: Path)
     assert second.returncode == 3 and "already running" in second.stderr
     status = cli("mem", "daemon", "status", "--json").json()
     assert status["running"] and status["pid"] == pid
-    for key in ("uptime_seconds", "vaults", "last_sync", "last_maintenance", "queue", "errors", "rss_bytes"):
+    for key in ("uptime_seconds", "vaults", "last_refresh", "last_maintenance", "queue", "errors", "rss_bytes"):
         assert key in status
     assert status["vaults"][0]["scope"] == "global" and status["rss_bytes"] > 10_000_000
     assert "pid" in cli("mem", "daemon", "status").out
@@ -168,7 +169,7 @@ def test_cli_search_no_sync_sees_a_hand_written_memory_within_a_second(daemon, c
     path.write_text("# Kangaroo 袋鼠 sighting\n\nwritten by hand while the daemon runs\n", encoding="utf-8")
     while True:
         started = time.monotonic() - written
-        result = cli("mem", "search", "kangaroo", "--no-sync", "--json")
+        result = cli("mem", "search", "kangaroo", "--no-refresh", "--json")
         assert result.code == 0, result.err
         if [hit["path"] for hit in result.json()] == ["short_term/notes/hand.md"]:
             break
@@ -207,7 +208,7 @@ def test_sigkill_mid_sync_then_restart_repairs_the_index(daemon, cli, home: Path
     daemon()
     reply = daemon_request(home, {"op": "sync"}, 60)
     assert reply is not None and reply["ok"]
-    result = cli("mem", "stats", "--no-sync", "--json")
+    result = cli("mem", "stats", "--no-refresh", "--json")
     assert result.code == 0 and result.out, (result.code, result.err)
     stats = result.json()
     assert stats["global"]["memories"] == count + 2  # + the two core starter files

@@ -21,7 +21,7 @@ def live(home: Path, monkeypatch: pytest.MonkeyPatch):
     system.init()
     vault = system.global_vault
     index = system.store.index_for(vault)
-    index.sync()
+    index.refresh()
     calls: queue.Queue = queue.Queue()
     watcher = Watcher(lambda key, paths, full: calls.put((key, paths, full)), debounce=0.15)
     watcher.add("global", vault.root)
@@ -31,7 +31,7 @@ def live(home: Path, monkeypatch: pytest.MonkeyPatch):
         """Wait for the next debounced batch, sync, return its paths."""
         key, paths, _full = calls.get(timeout=timeout)
         assert key == "global"
-        index.sync()
+        index.refresh()
         return paths
 
     def titles() -> dict[str, str]:
@@ -147,6 +147,8 @@ def test_ignore_rules(path: str, ignored: bool) -> None:
 
 
 def test_watch_command_indexes_edits_and_stops_on_sigterm(cli, home: Path, workdir: Path) -> None:
+    """`aimate mem watch` is the daemon in the foreground (its loop, not a copy of it), its log on stdout;
+    a second one finds it running and says so."""
     import signal
     import subprocess
     import sys
@@ -158,15 +160,19 @@ def test_watch_command_indexes_edits_and_stops_on_sigterm(cli, home: Path, workd
         [str(aimate), "mem", "watch"], cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     try:
-        assert "initial sync" in (proc.stdout.readline() if proc.stdout else "")
+        assert proc.stdout is not None
+        said = [proc.stdout.readline() for _ in range(3)]
+        assert any("initial sync of global" in line for line in said), said
         (home / "memory/long_term/knowledge/w.md").write_text("# 前台监视 foreground watch\n", encoding="utf-8")
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
-            found = cli("mem", "search", "前台监视", "--no-sync", "--json")
+            found = cli("mem", "search", "前台监视", "--no-refresh", "--json")
             if found.code == 0 and found.json():
                 break
             time.sleep(0.1)
         assert [hit["path"] for hit in found.json()] == ["long_term/knowledge/w.md"]
+        second = cli("mem", "watch")
+        assert second.code == 1 and "the daemon is already running" in second.err, second
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=10) == 0
     finally:

@@ -1,4 +1,4 @@
-"""What a sync tells its caller: the counts of a `SyncReport`, and progress as it goes."""
+"""What a refresh tells its caller: the counts of a `RefreshReport`, and progress as it goes."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
 
 @dataclass
-class SyncReport:
+class RefreshReport:
     scanned: int = 0
     unchanged: int = 0
     added: int = 0

@@ -1,4 +1,4 @@
-"""What a sync compares: the vault's files as they are now (walked and read) and as the index last saw them.
+"""What a refresh compares: the vault's files as they are now (walked and read) and as the index last saw them.
 
 Reading a file is where privacy rules apply: files under `privacy.exclude_paths` are not seen, memories
 holding a `privacy.sensitive_keywords` entry are recorded as excluded instead of indexed. A session
@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 import sqlean
 
 from aimate_memory.errors import MemoryFileError
-from aimate_memory.index.sync_plan import ErrorRecord, FileStat, IndexedFile, ReadResult
+from aimate_memory.index.refresh_plan import ErrorRecord, FileStat, IndexedFile, ReadResult
 from aimate_memory.vault.codec import decode_memory_bytes, parse_document
 from aimate_memory.vault.model import Memory, memory_from_document
 from aimate_memory.vault.store import Vault
@@ -27,7 +27,7 @@ TURN_START = "\n### "  # a turn block's header line (sessions/transcript.py)
 
 
 class VaultScan:
-    """The vault's memory files as a sync sees them."""
+    """The vault's memory files as a refresh sees them."""
 
     def __init__(self, vault: Vault, sensitive_keywords: Iterable[str] = (), exclude_globs: Iterable[str] = ()) -> None:
         self.vault = vault

@@ -1,7 +1,7 @@
-"""The sync: bring the index up to date with the files, in place, or by a rebuild when it must.
+"""The refresh: bring the index up to date with the files, in place, or by a rebuild when it must.
 
-Steps, each in its own module: look at the files (`sync_scan`), decide (`sync_plan`, pure), write
-(`sync_apply`), give new chunks vectors (`sync_embed`). The files are the truth (docs/design.md §2.1): a damaged,
+Steps, each in its own module: look at the files (`refresh_scan`), decide (`refresh_plan`, pure), write
+(`refresh_apply`), give new chunks vectors (`refresh_embed`). The files are the truth (docs/design.md §2.1): a damaged,
 outdated or foreign index is rebuilt into a temp file and swapped in atomically rather than repaired.
 """
 
@@ -16,20 +16,20 @@ import sqlean
 
 from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.index import db
+from aimate_memory.index.refresh_apply import BATCH_FILES, apply_plan
+from aimate_memory.index.refresh_embed import embed_missing
+from aimate_memory.index.refresh_plan import ReadResult, plan_reads, plan_refresh
+from aimate_memory.index.refresh_report import Progress, RefreshReport
+from aimate_memory.index.refresh_scan import VaultScan, error_records, expand_scope, indexed_files
 from aimate_memory.index.store import IndexStore
-from aimate_memory.index.sync_apply import BATCH_FILES, apply_plan
-from aimate_memory.index.sync_embed import embed_missing
-from aimate_memory.index.sync_plan import ReadResult, plan_reads, plan_sync
-from aimate_memory.index.sync_report import Progress, SyncReport
-from aimate_memory.index.sync_scan import VaultScan, error_records, expand_scope, indexed_files
 from aimate_memory.locks import file_lock
 from aimate_memory.vault.model import Memory
 
 REBUILD_BATCH_FILES = 4096  # files per transaction while building a new file nobody reads yet
 
 
-class IndexSync:
-    """Syncs one vault's index with its files; one sync at a time across processes (a file lock)."""
+class IndexRefresh:
+    """Refreshes one vault's index with its files; one refresh at a time across processes (a file lock)."""
 
     def __init__(self, store: IndexStore, scan: VaultScan, embedder: LazyEmbedder, lock_path: Path) -> None:
         self.store = store
@@ -39,11 +39,11 @@ class IndexSync:
 
     def run(
         self, progress: Progress | None = None, force_rebuild: bool = False, paths: Iterable[str] | None = None
-    ) -> SyncReport:
-        """See `MemoryIndex.sync`."""
+    ) -> RefreshReport:
+        """See `MemoryIndex.refresh`."""
         start = time.perf_counter()
         # One writer per index across processes (CLI, daemon, a second CLI): SQLite would serialize the
-        # transactions anyway, but one lock over the whole sync keeps two syncs from doing the same work.
+        # transactions anyway, but one lock over the whole refresh keeps two refreshes from doing the same work.
         with file_lock(self.lock_path):
             self.store.remove_rebuild_leftovers()  # a reindex killed earlier leaves nothing behind
             reason = "requested" if force_rebuild else self.store.rebuild_reason()
@@ -52,28 +52,28 @@ class IndexSync:
                 if reason not in ("requested", "no index yet"):
                     report.warnings.append(f"rebuilt the {self.scan.vault.scope.value} index: {reason}")
             else:
-                report = self._sync_into(self.store.conn, progress, paths)
+                report = self._refresh_into(self.store.conn, progress, paths)
         report.seconds = time.perf_counter() - start
         return report
 
-    def _rebuild(self, progress: Progress | None) -> SyncReport:
+    def _rebuild(self, progress: Progress | None) -> RefreshReport:
         """Build a fresh index beside the old one and swap it in: readers keep the old one until then.
         Vectors already computed for the same model are carried over, so a rebuild re-embeds nothing
         that did not change."""
         tmp_path = self.store.rebuild_path()
         carried, carried_embedder = self._carry_vectors()
         conn = self.store.open(tmp_path)
-        # The rebuild file is not the index until `swap_in`, and a crash leaves only debris the next sync
+        # The rebuild file is not the index until `swap_in`, and a crash leaves only debris the next refresh
         # deletes: it needs no fsyncs and no small batches until then (30k-file keyword build: 14.4 → 12.9 s).
         conn.execute("PRAGMA synchronous = OFF")
         try:
-            identity = db.Identity.current("", 0)
+            identity = db.IndexIdentity.current("", 0)
             db.create_schema(conn, identity, with_vectors=False)
             db.set_meta(conn, "embedder_fingerprint", self.embedder.fingerprint)
             if carried and carried_embedder:
                 conn.executemany("INSERT OR IGNORE INTO vectors(chunk_hash, vec) VALUES (?, ?)", carried.items())
                 db.set_meta(conn, "vector_embedder", carried_embedder)
-            report = self._sync_into(conn, progress, batch_files=REBUILD_BATCH_FILES)
+            report = self._refresh_into(conn, progress, batch_files=REBUILD_BATCH_FILES)
             conn.execute("PRAGMA synchronous = FULL")  # the checkpoint writes it durably before the swap
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
@@ -95,14 +95,14 @@ class IndexSync:
         except sqlean.DatabaseError:
             return {}, None
 
-    def _sync_into(
+    def _refresh_into(
         self,
         conn: sqlean.Connection,
         progress: Progress | None,
         paths: Iterable[str] | None = None,
         batch_files: int = BATCH_FILES,
-    ) -> SyncReport:
-        report = SyncReport()
+    ) -> RefreshReport:
+        report = RefreshReport()
         indexed = indexed_files(conn)
         errors = error_records(conn)
         if paths is None:
@@ -111,7 +111,7 @@ class IndexSync:
             in_scope = expand_scope(paths, [*indexed, *errors])
             disk = self.scan.walk(in_scope)
         report.scanned = len(disk)
-        # Vanished = indexed in the synced scope and not on disk; ids are looked up in the whole index,
+        # Vanished = indexed in the refreshed scope and not on disk; ids are looked up in the whole index,
         # so a file moved from one watched path to another is still a move.
         scoped = indexed if in_scope is None else {p: f for p, f in indexed.items() if p in in_scope}
         read_plan = plan_reads(disk, scoped, errors)
@@ -129,10 +129,10 @@ class IndexSync:
                 parsed[stat.path] = memory
             if progress:
                 progress("reading", done, len(read_plan.to_read))
-        plan = plan_sync(reads, indexed, read_plan.vanished, errors)
+        plan = plan_refresh(reads, indexed, read_plan.vanished, errors)
         apply_plan(conn, plan, parsed, report, progress, batch_files)
         embed_missing(conn, self.embedder, self.store.vec_error, report, progress)
-        db.set_meta(conn, "last_sync", datetime.now().astimezone().isoformat(timespec="seconds"))
+        db.set_meta(conn, "last_refresh", datetime.now().astimezone().isoformat(timespec="seconds"))
         if report.changed:
             # Fresh statistics let the planner use updated_ts for time-range queries instead of the layer
             # index plus a sort (measured at 100k: 20 ms → 0.2 ms); cheap, and a no-op when nothing changed.

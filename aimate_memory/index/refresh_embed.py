@@ -1,4 +1,4 @@
-"""A sync's last step: every chunk gets a vector (from the cache by chunk hash, else embedded in batches)
+"""A refresh's last step: every chunk gets a vector (from the cache by chunk hash, else embedded in batches)
 and its sign bits in `chunks_vec`, the table the vector pre-filter scans."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import sqlean
 
 from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.index import db
+from aimate_memory.index.refresh_report import Progress, RefreshReport
 from aimate_memory.index.store import has_table
-from aimate_memory.index.sync_report import Progress, SyncReport
 
 EMBED_BATCH = 64
 
@@ -18,10 +18,10 @@ def embed_missing(
     conn: sqlean.Connection,
     embedder: LazyEmbedder,
     vec_error: str | None,
-    report: SyncReport,
+    report: RefreshReport,
     progress: Progress | None,
 ) -> None:
-    """Give every chunk a vector. Chunks left without one (model unavailable) are filled by a later sync."""
+    """Give every chunk a vector. Chunks left without one (model unavailable) are filled by a later refresh."""
     if not embedder.enabled:
         return
     if vec_error is not None:
@@ -29,7 +29,7 @@ def embed_missing(
         return
     if db.get_meta(conn, db.VECTORS_PENDING) == "0":
         # No chunk was added since every chunk had its vector: scanning 188k chunks against the vector
-        # table to find none had been 40 % of an unchanged re-sync at 100k memories.
+        # table to find none had been 40 % of an unchanged refresh at 100k memories.
         return
     pending = chunks_without_vectors(conn)
     if not pending:
@@ -113,5 +113,5 @@ def _ensure_vec_table(conn: sqlean.Connection, embedder_id: str, dimension: int,
         return
     conn.execute("DROP TABLE IF EXISTS chunks_vec")
     conn.execute(db.vec_table_sql(dimension))
-    db.write_identity(conn, db.Identity.current(embedder_id, dimension))
+    db.write_identity(conn, db.IndexIdentity.current(embedder_id, dimension))
     db.set_meta(conn, "embedder_fingerprint", fingerprint)

@@ -1,6 +1,6 @@
-"""A sync's writes: a `SyncPlan` applied to the tables (memories, chunks, FTS entries, file errors).
+"""A refresh's writes: a `RefreshPlan` applied to the tables (memories, chunks, FTS entries, file errors).
 
-Vectors are not written here: `sync_embed` gives the new chunks theirs afterwards.
+Vectors are not written here: `refresh_embed` gives the new chunks theirs afterwards.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ import sqlean
 
 from aimate_memory.index import db
 from aimate_memory.index.chunking import Chunk, chunk_memory
+from aimate_memory.index.refresh_plan import ReadResult, RefreshPlan
+from aimate_memory.index.refresh_report import Progress, RefreshReport
 from aimate_memory.index.store import has_table
-from aimate_memory.index.sync_plan import ReadResult, SyncPlan
-from aimate_memory.index.sync_report import Progress, SyncReport
-from aimate_memory.index.textproc import fts_document, script_of
+from aimate_memory.index.textproc import fts_document
+from aimate_memory.text.scripts import script_of
 from aimate_memory.vault.model import Memory
 
 BATCH_FILES = 256  # files per write transaction: readers see progress, a kill loses at most one batch
@@ -23,9 +24,9 @@ BATCH_FILES = 256  # files per write transaction: readers see progress, a kill l
 
 def apply_plan(
     conn: sqlean.Connection,
-    plan: SyncPlan,
+    plan: RefreshPlan,
     parsed: dict[str, Memory],
-    report: SyncReport,
+    report: RefreshReport,
     progress: Progress | None,
     batch_files: int = BATCH_FILES,
 ) -> None:
@@ -62,9 +63,9 @@ def apply_plan(
 
 def _upsert_all(
     conn: sqlean.Connection,
-    plan: SyncPlan,
+    plan: RefreshPlan,
     parsed: dict[str, Memory],
-    report: SyncReport,
+    report: RefreshReport,
     progress: Progress | None,
     batch_files: int,
 ) -> None:
@@ -90,7 +91,7 @@ def _upsert_all(
             progress("indexing", done, len(plan.upsert))
 
 
-def _record_errors(conn: sqlean.Connection, plan: SyncPlan, report: SyncReport) -> None:
+def _record_errors(conn: sqlean.Connection, plan: RefreshPlan, report: RefreshReport) -> None:
     for read in plan.errors:
         kind, line, reason = (read.error or "Error\t\tunreadable").split("\t", 2)
         conn.execute(
@@ -210,12 +211,14 @@ def _insert_chunks(conn: sqlean.Connection, memory_rowid: int, memory: Memory) -
     title_text = fts_document(memory.title)
     for chunk in chunk_memory(memory.title, memory.body):
         cursor = conn.execute(
-            "INSERT INTO chunks(memory_rowid, ordinal, text, embed_text, chunk_hash, script) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO chunks(memory_rowid, ordinal, text, embed_text, heading, chunk_hash, script) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
                 memory_rowid,
                 chunk.ordinal,
                 chunk.text,
                 chunk.embed_text,
+                chunk.heading,
                 chunk.chunk_hash,
                 script_of(chunk.embed_text),
             ),

@@ -1,9 +1,9 @@
-"""Sync planning as pure functions: what changed on disk since the index last saw it (docs/design.md §6).
+"""Refresh planning as pure functions: what changed on disk since the index last saw it (docs/design.md §6).
 
 Two steps, with the file reads in between done by the caller:
 1. `plan_reads`: from stats alone, which files must be read (new or `(mtime_ns, size)` changed) and which
    indexed paths vanished. Unchanged files are never opened.
-2. `plan_sync`: from what the reads found (content hash, memory id or error), what to write: stat-only
+2. `plan_refresh`: from what the reads found (content hash, memory id or error), what to write: stat-only
    touches, upserts, moves (same id at a new path, found by id: no re-embedding), deletions, errors.
 """
 
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 
-# One of each per file on every sync: immutable records as NamedTuples, which build several times faster
-# than frozen dataclasses (making 100k of both was a quarter of an unchanged re-sync at 100k files).
+# One of each per file on every refresh: immutable records as NamedTuples, which build several times faster
+# than frozen dataclasses (making 100k of both was a quarter of an unchanged refresh at 100k files).
 class FileStat(NamedTuple):
     path: str  # vault-relative, POSIX
     mtime_ns: int
@@ -63,7 +63,7 @@ class ReadPlan:
 
 
 @dataclass
-class SyncPlan:
+class RefreshPlan:
     touch: list[ReadResult] = field(default_factory=list)  # same bytes, new stat
     upsert: list[ReadResult] = field(default_factory=list)  # new or changed content
     moves: list[tuple[str, ReadResult]] = field(default_factory=list)  # (old path, file at new path)
@@ -91,9 +91,9 @@ def plan_reads(
             and failed.kind != DUPLICATE_ID
             and (failed.mtime_ns, failed.size) == (stat.mtime_ns, stat.size)
         ):
-            plan.unchanged += 1  # still the same broken bytes: not re-read every sync
+            plan.unchanged += 1  # still the same broken bytes: not re-read every refresh
         elif failed is not None and failed.kind == DUPLICATE_ID:
-            # Read again every sync: the other holder of its id may be gone. A move seen half-way (the new
+            # Read again every refresh: the other holder of its id may be gone. A move seen half-way (the new
             # file written, the old one not yet removed) had otherwise kept the moved memory out of the
             # index for good (tests/reliability/test_concurrent_writers.py).
             plan.to_read.append(stat)
@@ -105,13 +105,13 @@ def plan_reads(
     return plan
 
 
-def plan_sync(
+def plan_refresh(
     reads: list[ReadResult],
     indexed: Mapping[str, IndexedFile],
     vanished: list[str],
     errors: Mapping[str, ErrorRecord],
-) -> SyncPlan:
-    plan = SyncPlan()
+) -> RefreshPlan:
+    plan = RefreshPlan()
     path_of_id = {entry.id: path for path, entry in indexed.items()}
     vanished_set = set(vanished)
     claimed: dict[str, str] = {}  # id → path, for ids seen in this batch

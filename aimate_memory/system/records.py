@@ -1,0 +1,340 @@
+"""The shapes that cross a process boundary — the daemon's socket, the MCP server, a hook's output — one
+frozen record each, with `to_dict` (JSON-ready) and `from_dict` (its inverse). The facade's own results
+(`SearchHit`, `CaptureResult`, `Context`, `AppendResult`) hold live objects (a `Memory`, enums, datetimes);
+these hold plain values, so the daemon's reply and an in-process answer are the same record and every face
+prints one shape (docs/architecture.md, "One client").
+
+Only the standard library at import time: a hook that the daemon answers builds these without importing
+the facade."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from aimate_memory.capture.result import CaptureResult
+    from aimate_memory.context.model import Context
+    from aimate_memory.retrieval.hybrid import SearchHit, SearchResponse
+    from aimate_memory.sessions.store import AppendResult
+    from aimate_memory.vault.filters import MemoryFilter
+    from aimate_memory.vault.model import Memory
+    from aimate_memory.vault.store import Vault
+
+Json = dict[str, Any]
+
+
+def _strings(values: Any) -> tuple[str, ...]:
+    return tuple(str(value) for value in values or ())
+
+
+@dataclass(frozen=True)
+class VaultRef:
+    """A vault that answered: its scope ("project" or "global") and root folder."""
+
+    scope: str
+    root: str
+
+    @classmethod
+    def of(cls, vault: Vault) -> VaultRef:
+        return cls(vault.scope.value, str(vault.root))
+
+    def to_dict(self) -> Json:
+        return {"scope": self.scope, "root": self.root}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> VaultRef:
+        return cls(str(data["scope"]), str(data["root"]))
+
+
+@dataclass(frozen=True)
+class HitRecord:
+    """One search result. `factors` (the score's parts) travel always and are shown on request (`--explain`);
+    `context_of`: the id of the result this one is shown next to (its conversation neighbour)."""
+
+    id: str
+    title: str
+    path: str  # vault-relative, POSIX
+    scope: str
+    layer: str
+    category: str
+    tags: tuple[str, ...]
+    updated_at: str  # ISO 8601
+    score: float
+    snippet: str = ""
+    highlights: tuple[tuple[int, int], ...] = ()
+    factors: Mapping[str, float] = field(default_factory=dict)
+    context_of: str | None = None
+
+    @property
+    def location(self) -> str:
+        """`scope:path`, e.g. "project:long_term/decisions/redis.md"."""
+        return f"{self.scope}:{self.path}"
+
+    @classmethod
+    def of(cls, hit: SearchHit) -> HitRecord:
+        memory = hit.memory
+        return cls(
+            id=memory.id,
+            title=memory.title,
+            path=memory.rel_path.as_posix(),
+            scope=memory.scope.value,
+            layer=memory.layer.value,
+            category=memory.category,
+            tags=tuple(memory.tags),
+            updated_at=memory.updated_at.isoformat(),
+            score=round(hit.score, 6),
+            snippet=hit.snippet,
+            highlights=tuple((int(start), int(end)) for start, end in hit.highlights),
+            factors={key: round(value, 6) for key, value in hit.factors.items()},
+            context_of=hit.context_of,
+        )
+
+    def to_dict(self, explain: bool = False) -> Json:
+        """What `search --json` prints (and the daemon sends, with `explain`)."""
+        data: Json = {
+            "id": self.id,
+            "title": self.title,
+            "path": self.path,
+            "layer": self.layer,
+            "scope": self.scope,
+            "category": self.category,
+            "tags": list(self.tags),
+            "updated_at": self.updated_at,
+            "score": self.score,
+            "snippet": self.snippet,
+            "highlights": [list(span) for span in self.highlights],
+        }
+        if self.context_of is not None:
+            data["context_of"] = self.context_of
+        if explain:
+            data["factors"] = dict(self.factors)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> HitRecord:
+        return cls(
+            id=str(data["id"]),
+            title=str(data["title"]),
+            path=str(data["path"]),
+            scope=str(data["scope"]),
+            layer=str(data["layer"]),
+            category=str(data.get("category") or ""),
+            tags=_strings(data.get("tags")),
+            updated_at=str(data.get("updated_at") or ""),
+            score=float(data["score"]),
+            snippet=str(data.get("snippet") or ""),
+            highlights=tuple((int(span[0]), int(span[1])) for span in data.get("highlights") or ()),
+            factors={str(key): float(value) for key, value in (data.get("factors") or {}).items()},
+            context_of=str(data["context_of"]) if data.get("context_of") else None,
+        )
+
+
+@dataclass(frozen=True)
+class SearchRecord:
+    """A search's answer: the hits best first, how it searched (`mode`: "hybrid" or "keyword"), which
+    vaults answered and through what (`via`: "daemon" or "in-process")."""
+
+    query: str
+    hits: tuple[HitRecord, ...]
+    mode: str
+    warnings: tuple[str, ...] = ()
+    elapsed_ms: float = 0.0
+    vaults: tuple[VaultRef, ...] = ()
+    via: str = "in-process"
+
+    @classmethod
+    def of(cls, response: SearchResponse, vaults: Sequence[Vault], via: str = "in-process") -> SearchRecord:
+        return cls(
+            query=response.query,
+            hits=tuple(HitRecord.of(hit) for hit in response.results),
+            mode=response.mode,
+            warnings=tuple(response.warnings),
+            elapsed_ms=float(response.elapsed_ms),
+            vaults=tuple(VaultRef.of(vault) for vault in vaults),
+            via=via,
+        )
+
+    def to_dict(self, explain: bool = True) -> Json:
+        return {
+            "query": self.query,
+            "results": [hit.to_dict(explain) for hit in self.hits],
+            "mode": self.mode,
+            "warnings": list(self.warnings),
+            "elapsed_ms": self.elapsed_ms,
+            "vaults": [vault.to_dict() for vault in self.vaults],
+            "via": self.via,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SearchRecord:
+        return cls(
+            query=str(data.get("query") or ""),
+            hits=tuple(HitRecord.from_dict(item) for item in data.get("results") or ()),
+            mode=str(data.get("mode") or "keyword"),
+            warnings=_strings(data.get("warnings")),
+            elapsed_ms=float(data.get("elapsed_ms") or 0.0),
+            vaults=tuple(VaultRef.from_dict(item) for item in data.get("vaults") or ()),
+            via=str(data.get("via") or "in-process"),
+        )
+
+
+@dataclass(frozen=True)
+class CaptureRecord:
+    """What `remember` did: `action` written | pending | dropped | exists; `memory` the memory's public
+    fields (`Memory.public_dict()`) or None when nothing was kept; `supersedes` the id it replaced."""
+
+    action: str
+    memory: Mapping[str, Any] | None
+    supersedes: str | None
+    reason: str
+
+    @property
+    def memory_id(self) -> str:
+        return str((self.memory or {}).get("id") or "")
+
+    @classmethod
+    def of(cls, result: CaptureResult) -> CaptureRecord:
+        data = result.to_dict()
+        return cls.from_dict(data)
+
+    def to_dict(self) -> Json:
+        return {
+            "action": self.action,
+            "memory": dict(self.memory) if self.memory is not None else None,
+            "supersedes": self.supersedes,
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CaptureRecord:
+        memory = data.get("memory")
+        return cls(
+            action=str(data.get("action") or ""),
+            memory=dict(memory) if isinstance(memory, Mapping) else None,
+            supersedes=str(data["supersedes"]) if data.get("supersedes") else None,
+            reason=str(data.get("reason") or ""),
+        )
+
+
+@dataclass(frozen=True)
+class ContextRecord:
+    """A built context: its `text` within `budget` tokens, the sections placed (each `Section.to_dict()`),
+    and warnings ({"kind", "message"}: core memories left out, session usage, captures to review)."""
+
+    text: str
+    sections: tuple[Mapping[str, Any], ...]
+    total_tokens: int
+    budget: int
+    warnings: tuple[Mapping[str, str], ...]
+
+    @property
+    def warning_messages(self) -> list[str]:
+        return [str(warning.get("message")) for warning in self.warnings]
+
+    @classmethod
+    def of(cls, context: Context) -> ContextRecord:
+        return cls.from_dict(context.to_dict())
+
+    def to_dict(self) -> Json:
+        return {
+            "sections": [dict(section) for section in self.sections],
+            "total_tokens": self.total_tokens,
+            "budget": self.budget,
+            "warnings": [dict(warning) for warning in self.warnings],
+            "text": self.text,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ContextRecord:
+        return cls(
+            text=str(data.get("text") or ""),
+            sections=tuple(dict(section) for section in data.get("sections") or () if isinstance(section, Mapping)),
+            total_tokens=int(data.get("total_tokens") or 0),
+            budget=int(data.get("budget") or 0),
+            warnings=tuple(
+                {str(key): str(value) for key, value in warning.items()}
+                for warning in data.get("warnings") or ()
+                if isinstance(warning, Mapping)
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class AppendRecord:
+    """A turn appended to a session: its number, the window after it (`usage`: share of
+    `session.max_tokens`), whether it trimmed the window (and into which summary memory)."""
+
+    turns: int
+    window_tokens: int
+    usage: float
+    trimmed: bool
+    summary_id: str | None
+    warnings: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, result: AppendResult) -> AppendRecord:
+        return cls.from_dict(result.to_dict())
+
+    def to_dict(self) -> Json:
+        return {
+            "turns": self.turns,
+            "window_tokens": self.window_tokens,
+            "usage": self.usage,
+            "trimmed": self.trimmed,
+            "summary_id": self.summary_id,
+            "warnings": list(self.warnings),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AppendRecord:
+        return cls(
+            turns=int(data.get("turns") or 0),
+            window_tokens=int(data.get("window_tokens") or 0),
+            usage=float(data.get("usage") or 0.0),
+            trimmed=bool(data.get("trimmed")),
+            summary_id=str(data["summary_id"]) if data.get("summary_id") else None,
+            warnings=_strings(data.get("warnings")),
+        )
+
+
+def memory_fields(memory: Memory) -> Json:
+    """A memory as it is seen outside the process: its public fields and its body."""
+    return {**memory.public_dict(), "body": memory.body}
+
+
+def where_to_dict(where: MemoryFilter | None) -> Json:
+    """A search filter as JSON (enums by value, times as ISO 8601): how it crosses the daemon's socket."""
+    if where is None:
+        return {}
+    out: Json = {}
+    for key, value in vars(where).items():
+        if isinstance(value, tuple):
+            out[key] = [getattr(item, "value", item) for item in value]
+        elif hasattr(value, "isoformat"):
+            out[key] = value.isoformat()
+        else:
+            out[key] = value
+    return out
+
+
+def where_from_dict(data: Mapping[str, Any]) -> MemoryFilter:
+    """`where_to_dict` undone; ValueError (or KeyError, TypeError) for a value that is not one."""
+    from aimate_memory.vault.filters import MemoryFilter
+    from aimate_memory.vault.layout import Layer, Scope
+    from aimate_memory.vault.model import to_datetime
+
+    kwargs: dict[str, Any] = {}
+    for key, value in (data or {}).items():
+        if key == "layers":
+            kwargs[key] = tuple(Layer(item) for item in value)
+        elif key == "scopes":
+            kwargs[key] = tuple(Scope(item) for item in value)
+        elif key in ("categories", "tags", "statuses"):
+            kwargs[key] = tuple(value)
+        elif key.endswith(("_after", "_before")):
+            kwargs[key] = to_datetime(value) if value else None
+        elif key in ("path_glob", "extra"):
+            kwargs[key] = value
+    return MemoryFilter(**kwargs)

@@ -31,6 +31,7 @@ import json
 import logging
 import os
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -395,6 +396,14 @@ def _write_pending(folder: Path, actions: list[Action], carry: dict[str, AccessT
     atomic_write_text(folder / PENDING_FILE, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
 
 
+def _when(value: object) -> datetime:
+    """A carried tally's time; a missing one is an edit by hand like any other unreadable value."""
+    when = to_datetime(value)
+    if when is None:
+        raise ValueError(f"no time in a carried tally: {value!r}")
+    return when
+
+
 def _read_pending(folder: Path) -> tuple[list[Action], dict[str, AccessTally] | None]:
     """The pending record's actions and carried tallies (None: a record from before carrying)."""
     path = folder / PENDING_FILE
@@ -402,7 +411,7 @@ def _read_pending(folder: Path) -> tuple[list[Action], dict[str, AccessTally] | 
         data = json.loads(path.read_text(encoding="utf-8"))
         actions = [Action.from_dict(item) for item in data.get("actions", [])]
         carried = data.get("carried")
-        carry = None if carried is None else {k: AccessTally(int(c), to_datetime(t)) for k, (c, t) in carried.items()}
+        carry = None if carried is None else {k: AccessTally(int(c), _when(t)) for k, (c, t) in carried.items()}
         return actions, carry
     except FileNotFoundError:
         return [], None

@@ -163,7 +163,7 @@ class MemoryTools:
         importance: Annotated[int | None, Field(ge=1, le=5, description="1 (trivial) to 5 (essential).")] = None,
         status: Annotated[str | None, Field(description="active, pending or archived.")] = None,
     ) -> MemoryOutput:
-        changes = {"title": title, "body": body, "importance": importance, "status": status}
+        changes: dict[str, Any] = {"title": title, "body": body, "importance": importance, "status": status}
         if tags is not None:
             changes["tags"] = split_list(tags)
         if all(value is None for value in changes.values()):

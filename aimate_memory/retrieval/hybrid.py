@@ -16,6 +16,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TypeVar
 
 import numpy as np
@@ -179,21 +180,22 @@ class HybridSearcher:
             fused.ids, vector, keyword_evidence, query_script, trusted, cross, self._cross_scale()
         )
         row = np.searchsorted(columns.rowids, fused.ids)
-        weights = {
-            "days": (self.clock.now().timestamp() - columns.updated_ts[row]) / 86400,
-            "importance": columns.importance[row],
-            "access_count": columns.access_count[row],
-            "layer": columns.layers[row],
-            "decay": self.decay,
-        }
-        ranked_by = score(fused.scores, **weights).final
+        weighed = partial(
+            score,
+            days=(self.clock.now().timestamp() - columns.updated_ts[row]) / 86400,
+            importance=columns.importance[row],
+            access_count=columns.access_count[row],
+            layer=columns.layers[row],
+            decay=self.decay,
+        )
+        ranked_by = weighed(fused.scores).final
         # Nobody is dropped for being last of a list: only the relevance floor decides who is a result.
         passing = np.flatnonzero(relevance.passes(found.relevance, self.min_relevance))
         global_scope = np.asarray([index.vault.scope is not Scope.PROJECT for index in indexes])
         # Best first; the project wins ties; then fusion's own order (np.lexsort is stable).
         tie_break = global_scope[fused.ids[passing] >> KEY_SHIFT]
         order = passing[np.lexsort((tie_break, -ranked_by[passing]))]
-        return Ranking(fused, score(found.relevance, **weights), order, vector, found)
+        return Ranking(fused, weighed(found.relevance), order, vector, found)
 
     def _query_vector(self, query: str, indexes: list[MemoryIndex], warnings: list[str]) -> np.ndarray | None:
         if not indexes or not self.embedder.enabled:
@@ -303,7 +305,9 @@ def _with_neighbours(
             continue
         first = chunks.get(key)
         snippet, spans = make_snippet(first[0][0] if first else "", pattern)
-        anchor_hit = known[anchor]  # a neighbour not ranked in the first k is always some anchor's context
+        # A neighbour not ranked in the first k is always some anchor's context (place_neighbours).
+        assert anchor is not None
+        anchor_hit = known[anchor]
         placed.append(SearchHit(memory, anchor_hit.score, {"context": 1.0}, snippet, spans, anchor_hit.memory.id))
     return placed
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.markup import escape
@@ -36,7 +38,7 @@ def reindex(as_json: bool = JSON) -> None:
     _print_reports(reports, as_json)
 
 
-def _print_reports(reports, as_json: bool) -> None:  # reports: index RefreshReports, a type the faces may not import
+def _print_reports(reports: Mapping[str, Any], as_json: bool) -> None:  # RefreshReports: faces may not import index
     if as_json:
         print_json({scope: report.as_dict() for scope, report in reports.items()})
         return

@@ -215,7 +215,8 @@ class MemoryServer(FastMCP):
 
     async def _read_core(self) -> str:
         try:
-            return await self.worker.run(self.memory_tools.core_markdown)
+            core: str = await self.worker.run(self.memory_tools.core_markdown)
+            return core
         except Exception as exc:
             raise ResourceError(failure_from(exc, "memory://core").text) from None
 

@@ -10,7 +10,7 @@ input schemas (the SDK reads them)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 from pydantic import Field
 
@@ -128,7 +128,9 @@ class MemoryTools:
     ) -> ContextResult:
         self.client.require_vault()
         data = self.client.build_context(query or None, budget).to_dict()
-        return ContextResult(**{key: data[key] for key in ContextResult.__annotations__})  # type: ignore[typeddict-item]  # keys from the TypedDict itself
+        return cast(
+            "ContextResult", {key: data[key] for key in ContextResult.__annotations__}
+        )  # the keys are the TypedDict's own
 
     def memory_remember(
         self,
@@ -152,7 +154,9 @@ class MemoryTools:
             raise InvalidInputError("text is empty", "pass the sentence to remember, e.g. text='我们选用 Redis 做缓存'")
         self.client.require_vault()
         data = self.client.remember(text, confidence=confidence, scope=scope, source="mcp", kind=kind).to_dict()
-        return RememberResult(**{key: data.get(key) for key in RememberResult.__annotations__})  # type: ignore[typeddict-item]  # keys from the TypedDict itself
+        return cast(
+            "RememberResult", {key: data.get(key) for key in RememberResult.__annotations__}
+        )  # the keys are the TypedDict's own
 
     def memory_update(
         self,
@@ -189,7 +193,9 @@ class MemoryTools:
         if role not in ROLES:
             raise InvalidInputError(f"unknown role {role!r}", f"use one of: {', '.join(ROLES)}")
         data = self.client.add_conversation(role, content).to_dict()
-        return AppendOutput(**{key: data.get(key) for key in AppendOutput.__annotations__})  # type: ignore[typeddict-item]  # keys from the TypedDict itself
+        return cast(
+            "AppendOutput", {key: data.get(key) for key in AppendOutput.__annotations__}
+        )  # the keys are the TypedDict's own
 
     def core_markdown(self) -> str:
         return self.refreshed().core_markdown()
@@ -235,7 +241,7 @@ def memory_record(memory: Memory) -> MemoryOutput:
     fields = {key: data[key] for key in keys if key in data}
     fields["location"] = f"{data['scope']}:{data['path']}"
     fields["source"] = data["source"] or ""
-    return MemoryOutput(**fields)  # type: ignore[typeddict-item]  # keys from the TypedDict itself
+    return cast("MemoryOutput", fields)  # the keys are the TypedDict's own
 
 
 # The tools in the order `tools/list` gives them; each name is also the method's name.

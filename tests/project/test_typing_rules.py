@@ -18,20 +18,6 @@ IGNORE = re.compile(r"type:\s*ignore\b(?P<codes>\[[^\]]*\])?(?P<rest>.*)")
 REASON = re.compile(r"^\s*#\s*(?P<reason>\S.*)$")
 MIN_REASON_CHARS = 10  # "cached_property" passes, "# ok" does not
 
-# The modules that failed `mypy --strict` when the strict flags came in (2026-11-26). Fix one, then remove it
-# here and in pyproject.toml; a module missing from this set may not join the exemptions.
-NOT_STRICT_YET = {
-    "aimate_memory.cli.index_commands",
-    "aimate_memory.cli.memory_commands",
-    "aimate_memory.integrations.codex",
-    "aimate_memory.integrations.kimi",
-    "aimate_memory.lifecycle.maintenance",
-    "aimate_memory.mcp.front",
-    "aimate_memory.mcp.server",
-    "aimate_memory.mcp.tools",
-    "aimate_memory.retrieval.hybrid",
-}
-
 
 def ignore_problems(source: str) -> list[tuple[int, str]]:
     """(line, problem) for each `type: ignore` comment without an error code or without a reason after it."""
@@ -90,20 +76,12 @@ def test_every_type_ignore_names_its_code_and_its_reason() -> None:
     assert bad == [], "\n".join(bad)
 
 
-def _overrides() -> tuple[dict[str, Any], dict[str, Any]]:
-    strict, exempt = _mypy_config()["overrides"]
-    return strict, exempt
-
-
-def test_every_module_is_strict_but_a_shrinking_list() -> None:
-    strict, exempt = _overrides()
+def test_every_module_is_strict() -> None:
+    """Every module passed `mypy --strict` by 2026-11-26 (the last exemptions went with issue 28): one override,
+    the strict flags for the whole package, and no section turning them off again."""
+    (strict,) = _mypy_config()["overrides"]
     assert strict["module"] == ["aimate_memory", "aimate_memory.*"]
     flags = {key for key in strict if key != "module"}
     assert len(flags) >= 10
-    # The exemption turns off exactly the flags the strict section turns on.
-    assert {key for key in exempt if key != "module"} == flags
-    assert all(exempt[key] != strict[key] for key in flags)
-    listed = set(exempt["module"])
-    assert listed <= NOT_STRICT_YET, f"modules may leave the exemptions, not join them: {listed - NOT_STRICT_YET}"
-    for module in listed:  # a module renamed or deleted leaves the list too
-        assert (ROOT / (module.replace(".", "/") + ".py")).is_file(), module
+    # `implicit_reexport` is the one flag strict mode turns off.
+    assert all(strict[key] is (key != "implicit_reexport") for key in flags)

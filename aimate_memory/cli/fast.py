@@ -10,6 +10,7 @@ This module imports only the standard library at import time; each command impor
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -111,20 +112,49 @@ def print_version() -> int:
 
 def run_hook_command(kind: str, client: str, project: Path | None, global_only: bool) -> int:
     """`aimate mem hook KIND`: the client's payload on stdin, what the hook says on stdout, exit 0 always."""
-    from aimate_memory.integrations.hook_events import Client as Assistant
-    from aimate_memory.integrations.hook_events import HookKind
-    from aimate_memory.integrations.hooks import run_hook
-
     try:
         stdin_text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
     except Exception:
         stdin_text = ""
-    output = run_hook(
-        HookKind(kind), stdin_text, lambda cwd: connect_hook(cwd, project, global_only), client=Assistant(client)
-    )
+    output = forwarded_hook(kind, client, project, global_only, stdin_text)
+    if output is None:
+        from aimate_memory.integrations.hook_events import Client as Assistant
+        from aimate_memory.integrations.hook_events import HookKind
+        from aimate_memory.integrations.hooks import run_hook
+
+        output = run_hook(
+            HookKind(kind), stdin_text, lambda cwd: connect_hook(cwd, project, global_only), client=Assistant(client)
+        )
     sys.stdout.write(output)
     sys.stdout.flush()
     return 0
+
+
+def forwarded_hook(kind: str, client: str, project: Path | None, global_only: bool, stdin_text: str) -> str | None:
+    """The whole hook answered by the running daemon (`integrations.daemon`'s `hook` op): one round trip, and
+    nothing of the client, the records or the hook logic imported in this process (docs/agents.md, "Hooks with
+    a daemon"). None when no daemon answered it — none runs, an older one without the op, a project it may not
+    serve, a payload over the socket's limit — and the hook then runs here."""
+    from aimate_memory.watch.transport import NO_DAEMON_ENV, daemon_request
+
+    if os.environ.get(NO_DAEMON_ENV) == "1":
+        return None
+    from aimate_memory.vault.roots import aimate_home
+
+    payload = {
+        "op": "hook",
+        "kind": kind,
+        "client": client,
+        "stdin": stdin_text,
+        "project": str(project.expanduser().resolve()) if project else None,
+        "global_only": global_only,
+        "timeout": DAEMON_TIMEOUT_S,
+    }
+    reply = daemon_request(aimate_home(), payload, timeout=DAEMON_TIMEOUT_S + 1)
+    if reply is None or reply.get("ok") is not True:
+        return None
+    output = reply.get("output")
+    return output if isinstance(output, str) else None
 
 
 def connect_hook(cwd: Path | None, project: Path | None, global_only: bool) -> RoutedClient:

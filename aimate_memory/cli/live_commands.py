@@ -42,6 +42,7 @@ def watch(
     """Run the daemon in the foreground, its log on the terminal (Ctrl-C to stop): the index follows the
     files of the global vault and every registered project (this one included), searches are answered warm."""
     from aimate_memory.errors import AimateError
+    from aimate_memory.integrations.daemon import operations as hook_operations
     from aimate_memory.watch.daemon import Daemon
     from aimate_memory.watch.process import ALREADY_RUNNING_EXIT, running_pid
 
@@ -50,7 +51,7 @@ def watch(
         print_warning("no vault to watch; run `aimate mem init`")
         raise typer.Exit(1)
     home = client.roots.home
-    code = Daemon(home, debounce=debounce, echo=True).run()
+    code = Daemon(home, debounce=debounce, echo=True, more_operations=hook_operations).run()
     if code == ALREADY_RUNNING_EXIT:
         raise AimateError(
             f"the daemon is already running (pid {running_pid(home)}) and keeps the index in sync",

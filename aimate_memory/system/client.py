@@ -98,11 +98,16 @@ class RefreshEveryRead:
 
 class LocalClient:
     """The verbs on a facade in this process, opened on first use (`open_system`) and kept fresh by
-    `freshness` before every read (and before `remember`, which looks for a memory already saying it)."""
+    `freshness` before every read (and before `remember`, which looks for a memory already saying it).
+    `borrowed`: the facade belongs to someone else (the daemon's, shared by its requests), so `close` leaves
+    it open."""
 
-    def __init__(self, open_system: Callable[[], MemorySystem], freshness: Freshness | None = None) -> None:
+    def __init__(
+        self, open_system: Callable[[], MemorySystem], freshness: Freshness | None = None, *, borrowed: bool = False
+    ) -> None:
         self._open_system = open_system
         self._freshness: Freshness = freshness or RefreshEveryRead()
+        self._borrowed = borrowed
         self._system: MemorySystem | None = None
 
     @property
@@ -178,9 +183,9 @@ class LocalClient:
 
     def close(self) -> None:
         self._freshness.close()
-        if self._system is not None:
+        if self._system is not None and not self._borrowed:
             self._system.close()
-            self._system = None
+        self._system = None
 
 
 class RoutedClient:

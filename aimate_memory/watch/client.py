@@ -24,7 +24,7 @@ from aimate_memory.system.records import (
 from aimate_memory.watch.private_socket import socket_path
 from aimate_memory.watch.process import autostart
 from aimate_memory.watch.registry import register_project
-from aimate_memory.watch.transport import daemon_request
+from aimate_memory.watch.transport import NO_DAEMON_ENV, daemon_request
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
 # One op and its fields → the daemon's reply (None: no daemon answered).
 DaemonCall = Callable[[str, dict[str, Any]], "dict[str, Any] | None"]
-NO_DAEMON_ENV = "AIMATE_NO_DAEMON"  # "1": never ask the daemon (tests, a person debugging)
 
 
 def daemon_call(

@@ -24,7 +24,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -111,8 +111,16 @@ class MaintenanceRun(Protocol):
 
 
 class Daemon:
-    def __init__(self, home: Path, debounce: float = DEBOUNCE_SECONDS, echo: bool = False) -> None:
-        """`echo`: the log on stdout too (`aimate mem watch`, the daemon in the foreground)."""
+    def __init__(
+        self,
+        home: Path,
+        debounce: float = DEBOUNCE_SECONDS,
+        echo: bool = False,
+        more_operations: Callable[[Daemon], Mapping[str, Operation]] | None = None,
+    ) -> None:
+        """`echo`: the log on stdout too (`aimate mem watch`, the daemon in the foreground);
+        `more_operations`: the ops of the layers above watch/ (the hooks', `integrations.daemon`), made with
+        this daemon's `queued` and `client_for`."""
         self.home = Path(home).resolve()
         self.echo = echo
         self.paths = DaemonPaths.of(self.home)
@@ -125,26 +133,29 @@ class Daemon:
             "ping": Operation(lambda request: {"ok": True, "pid": os.getpid()}),
             "status": Operation(lambda request: self.status()),
             "stop": Operation(self._stop),
-            "search": Operation(self._queued("search", self._search, project=True), SEARCH_FIELDS),
+            "search": Operation(self.queued("search", self._search, project=True), SEARCH_FIELDS),
             # The facade calls a hook makes (integrations.hooks runs the hook logic on the client side).
-            "context": Operation(self._queued("context", self._context, project=True), CONTEXT_FIELDS),
-            "remember": Operation(self._queued("remember", self._remember, project=True), REMEMBER_FIELDS),
-            "converse": Operation(self._queued("converse", self._converse, project=True), CONVERSE_FIELDS),
-            "end_session": Operation(self._queued("end session", self._end_session, project=True), SESSION_FIELDS),
-            "refresh": Operation(self._queued("refresh", self._refresh, project=True), PROJECT_FIELDS),
-            "maintain": Operation(self._queued("maintenance", lambda request: self._maintain()), QUEUED_FIELDS),
-            "sync": Operation(self._queued("sync all", lambda request: self._refresh_all()), QUEUED_FIELDS),
+            "context": Operation(self.queued("context", self._context, project=True), CONTEXT_FIELDS),
+            "remember": Operation(self.queued("remember", self._remember, project=True), REMEMBER_FIELDS),
+            "converse": Operation(self.queued("converse", self._converse, project=True), CONVERSE_FIELDS),
+            "end_session": Operation(self.queued("end session", self._end_session, project=True), SESSION_FIELDS),
+            "refresh": Operation(self.queued("refresh", self._refresh, project=True), PROJECT_FIELDS),
+            "maintain": Operation(self.queued("maintenance", lambda request: self._maintain()), QUEUED_FIELDS),
+            "sync": Operation(self.queued("sync all", lambda request: self._refresh_all()), QUEUED_FIELDS),
             "reload": Operation(
-                self._queued("reload", lambda request: self._reload(), background=True),
+                self.queued("reload", lambda request: self._reload(), background=True),
                 {**QUEUED_FIELDS, "wait": FLAG},
             ),
         }
+        if more_operations is not None:
+            self.operations.update(more_operations(self))
         self.server = SocketServer(self.home, self.operations)
         self.started = time.time()
         self.last_refresh: dict[str, str] = {}
         self.last_maintenance: str | None = None
         self.last_maintenance_summary: dict[str, str] = {}
         self.served = 0
+        self.hooks_served = 0  # counted by the hook op (`integrations.daemon`)
         self._lock_fd: int | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------------
@@ -206,7 +217,7 @@ class Daemon:
 
     # -- operations (socket) ---------------------------------------------------------------------------
 
-    def _queued(
+    def queued(
         self, name: str, run: Callable[[Request], Result], background: bool = False, project: bool = False
     ) -> Handler:
         """A handler that runs `run(request)` as a task on the main thread and replies with its result;
@@ -233,7 +244,7 @@ class Daemon:
 
     def _search(self, request: Request) -> Result:
         where = where_from_dict(request.get("where") or {})
-        found = self._client_for(request).search(
+        found = self.client_for(request).search(
             str(request.get("query", "")),
             int(request.get("limit", 10)),
             where,
@@ -247,7 +258,7 @@ class Daemon:
     def _context(self, request: Request) -> Result:
         budget = request.get("budget")
         setting = request.get("budget_setting")
-        context = self._client_for(request).build_context(
+        context = self.client_for(request).build_context(
             request.get("query"), int(budget) if budget is not None else None, budget_setting=setting or None
         )
         return {"ok": True, **context.to_dict()}
@@ -255,7 +266,7 @@ class Daemon:
     def _remember(self, request: Request) -> Result:
         # Synced first, as for a search: capture looks for a memory that already says it.
         confidence = request.get("confidence")
-        result = self._client_for(request).remember(
+        result = self.client_for(request).remember(
             str(request["text"]),
             source=str(request.get("source", "cli")),
             thread=_text_or_none(request.get("thread")),
@@ -269,24 +280,24 @@ class Daemon:
         return {"ok": True, "result": result.to_dict()}
 
     def _converse(self, request: Request) -> Result:
-        appended = self._client_for(request).add_conversation(
+        appended = self.client_for(request).add_conversation(
             str(request["role"]), str(request["content"]), session=_text_or_none(request.get("session"))
         )
         return {"ok": True, "result": appended.to_dict()}
 
     def _end_session(self, request: Request) -> Result:
-        ended = self._client_for(request).end_session(session=_text_or_none(request.get("session")))
+        ended = self.client_for(request).end_session(session=_text_or_none(request.get("session")))
         return {"ok": True, "ended": ended}
 
     def _refresh(self, request: Request) -> Result:
-        self._client_for(request).refresh()
+        self.client_for(request).refresh()
         return {"ok": True}
 
-    def _client_for(self, request: Request) -> LocalClient:
+    def client_for(self, request: Request) -> LocalClient:
         """The verbs on the request's system, kept fresh the daemon's way: a read syncs only the vaults
         never refreshed or with changes still settling (`_refresh_stale`); the watcher queues the rest."""
         system = self._system_for(request)
-        return LocalClient(lambda: system, _StaleVaults(self))
+        return LocalClient(lambda: system, _StaleVaults(self), borrowed=True)
 
     def _system_for(self, request: Request) -> MemorySystem:
         """The system for the request's project (`project`, else found from `cwd`); a project used for the
@@ -386,6 +397,7 @@ class Daemon:
             "rss_bytes": rss_bytes(),
             "model_loaded": self.vaults.model_loaded,
             "searches_served": self.served,
+            "hooks_served": self.hooks_served,
             "socket": str(self.paths.socket),
             "log": str(self.paths.log),
         }
@@ -482,7 +494,10 @@ def _setup_logging(path: Path, echo: bool = False) -> None:
         os.chmod(path, 0o600)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(
+    argv: list[str] | None = None, more_operations: Callable[[Daemon], Mapping[str, Operation]] | None = None
+) -> int:
+    """The daemon in the foreground; the installed one is `integrations.daemon` (with the hook op)."""
     import warnings
 
     parser = argparse.ArgumentParser(prog="aimate-daemon", description="AIMate memory daemon (foreground)")
@@ -493,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["AIMATE_HOME"] = str(args.home)
     from aimate_memory.vault.roots import aimate_home
 
-    return Daemon(aimate_home()).run()
+    return Daemon(aimate_home(), more_operations=more_operations).run()
 
 
 if __name__ == "__main__":

@@ -27,7 +27,9 @@ log = logging.getLogger(__name__)
 
 ALREADY_RUNNING_EXIT = 3  # the daemon's exit code when another one holds the lock
 UNSAFE_SOCKET_EXIT = 4  # … when its socket folder is not the person's own (private_socket)
-DAEMON_MODULE = "aimate_memory.watch.daemon"  # run with `python -m`
+# Run with `python -m`: the daemon with the hook op of the layer above (`integrations.daemon`). A name, not an
+# import: this module stays light and below the faces.
+DAEMON_MODULE = "aimate_memory.integrations.daemon"
 
 
 def hold_instance_lock(paths: DaemonPaths) -> int | None:

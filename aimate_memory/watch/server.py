@@ -36,6 +36,7 @@ its handler and the table of the fields its request may carry, each a `Field` wi
     maintain  -                                       summary={vault key: summary}
     sync      -                                       reports={vault key: RefreshReport.as_dict()}
     reload    wait=false                              added=[vault keys]; without `wait`, {"ok": true} at once
+    hook      (added by `integrations.daemon`, the daemon as installed: a whole hook answered here)
 
 The project fields (search, context, remember, converse, end_session, refresh) pick the vaults as the CLI does:
 `project` (a folder), else found from `cwd`; `global_only`; `no_refresh` skips syncing stale vaults first.

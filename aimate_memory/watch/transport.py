@@ -30,6 +30,7 @@ from aimate_memory.watch.private_socket import (
 log = logging.getLogger("aimate.daemon.client")
 
 MAX_REQUEST_BYTES = 1 << 20  # one request line, newline included; the server refuses longer ones
+NO_DAEMON_ENV = "AIMATE_NO_DAEMON"  # "1": never ask the daemon (tests, a person debugging)
 
 
 @dataclass(frozen=True)

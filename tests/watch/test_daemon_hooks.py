@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.watch.test_daemon_process import daemon  # noqa: F401  (the fixture)
+from aimate_memory.watch.transport import daemon_request
+from tests.watch.test_daemon_process import daemon, wait_for  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.slow
 
@@ -89,13 +90,22 @@ def test_hooks_answer_from_the_daemon(daemon, cli, home: Path, project: Path) ->
     assert running == {"kimi:k1"}
     ended = hook(cli, project, "session-end", hook_event_name="SessionEnd", transcript_path=str(transcript))
     assert ended == ""
-    listed = {item["key"]: item for item in cli("mem", "session", "list", "--json", cwd=project).json()}
+
+    def sessions() -> dict[str, dict]:
+        return {item["key"]: item for item in cli("mem", "session", "list", "--json", cwd=project).json()}
+
+    # A SessionEnd is answered at once and done right after (nobody reads its answer; `claude -p` waits for it).
+    wait_for(lambda: sessions()["claude:s1"]["status"] == "ended", timeout=30)
+    listed = sessions()
     assert (listed["kimi:k1"]["status"], listed["claude:s1"]["status"]) == ("active", "ended")
     session = cli("mem", "search", "Done", "--layer", "session", "--json", cwd=project).json()
     assert [hit["id"] for hit in session] == [listed["claude:s1"]["id"]]  # the ended one is searchable
     text = (project / ".aimate" / "memory" / listed["claude:s1"]["path"]).read_text(encoding="utf-8")
     assert "Done." in text and "部署前跑" not in text  # each window's turns in its own session
     assert (home / "state" / "hooks.log").read_text(encoding="utf-8") == failed  # nothing failed since
+    # Each hook since the daemon started (8) was one `hook` request, answered whole there (integrations/daemon.py).
+    status = daemon_request(home, {"op": "status"}, 10)
+    assert status is not None and status["hooks_served"] == 8, status
 
 
 def test_the_prompt_hook_finds_memories_across_languages_cold_then_through_the_daemon_it_started(

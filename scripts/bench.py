@@ -914,7 +914,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         fresh = []
         for _ in range(5):
             other = new_system(home, shared if vectors_on else LazyEmbedder({**settings, "enabled": False}))
-            fresh.append(timed(other.sync)[0])
+            fresh.append(timed(other.refresh)[0])
             other.close()
         metrics["resync_ms_p50"] = pct(same, 50)
         metrics["resync_ms_max"] = max(same)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aimate_memory.git.sync_plan import Relation, Step, SyncFacts, SyncRefusedError
-from aimate_memory.git.sync_plan import plan_refresh as plan_git_sync
+from aimate_memory.git.sync_plan import plan_sync as plan_git_sync
 
 PROPS = settings(derandomize=True, max_examples=int(os.environ.get("AIMATE_PROPERTY_EXAMPLES", "300")), deadline=None)
 
@@ -30,7 +30,7 @@ def git_facts(draw: st.DrawFn) -> SyncFacts:
         local_branch=draw(st.sampled_from(["main", "master", None])),
         local_head=local_head,
         remote_head=remote_head,
-        last_refreshed=draw(_refs),
+        last_synced=draw(_refs),
         remote_keeps_last_sync=draw(st.booleans()),
         relation=relation,
         local_is_setup_only=draw(st.booleans()),
@@ -50,15 +50,15 @@ def test_git_plan_never_drops_commits_nor_forces(facts: SyncFacts) -> None:
     # ADOPT takes the remote's branch as it is: only when no local commit of this device's own would be lost
     if plan.step is Step.ADOPT and has_own_commits:
         assert facts.relation in (Relation.SAME, Relation.BEHIND)
-    # PUSH is a fast-forward of the remote: it has nothing we lack (or nothing at all, never refreshed before)
+    # PUSH is a fast-forward of the remote: it has nothing we lack (or nothing at all, never synced before)
     if plan.step is Step.PUSH:
-        assert facts.relation is Relation.AHEAD or (facts.remote_head is None and facts.last_refreshed is None)
+        assert facts.relation is Relation.AHEAD or (facts.remote_head is None and facts.last_synced is None)
     # a remote rewritten since the last sync (force-pushed by someone) is never built on
-    if facts.remote_head is not None and facts.local_head is not None and facts.last_refreshed is not None:
+    if facts.remote_head is not None and facts.local_head is not None and facts.last_synced is not None:
         assert facts.remote_keeps_last_sync
     # a remote branch that vanished after a sync is never recreated silently
     if facts.remote_head is None:
-        assert facts.last_refreshed is None
+        assert facts.last_synced is None
     # unrelated histories join only when asked
     if plan.allow_unrelated:
         assert facts.join and facts.relation is Relation.UNRELATED

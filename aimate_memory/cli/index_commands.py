@@ -173,7 +173,7 @@ def _highlight(text: str, spans: list[tuple[int, int]]) -> str:
 
 @commands.command()
 def stats(no_refresh: bool = NO_REFRESH, as_json: bool = JSON) -> None:
-    """Counts by layer and status, vectors, index size, last sync, index identity."""
+    """Counts by layer and status, vectors, index size, last refresh, index identity."""
     system = refreshed(open_system(), no_refresh)
     data = system.retrieval.stats()
     if as_json:
@@ -188,7 +188,7 @@ def stats(no_refresh: bool = NO_REFRESH, as_json: bool = JSON) -> None:
             "chunks / vectors": f"{s['chunks']} / {s['vectors']}",
             "errors / excluded": f"{s['errors']} / {s['excluded']}",
             "index": f"{s['index']} ({s['index_bytes'] / 1e6:.1f} MB)",
-            "last sync": str(s["last_refresh"]),
+            "last refresh": str(s["last_refresh"]),
             "embedder": f"{identity['embedder'] or 'none (keyword only)'} ({identity['dimension']}-d)",
             "schema / tokenizer": f"{identity['schema']} / {identity['tokenizer']}",
         }

@@ -169,7 +169,7 @@ def daemon_stop() -> None:
 
 @daemon_app.command("status")
 def daemon_status(as_json: bool = JSON) -> None:
-    """Running?, pid, uptime, vaults, last sync and maintenance, queue, errors, memory."""
+    """Running?, pid, uptime, vaults, last refresh and maintenance, queue, errors, memory."""
     from aimate_memory.watch.process import running_pid
     from aimate_memory.watch.transport import daemon_request
 

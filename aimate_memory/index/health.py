@@ -82,7 +82,7 @@ class IndexHealth:
                 (
                     "IndexBehind",
                     f"{len(behind.to_read)} file(s) new or changed and {len(behind.vanished)} removed since the "
-                    "last sync",
+                    "last refresh",
                     "aimate mem index (or start the daemon)",
                 )
             )

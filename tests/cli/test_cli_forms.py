@@ -185,7 +185,7 @@ def test_stats_prints_aligned_lines_without_padding(cli) -> None:
     assert all(line == line.rstrip() for line in lines)  # a table padded each row to the widest cell
     values = {line.split("  ", 1)[0].strip(): line for line in lines[1:] if line.strip()}
     assert "memories" in values and "embedder" in values and "by layer" in values
-    assert len({line.index(line.split()[-1]) for line in (values["memories"], values["last sync"])}) == 1
+    assert len({line.index(line.split()[-1]) for line in (values["memories"], values["last refresh"])}) == 1
 
 
 def test_search_snippets_mask_a_hand_written_secret(cli, home: Path) -> None:

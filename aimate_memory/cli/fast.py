@@ -146,6 +146,7 @@ def forwarded_hook(kind: str, client: str, project: Path | None, global_only: bo
         "kind": kind,
         "client": client,
         "stdin": stdin_text,
+        "cwd": os.getcwd(),  # for a payload that names no folder: the vaults this process would open
         "project": str(project.expanduser().resolve()) if project else None,
         "global_only": global_only,
         "timeout": DAEMON_TIMEOUT_S,

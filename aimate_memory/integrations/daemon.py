@@ -9,10 +9,11 @@ hook logic (`integrations.hooks.run_hook`) runs here on the daemon's warm, hybri
     op     request fields                                     reply fields
     hook   kind (session-start|prompt|session-end),           output (what the hook prints; "" for nothing);
            client (claude|codex|kimi), stdin (the payload),   a session-end is answered at once and done
-           project, global_only, timeout                      after, unless `wait` is true
+           cwd, project, global_only, timeout                 after, unless `wait` is true
 
-The payload's `cwd` picks the vaults (as a hook in process does); a project the daemon may not serve (another
-user's) is refused before anything runs, and the hook process then does the work itself.
+The payload's `cwd` picks the vaults (as a hook in process does), else the request's — the hook process's own
+folder; a project the daemon may not serve (another user's) is refused before anything runs, and the hook
+process then does the work itself.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ HOOK_FIELDS = {
         f"one of {', '.join(sorted(CLIENTS))}", lambda value: isinstance(value, str) and value in CLIENTS, True
     ),
     "stdin": Field("a string", lambda value: isinstance(value, str), True),
+    "cwd": FOLDER,  # the hook process's own folder: the vaults of a payload that names none
     "project": FOLDER,
     "global_only": FLAG,
     "wait": FLAG,
@@ -57,7 +59,8 @@ def _hook_handler(daemon: Daemon) -> Callable[[Request], Reply]:
 
     def handler(request: Request) -> Reply:
         kind = HookKind(request["kind"])
-        routed = {**request, "cwd": _payload_cwd(kind, str(request["stdin"]))}  # admitted as its project
+        # Admitted as the payload's project, else the hook process's folder (as a hook in process would be).
+        routed = {**request, "cwd": _payload_cwd(kind, str(request["stdin"])) or request.get("cwd")}
         if kind is HookKind.SESSION_END:
             reply = queued_after(routed)
             return {**reply, "output": reply.get("output", "")} if reply.get("ok") else reply
@@ -70,7 +73,7 @@ def _run(daemon: Daemon, request: Request) -> Result:
     def connect(cwd: Path | None) -> MemoryClient:
         return daemon.client_for(
             {
-                "cwd": str(cwd) if cwd else None,
+                "cwd": str(cwd) if cwd else request.get("cwd"),
                 "project": request.get("project"),
                 "global_only": request.get("global_only"),
             }

@@ -151,3 +151,22 @@ def test_the_prompt_hook_finds_memories_across_languages_cold_then_through_the_d
         assert "Tests run with pytest" in prompt(chinese)
     finally:
         stop_daemon(home)
+
+
+def test_a_payload_without_a_folder_is_answered_for_the_hook_process_folder(
+    daemon,  # noqa: F811
+    cli,
+    project: Path,
+) -> None:
+    """A client whose payload names no `cwd`: the daemon (started elsewhere) answers for the folder the hook
+    process runs in, as the hook would in its own process — the project's core rule and its memories."""
+    daemon()
+
+    def run(kind: str, **fields: str) -> str:
+        payload = json.dumps({"session_id": "n1", **fields}, ensure_ascii=False)
+        result = cli("mem", "hook", kind, input=payload, cwd=project, env=NO_IN_PROCESS)
+        assert result.code == 0, result.err
+        return context_of(result.out)
+
+    assert "Always use pnpm, never npm" in run("session-start", hook_event_name="SessionStart", source="startup")
+    assert "决定：会话缓存用 Redis" in run("prompt", hook_event_name="UserPromptSubmit", prompt="会话缓存 Redis")

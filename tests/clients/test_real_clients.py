@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from aimate_memory.integrations.hooks import CONTEXT_PREFACE, RELEVANT_PREFACE
+from aimate_memory.mcp.tools import TOOL_NAMES
 from tests.clients.fake_model import FINAL_TEXT, FakeModel, Recorded
 from tests.clients.harness import (
     CHINESE_MEMORY,
@@ -29,18 +31,10 @@ from tests.clients.harness import (
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(missing_reason() is not None, reason=str(missing_reason()))]
 
-# The first words of what the session-start and prompt hooks print (integrations/hooks.py).
-SESSION_START_HEADER = "Memory from AIMate"
-PROMPT_HEADER = "Relevant memories (AIMate"
-OUR_TOOLS = {
-    "memory_search",
-    "memory_get",
-    "memory_context",
-    "memory_remember",
-    "memory_update",
-    "memory_forget",
-    "memory_session_append",
-}
+# The first words of what the session-start and prompt hooks print.
+SESSION_START_HEADER = CONTEXT_PREFACE
+PROMPT_HEADER = RELEVANT_PREFACE
+OUR_TOOLS = set(TOOL_NAMES)
 
 
 def offered_tools(request: Recorded) -> set[str]:

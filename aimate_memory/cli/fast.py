@@ -27,6 +27,7 @@ GROUP_FLAGS = {"--global": "global_only", "--debug": "debug"}
 # A write the daemon has not answered within this is done in-process instead (remember then finds its own
 # words already saved: "exists"); a hook must answer long before a client's own hook timeout (60 s).
 DAEMON_TIMEOUT_S = 10.0
+DETACH_ENV = "AIMATE_HOOK_DETACH"  # "0": a session-end hook without a daemon runs in the hook's own process
 
 
 @dataclass
@@ -117,6 +118,8 @@ def run_hook_command(kind: str, client: str, project: Path | None, global_only: 
     except Exception:
         stdin_text = ""
     output = forwarded_hook(kind, client, project, global_only, stdin_text)
+    if output is None and kind == "session-end" and detached_hook(kind, client, project, global_only, stdin_text):
+        output = ""
     if output is None:
         from aimate_memory.integrations.hook_events import Client as Assistant
         from aimate_memory.integrations.hook_events import HookKind
@@ -156,6 +159,38 @@ def forwarded_hook(kind: str, client: str, project: Path | None, global_only: bo
         return None
     output = reply.get("output")
     return output if isinstance(output, str) else None
+
+
+def detached_hook(kind: str, client: str, project: Path | None, global_only: bool, stdin_text: str) -> bool:
+    """Run this hook in a process of its own that outlives this one, and return at once; False when it could
+    not be started (it then runs here). For session-end without a daemon: Claude Code waits for SessionEnd
+    hooks before it exits and cancels one still running after ~1.5 s — a cold session-end (the facade opened,
+    the transcript's turns appended) took 1.6 s at load 7 and was cancelled, its turns lost until the next
+    session-end (docs/agents.md, "Inside the real assistants"). The child is told not to detach again;
+    `AIMATE_HOOK_DETACH=0` keeps the work in the hook's own process (a script reading the session after it)."""
+    if os.environ.get(DETACH_ENV) == "0":
+        return False
+    import subprocess
+
+    command = [sys.executable, "-m", "aimate_memory", "mem"]
+    command += ["--project", str(project)] if project else []
+    command += ["--global"] if global_only else []
+    command += ["hook", kind, "--client", client]
+    try:
+        child = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, DETACH_ENV: "0"},
+            start_new_session=True,  # not in the client's process group: its signals at exit do not reach it
+        )
+        assert child.stdin is not None
+        child.stdin.write(stdin_text.encode("utf-8"))
+        child.stdin.close()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def connect_hook(cwd: Path | None, project: Path | None, global_only: bool) -> RoutedClient:

@@ -2,8 +2,12 @@
 
 Importing the MCP SDK is most of a cold server start (~0.5 s CPU; seconds of wall time on a loaded machine),
 and clients wait for `initialize` and `tools/list` before they show the tools (docs/agents.md, "Latency").
-So the SDK is imported on a thread while this module, stdlib only, answers from `mcp/listing.py` — the SDK's
-own answers, generated from `mcp.server` and kept equal to them by a test:
+So this module, stdlib only, answers from `mcp/listing.py` — the SDK's own answers, generated from
+`mcp.server` and kept equal to them by a test — and imports the SDK on a thread only when a line needs it,
+or `SDK_IMPORT_DELAY_S` after it started, whichever comes first. Not at once: a client starts its servers
+together with its own start-up and its session-start hook, and the import's second of CPU, taken then from
+one of two cores, is what a session waited for (docs/agents.md, "Inside the real assistants"). What the
+front answers:
 
 - `initialize` (with the protocol version negotiated as the SDK does), `notifications/initialized`, `ping`;
 - after `initialize`, the parameterless list requests (`tools/list`, `resources/list`, …);
@@ -35,6 +39,9 @@ from aimate_memory.mcp import listing
 from aimate_memory.mcp.protocol import check_envelope, method_not_found
 
 LOADED = object()  # put on the line queue when the SDK is imported (or failed to be)
+# When the SDK is imported if no line needed it before: past a client's start-up (a `claude -p` run takes
+# ~0.8 s here) and before a person has typed a question that makes the model call a tool.
+SDK_IMPORT_DELAY_S = 2.0
 LISTED = set(listing.ANSWERS) - {"initialize"}
 KNOWN_REQUESTS = frozenset(listing.REQUEST_METHODS)
 Message = dict[str, Any]
@@ -51,9 +58,13 @@ def serve(open_system: Callable[[], Any], project: Path | None = None, global_on
     lines: queue.Queue[Any] = queue.Queue()
     failure: list[BaseException] = []
     threading.Thread(target=_read_lines, args=(sys.stdin.buffer, lines), name="aimate-mcp-stdin", daemon=True).start()
-    threading.Thread(target=_load_sdk, args=(lines, failure), name="aimate-mcp-import", daemon=True).start()
+    loader = SdkLoader(lines, failure)
+    timer = threading.Timer(SDK_IMPORT_DELAY_S, loader.start)
+    timer.daemon = True
+    timer.start()
     front = Front(sys.stdout.buffer)
-    pending = front.answer_until_loaded(lines)
+    pending = front.answer_until_loaded(lines, needed=loader.start)
+    timer.cancel()
     if failure:
         raise failure[0]
     if pending is None:
@@ -73,9 +84,12 @@ class Front:
         self.ids: list[Any] = []
         self.initialized = False
 
-    def answer_until_loaded(self, lines: queue.Queue[Any]) -> list[str] | None:
+    def answer_until_loaded(
+        self, lines: queue.Queue[Any], needed: Callable[[], None] = lambda: None
+    ) -> list[str] | None:
         """Answer lines until the SDK is imported; the lines it must read after those answered here
-        (None: stdin closed first). After a line it cannot answer, every later one waits for it too."""
+        (None: stdin closed first). After a line it cannot answer, every later one waits for it too;
+        `needed` is called at the first such line (the SDK's import starts then, if not already)."""
         pending: list[str] = []
         while True:
             item = lines.get()
@@ -87,6 +101,7 @@ class Front:
                 pending.append(item)
             elif pending or not self.answer(item):
                 pending.append(item)
+                needed()
 
     def answer(self, line: str) -> bool:
         """Answer `line` here when it is one of ours; False when the SDK must."""
@@ -153,13 +168,25 @@ def _read_lines(stream: BinaryIO, lines: queue.Queue[Any]) -> None:
         lines.put("")
 
 
-def _load_sdk(lines: queue.Queue[Any], failure: list[BaseException]) -> None:
-    try:
-        import aimate_memory.mcp.server  # noqa: F401  (the SDK, pydantic, our tools)
-    except BaseException as exc:
-        failure.append(exc)
-    finally:
-        lines.put(LOADED)
+class SdkLoader:
+    """Imports the SDK on a thread, once, at the first `start()`; puts LOADED on the line queue when done."""
+
+    def __init__(self, lines: queue.Queue[Any], failure: list[BaseException]) -> None:
+        self._lines = lines
+        self._failure = failure
+        self._started = threading.Lock()
+
+    def start(self) -> None:
+        if self._started.acquire(blocking=False):
+            threading.Thread(target=self._load, name="aimate-mcp-import", daemon=True).start()
+
+    def _load(self) -> None:
+        try:
+            import aimate_memory.mcp.server  # noqa: F401  (the SDK, pydantic, our tools)
+        except BaseException as exc:
+            self._failure.append(exc)
+        finally:
+            self._lines.put(LOADED)
 
 
 class ReplayedLines:

@@ -58,6 +58,7 @@ def run(cli, user_home: Path, project: Path):
         "KIMI_CODE_HOME": "",
         "KIMI_SHARE_DIR": "",
         "AIMATE_NO_DAEMON": "1",
+        "AIMATE_HOOK_DETACH": "0",  # session-end in the hook's process: the test reads the session after
     }
 
     def invoke(*args: str, input: str | None = None, cwd: Path | None = None):

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
-NO_DAEMON = {"AIMATE_NO_DAEMON": "1"}
+NO_DAEMON = {"AIMATE_NO_DAEMON": "1", "AIMATE_HOOK_DETACH": "0"}  # session-end done when the hook returns
 CLAUDE_SID = "6f1c1e0e-8d3a-4c55-9a57-2b7f0c1d9e41"
 OTHER_SID = "a2d4b9f1-0c6e-4e8f-b1d2-94c3e5f60718"
 CODEX_SID = "019a8f2e-5b7c-7d10-9e21-3c4d5e6f7a8b"
@@ -251,3 +252,33 @@ def test_capture_status_active_is_the_persons_choice(cli, hook, project: Path, t
     ]
     bad = cli("mem", "config", "set", "hooks.capture_status", "sometimes", cwd=project)
     assert bad.code != 0 and "pending or active" in bad.err
+
+
+def test_session_end_without_a_daemon_returns_before_its_work_and_the_work_still_lands(
+    cli, hook, project: Path, home: Path
+) -> None:
+    """Claude Code cancels a SessionEnd hook still running after ~1.5 s, and a cold one took 1.6 s at load 7
+    (issue 30): its turns were lost. Now the hook hands the work to a process of its own and returns. Proved
+    by holding the hooks' state lock the work needs: a hook that did the work itself could not return."""
+    from aimate_memory.integrations.hook_state import STATE_FILE
+    from aimate_memory.locks import file_lock
+    from aimate_memory.vault.roots import Roots
+
+    end = claude(project, CLAUDE_SID, "SessionEnd", reason="prompt_input_exit")
+    write_transcript(end, ("user", "把部署脚本改成 uv"), ("assistant", "Switched the deploy script to uv."))
+    state = Roots.state_dir(home)
+    state.mkdir(parents=True, exist_ok=True)
+    with file_lock(state / (STATE_FILE + ".lock")):
+        assert hook("session-end", end, env={"AIMATE_HOOK_DETACH": ""}) == ""
+        assert cli("mem", "session", "list", "--json", cwd=project).json() == []  # not yet: the lock is ours
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ended = [
+            info for info in cli("mem", "session", "list", "--json", cwd=project).json() if info["status"] != "active"
+        ]
+        if ended:
+            break
+        time.sleep(0.2)
+    assert ended, "the detached session-end never ended the session"
+    shown = cli("mem", "session", "show", ended[0]["id"], "--json", cwd=project)
+    assert "把部署脚本改成 uv" in shown.out and "Switched the deploy script to uv." in shown.out, shown.out

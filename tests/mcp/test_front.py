@@ -153,3 +153,29 @@ def test_sigint_stops_the_server_at_once_and_quietly(seeded: tuple[Path, Path], 
     assert client.process.wait(timeout=30) == 0
     assert client.process.stderr is not None
     assert client.process.stderr.read().decode() == ""
+
+
+def test_the_sdk_is_asked_for_only_when_a_line_needs_it() -> None:
+    """The SDK's import (a second of CPU) used to start with the server and competed with the client's own
+    start-up; now a client that only connects never causes it (the timer in `serve` does, later), and the
+    first line the front cannot answer — a tool call — starts it at once."""
+    front = Front(io.BytesIO())
+    lines: queue.Queue[Any] = queue.Queue()
+    asked: list[str] = []
+    for method, params in OPENING:
+        lines.put(json.dumps({"jsonrpc": "2.0", "id": method, "method": method, "params": params}) + "\n")
+    lines.put(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    lines.put("")
+    assert front.answer_until_loaded(lines, needed=lambda: asked.append("sdk")) is None
+    assert asked == []
+
+    call = {
+        "jsonrpc": "2.0",
+        "id": 9,
+        "method": "tools/call",
+        "params": {"name": "memory_search", "arguments": {"query": "缓存"}},
+    }
+    lines.put(json.dumps(call) + "\n")
+    lines.put(LOADED)
+    assert front.answer_until_loaded(lines, needed=lambda: asked.append("sdk")) == [json.dumps(call) + "\n"]
+    assert asked == ["sdk"]

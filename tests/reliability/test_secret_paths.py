@@ -301,7 +301,8 @@ def session_end_hook_transcript(box: Box) -> str:
     ]
     transcript.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     payload = {"session_id": "s9", "transcript_path": str(transcript), "hook_event_name": "SessionEnd"}
-    result = box.run("mem", "hook", "session-end", input=json.dumps(payload), env={"AIMATE_NO_DAEMON": "1"})
+    in_process = {"AIMATE_NO_DAEMON": "1", "AIMATE_HOOK_DETACH": "0"}  # the session is read right after
+    result = box.run("mem", "hook", "session-end", input=json.dumps(payload), env=in_process)
     assert (result.code, result.out) == (0, "")
     assert not (box.home / "state" / "hooks.log").exists()  # SessionEnd no longer fails
     ended = [box.read(path) for path in (box.vault / "sessions").rglob("*.md")]

@@ -92,6 +92,7 @@ class SignBits:
     scripts: np.ndarray  # uint8 [chunks]: position in SCRIPTS
     words: np.ndarray  # uint64 [words, chunks]
     _readable: dict[frozenset[str], np.ndarray | None] = field(default_factory=dict)
+    _by_rowid: np.ndarray | None = None  # positions in chunk rowid order, made at the first `latin`
 
     @classmethod
     def from_rows(cls, version: int, rows: list[tuple[int, bytes, int, str]]) -> SignBits:
@@ -110,6 +111,19 @@ class SignBits:
 
     def __len__(self) -> int:
         return len(self.chunk_rowids)
+
+    def latin(self, chunk_rowids: np.ndarray) -> np.ndarray:
+        """For each of these chunks: is its text Latin script (False for a chunk not here: a sync removed it).
+        From the bits already in memory: the SQL lookup it replaces was 10 % of a warm hybrid search."""
+        if self._by_rowid is None:
+            self._by_rowid = np.argsort(self.chunk_rowids, kind="stable")
+        sorted_rowids = self.chunk_rowids[self._by_rowid]
+        at = np.minimum(np.searchsorted(sorted_rowids, chunk_rowids), max(len(self) - 1, 0))
+        if not len(self):
+            return np.zeros(len(chunk_rowids), dtype=bool)
+        found = sorted_rowids[at] == chunk_rowids
+        latin: np.ndarray = found & (self.scripts[self._by_rowid[at]] == SCRIPTS.index("latin"))
+        return latin
 
     def readable(self, languages: frozenset[str] | None) -> np.ndarray | None:
         """Positions of the chunks an embedder reading ``languages`` understands; None when that is all."""

@@ -171,8 +171,9 @@ class MemoryIndex:
     def chunk_texts(self, chunk_rowids: Iterable[int]) -> dict[int, str]:
         return self._queries.chunk_texts(chunk_rowids)
 
-    def chunk_scripts(self, chunk_rowids: Iterable[int]) -> dict[int, str]:
-        return self._queries.chunk_scripts(chunk_rowids)
+    def latin_chunks(self, chunk_rowids: np.ndarray) -> np.ndarray:
+        """Whether each of these embedded chunks is in Latin script (False for one a sync just removed)."""
+        return self._vectors.latin(chunk_rowids)
 
     def memory_chunks(self, memory_ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
         """(text, heading path) of each memory's chunks in order, by memory id."""

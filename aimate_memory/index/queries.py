@@ -107,14 +107,6 @@ class MetadataQueries:
         )
         return dict(rows.fetchall())
 
-    def chunk_scripts(self, chunk_rowids: Iterable[int]) -> dict[int, str]:
-        """latin / cjk / mixed of each chunk (what the embedder read)."""
-        ids = json.dumps(sorted(set(chunk_rowids)))
-        rows = self.store.conn.execute(
-            "SELECT rowid, script FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))", (ids,)
-        )
-        return dict(rows.fetchall())
-
     def memory_chunks(self, memory_ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
         """(text, heading path) of each memory's chunks in order, by memory id: a body without a file read
         (the context builder)."""

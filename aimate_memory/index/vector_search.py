@@ -58,6 +58,10 @@ class VectorSearch:
         cosines: np.ndarray = (matrix.astype(np.float32) @ query).astype(np.float64)
         return cosines
 
+    def latin(self, chunk_rowids: np.ndarray) -> np.ndarray:
+        """Whether each chunk is in Latin script (SignBits.latin)."""
+        return self._sign_bits().latin(chunk_rowids)
+
     def forget(self) -> None:
         """Drop the cached sign bits: after this process's own writes (they do not change `PRAGMA
         data_version`) or a new connection (whose version numbers start over)."""

@@ -395,8 +395,7 @@ def _other_script(indexes: list[MemoryIndex], vector: Ranked, query_script: str)
         mine = np.flatnonzero((vector.chunks >> KEY_SHIFT) == position)
         if not len(mine):
             continue
-        scripts = index.chunk_scripts(int(key) & ROWID_MASK for key in vector.chunks[mine])
-        cross[mine] = [(scripts.get(int(key) & ROWID_MASK) == "latin") != latin_query for key in vector.chunks[mine]]
+        cross[mine] = index.latin_chunks(vector.chunks[mine] & ROWID_MASK) != latin_query
     return cross
 
 

@@ -172,6 +172,8 @@ class MemorySystem:
 
     remember = Delegate("capture", Capture.remember)
 
+    timeline = Delegate("git", GitActions.timeline)
+
     build_context = Delegate("context", ContextBuilder.build_context)
     core_markdown = Delegate("context", ContextBuilder.core_markdown)
 

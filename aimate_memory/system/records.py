@@ -9,6 +9,7 @@ the facade."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -302,6 +303,24 @@ class AppendRecord:
 def memory_fields(memory: Memory) -> Json:
     """A memory as it is seen outside the process: its public fields and its body."""
     return {**memory.public_dict(), "body": memory.body}
+
+
+def json_default(value: Any) -> Any:
+    """How a value JSON does not know is written: times in ISO 8601, paths and the rest as text, enums by
+    value (`json.dumps(..., default=json_default)`)."""
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if hasattr(value, "value"):
+        return value.value
+    return str(value)
+
+
+def frontmatter_fields(memory: Memory) -> Json:
+    """All frontmatter keys as JSON-safe values, including the ones the tool does not know."""
+    if memory.doc is None:
+        return {}
+    plain: Json = json.loads(json.dumps(dict(memory.doc.meta), default=json_default, ensure_ascii=False))
+    return plain
 
 
 def where_to_dict(where: MemoryFilter | None) -> Json:

@@ -331,7 +331,8 @@ class GitActions:
             if (wanted is None or vault.scope is wanted) and vault.scope.value not in in_git:
                 warnings.append(f"the {vault.scope.value} vault is not in git: its events are its files' own times")
                 events.extend(file_events(vault.scan(read_only=True).memories, when))
-        events.sort(key=_event_time, reverse=True)
+        # Newest first; within one second (git's resolution), what is not committed yet comes first.
+        events.sort(key=lambda event: (_event_time(event), event.pending), reverse=True)
         if limit is not None and len(events) > limit:
             events, cut = events[:limit], True
         return TimelineRecord(tuple(events), cut, tuple(warnings))

@@ -108,18 +108,17 @@ def change_event(
 
 
 def file_events(memories: Iterable[Memory], since: datetime | None) -> list[TimelineEvent]:
-    """A vault outside git told from its files alone: each memory's addition (`created_at`) and, when it
-    changed since, its last change (`updated_at`) — a lifecycle move when its status or `source` says so."""
+    """A vault outside git told from its files alone, newest first: each memory's last change
+    (`updated_at`) when its status or `source` names a lifecycle move or it changed after it was made, then
+    its addition (`created_at`)."""
     events: list[TimelineEvent] = []
     for memory in memories:
         if memory.layer is Layer.SESSION:
             continue
-        created = memory.created_at
+        created, changed = memory.created_at, max(memory.updated_at, memory.created_at)
+        moved = STATUS_EVENTS.get(memory.status) or ("promoted" if memory.source == "promotion" else None)
+        if (moved or changed > created) and (since is None or changed >= since):
+            events.append(event(moved or "edit", memory, changed.isoformat()))
         if since is None or created >= since:
-            kind = "capture" if memory.source in CAPTURE_SOURCES else "add"
-            events.append(event(kind, memory, created.isoformat()))
-        changed = memory.updated_at
-        if changed > created and (since is None or changed >= since):
-            kind = STATUS_EVENTS.get(memory.status) or ("promoted" if memory.source == "promotion" else "edit")
-            events.append(event(kind, memory, changed.isoformat()))
+            events.append(event("capture" if memory.source in CAPTURE_SOURCES else "add", memory, created.isoformat()))
     return events

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 HELP_PANELS: dict[str, tuple[str, ...]] = {
     "Everyday": ("init", "add", "list", "show", "edit", "set", "rm", "search", "recall", "remember", "context"),
     "Assistants": ("install", "uninstall", "agents-md", "session", "mcp", "hook"),
-    "Git": ("review", "commit", "diff", "log", "sync"),
+    "Git": ("review", "commit", "diff", "log", "timeline", "sync"),
     "Maintenance": (
         "index", "reindex", "stats", "diagnose", "fix", "maintain", "dedupe", "daemon", "watch",
         "export", "import", "eval", "perf", "config",

@@ -1,4 +1,4 @@
-"""`aimate mem review | commit | diff | log | sync`: printing over the facade's git actions
+"""`aimate mem review | commit | diff | log | timeline | sync`: printing over the facade's git actions
 (`system/history.py`). The interactive review loop lives here because it is I/O."""
 
 from __future__ import annotations
@@ -12,14 +12,15 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from aimate_memory.cli.common import JSON, open_system
-from aimate_memory.cli.render import console, print_json
-from aimate_memory.errors import AimateError
+from aimate_memory.cli.render import console, print_json, print_warning
+from aimate_memory.errors import AimateError, InvalidInputError
 from aimate_memory.vault.layout import Scope
 from aimate_memory.wording import plural
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
     from aimate_memory.system.history import HistoryEntry, ReviewItem, ReviewOutcome
+    from aimate_memory.system.records import TimelineEvent
 
 commands = typer.Typer()
 
@@ -224,6 +225,47 @@ def _log_table(entries: list[HistoryEntry]) -> Table:
             path = f"{entry.old_path.as_posix()} → {path}"
         table.add_row(entry.commit[:8], entry.date[:19], item.scope, entry.action, escape(path), escape(entry.subject))
     return table
+
+
+@commands.command()
+def timeline(
+    since: str = typer.Option(None, "--since", help="Only events since: 7d, 2 weeks, yesterday, 2026-03-01, 昨天."),
+    by: str = typer.Option("day", "--by", help="Group by day or by session."),
+    limit: int = typer.Option(100, "-n", "--limit", help="The newest N events."),
+    scope: str = typer.Option(None, "--scope", "-s", help="global or project (default: both)."),
+    as_json: bool = JSON,
+) -> None:
+    """What the assistant learned and what changed — captures, edits, lifecycle moves — by day or session."""
+    if by not in ("day", "session"):
+        raise InvalidInputError(f"--by takes day or session, got {by!r}", "e.g. --by session")
+    record = open_system().timeline(since, limit=limit, scope=scope)
+    if as_json:
+        print_json(record.to_dict())
+        return
+    for warning in record.warnings:
+        print_warning(warning)
+    if not record.events:
+        console.print("nothing happened" + (f" since {since}" if since else ""))
+        return
+    groups: dict[str | None, tuple[TimelineEvent, ...]] = {}
+    groups.update(record.by_day() if by == "day" else record.by_session())
+    for name, events in groups.items():
+        heading = name if by == "day" else (f"session {name}" if name else "outside any session")
+        console.print(f"[bold]{escape(heading or '')}[/]")
+        for event in events:
+            console.print(_timeline_line(event, show_day=by != "day"))
+    if record.truncated:
+        console.print(f"[dim]… older events left out; raise --limit (now {limit})[/]")
+
+
+def _timeline_line(event: TimelineEvent, show_day: bool) -> str:
+    when = event.when[:16].replace("T", " ") if show_day else event.when[11:16]
+    where = f"{event.scope}:{event.layer}"
+    mark = " [yellow](pending review)[/]" if event.pending else ""
+    session = f" [dim]session {escape(event.session[:12])}[/]" if event.session and not show_day else ""
+    return (
+        f"  {when}  {event.kind:<10} {escape(event.title)} [dim]{event.memory_id[:8]} {escape(where)}[/]{session}{mark}"
+    )
 
 
 @commands.command()

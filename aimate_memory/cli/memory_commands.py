@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import subprocess
@@ -9,18 +10,19 @@ import sys
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from aimate_memory.cli.common import JSON, NO_REFRESH, open_system, refreshed, when
 from aimate_memory.cli.render import (
     MEMORY_COLUMNS,
     console,
-    frontmatter_json,
     memory_rows,
     print_json,
     print_table,
     print_warning,
 )
 from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
+from aimate_memory.system.records import LinkedMemory, MemoryDetailsRecord, frontmatter_fields
 from aimate_memory.vault.fields import parse_assignments
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
 from aimate_memory.vault.lists import split_list
@@ -150,14 +152,22 @@ def list_(
 
 @commands.command()
 def show(
-    ref: str = typer.Argument(..., metavar="ID|PATH"), no_refresh: bool = NO_REFRESH, as_json: bool = JSON
+    ref: str = typer.Argument(..., metavar="ID|PATH"),
+    no_refresh: bool = NO_REFRESH,
+    as_json: bool = JSON,
+    details: bool = typer.Option(
+        False, "--details", "-d", help="Also its history, supersede chain, thread neighbours and related memories."
+    ),
 ) -> None:
-    """Show one memory: its file exactly as written."""
+    """Show one memory: its file exactly as written (with --details, what surrounds it too)."""
     system = refreshed(open_system(), no_refresh)
+    if details:
+        _show_details(system.details(ref), as_json)
+        return
     memory = system.read(ref)
     if as_json:
         data = memory.public_dict()
-        data["frontmatter"] = frontmatter_json(memory)
+        data["frontmatter"] = frontmatter_fields(memory)
         data["body"] = memory.body
         print_json(data)
         return
@@ -169,6 +179,52 @@ def show(
             console.print(f"[dim]# {label} {other}[/]")
     sys.stdout.flush()
     sys.stdout.write(path.read_text(encoding="utf-8"))
+
+
+def _show_details(record: MemoryDetailsRecord, as_json: bool) -> None:
+    if as_json:
+        print_json(record.to_dict())
+        return
+    memory = record.memory
+    console.print(f"[bold]{escape(str(memory['title']))}[/]  [dim]{str(memory['id'])[:8]} {escape(record.location)}[/]")
+    fields = ("layer", "category", "status", "importance", "tags", "source", "thread", "created_at", "updated_at")
+    for key in fields:
+        value = memory.get(key)
+        if value not in (None, "", []):
+            shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+            console.print(f"  {key}: {escape(shown)}")
+    console.print()
+    console.print(escape(str(memory.get("body") or "").rstrip()))
+    sections = (
+        ("supersedes", record.supersedes),
+        ("superseded by", record.superseded_by),
+        ("before it in its thread", record.thread_before),
+        ("after it in its thread", record.thread_after),
+        ("related", record.related),
+    )
+    for heading, links in sections:
+        if links:
+            console.print(f"\n[bold]{heading}[/]")
+            for link in links:
+                console.print(f"  {_link_line(link)}")
+    for key, raw in (("anchors", record.anchors), ("stale", record.stale)):
+        if raw is not None:
+            console.print(f"\n[bold]{key}[/]\n  {escape(json.dumps(raw, ensure_ascii=False))}")
+    console.print("\n[bold]history[/]")
+    if not record.history:
+        console.print(f"  [dim]{escape(record.history_note or 'no commits yet')}[/]")
+    for entry in record.history:
+        moved = f"{entry['old_path']} → " if entry.get("old_path") else ""
+        console.print(
+            f"  {str(entry['commit'])[:8]}  {str(entry['date'])[:16].replace('T', ' ')}  {entry['action']:<6} "
+            f"{escape(str(entry['subject']))} [dim]{escape(moved + str(entry['path']))}[/]"
+        )
+
+
+def _link_line(link: LinkedMemory) -> str:
+    if link.missing:
+        return f"{escape(link.ref)} [yellow](not found)[/]"
+    return f"{escape(link.title or '')} [dim]{(link.id or '')[:8]} {link.scope}:{link.layer} {link.status}[/]"
 
 
 @commands.command()

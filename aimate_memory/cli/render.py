@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from datetime import datetime
-from pathlib import Path, PurePath
 from typing import Any
 
 from rich.cells import cell_len, set_cell_size
 from rich.console import Console
 
 from aimate_memory.system.masking import mask_data, mask_text
+from aimate_memory.system.records import json_default
 from aimate_memory.vault.model import Memory
 
 
@@ -30,18 +29,8 @@ console = _MaskingConsole(highlight=False, soft_wrap=True, width=None if sys.std
 err_console = _MaskingConsole(stderr=True, highlight=False, soft_wrap=True)
 
 
-def _json_default(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, (PurePath, Path)):
-        return str(value)
-    if hasattr(value, "value"):
-        return value.value
-    return str(value)
-
-
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(mask_data(data), ensure_ascii=False, indent=2, default=_json_default) + "\n")
+    sys.stdout.write(json.dumps(mask_data(data), ensure_ascii=False, indent=2, default=json_default) + "\n")
 
 
 def print_error(message: str, hint: str | None) -> None:
@@ -121,11 +110,3 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[str]], cuttable:
     if terminal and not console.no_color:
         lines[0] = f"\x1b[1m{lines[0]}\x1b[0m"
     sys.stdout.write("\n".join(lines) + "\n")
-
-
-def frontmatter_json(memory: Memory) -> dict[str, Any]:
-    """All frontmatter keys as JSON-safe values, including the ones the tool does not know."""
-    if memory.doc is None:
-        return {}
-    plain: dict[str, Any] = json.loads(json.dumps(dict(memory.doc.meta), default=_json_default, ensure_ascii=False))
-    return plain

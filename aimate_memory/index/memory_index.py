@@ -157,6 +157,10 @@ class MemoryIndex:
         """The memories on either side of these in their conversations (MetadataQueries.thread_sides)."""
         return self._queries.thread_sides(memory_rowids, span)
 
+    def thread_neighbours(self, memory_id: str, span: int) -> tuple[list[Memory], list[Memory]]:
+        """The memories before and after this one in its conversation (MetadataQueries.thread_neighbours)."""
+        return self._queries.thread_neighbours(memory_id, span)
+
     def query(self, where: MemoryFilter, limit: int | None = None, order: str = "path") -> list[Memory]:
         """Metadata query (list, time ranges) straight from SQL indexes."""
         return self._queries.query(where, limit, order)

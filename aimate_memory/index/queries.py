@@ -92,6 +92,16 @@ class MetadataQueries:
         ).fetchall()
         return {rowid: ThreadSides(tuple(json.loads(early)), tuple(json.loads(late))) for rowid, early, late in rows}
 
+    def thread_neighbours(self, memory_id: str, span: int) -> tuple[list[Memory], list[Memory]]:
+        """The `span` memories before and after this one in its thread, each side nearest first (empty when
+        it is in no thread, or not indexed)."""
+        row = self.store.conn.execute("SELECT rowid FROM memories WHERE id = ? LIMIT 1", (memory_id,)).fetchone()
+        sides = self.thread_sides([row[0]], span).get(row[0]) if row is not None else None
+        if sides is None:
+            return [], []
+        found = self.memories([*sides.before, *sides.after])
+        return [found[r] for r in sides.before if r in found], [found[r] for r in sides.after if r in found]
+
     def find_ids(self, prefix: str) -> list[tuple[str, str]]:
         """(id, path) of memories whose id starts with `prefix`."""
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

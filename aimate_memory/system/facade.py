@@ -21,6 +21,7 @@ from aimate_memory.system.capture import Capture
 from aimate_memory.system.context import ContextBuilder
 from aimate_memory.system.history import GitActions
 from aimate_memory.system.memories import Memories
+from aimate_memory.system.memory_page import MemoryPage
 from aimate_memory.system.perf import PerfLog
 from aimate_memory.system.search import Retrieval
 from aimate_memory.system.sessions import Sessions
@@ -68,7 +69,8 @@ class MemorySystem:
     """The global vault plus, inside a project, the project vault (project first on ties).
 
     Collaborators: `store` (vaults, indexes, model, journals, the commit-and-notify `record`), `perf` (the
-    perf log), `retrieval`, `memories`, `capture`, `sessions`, `context`, `git`, `transfer`, `upkeep`."""
+    perf log), `retrieval`, `memories`, `capture`, `sessions`, `context`, `git`, `memory_page`, `transfer`,
+    `upkeep`."""
 
     def __init__(
         self,
@@ -86,6 +88,7 @@ class MemorySystem:
         self.sessions = Sessions(self.store, self.perf, self.memories, self.capture)
         self.context = ContextBuilder(self.store, self.perf, self.retrieval, self.sessions)
         self.git = GitActions(self.store, self.memories)
+        self.memory_page = MemoryPage(self.store, self.memories, self.git)
         self.transfer = Transfer(self.store, self.memories)
         self.upkeep = Upkeep(self.store)
 
@@ -171,6 +174,9 @@ class MemorySystem:
     remove = Delegate("memories", Memories.remove)
 
     remember = Delegate("capture", Capture.remember)
+
+    timeline = Delegate("git", GitActions.timeline)
+    details = Delegate("memory_page", MemoryPage.details)
 
     build_context = Delegate("context", ContextBuilder.build_context)
     core_markdown = Delegate("context", ContextBuilder.core_markdown)

@@ -11,13 +11,19 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from aimate_memory.errors import AimateError, InvalidInputError, NotFoundError, OutsideVaultError
 from aimate_memory.system.memories import Memories
+from aimate_memory.system.records import TimelineEvent, TimelineRecord
 from aimate_memory.system.store import Store
+from aimate_memory.system.timeline import change_event, file_events
+from aimate_memory.vault.dates import parse_optional_when
+from aimate_memory.vault.filters import parse_scope
 from aimate_memory.vault.layout import Layer, Scope, location_of
+from aimate_memory.vault.model import mtime_of, to_datetime
 from aimate_memory.vault.resolve import id_starts_with
 from aimate_memory.vault.store import Vault
 
@@ -96,7 +102,8 @@ class _GitVault:
 class GitActions:
     """The vaults' git side, reached as `system.git`. Offers review (`pending_changes`, `accept`,
     `accept_all`, `reject`), `commit`, `diff`/`diff_changes`, `log` (a memory's history across moves, or a
-    vault's), and `sync_remote` (pull and push the global vault). Each returns records with `to_dict()`."""
+    vault's), `timeline` (what the assistant learned and what changed, by day and by session), and
+    `sync_remote` (pull and push the global vault). Each returns records with `to_dict()`."""
 
     def __init__(self, store: Store, memories: Memories) -> None:
         self._store = store
@@ -105,8 +112,9 @@ class GitActions:
     # -- which vaults are repositories ------------------------------------------------------------
 
     @contextmanager
-    def _git_vaults(self, scope: Scope | None = None) -> Iterator[list[_GitVault]]:
-        """The vaults in a git repository (project first), opened; closed on exit."""
+    def _git_vaults(self, scope: Scope | None = None, required: bool = True) -> Iterator[list[_GitVault]]:
+        """The vaults in a git repository (project first), opened; closed on exit. None (and `required`)
+        raises NotFoundError."""
         from aimate_memory.git.repo import GitError, VaultRepo
 
         found: list[_GitVault] = []
@@ -121,7 +129,7 @@ class GitActions:
                     found.append(
                         _GitVault(vault, VaultRepo(vault.root, self._store.config.get("git.author"), own_repo=own))
                     )
-            if not found:
+            if not found and required:
                 where = f"the {scope.value} vault is" if scope else "no vault is"
                 raise NotFoundError(f"{where} not in a git repository", NOT_A_REPO_HINT)
             yield found
@@ -280,6 +288,77 @@ class GitActions:
             raise NotFoundError(f"no memory or history for {ref}", "give an id, a title or a path")
         return entries
 
+    # -- timeline ---------------------------------------------------------------------------------
+
+    def timeline(
+        self, since: datetime | str | None = None, limit: int | None = None, scope: Scope | str | None = None
+    ) -> TimelineRecord:
+        """What the assistant learned and what changed, newest first (docs/usage.md, "Timeline"): captures,
+        additions, edits, lifecycle moves (expired, promoted, archived, superseded) and removals of memory
+        files — from each vault's git history (one `git log` for all commits, moves followed), its
+        uncommitted changes (`pending`), and, for a vault outside git, its files' own times. Conversation
+        transcripts (the session layer) are not events. `since`: a time or what `vault/dates.py` reads
+        ("7d", "昨天"); `limit`: the newest that many events (the record says `truncated`)."""
+        from aimate_memory.git.timeline import file_commits
+
+        when = parse_optional_when(since, self._store.clock.now(), "since") if isinstance(since, str) else since
+        if limit is not None and limit < 1:
+            raise InvalidInputError(f"a limit must be at least 1, got {limit}", "e.g. --limit 50")
+        wanted = parse_scope(scope) if isinstance(scope, str) else scope
+        events: list[TimelineEvent] = []
+        warnings: list[str] = []
+        cut = False
+        with self._git_vaults(wanted, required=False) as repos:
+            in_git = {item.scope for item in repos}
+            for item in repos:
+                changes, vault_cut = file_commits(item.repo, _is_timeline_path, when, limit)
+                cut = cut or vault_cut
+                for change in changes:
+                    found = change_event(
+                        change.status,
+                        change.path,
+                        change.old_path,
+                        change.before,
+                        change.after,
+                        item.vault.scope,
+                        change.date,
+                        commit=change.commit,
+                        subject=change.subject,
+                    )
+                    events.extend([found] if found is not None else [])
+                events.extend(self._pending_events(item, when))
+        for vault in self._store.vaults:
+            if (wanted is None or vault.scope is wanted) and vault.scope.value not in in_git:
+                warnings.append(f"the {vault.scope.value} vault is not in git: its events are its files' own times")
+                events.extend(file_events(vault.scan(read_only=True).memories, when))
+        # Newest first; within one second (git's resolution), what is not committed yet comes first.
+        events.sort(key=lambda event: (_event_time(event), event.pending), reverse=True)
+        if limit is not None and len(events) > limit:
+            events, cut = events[:limit], True
+        return TimelineRecord(tuple(events), cut, tuple(warnings))
+
+    def _pending_events(self, item: _GitVault, since: datetime | None) -> list[TimelineEvent]:
+        """The vault's uncommitted memory changes as events marked `pending`, at the file's time."""
+        from aimate_memory.git.review import pending_changes
+
+        tree = item.repo.head_tree()
+        events = []
+        for change in pending_changes(item.repo, with_diff=False, scan_secrets=False):
+            if change.status == "conflict" or not _is_timeline_path(change.path):
+                continue
+            status = {"added": "A", "deleted": "D", "renamed": "R"}.get(change.status, "M")
+            old = item.repo.blob_text(tree, item.repo.repo_path(change.old_path or change.path))
+            new = item.repo.worktree_text(item.repo.repo_path(change.path))
+            abs_path = item.vault.abs_path(change.path)
+            moment = mtime_of(abs_path) if abs_path.exists() else self._store.clock.now()
+            if since is not None and moment < since:
+                continue
+            found = change_event(
+                status, change.path, change.old_path, old, new, item.vault.scope, moment.isoformat(), pending=True
+            )
+            events.extend([found] if found is not None else [])
+        return events
+
     # -- sync -------------------------------------------------------------------------------------
 
     def sync_remote(self, remote: str | None = None, join: bool = False) -> SyncResult:
@@ -296,6 +375,15 @@ class GitActions:
             self._keywords(),
             join=join,
         )
+
+
+def _is_timeline_path(path: PurePosixPath) -> bool:
+    """A memory file whose changes are events: not a conversation transcript (the session layer)."""
+    return Vault.is_memory_path(path) and location_of(path).layer is not Layer.SESSION
+
+
+def _event_time(event: TimelineEvent) -> datetime:
+    return to_datetime(event.when) or datetime.min.replace(tzinfo=timezone.utc)
 
 
 def _activate_pending(vault: Vault, change: PendingChange) -> None:

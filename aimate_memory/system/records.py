@@ -9,9 +9,10 @@ the facade."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from aimate_memory.capture.result import CaptureResult
@@ -304,6 +305,24 @@ def memory_fields(memory: Memory) -> Json:
     return {**memory.public_dict(), "body": memory.body}
 
 
+def json_default(value: Any) -> Any:
+    """How a value JSON does not know is written: times in ISO 8601, paths and the rest as text, enums by
+    value (`json.dumps(..., default=json_default)`)."""
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if hasattr(value, "value"):
+        return value.value
+    return str(value)
+
+
+def frontmatter_fields(memory: Memory) -> Json:
+    """All frontmatter keys as JSON-safe values, including the ones the tool does not know."""
+    if memory.doc is None:
+        return {}
+    plain: Json = json.loads(json.dumps(dict(memory.doc.meta), default=json_default, ensure_ascii=False))
+    return plain
+
+
 def where_to_dict(where: MemoryFilter | None) -> Json:
     """A search filter as JSON (enums by value, times as ISO 8601): how it crosses the daemon's socket."""
     if where is None:
@@ -338,3 +357,231 @@ def where_from_dict(data: Mapping[str, Any]) -> MemoryFilter:
         elif key in ("path_glob", "extra"):
             kwargs[key] = value
     return MemoryFilter(**kwargs)
+
+
+@dataclass(frozen=True)
+class TimelineEvent:
+    """One thing that happened to one memory (docs/usage.md, "Timeline"). `kind`: capture (added by an
+    assistant or a hook: its `source` says which) | add | edit | accepted | expired | promoted | archived |
+    superseded | moved | removed. `when`: ISO 8601 (a commit's author date, or the file's time); `day` its
+    date as written there; `session`: the session (else the conversation thread) the memory came from;
+    `commit`: None for what no commit holds — `pending` (an uncommitted change, waiting in review) or a
+    vault outside git (its files' own times)."""
+
+    when: str
+    day: str
+    kind: str
+    memory_id: str
+    title: str
+    layer: str
+    scope: str
+    session: str | None
+    commit: str | None
+    path: str  # vault-relative, POSIX; the new path for a move
+    old_path: str | None = None
+    source: str | None = None
+    subject: str = ""  # the commit's subject line
+    pending: bool = False
+
+    def to_dict(self) -> Json:
+        return {
+            "when": self.when,
+            "day": self.day,
+            "kind": self.kind,
+            "memory_id": self.memory_id,
+            "title": self.title,
+            "layer": self.layer,
+            "scope": self.scope,
+            "session": self.session,
+            "commit": self.commit,
+            "path": self.path,
+            "old_path": self.old_path,
+            "source": self.source,
+            "subject": self.subject,
+            "pending": self.pending,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TimelineEvent:
+        def text(key: str) -> str | None:
+            return str(data[key]) if data.get(key) is not None else None
+
+        return cls(
+            when=str(data["when"]),
+            day=str(data.get("day") or str(data["when"])[:10]),
+            kind=str(data["kind"]),
+            memory_id=str(data.get("memory_id") or ""),
+            title=str(data.get("title") or ""),
+            layer=str(data.get("layer") or ""),
+            scope=str(data.get("scope") or ""),
+            session=text("session"),
+            commit=text("commit"),
+            path=str(data.get("path") or ""),
+            old_path=text("old_path"),
+            source=text("source"),
+            subject=str(data.get("subject") or ""),
+            pending=bool(data.get("pending")),
+        )
+
+
+@dataclass(frozen=True)
+class TimelineRecord:
+    """What the assistant learned and what changed, newest first. `truncated`: `limit` left older events
+    out; `warnings`: vaults read from their files only (not in git), and the like."""
+
+    events: tuple[TimelineEvent, ...]
+    truncated: bool = False
+    warnings: tuple[str, ...] = ()
+
+    def by_day(self) -> dict[str, tuple[TimelineEvent, ...]]:
+        """The events by `day`, newest day first, each day's events newest first."""
+        return _grouped(self.events, lambda event: event.day)
+
+    def by_session(self) -> dict[str | None, tuple[TimelineEvent, ...]]:
+        """The events by `session`, the session with the newest event first (None: outside any session)."""
+        return _grouped(self.events, lambda event: event.session)
+
+    def to_dict(self) -> Json:
+        return {
+            "events": [event.to_dict() for event in self.events],
+            "truncated": self.truncated,
+            "warnings": list(self.warnings),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TimelineRecord:
+        return cls(
+            events=tuple(TimelineEvent.from_dict(item) for item in data.get("events") or ()),
+            truncated=bool(data.get("truncated")),
+            warnings=_strings(data.get("warnings")),
+        )
+
+
+K = TypeVar("K")
+
+
+def _grouped(events: Sequence[TimelineEvent], key: Callable[[TimelineEvent], K]) -> dict[K, tuple[TimelineEvent, ...]]:
+    groups: dict[K, list[TimelineEvent]] = {}
+    for event in events:  # newest first, so each group's first event is its newest
+        groups.setdefault(key(event), []).append(event)
+    return {name: tuple(items) for name, items in groups.items()}
+
+
+@dataclass(frozen=True)
+class LinkedMemory:
+    """A memory another one points to (`related`, the supersede chain, thread neighbours), resolved:
+    `ref` as written; `missing` when nothing in the vaults has it (a dangling reference)."""
+
+    ref: str
+    id: str | None = None
+    title: str | None = None
+    status: str | None = None
+    layer: str | None = None
+    scope: str | None = None
+    path: str | None = None
+    missing: bool = False
+
+    @classmethod
+    def of(cls, ref: str, memory: Memory | None) -> LinkedMemory:
+        if memory is None:
+            return cls(ref, missing=True)
+        return cls(
+            ref,
+            memory.id,
+            memory.title,
+            memory.status,
+            memory.layer.value,
+            memory.scope.value,
+            memory.rel_path.as_posix(),
+        )
+
+    def to_dict(self) -> Json:
+        return {
+            "ref": self.ref,
+            "id": self.id,
+            "title": self.title,
+            "status": self.status,
+            "layer": self.layer,
+            "scope": self.scope,
+            "path": self.path,
+            "missing": self.missing,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LinkedMemory:
+        def text(key: str) -> str | None:
+            return str(data[key]) if data.get(key) is not None else None
+
+        return cls(
+            ref=str(data.get("ref") or ""),
+            id=text("id"),
+            title=text("title"),
+            status=text("status"),
+            layer=text("layer"),
+            scope=text("scope"),
+            path=text("path"),
+            missing=bool(data.get("missing")),
+        )
+
+
+def _links(items: Any) -> tuple[LinkedMemory, ...]:
+    return tuple(LinkedMemory.from_dict(item) for item in items or () if isinstance(item, Mapping))
+
+
+@dataclass(frozen=True)
+class MemoryDetailsRecord:
+    """Everything a memory's page shows, in one call (docs/usage.md, "Details").
+
+    `memory`: its public fields and body (`memory_fields`); `frontmatter`: every key as written, the ones the
+    tool does not know included; `history`: its commits across moves, newest first (`HistoryEntry.to_dict()`;
+    empty with `history_note` saying why when its vault is not in git); `supersedes`: what it replaced,
+    nearest first, back to the oldest; `superseded_by`: what replaced it, nearest first, to the newest;
+    `thread_before`/`thread_after`: its neighbours in its conversation thread, nearest first; `related`:
+    its `related` references resolved (dangling ones `missing`); `anchors`/`stale`: those frontmatter fields
+    as written (None when absent)."""
+
+    memory: Mapping[str, Any]
+    frontmatter: Mapping[str, Any]
+    location: str  # scope:path
+    history: tuple[Mapping[str, Any], ...] = ()
+    history_note: str = ""
+    supersedes: tuple[LinkedMemory, ...] = ()
+    superseded_by: tuple[LinkedMemory, ...] = ()
+    thread_before: tuple[LinkedMemory, ...] = ()
+    thread_after: tuple[LinkedMemory, ...] = ()
+    related: tuple[LinkedMemory, ...] = ()
+    anchors: Any = None
+    stale: Any = None
+
+    def to_dict(self) -> Json:
+        return {
+            "memory": dict(self.memory),
+            "frontmatter": dict(self.frontmatter),
+            "location": self.location,
+            "history": [dict(entry) for entry in self.history],
+            "history_note": self.history_note,
+            "supersedes": [link.to_dict() for link in self.supersedes],
+            "superseded_by": [link.to_dict() for link in self.superseded_by],
+            "thread_before": [link.to_dict() for link in self.thread_before],
+            "thread_after": [link.to_dict() for link in self.thread_after],
+            "related": [link.to_dict() for link in self.related],
+            "anchors": self.anchors,
+            "stale": self.stale,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MemoryDetailsRecord:
+        return cls(
+            memory=dict(data.get("memory") or {}),
+            frontmatter=dict(data.get("frontmatter") or {}),
+            location=str(data.get("location") or ""),
+            history=tuple(dict(item) for item in data.get("history") or () if isinstance(item, Mapping)),
+            history_note=str(data.get("history_note") or ""),
+            supersedes=_links(data.get("supersedes")),
+            superseded_by=_links(data.get("superseded_by")),
+            thread_before=_links(data.get("thread_before")),
+            thread_after=_links(data.get("thread_after")),
+            related=_links(data.get("related")),
+            anchors=data.get("anchors"),
+            stale=data.get("stale"),
+        )

@@ -1,14 +1,17 @@
-"""Where the global root and the current project's `.aimate/` are (docs/design.md §3)."""
+"""Where the global root and the current project's `.aimate/` are (docs/design.md §3).
+
+A hook the daemon answers imports this module (for `aimate_home`) and little else, so it stays light: no
+`dataclasses` (it imports `inspect`, ~12 ms) and `vault.layout` only when a project is looked for
+(docs/agents.md, "Latency")."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from aimate_memory.errors import InvalidInputError
-from aimate_memory.vault.layout import find_project_root
 
 AIMATE_DIR = ".aimate"
 VAULT_DIR = "memory"
@@ -22,8 +25,7 @@ def aimate_home(env: Mapping[str, str] | None = None) -> Path:
     return Path(value).expanduser().resolve() if value else (Path.home() / AIMATE_DIR).resolve()
 
 
-@dataclass(frozen=True)
-class Roots:
+class Roots(NamedTuple):
     """`home` is `~/.aimate` (or AIMATE_HOME); `project` is `{project}/.aimate`, or None."""
 
     home: Path
@@ -61,6 +63,8 @@ def detect_roots(
         if not folder.is_dir():
             raise InvalidInputError(f"project folder {project} does not exist", "give an existing folder")
         return Roots(home, _project_aimate(folder, home))
+    from aimate_memory.vault.layout import find_project_root
+
     found = find_project_root(cwd or Path.cwd(), home)
     return Roots(home, _project_aimate(found, home) if found else None)
 

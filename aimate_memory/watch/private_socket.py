@@ -17,9 +17,9 @@ import socket
 import stat
 import struct
 import tempfile
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import NamedTuple
 
 from aimate_memory.errors import AimateError
 from aimate_memory.vault.roots import STATE_DIR
@@ -43,8 +43,7 @@ class UnsafeSocketFolder(AimateError):
     connect there."""
 
 
-@dataclass(frozen=True)
-class Peer:
+class Peer(NamedTuple):  # not a dataclass: a forwarded hook imports this module (vault/roots.py says why)
     pid: int | None
     uid: int
 

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import socket
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from aimate_memory.watch.private_socket import (
     UnsafeSocketFolder,
@@ -27,14 +25,22 @@ from aimate_memory.watch.private_socket import (
     socket_path,
 )
 
-log = logging.getLogger("aimate.daemon.client")
+if TYPE_CHECKING:
+    import logging
 
 MAX_REQUEST_BYTES = 1 << 20  # one request line, newline included; the server refuses longer ones
 NO_DAEMON_ENV = "AIMATE_NO_DAEMON"  # "1": never ask the daemon (tests, a person debugging)
 
 
-@dataclass(frozen=True)
-class Exchange:
+def _log() -> logging.Logger:
+    """The client's logger, imported when there is something to say: `logging` is ~18 ms of a forwarded
+    hook's ~50 ms of imports (docs/agents.md, "Latency")."""
+    import logging
+
+    return logging.getLogger("aimate.daemon.client")
+
+
+class Exchange(NamedTuple):
     reply: dict[str, Any]
     peer_pid: int | None  # who answered, as the kernel says (None where it cannot tell)
 
@@ -54,12 +60,12 @@ def daemon_exchange(home: Path, payload: dict[str, Any], timeout: float = 30.0) 
         return None
     line = json.dumps(payload, ensure_ascii=False).encode("utf-8") + b"\n"
     if len(line) > MAX_REQUEST_BYTES:
-        log.info("request %r too long for the daemon (%d bytes); done in this process", payload.get("op"), len(line))
+        _log().info("request %r too long for the daemon (%d bytes); done in this process", payload.get("op"), len(line))
         return None
     try:
         check_socket_folder(path.parent, folder_kind(home, path))
     except UnsafeSocketFolder as exc:
-        log.warning("not using the daemon: %s (%s)", exc.message, exc.hint)
+        _log().warning("not using the daemon: %s (%s)", exc.message, exc.hint)
         return None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
@@ -68,7 +74,7 @@ def daemon_exchange(home: Path, payload: dict[str, Any], timeout: float = 30.0) 
         peer = peer_of(sock)
         if not is_own_user(peer):
             assert peer is not None
-            log.warning(
+            _log().warning(
                 "not using the daemon: %s is served by uid %d (pid %s), not by you (uid %d); nothing was sent",
                 path,
                 peer.uid,

@@ -104,6 +104,8 @@ def search(
         )
         if hit.snippet:
             console.print("   " + _highlight(hit.snippet, list(hit.highlights)))
+        if hit.stale is not None:
+            console.print(f"   [yellow]possibly stale: {escape(hit.stale.describe())}[/]")
         if hit.context_of:
             console.print(f"   [dim]next to {hit.context_of[:8]} in their conversation[/]")
         if explain and not hit.context_of:  # a neighbour shown as context has its anchor's score, no factors

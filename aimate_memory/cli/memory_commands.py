@@ -1,4 +1,4 @@
-"""Commands over memory files: init, add, list, show, edit, set, rm, fix, diagnose."""
+"""Commands over memory files: init, add, list, show, edit, set, rm, verify, stale, fix, diagnose."""
 
 from __future__ import annotations
 
@@ -165,14 +165,18 @@ def show(
         _show_details(system.details(ref), as_json)
         return
     memory = system.read(ref)
+    stale = system.staleness(memory)
     if as_json:
         data = memory.public_dict()
+        data["stale"] = stale.to_dict() if stale is not None else None
         data["frontmatter"] = frontmatter_fields(memory)
         data["body"] = memory.body
         print_json(data)
         return
     path = system.store.vault_for(memory.scope).abs_path(memory.rel_path)
     console.print(f"[dim]# {memory.scope.value}:{memory.rel_path.as_posix()}[/]")
+    if stale is not None:
+        console.print(f"[yellow]# possibly stale: {escape(stale.describe())} (`aimate mem verify {memory.id[:8]}`)[/]")
     for key, label in (("supersedes", "supersedes"), ("superseded_by", "superseded by")):
         other = memory.doc.get(key) if memory.doc is not None else None
         if other:
@@ -290,6 +294,47 @@ def rm(
     memory = system.remove(ref, purge=purge)
     verb = "deleted" if purge else "archived to"
     console.print(f"{verb} {memory.scope.value}:{memory.rel_path.as_posix()}")
+
+
+@commands.command()
+def verify(ref: str = typer.Argument(..., metavar="ID|PATH|TITLE"), as_json: bool = JSON) -> None:
+    """Say a project memory still holds: re-anchor it to the files as they are now (moves followed,
+    deleted files dropped) and clear its possibly-stale mark. One commit."""
+    system = refreshed(open_system())
+    done = system.verify(ref)
+    memory = done.memory
+    if as_json:
+        print_json(
+            {
+                **memory.public_dict(),
+                "was_stale": done.was.to_dict() if done.was is not None else None,
+                "stale": None,
+            }
+        )
+        return
+    anchored = ", ".join(anchor.path for anchor in memory.anchors) or "no project file"
+    console.print(f"verified {memory.id[:8]}  {escape(memory.title)}: anchored to {escape(anchored)}")
+    if done.was is not None:
+        console.print(f"[dim]was possibly stale: {escape(done.was.describe())}[/]")
+
+
+@commands.command()
+def stale(no_refresh: bool = NO_REFRESH, as_json: bool = JSON) -> None:
+    """List the project memories that may be out of date: a file they cite changed, moved or was deleted
+    since they were verified. Exit 0 either way."""
+    system = refreshed(open_system(), no_refresh)
+    found = system.stale()
+    if as_json:
+        print_json([{**memory.public_dict(), "stale": staleness.to_dict()} for memory, staleness in found])
+        return
+    for memory, staleness in found:
+        console.print(f"[bold]{memory.id[:8]}[/]  {escape(memory.title)}  [dim]project:{memory.rel_path.as_posix()}[/]")
+        console.print(f"   [yellow]{escape(staleness.describe())}[/]")
+    if found:
+        count = plural(len(found), "memory", "memories")
+        console.print(f"[dim]{count} possibly stale; `aimate mem verify ID` after checking one[/]")
+    else:
+        console.print("no memory is stale: the files they cite are as they were when verified")
 
 
 @commands.command()

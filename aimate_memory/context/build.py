@@ -6,8 +6,9 @@ from collections.abc import Sequence
 
 from aimate_memory.context.budget import allocate, core_warnings
 from aimate_memory.context.model import Context, ContextWarning, SectionRequest
-from aimate_memory.context.render import render_context
+from aimate_memory.context.render import render_context, render_stale
 from aimate_memory.sessions.trimming import SessionUsage
+from aimate_memory.text.estimate import prompt_tokens
 
 
 def build_context(
@@ -23,13 +24,17 @@ def build_context(
     `core_cap` tokens (budget.py `allocate`)."""
     sections = allocate(requests, total_budget, core_cap=core_cap)
     text = render_context(sections)
+    stale = render_stale(sections)
+    stale_tokens = prompt_tokens(stale) if stale else 0
+    if stale:  # outside the budget: a few lines, and what they say matters more than one more memory
+        text = f"{text}\n{stale}"
     warnings = [
         *session_warnings(session_usage),
         *core_warnings(sections, capped=core_cap is not None and core_cap < total_budget),
         *pending_warnings(pending_captures),
     ]
     # The pieces' counts add up to the text's (render.py), so the text is not counted a second time.
-    return Context(sections, sum(section.tokens for section in sections), total_budget, warnings, text)
+    return Context(sections, sum(section.tokens for section in sections) + stale_tokens, total_budget, warnings, text)
 
 
 def session_warnings(session_usage: SessionUsage | None) -> list[ContextWarning]:

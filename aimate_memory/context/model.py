@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from aimate_memory.vault.anchors import Staleness
+
 
 @dataclass(frozen=True)
 class ContextItem:
@@ -17,6 +19,7 @@ class ContextItem:
     scope: str  # "global" | "project"
     rel_path: str  # vault-relative POSIX path
     score: float | None = None  # relevance to the query, when there was one
+    stale: Staleness | None = None  # an anchored file changed since it was verified (docs/anchors.md)
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ class PlacedItem:
             "path": item.rel_path,
             "tokens": self.tokens,
             "score": item.score,
+            "stale": item.stale.to_dict() if item.stale is not None else None,
         }
 
 

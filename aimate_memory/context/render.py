@@ -19,6 +19,8 @@ from collections.abc import Iterable, Sequence
 
 from aimate_memory.context.model import ContextItem, Section
 
+#: the heading over the memories placed in a context whose anchored code changed: a fact, not a command
+STALE_HEADING = "## Possibly out of date · the code these memories cite changed since they were verified"
 LAYER_HEADINGS = {
     "core": "Core memory",
     "session": "Current session",
@@ -88,6 +90,18 @@ def render_context(sections: Sequence[Section]) -> str:
     blocks = [render_section(section) for section in sections]
     text = "\n".join(block.rstrip("\n") + "\n" for block in blocks if block).rstrip("\n")
     return text + "\n" if text else ""
+
+
+def render_stale(sections: Sequence[Section]) -> str:
+    """The placed memories whose anchored files changed, one line each ("- Token refresh (7f10ca5b):
+    auth/session.py changed in 3 commits since 2026-11-20"), under `STALE_HEADING`; "" when none."""
+    lines = [
+        f"- {_clean_title(placed.item)} ({placed.item.id[:ID_CHARS]}): {placed.item.stale.describe()}\n"
+        for section in sections
+        for placed in section.items
+        if placed.item.stale is not None
+    ]
+    return f"{STALE_HEADING}\n\n" + "".join(dict.fromkeys(lines)) if lines else ""
 
 
 def _join(blocks: Iterable[str]) -> str:

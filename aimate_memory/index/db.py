@@ -24,10 +24,12 @@ TOKENIZER_VERSION = f"{_FTS_VERSION}+{CHUNKER_VERSION}"
 # `thread` column and its index (a hit's neighbours in its conversation, retrieval/neighbours.py).
 # 4: chunks.heading, the chunk's heading path as its own column: the context builder had parsed it back out
 # of embed_text's `title › heading` line, a string contract a title holding " › " could break.
-SCHEMA_VERSION = 4
+# 5: memories.anchors, the anchored files as JSON rows [path, blob, verified_at]: search results say when one
+# changed without reading the memory's file (docs/anchors.md).
+SCHEMA_VERSION = 5
 BUSY_TIMEOUT_MS = 30_000
 
-# Version 4. A migration for version N+1 is a function added to MIGRATIONS; indexes are caches, so a
+# Version 5. A migration for version N+1 is a function added to MIGRATIONS; indexes are caches, so a
 # schema too old to migrate is simply rebuilt from the files.
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -52,6 +54,7 @@ CREATE TABLE IF NOT EXISTS memories (
     source TEXT,
     provisional INTEGER NOT NULL,
     thread TEXT,                   -- conversation a memory was captured from (search shows its neighbours)
+    anchors TEXT,                  -- JSON [[path, blob, verified_at], ...] or NULL (docs/anchors.md)
     file_hash TEXT NOT NULL,       -- sha256 of the file bytes
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL

@@ -15,6 +15,7 @@ import numpy as np
 
 from aimate_memory.index.candidates import RankingColumns
 from aimate_memory.index.store import IndexStore
+from aimate_memory.vault.anchors import Anchor
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Layer
 from aimate_memory.vault.model import Memory, to_datetime
@@ -22,7 +23,7 @@ from aimate_memory.vault.store import Vault
 
 MEMORY_COLUMNS = (
     "rowid, id, path, layer, category, title, tags, status, importance, created_at, updated_at, "
-    "accessed_at, access_count, expires_at, related, source, provisional, thread"
+    "accessed_at, access_count, expires_at, related, source, provisional, thread, anchors"
 )
 
 
@@ -159,6 +160,7 @@ def memory_from_row(row: tuple[Any, ...], vault: Vault) -> Memory:
         source,
         provisional,
         thread,
+        anchors,
     ) = row
     return Memory(
         id=id_,
@@ -182,6 +184,7 @@ def memory_from_row(row: tuple[Any, ...], vault: Vault) -> Memory:
         body="",
         archived=path.startswith("archive/"),
         provisional_id=bool(provisional),
+        anchors=tuple(Anchor.from_row(item) for item in json.loads(anchors)) if anchors else (),
     )
 
 

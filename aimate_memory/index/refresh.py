@@ -129,6 +129,11 @@ class IndexRefresh:
                 parsed[stat.path] = memory
             if progress:
                 progress("reading", done, len(read_plan.to_read))
+        report.hand_edited_paths = [
+            path
+            for path, memory in parsed.items()
+            if memory.hand_edited or not (memory.doc and memory.doc.get("content_hash"))
+        ]
         plan = plan_refresh(reads, indexed, read_plan.vanished, errors)
         apply_plan(conn, plan, parsed, report, progress, batch_files)
         embed_missing(conn, self.embedder, self.store.vec_error, report, progress)

@@ -163,6 +163,7 @@ def _memory_values(memory: Memory, read: ReadResult) -> tuple[Any, ...]:
         memory.source,
         int(memory.provisional_id),
         memory.thread,
+        json.dumps([anchor.to_row() for anchor in memory.anchors]) if memory.anchors else None,
         read.file_hash,
         read.stat.mtime_ns,
         read.stat.size,
@@ -174,7 +175,7 @@ def _update_metadata(conn: sqlean.Connection, memory: Memory, read: ReadResult) 
     conn.execute(
         "UPDATE memories SET id=?, path=?, layer=?, category=?, title=?, tags=?, status=?, importance=?, "
         "created_at=?, updated_at=?, accessed_at=?, access_count=?, expires_at=?, related=?, created_ts=?, "
-        "updated_ts=?, source=?, provisional=?, thread=?, file_hash=?, mtime_ns=?, size=? WHERE path = ?",
+        "updated_ts=?, source=?, provisional=?, thread=?, anchors=?, file_hash=?, mtime_ns=?, size=? WHERE path = ?",
         (*values, read.path),
     )
 
@@ -197,8 +198,8 @@ def _upsert(conn: sqlean.Connection, memory: Memory, read: ReadResult) -> bool:
         cursor = conn.execute(
             "INSERT INTO memories(id, path, layer, category, title, tags, status, importance, created_at, "
             "updated_at, accessed_at, access_count, expires_at, related, created_ts, updated_ts, source, "
-            "provisional, thread, file_hash, mtime_ns, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-            "?, ?, ?, ?, ?, ?, ?)",
+            "provisional, thread, anchors, file_hash, mtime_ns, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+            "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             values,
         )
         rowid = cursor.lastrowid

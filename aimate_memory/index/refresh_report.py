@@ -24,10 +24,13 @@ class RefreshReport:
     rebuilt: bool = False
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
+    #: files this refresh read whose text the tool has not seen (no `content_hash`, or a body that no longer
+    #: matches it: hand-made or hand-edited), vault-relative: what anchoring looks at after it
+    hand_edited_paths: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> int:
         return self.added + self.updated + self.moved + self.deleted
 
     def as_dict(self) -> dict[str, Any]:
-        return {key: value for key, value in self.__dict__.items()}
+        return {key: value for key, value in self.__dict__.items() if key != "hand_edited_paths"}

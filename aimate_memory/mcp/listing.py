@@ -20,7 +20,10 @@ ANSWERS: dict[str, Any] = {
         "states a durable fact, decision,\n"
         "preference or task (one sentence each). memory_context gives a prompt-ready "
         "summary of what matters now.\n"
-        "Memories are in Chinese and English; search in either language.",
+        "Memories are in Chinese and English; search in either language. A project "
+        "memory whose cited files changed\n"
+        "since it was verified carries `stale` (which file, changed/moved/deleted, "
+        "since when, in how many commits).",
     },
     "tools/list": {
         "tools": [
@@ -33,7 +36,9 @@ ANSWERS: dict[str, Any] = {
                 "Returns ids, titles, snippets, scores and locations (scope:path); "
                 "read one whole with memory_get. Filters: layer (core, session, "
                 "short_term, long_term), scope (project, global), tags, since (a "
-                "date or 7d, 2w, today).",
+                "date or 7d, 2w, today). A result with `stale` cites a project "
+                "file that changed, moved or was deleted since the memory was "
+                "verified: it may be out of date.",
                 "inputSchema": {
                     "properties": {
                         "query": {
@@ -99,6 +104,7 @@ ANSWERS: dict[str, Any] = {
                                 "updated_at": {"title": "Updated At", "type": "string"},
                                 "score": {"title": "Score", "type": "number"},
                                 "snippet": {"title": "Snippet", "type": "string"},
+                                "stale": {"anyOf": [{"$ref": "#/$defs/StaleOutput"}, {"type": "null"}]},
                             },
                             "required": [
                                 "id",
@@ -110,8 +116,33 @@ ANSWERS: dict[str, Any] = {
                                 "updated_at",
                                 "score",
                                 "snippet",
+                                "stale",
                             ],
                             "title": "SearchItem",
+                            "type": "object",
+                        },
+                        "StaleOutput": {
+                            "description": "Why a memory may be "
+                            "out of date "
+                            "(`vault.anchors.Staleness.to_dict()`): "
+                            "a file it cites "
+                            "`what`\n"
+                            "(changed | moved | "
+                            "deleted) since `since` "
+                            "(the date it was "
+                            "verified), in "
+                            "`commits` commits.",
+                            "properties": {
+                                "path": {"title": "Path", "type": "string"},
+                                "what": {"title": "What", "type": "string"},
+                                "since": {"title": "Since", "type": "string"},
+                                "commits": {"title": "Commits", "type": "integer"},
+                                "moved_to": {"title": "Moved To", "type": "string"},
+                                "more": {"title": "More", "type": "integer"},
+                                "deleted_at": {"title": "Deleted At", "type": "string"},
+                            },
+                            "required": ["path", "what", "since", "commits"],
+                            "title": "StaleOutput",
                             "type": "object",
                         },
                         "VaultOutput": {
@@ -161,6 +192,45 @@ ANSWERS: dict[str, Any] = {
                     "type": "object",
                 },
                 "outputSchema": {
+                    "$defs": {
+                        "AnchorOutput": {
+                            "properties": {
+                                "path": {"title": "Path", "type": "string"},
+                                "blob": {"title": "Blob", "type": "string"},
+                                "verified_at": {
+                                    "anyOf": [{"type": "string"}, {"type": "null"}],
+                                    "title": "Verified At",
+                                },
+                            },
+                            "required": ["path", "blob", "verified_at"],
+                            "title": "AnchorOutput",
+                            "type": "object",
+                        },
+                        "StaleOutput": {
+                            "description": "Why a memory may be "
+                            "out of date "
+                            "(`vault.anchors.Staleness.to_dict()`): "
+                            "a file it cites "
+                            "`what`\n"
+                            "(changed | moved | "
+                            "deleted) since `since` "
+                            "(the date it was "
+                            "verified), in "
+                            "`commits` commits.",
+                            "properties": {
+                                "path": {"title": "Path", "type": "string"},
+                                "what": {"title": "What", "type": "string"},
+                                "since": {"title": "Since", "type": "string"},
+                                "commits": {"title": "Commits", "type": "integer"},
+                                "moved_to": {"title": "Moved To", "type": "string"},
+                                "more": {"title": "More", "type": "integer"},
+                                "deleted_at": {"title": "Deleted At", "type": "string"},
+                            },
+                            "required": ["path", "what", "since", "commits"],
+                            "title": "StaleOutput",
+                            "type": "object",
+                        },
+                    },
                     "properties": {
                         "id": {"title": "Id", "type": "string"},
                         "title": {"title": "Title", "type": "string"},
@@ -178,6 +248,8 @@ ANSWERS: dict[str, Any] = {
                         "related": {"items": {"type": "string"}, "title": "Related", "type": "array"},
                         "source": {"title": "Source", "type": "string"},
                         "body": {"title": "Body", "type": "string"},
+                        "anchors": {"items": {"$ref": "#/$defs/AnchorOutput"}, "title": "Anchors", "type": "array"},
+                        "stale": {"anyOf": [{"$ref": "#/$defs/StaleOutput"}, {"type": "null"}]},
                     },
                     "required": [
                         "id",
@@ -196,6 +268,8 @@ ANSWERS: dict[str, Any] = {
                         "related",
                         "source",
                         "body",
+                        "anchors",
+                        "stale",
                     ],
                     "title": "MemoryOutput",
                     "type": "object",
@@ -243,6 +317,7 @@ ANSWERS: dict[str, Any] = {
                                 "path": {"title": "Path", "type": "string"},
                                 "tokens": {"title": "Tokens", "type": "integer"},
                                 "score": {"anyOf": [{"type": "number"}, {"type": "null"}], "title": "Score"},
+                                "stale": {"anyOf": [{"$ref": "#/$defs/StaleOutput"}, {"type": "null"}]},
                             },
                             "required": ["id", "title", "tokens"],
                             "title": "ContextItemOutput",
@@ -261,6 +336,30 @@ ANSWERS: dict[str, Any] = {
                             },
                             "required": ["layer", "scope", "tokens", "items"],
                             "title": "ContextSection",
+                            "type": "object",
+                        },
+                        "StaleOutput": {
+                            "description": "Why a memory may be "
+                            "out of date "
+                            "(`vault.anchors.Staleness.to_dict()`): "
+                            "a file it cites "
+                            "`what`\n"
+                            "(changed | moved | "
+                            "deleted) since `since` "
+                            "(the date it was "
+                            "verified), in "
+                            "`commits` commits.",
+                            "properties": {
+                                "path": {"title": "Path", "type": "string"},
+                                "what": {"title": "What", "type": "string"},
+                                "since": {"title": "Since", "type": "string"},
+                                "commits": {"title": "Commits", "type": "integer"},
+                                "moved_to": {"title": "Moved To", "type": "string"},
+                                "more": {"title": "More", "type": "integer"},
+                                "deleted_at": {"title": "Deleted At", "type": "string"},
+                            },
+                            "required": ["path", "what", "since", "commits"],
+                            "title": "StaleOutput",
                             "type": "object",
                         },
                     },
@@ -365,7 +464,9 @@ ANSWERS: dict[str, Any] = {
                 "title": "Update a memory",
                 "description": "Edit a memory: its title, Markdown body, tags, importance (1–5) "
                 "or status (active, pending, archived). Only the fields you pass "
-                "change. Returns the memory as saved.",
+                "change. `verified: true` says a possibly stale project memory "
+                "still holds for the code as it is now (it is re-anchored and its "
+                "`stale` mark cleared). Returns the memory as saved.",
                 "inputSchema": {
                     "properties": {
                         "id": {
@@ -410,12 +511,68 @@ ANSWERS: dict[str, Any] = {
                             "description": "active, pending or archived.",
                             "title": "Status",
                         },
+                        "verified": {
+                            "default": False,
+                            "description": "True after you "
+                            "checked a possibly "
+                            "stale project memory "
+                            "against the code and "
+                            "it still holds: it is "
+                            "re-anchored to the "
+                            "files as they are now "
+                            "and no longer marked "
+                            "stale. Fix the text "
+                            "(body) in the same "
+                            "call when it no "
+                            "longer holds.",
+                            "title": "Verified",
+                            "type": "boolean",
+                        },
                     },
                     "required": ["id"],
                     "title": "memory_updateArguments",
                     "type": "object",
                 },
                 "outputSchema": {
+                    "$defs": {
+                        "AnchorOutput": {
+                            "properties": {
+                                "path": {"title": "Path", "type": "string"},
+                                "blob": {"title": "Blob", "type": "string"},
+                                "verified_at": {
+                                    "anyOf": [{"type": "string"}, {"type": "null"}],
+                                    "title": "Verified At",
+                                },
+                            },
+                            "required": ["path", "blob", "verified_at"],
+                            "title": "AnchorOutput",
+                            "type": "object",
+                        },
+                        "StaleOutput": {
+                            "description": "Why a memory may be "
+                            "out of date "
+                            "(`vault.anchors.Staleness.to_dict()`): "
+                            "a file it cites "
+                            "`what`\n"
+                            "(changed | moved | "
+                            "deleted) since `since` "
+                            "(the date it was "
+                            "verified), in "
+                            "`commits` commits.",
+                            "properties": {
+                                "path": {"title": "Path", "type": "string"},
+                                "what": {"title": "What", "type": "string"},
+                                "since": {"title": "Since", "type": "string"},
+                                "commits": {"title": "Commits", "type": "integer"},
+                                "moved_to": {"title": "Moved To", "type": "string"},
+                                "more": {"title": "More", "type": "integer"},
+                                "deleted_at": {"title": "Deleted At", "type": "string"},
+                            },
+                            "required": ["path", "what", "since", "commits"],
+                            "title": "StaleOutput",
+                            "type": "object",
+                        },
+                    },
                     "properties": {
                         "id": {"title": "Id", "type": "string"},
                         "title": {"title": "Title", "type": "string"},
@@ -433,6 +590,8 @@ ANSWERS: dict[str, Any] = {
                         "related": {"items": {"type": "string"}, "title": "Related", "type": "array"},
                         "source": {"title": "Source", "type": "string"},
                         "body": {"title": "Body", "type": "string"},
+                        "anchors": {"items": {"$ref": "#/$defs/AnchorOutput"}, "title": "Anchors", "type": "array"},
+                        "stale": {"anyOf": [{"$ref": "#/$defs/StaleOutput"}, {"type": "null"}]},
                     },
                     "required": [
                         "id",
@@ -451,6 +610,8 @@ ANSWERS: dict[str, Any] = {
                         "related",
                         "source",
                         "body",
+                        "anchors",
+                        "stale",
                     ],
                     "title": "MemoryOutput",
                     "type": "object",

@@ -10,6 +10,25 @@ from typing import Any
 from typing_extensions import NotRequired, TypedDict
 
 
+class StaleOutput(TypedDict):
+    """Why a memory may be out of date (`vault.anchors.Staleness.to_dict()`): a file it cites `what`
+    (changed | moved | deleted) since `since` (the date it was verified), in `commits` commits."""
+
+    path: str
+    what: str
+    since: str
+    commits: int
+    moved_to: NotRequired[str]
+    more: NotRequired[int]  # other anchored files of the same memory that changed too
+    deleted_at: NotRequired[str]
+
+
+class AnchorOutput(TypedDict):
+    path: str  # project-relative; a folder ends in "/"
+    blob: str  # git blob id when verified
+    verified_at: str | None
+
+
 class SearchItem(TypedDict):
     id: str
     title: str
@@ -20,6 +39,7 @@ class SearchItem(TypedDict):
     updated_at: str
     score: float
     snippet: str
+    stale: StaleOutput | None  # possibly out of date: a file it cites changed since it was verified
 
 
 class VaultOutput(TypedDict):
@@ -53,6 +73,8 @@ class MemoryOutput(TypedDict):
     related: list[str]
     source: str
     body: str
+    anchors: list[AnchorOutput]  # the project files it cites, as verified (docs/anchors.md)
+    stale: StaleOutput | None  # possibly out of date: a file it cites changed since it was verified
 
 
 class ContextItemOutput(TypedDict):
@@ -62,6 +84,7 @@ class ContextItemOutput(TypedDict):
     path: NotRequired[str]  # the file in its vault; the context's text names memories by id only
     tokens: int
     score: NotRequired[float | None]
+    stale: NotRequired[StaleOutput | None]
 
 
 class ContextSection(TypedDict):

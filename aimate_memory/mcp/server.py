@@ -62,7 +62,8 @@ Long-term memory for this project and for the user, kept as Markdown files (AIMa
 Call memory_search before answering questions about earlier decisions, preferences, conventions or tasks;
 memory_get reads one memory whole. Call memory_remember when the user states a durable fact, decision,
 preference or task (one sentence each). memory_context gives a prompt-ready summary of what matters now.
-Memories are in Chinese and English; search in either language."""
+Memories are in Chinese and English; search in either language. A project memory whose cited files changed
+since it was verified carries `stale` (which file, changed/moved/deleted, since when, in how many commits)."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,9 @@ TOOL_SPECS: dict[str, ToolSpec] = {
         "Search long-term memory by meaning and keywords (hybrid), in Chinese or English. Use it before answering "
         "anything about past decisions, preferences, conventions, people or open tasks. Returns ids, titles, "
         "snippets, scores and locations (scope:path); read one whole with memory_get. Filters: layer "
-        "(core, session, short_term, long_term), scope (project, global), tags, since (a date or 7d, 2w, today).",
+        "(core, session, short_term, long_term), scope (project, global), tags, since (a date or 7d, 2w, today). "
+        "A result with `stale` cites a project file that changed, moved or was deleted since the memory was "
+        "verified: it may be out of date.",
         READ_ONLY,
     ),
     "memory_get": ToolSpec(
@@ -115,7 +118,8 @@ TOOL_SPECS: dict[str, ToolSpec] = {
     "memory_update": ToolSpec(
         "Update a memory",
         "Edit a memory: its title, Markdown body, tags, importance (1–5) or status (active, pending, archived). "
-        "Only the fields you pass change. Returns the memory as saved.",
+        "Only the fields you pass change. `verified: true` says a possibly stale project memory still holds for "
+        "the code as it is now (it is re-anchored and its `stale` mark cleared). Returns the memory as saved.",
         ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False),
     ),
     "memory_forget": ToolSpec(

@@ -23,6 +23,7 @@ from aimate_memory.mcp.schemas import (
     RememberResult,
     SearchItem,
     SearchResult,
+    StaleOutput,
     VaultOutput,
 )
 from aimate_memory.system.records import memory_fields
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
     from aimate_memory.system.client import RoutedClient
     from aimate_memory.system.records import HitRecord
+    from aimate_memory.vault.anchors import Staleness
     from aimate_memory.vault.filters import MemoryFilter
     from aimate_memory.vault.model import Memory
 
@@ -114,8 +116,9 @@ class MemoryTools:
         )
 
     def memory_get(self, id: MemoryId) -> MemoryOutput:
-        memory = self.refreshed().get(id)
-        return memory_record(memory)
+        system = self.refreshed()
+        memory = system.get(id)
+        return memory_record(memory, system.staleness(memory))
 
     def memory_context(
         self,
@@ -166,14 +169,26 @@ class MemoryTools:
         tags: TagsArg = None,
         importance: Annotated[int | None, Field(ge=1, le=5, description="1 (trivial) to 5 (essential).")] = None,
         status: Annotated[str | None, Field(description="active, pending or archived.")] = None,
+        verified: Annotated[
+            bool,
+            Field(
+                description="True after you checked a possibly stale project memory against the code and it still "
+                "holds: it is re-anchored to the files as they are now and no longer marked stale. Fix the text "
+                "(body) in the same call when it no longer holds."
+            ),
+        ] = False,
     ) -> MemoryOutput:
         changes: dict[str, Any] = {"title": title, "body": body, "importance": importance, "status": status}
         if tags is not None:
             changes["tags"] = split_list(tags)
-        if all(value is None for value in changes.values()):
-            raise InvalidInputError("nothing to update", f"pass at least one of: {', '.join(UPDATABLE)}")
-        memory = self.refreshed().update(id, **changes)
-        return memory_record(memory)
+        if all(value is None for value in changes.values()) and not verified:
+            raise InvalidInputError("nothing to update", f"pass at least one of: {', '.join(UPDATABLE)}, verified")
+        system = self.refreshed()
+        memory = system.update(id, **changes) if any(value is not None for value in changes.values()) else None
+        if verified:
+            memory = system.verify(memory.id if memory is not None else id).memory
+        assert memory is not None
+        return memory_record(memory, system.staleness(memory))
 
     def memory_forget(self, id: MemoryId) -> ForgetResult:
         archived = self.refreshed().remove(id)
@@ -232,15 +247,21 @@ def _search_item(hit: HitRecord) -> SearchItem:
         updated_at=hit.updated_at,
         score=hit.score,
         snippet=hit.snippet,
+        stale=_stale(hit.stale),
     )
 
 
-def memory_record(memory: Memory) -> MemoryOutput:
+def _stale(stale: Staleness | None) -> StaleOutput | None:
+    return cast("StaleOutput", stale.to_dict()) if stale is not None else None  # the keys are the TypedDict's own
+
+
+def memory_record(memory: Memory, stale: Staleness | None = None) -> MemoryOutput:
     data = memory_fields(memory)
     keys = MemoryOutput.__annotations__
     fields = {key: data[key] for key in keys if key in data}
     fields["location"] = f"{data['scope']}:{data['path']}"
     fields["source"] = data["source"] or ""
+    fields["stale"] = _stale(stale)
     return cast("MemoryOutput", fields)  # the keys are the TypedDict's own
 
 

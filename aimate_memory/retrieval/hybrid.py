@@ -35,6 +35,7 @@ from aimate_memory.retrieval.fusion import Fused, Ranked, best_per_memory, fuse
 from aimate_memory.retrieval.scoring import ScoreFactors, score
 from aimate_memory.retrieval.snippet import make_snippet, match_pattern
 from aimate_memory.text.scripts import script_of
+from aimate_memory.vault.anchors import Staleness
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Scope
 from aimate_memory.vault.model import Memory
@@ -62,6 +63,8 @@ class SearchHit:
     highlights: list[tuple[int, int]]
     #: the id of the result this one is shown next to, as context from the same conversation (neighbours.py)
     context_of: str | None = None
+    #: an anchored file changed since the memory was verified (docs/anchors.md); set by the facade
+    stale: Staleness | None = None
 
 
 @dataclass

@@ -217,8 +217,9 @@ class ContextBuilder:
             if memory.id not in chunks:
                 continue
             body = body_from_chunks(chunks[memory.id])
+            stale = self._store.staleness(memory)
             items.append(
-                ContextItem(memory.id, memory.title, body, memory.scope.value, memory.rel_path.as_posix(), score)
+                ContextItem(memory.id, memory.title, body, memory.scope.value, memory.rel_path.as_posix(), score, stale)
             )
         return items
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar,
 
 from aimate_memory.clock import Clock
 from aimate_memory.config import Config
+from aimate_memory.system.anchoring import Anchoring
 from aimate_memory.system.capture import Capture
 from aimate_memory.system.context import ContextBuilder
 from aimate_memory.system.history import GitActions
@@ -70,7 +71,7 @@ class MemorySystem:
 
     Collaborators: `store` (vaults, indexes, model, journals, the commit-and-notify `record`), `perf` (the
     perf log), `retrieval`, `memories`, `capture`, `sessions`, `context`, `git`, `memory_page`, `transfer`,
-    `upkeep`."""
+    `upkeep`, `anchoring`."""
 
     def __init__(
         self,
@@ -91,6 +92,7 @@ class MemorySystem:
         self.memory_page = MemoryPage(self.store, self.memories, self.git)
         self.transfer = Transfer(self.store, self.memories)
         self.upkeep = Upkeep(self.store)
+        self.anchoring = Anchoring(self.store, self.retrieval, self.memories)
 
     @classmethod
     def open(
@@ -177,6 +179,10 @@ class MemorySystem:
 
     timeline = Delegate("git", GitActions.timeline)
     details = Delegate("memory_page", MemoryPage.details)
+
+    staleness = Delegate("anchoring", Anchoring.staleness)
+    stale = Delegate("anchoring", Anchoring.stale)
+    verify = Delegate("anchoring", Anchoring.verify)
 
     build_context = Delegate("context", ContextBuilder.build_context)
     core_markdown = Delegate("context", ContextBuilder.core_markdown)

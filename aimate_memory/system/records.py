@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from aimate_memory.vault.anchors import Staleness
+
 if TYPE_CHECKING:
     from aimate_memory.capture.result import CaptureResult
     from aimate_memory.context.model import Context
@@ -67,6 +69,8 @@ class HitRecord:
     highlights: tuple[tuple[int, int], ...] = ()
     factors: Mapping[str, float] = field(default_factory=dict)
     context_of: str | None = None
+    #: an anchored file changed, moved or vanished since the memory was verified (docs/anchors.md)
+    stale: Staleness | None = None
 
     @property
     def location(self) -> str:
@@ -90,6 +94,7 @@ class HitRecord:
             highlights=tuple((int(start), int(end)) for start, end in hit.highlights),
             factors={key: round(value, 6) for key, value in hit.factors.items()},
             context_of=hit.context_of,
+            stale=hit.stale,
         )
 
     def to_dict(self, explain: bool = False) -> Json:
@@ -106,6 +111,7 @@ class HitRecord:
             "score": self.score,
             "snippet": self.snippet,
             "highlights": [list(span) for span in self.highlights],
+            "stale": self.stale.to_dict() if self.stale is not None else None,
         }
         if self.context_of is not None:
             data["context_of"] = self.context_of
@@ -129,6 +135,7 @@ class HitRecord:
             highlights=tuple((int(span[0]), int(span[1])) for span in data.get("highlights") or ()),
             factors={str(key): float(value) for key, value in (data.get("factors") or {}).items()},
             context_of=str(data["context_of"]) if data.get("context_of") else None,
+            stale=Staleness.from_dict(data["stale"]) if data.get("stale") else None,
         )
 
 

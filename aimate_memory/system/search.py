@@ -59,7 +59,10 @@ class Retrieval:
         # A result list is not a use (docs/design.md §5): only explicit reads (`read`) are journaled, so a
         # note that keeps showing up in searches is never promoted for it.
         where = replace(where or MemoryFilter(), session_statuses=ENDED_SESSION_STATUSES)
-        return searcher.search(query, top_k, where)
+        response = searcher.search(query, top_k, where)
+        for hit in response.results:
+            hit.stale = self._store.staleness(hit.memory)
+        return response
 
     def evaluate(self, queries_text: str, source: str = "queries") -> EvalReport:
         """Recall@1/5/10 and MRR of `search` on the caller's own questions (`aimate mem eval`), one JSON line each:

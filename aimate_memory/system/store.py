@@ -19,9 +19,12 @@ from aimate_memory.vault.store import Vault
 
 if TYPE_CHECKING:
     from aimate_memory.embedding.lazy import LazyEmbedder
+    from aimate_memory.git.anchors import ProjectFiles
     from aimate_memory.git.committer import CommitReport
     from aimate_memory.index.memory_index import MemoryIndex, RefreshReport
     from aimate_memory.lifecycle.journal import AccessJournal
+    from aimate_memory.vault.anchors import Staleness
+    from aimate_memory.vault.model import Memory
 
 ChangeListener = Callable[[Vault, ChangeSet], None]
 Progress = Callable[[str, int, int], None]
@@ -35,6 +38,8 @@ class Store:
     - the indexes: `index_for`, `indexes`, `readable_indexes`, `has_index`, `refresh`, `reindex`, `refresh_vault`;
     - the model: `embedder`, `share_embedder`, `warm_up`, `vectors_enabled`, `model_loaded`;
     - `journal_for` (uses, folded in by maintenance);
+    - anchors (docs/anchors.md): `project_files` (the project's files, the project vault's `Anchorer`) and
+      `staleness` (whether a memory's anchored files changed since it was verified);
     - `record` (commit what an action changed, then tell the `on_change` listeners);
     - the vaults' lifecycle: `init`, `make_private`, `close`.
 
@@ -59,6 +64,13 @@ class Store:
         self._listeners: list[ChangeListener] = []
         self._indexes: dict[Scope, MemoryIndex] = {}
         self._embedder = embedder
+        self.project_files: ProjectFiles | None = None
+        if self.project_vault is not None and roots.project_dir is not None:
+            # Only project memories anchor: the global vault's are about the person, not one codebase.
+            from aimate_memory.git.anchors import ProjectFiles
+
+            self.project_files = ProjectFiles(roots.project_dir)
+            self.project_vault.anchorer = self.project_files
 
     def close(self) -> None:
         """Close the index connections. Safe to call twice."""
@@ -267,7 +279,7 @@ class Store:
 
     def refresh(self, progress: Progress | None = None) -> dict[str, RefreshReport]:
         """Hash-sync every vault's index with its files (milliseconds when nothing changed)."""
-        return {index.vault.scope.value: index.refresh(progress) for index in self.indexes}
+        return {index.vault.scope.value: self._anchored(index.vault, index.refresh(progress)) for index in self.indexes}
 
     def reindex(self, progress: Progress | None = None) -> dict[str, RefreshReport]:
         """Rebuild every index from the files into a temp file, swapped in atomically."""
@@ -276,7 +288,24 @@ class Store:
     def refresh_vault(self, vault: Vault, paths: Iterable[str] | None = None) -> RefreshReport:
         """Hash-sync one vault's index; `paths` (vault-relative, a folder stands for what is under it)
         limits the walk to what changed, None walks the whole vault."""
-        return self.index_for(vault).refresh(paths=paths)
+        return self._anchored(vault, self.index_for(vault).refresh(paths=paths))
+
+    def _anchored(self, vault: Vault, report: RefreshReport) -> RefreshReport:
+        """After a refresh of the project vault: hand-made and hand-edited files it read get their anchors
+        (`Vault.anchor_hand_edits`), and the index reads what that wrote."""
+        if vault.anchorer is None or not report.hand_edited_paths:
+            return report
+        written = vault.anchor_hand_edits(report.hand_edited_paths)
+        if written:
+            self.index_for(vault).refresh(paths=[path.as_posix() for path in written])
+        return report
+
+    def staleness(self, memory: Memory) -> Staleness | None:
+        """Whether the files a project memory is anchored to changed, moved or vanished since they were
+        verified (the first such anchor; None for a global memory or one without anchors)."""
+        if self.project_files is None or not memory.anchors or memory.scope is not Scope.PROJECT:
+            return None
+        return self.project_files.staleness(memory.anchors)
 
     def journal_for(self, vault: Vault) -> AccessJournal:
         from aimate_memory.lifecycle.journal import AccessJournal

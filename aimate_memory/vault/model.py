@@ -9,6 +9,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from aimate_memory.vault.anchors import Anchor, anchors_of
 from aimate_memory.vault.hashing import content_hash
 from aimate_memory.vault.layout import DEFAULT_CATEGORY, Layer, Location, Scope, folder_for, location_of
 from aimate_memory.vault.lists import split_list
@@ -61,6 +62,8 @@ class Memory:
     thread: str | None = None
     provisional_id: bool = False
     hand_edited: bool = False
+    #: the project files this memory cites, as verified (frontmatter `anchors`, docs/anchors.md)
+    anchors: tuple[Anchor, ...] = ()
     problems: list[str] = field(default_factory=list)
     doc: MemoryDocument | None = field(default=None, repr=False, compare=False)
 
@@ -89,6 +92,7 @@ class Memory:
             "related": list(self.related),
             "source": self.source,
             "thread": self.thread,
+            "anchors": [anchor.to_dict() for anchor in self.anchors],
         }
 
 
@@ -135,6 +139,7 @@ def memory_from_document(
         archived=location.archived,
         provisional_id=not has_id,
         hand_edited=hand_edited,
+        anchors=anchors_of(doc.get("anchors")),
         problems=problems,
         doc=doc,
     )

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
+
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from aimate_memory.clock import Clock, SystemClock
 from aimate_memory.errors import (
@@ -17,9 +19,10 @@ from aimate_memory.errors import (
     OutsideVaultError,
     PathTooLongError,
 )
+from aimate_memory.vault.anchors import Anchor, Anchorer, anchors_of
 from aimate_memory.vault.atomic import atomic_write_text, stale_temp_files
 from aimate_memory.vault.changes import FileChange
-from aimate_memory.vault.codec import MemoryDocument, content_hash, read_document
+from aimate_memory.vault.codec import IsoTimestamp, MemoryDocument, content_hash, read_document
 from aimate_memory.vault.layout import (
     DEFAULT_CATEGORY,
     Layer,
@@ -29,7 +32,7 @@ from aimate_memory.vault.layout import (
     memory_file_name,
     with_clash_suffix,
 )
-from aimate_memory.vault.model import Memory, default_expiry, memory_from_document, mtime_of, new_id
+from aimate_memory.vault.model import Memory, default_expiry, memory_from_document, mtime_of, new_id, title_of
 
 # Frontmatter keys in the order the tool writes them (stable order = readable diffs).
 KEY_ORDER = (
@@ -50,6 +53,7 @@ KEY_ORDER = (
     "content_hash",
     "related",
     "source",
+    "anchors",
 )
 README_NAMES = {"readme.md"}
 
@@ -74,6 +78,8 @@ class Vault:
         self.scope = scope
         self.max_file_bytes = max_file_bytes
         self.clock = clock or SystemClock()
+        #: set on a project vault: a written text's citations become `anchors` (docs/anchors.md)
+        self.anchorer: Anchorer | None = None
 
     def max_bytes_for(self, rel_path: PurePosixPath) -> int:
         """The largest file `load` reads at this path: session transcripts may be larger than notes."""
@@ -248,6 +254,10 @@ class Vault:
         meta["source"] = source
         for key, value in (extra or {}).items():
             meta.setdefault(key, value)
+        if self.anchorer is not None and "anchors" not in meta:
+            anchors = self.anchorer.anchors_for(f"{title}\n\n{body}")
+            if anchors:
+                meta["anchors"] = anchors_value(anchors)
         rel_path = self.unique_path(folder, memory_file_name(now, category, title))
         doc = MemoryDocument.new(meta, body)
         self._write(rel_path, doc)
@@ -262,8 +272,10 @@ class Vault:
         *,
         touch: bool = True,
     ) -> Memory:
-        """Change fields (None removes a key) and/or the body; `updated_at` and `content_hash` follow."""
+        """Change fields (None removes a key) and/or the body; `updated_at` and `content_hash` follow, and
+        `anchors` when the text is one the tool has not anchored yet (`reanchor`)."""
         doc = self._fresh_doc(memory)
+        seen = (doc.get("content_hash"), doc.get("title"))
         for key, value in fields.items():
             if value is None:
                 doc.remove(key)
@@ -275,6 +287,8 @@ class Vault:
             return memory
         if touch:
             doc.set("updated_at", self.clock.now())
+        if "anchors" not in fields and seen != (content_hash(doc.body), doc.get("title")):
+            self.reanchor(doc)
         if body is not None or "content_hash" in doc.meta:
             doc.set("content_hash", content_hash(doc.body))
         self._write(memory.rel_path, doc)
@@ -313,6 +327,46 @@ class Vault:
             removed += 1
         return f"removed {removed} temp file(s) left by an interrupted write" if removed else None
 
+    def reanchor(self, doc: MemoryDocument) -> bool:
+        """Give a document's text its anchors now: the ones it has, kept as they are (a person's removals
+        too), plus what the text newly cites (docs/anchors.md). True when `anchors` changed."""
+        if self.anchorer is None:
+            return False
+        previous = anchors_of(doc.get("anchors"))
+        text = f"{title_of(doc, PurePosixPath('memory.md'))}\n\n{doc.body}"
+        anchors = self.anchorer.anchors_for(text, previous)
+        if anchors == previous:
+            return False
+        doc.set("anchors", anchors_value(anchors))
+        return True
+
+    def anchor_hand_edits(self, rel_paths: Iterable[str]) -> list[PurePosixPath]:
+        """Anchor the files among `rel_paths` whose text the tool has not seen (no `content_hash`, or one the
+        body no longer matches: hand-made or hand-edited), as a refresh found them. A file that has or gets
+        anchors is written with them and `content_hash` (the text is now seen: a person's later removal of
+        an anchor stands until the text changes again); one that cites nothing is left untouched."""
+        if self.anchorer is None:
+            return []
+        written: list[PurePosixPath] = []
+        for path in rel_paths:
+            rel = PurePosixPath(path)
+            if rel.parts and rel.parts[0] == Layer.SESSION.folder:
+                continue  # transcripts are what was said, not claims about the code
+            try:
+                memory = self.load(rel)
+            except (MemoryFileError, OSError):
+                continue
+            doc = memory.doc
+            if doc is None or doc.get("content_hash") == content_hash(doc.body):
+                continue
+            if not self.reanchor(doc) and not doc.get("anchors"):
+                continue
+            doc.set("content_hash", content_hash(doc.body))
+            doc.set("updated_at", memory.updated_at)  # the hand edit's time (model.py), not this write's
+            self._write(rel, doc)
+            written.append(rel)
+        return written
+
     def write_document(self, rel_path: PurePosixPath, doc: MemoryDocument) -> None:
         self._write(rel_path, doc)
 
@@ -329,6 +383,19 @@ class Vault:
                 "split it into several memories, or raise storage.max_file_bytes",
             )
         atomic_write_text(self.abs_path(rel_path), text)
+
+
+def anchors_value(anchors: tuple[Anchor, ...] | list[Anchor]) -> Any:
+    """`anchors` as the tool writes it: one block entry per anchor, `{path, blob, verified_at}` a line each,
+    so a person reads and edits it (and a diff shows which anchor changed)."""
+    seq = CommentedSeq()
+    for anchor in anchors:
+        entry = CommentedMap()
+        entry["path"] = anchor.path
+        entry["blob"] = anchor.blob
+        entry["verified_at"] = IsoTimestamp.of(anchor.verified_at) if anchor.verified_at else None
+        seq.append(entry)
+    return seq
 
 
 def _unreadable(path: Path, error: OSError) -> MemoryFileError:

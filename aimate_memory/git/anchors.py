@@ -151,11 +151,10 @@ class ProjectFiles:
     def blob(self, path: str) -> str | None:
         """The path's blob id now (a folder: `folder_blob` of its tracked files), None when it is gone."""
         if path.endswith("/"):
-            prefix = path
-            entries = [(p[len(prefix) :], b) for p, b in self.listing().blobs.items() if p.startswith(prefix)]
-            if not entries:
+            found = self.blob_in_index(path)
+            if found is None:
                 return folder_blob(()) if self._abs(path).is_dir() else None
-            return folder_blob(entries)
+            return found
         target = self._abs(path)
         try:
             stat = target.stat()
@@ -246,10 +245,25 @@ class ProjectFiles:
             if current is None and not anchor.path.endswith("/"):
                 others = [p for p in self.listing().paths_with(anchor.blob) if p != anchor.path]
                 elsewhere = others[0] if len(others) == 1 else None
-            stale = staleness_of(anchor, current, histories.get(anchor.path, PathHistory()), elsewhere)
+            history = histories.get(anchor.path, PathHistory())
+            if history.commits == 0 and self._committed(anchor, current):
+                # Git keeps whole seconds: a commit in the second the anchor was verified is not after it.
+                history = PathHistory(1, history.renamed_to, history.deleted_at)
+            stale = staleness_of(anchor, current, history, elsewhere)
             if stale is not None:
                 found.append(stale)
         return first_stale(found)
+
+    def _committed(self, anchor: Anchor, current: str | None) -> bool:
+        """Whether git's index already holds the change (else it is in the work tree only)."""
+        if anchor.path.endswith("/"):
+            return current is not None and self.blob_in_index(anchor.path) == current
+        staged = self.listing().blobs.get(anchor.path)
+        return staged != anchor.blob and staged == current
+
+    def blob_in_index(self, folder: str) -> str | None:
+        entries = [(p[len(folder) :], b) for p, b in self.listing().blobs.items() if p.startswith(folder)]
+        return folder_blob(entries) if entries else None
 
     def verify(self, anchors: Sequence[Anchor], now: datetime) -> tuple[Anchor, ...]:
         """Re-anchor to the code as it is now: each anchor follows its file's move, takes its blob now and
@@ -288,7 +302,7 @@ class ProjectFiles:
         key = tuple(_stat_key(git_dir / name) for name in ("HEAD", "logs/HEAD", "packed-refs"))
         cached = _HISTORIES.get(self.root)
         if cached is not None and cached[0] == key and cached[1] <= earliest:
-            return [commit for commit in cached[2] if commit.time >= earliest]
+            return [commit for commit in cached[2] if commit.time >= earliest]  # `_path_history` cuts per path
         out = self._git(
             "log",
             "--relative",
@@ -338,10 +352,12 @@ def _parse_log(out: str) -> list[_Commit]:
 
 
 def _path_history(path: str, since: datetime | None, commits: Sequence[_Commit]) -> PathHistory:
+    """Renames and deletions are followed from the second `since` falls in (git keeps whole seconds, and an
+    anchored path existed when it was verified); commits are counted after it."""
     current, count, deleted_at = path, 0, None
     folder = path.endswith("/")
     for commit in commits:
-        if since is not None and commit.time < since.replace(microsecond=0):  # git times are whole seconds
+        if since is not None and commit.time < since.replace(microsecond=0):
             continue
         touched = False
         for status, old, new in commit.changes:
@@ -357,7 +373,7 @@ def _path_history(path: str, since: datetime | None, commits: Sequence[_Commit])
                 deleted_at = commit.time
             elif status == "A":
                 deleted_at = None  # deleted, then added back
-        if touched:
+        if touched and (since is None or commit.time > since):
             count += 1
     if folder:
         return PathHistory(count)

@@ -59,7 +59,7 @@ def test_tools_list_names_annotations_and_schemas(shared: McpProcess) -> None:
     assert set(search["properties"]) == {"query", "limit", "layer", "scope", "tags", "since"}
     update = listed["memory_update"].inputSchema
     assert update["required"] == ["id"]
-    assert set(update["properties"]) == {"id", "title", "body", "tags", "importance", "status"}
+    assert set(update["properties"]) == {"id", "title", "body", "tags", "importance", "status", "verified"}
 
 
 def test_server_info_names_this_package_and_its_version(shared: McpProcess) -> None:

@@ -245,3 +245,28 @@ def test_maintenance_through_the_daemon(daemon, home: Path, isolated_git: None) 
     assert (home / "memory/archive/short_term/tasks/old.md").exists()
     status = daemon_request(home, {"op": "status"}, 5)
     assert status is not None and status["last_maintenance"]
+
+
+def test_a_stale_memory_says_so_through_the_daemon(daemon, cli, home: Path, tmp_path: Path, isolated_git: None) -> None:
+    """Issue 27: the `stale` record crosses the daemon's socket (DaemonClient) as it is made in process."""
+    project = tmp_path / "proj"
+    (project / "auth").mkdir(parents=True)
+    (project / "auth" / "session.py").write_text("def refresh_token():\n    pass\n", encoding="utf-8")
+    git = lambda *args, env=None: subprocess.run(  # noqa: E731
+        ["git", *args], cwd=project, check=True, capture_output=True, env={**os.environ, **(env or {})}
+    )
+    git("init", "-q", "-b", "main")
+    git("add", ".")
+    git("commit", "-qm", "init")
+    assert cli("mem", "init", cwd=project).code == 0
+    added = cli("mem", "add", "令牌刷新", "--body", "令牌刷新在 auth/session.py 的 refresh_token() 里", cwd=project)
+    assert added.code == 0, added.err
+    (project / "auth" / "session.py").write_text("def refresh_token():\n    return 1\n", encoding="utf-8")
+    later = f"@{int(time.time()) + 2} +0000"  # git keeps whole seconds: after the memory was verified
+    git("commit", "-qam", "rewrite", env={"GIT_COMMITTER_DATE": later, "GIT_AUTHOR_DATE": later})
+    daemon()
+    wait_for(lambda: bool(search(home, "令牌刷新", cwd=str(project))), timeout=20)
+    hit = search(home, "令牌刷新", cwd=str(project))[0]
+    assert (hit["stale"]["path"], hit["stale"]["what"], hit["stale"]["commits"]) == ("auth/session.py", "changed", 1)
+    through = cli("mem", "search", "令牌刷新", env={"AIMATE_NO_DAEMON": "0"}, cwd=project)
+    assert "possibly stale: auth/session.py changed in 1 commit" in through.out, through.out + through.err

@@ -1,0 +1,59 @@
+"""Anchors over MCP, with the SDK's client (issue 27): a project memory whose cited file changed carries
+`stale` in memory_search and memory_get; memory_update `verified: true` re-anchors it and clears the mark."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+
+def git(cwd: Path, *args: str, later_s: int = 0) -> None:
+    env = dict(os.environ)
+    if later_s:  # git keeps whole seconds: a commit meant to come after the verification is dated later
+        stamp = f"@{int(time.time()) + later_s} +0000"
+        env.update(GIT_COMMITTER_DATE=stamp, GIT_AUTHOR_DATE=stamp)
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False, env=env)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("body", "query"),
+    [
+        ("Sessions are stored by SessionStore in store/session.py.", "sessions stored"),
+        ("会话由 store/session.py 里的 SessionStore 保存。", "会话"),
+    ],
+)
+def test_stale_in_search_and_get_and_verified_clears_it(
+    spawn, cli, tmp_path: Path, isolated_git: None, body: str, query: str
+) -> None:
+    project = tmp_path / "proj"
+    (project / "store").mkdir(parents=True)
+    (project / "store" / "session.py").write_text("class SessionStore:\n    pass\n", encoding="utf-8")
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "init")
+    assert cli("mem", "init").code == 0 and cli("mem", "init", cwd=project).code == 0
+    added = cli("mem", "add", "Session storage", "--body", body, "--json", cwd=project)
+    assert added.code == 0, added.err
+    memory_id = added.json()["id"]
+    server = spawn(cwd=project)
+    assert server.ok("memory_search", query=query)["results"][0]["stale"] is None
+
+    (project / "store" / "session.py").write_text("class SessionStore:\n    ttl = 60\n", encoding="utf-8")
+    git(project, "commit", "-qam", "ttl", later_s=2)
+    hit = server.ok("memory_search", query=query)["results"][0]
+    assert hit["id"] == memory_id
+    assert (hit["stale"]["path"], hit["stale"]["what"], hit["stale"]["commits"]) == ("store/session.py", "changed", 1)
+    assert f"({memory_id[:8]}): store/session.py changed in 1 commit" in server.ok("memory_context")["text"]
+    got = server.ok("memory_get", id=memory_id[:8])
+    assert got["stale"]["what"] == "changed" and got["anchors"][0]["path"] == "store/session.py"
+
+    verified = server.ok("memory_update", id=memory_id[:8], verified=True)
+    assert verified["stale"] is None and verified["anchors"][0]["path"] == "store/session.py"
+    assert server.ok("memory_search", query=query)["results"][0]["stale"] is None
+    context = server.ok("memory_context")
+    assert "Possibly out of date" not in context["text"]

@@ -74,7 +74,8 @@ def _list_or_walk(system: MemorySystem, as_json: bool, allow_secret: bool) -> No
     items = system.git.pending_changes()
     if as_json:
         print_json([item.to_dict() for item in items])
-    elif not items:
+        return
+    if not items:
         console.print("nothing to review: every memory change is committed")
     elif sys.stdin.isatty():
         _interactive(system, items, allow_secret)
@@ -85,6 +86,20 @@ def _list_or_walk(system: MemorySystem, as_json: bool, allow_secret: bool) -> No
             f"[dim]{plural(len(items), 'change')}: accept with `aimate mem review --accept ID` (or --accept-all), "
             "reject with --reject ID; run in a terminal to review one by one[/]"
         )
+    _print_stale(system)
+
+
+def _print_stale(system: MemorySystem) -> None:
+    """The project memories whose cited code changed since they were verified: also for a person to look
+    at (`aimate mem stale` lists them alone, docs/anchors.md)."""
+    system.refresh()
+    stale = system.stale()
+    if not stale:
+        return
+    console.print(f"{plural(len(stale), 'memory', 'memories')} possibly stale (the code they cite changed):")
+    for memory, staleness in stale:
+        console.print(f"[bold]{memory.id[:8]}[/] {escape(memory.title)}: [yellow]{escape(staleness.describe())}[/]")
+    console.print("[dim]check each; `aimate mem verify ID` when it still holds, `aimate mem edit ID` when not[/]")
 
 
 # What a change is, in a person's words: a pending capture is a memory nobody has accepted yet.

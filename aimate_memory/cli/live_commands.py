@@ -13,8 +13,10 @@ from rich.table import Table
 
 from aimate_memory.cli.common import JSON, connect, open_system
 from aimate_memory.cli.render import console, print_json, print_warning
+from aimate_memory.wording import plural
 
 if TYPE_CHECKING:
+    from aimate_memory.vault.anchors import Staleness
     from aimate_memory.watch.service import ServicePlan, ServiceReport
 
 commands = typer.Typer()
@@ -258,8 +260,36 @@ def maintain(
                 )
             console.print(table)
         _print_duplicates(run.duplicates, hint=True)
+        _print_stale(run.stale)
         for warning in run.warnings:
             print_warning(warning)
+
+
+class _Stale(Protocol):
+    """What the CLI prints of lifecycle's StaleMemory (the faces may not import lifecycle)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def stale(self) -> Staleness: ...
+    @property
+    def propose_archive(self) -> bool: ...
+
+
+def _print_stale(stale: Sequence[_Stale]) -> None:
+    """The possibly stale memories a run found; an archive is proposed, never done (docs/anchors.md)."""
+    if not stale:
+        return
+    console.print(f"{plural(len(stale), 'memory', 'memories')} possibly stale (the code they cite changed):")
+    for entry in stale:
+        console.print(f"  {entry.id[:8]}  {escape(entry.title)}: [yellow]{escape(entry.stale.describe())}[/]")
+        if entry.propose_archive:
+            console.print(
+                f"    [dim]proposed for archive: deleted over long_term.archive_after_days ago; "
+                f"`aimate mem rm {entry.id[:8]}` archives it, `aimate mem verify {entry.id[:8]}` keeps it[/]"
+            )
 
 
 @commands.command()

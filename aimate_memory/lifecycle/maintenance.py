@@ -54,6 +54,8 @@ if TYPE_CHECKING:
     from aimate_memory.config import Config
     from aimate_memory.git.committer import CommitReport
     from aimate_memory.index.memory_index import MemoryIndex
+    from aimate_memory.vault.anchors import Staleness
+    from aimate_memory.vault.model import Memory
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +86,32 @@ class MaintenanceHost(Protocol):
         the listeners."""
         ...
 
+    def staleness(self, memory: Memory) -> Staleness | None:
+        """Whether a project memory's anchored files changed since it was verified (docs/anchors.md)."""
+        ...
+
+
+@dataclass(frozen=True)
+class StaleMemory:
+    """A possibly stale memory a run reports (docs/anchors.md). `propose_archive`: the file it is anchored to
+    was deleted at least `long_term.archive_after_days` ago — proposed, never done: a person archives it
+    (`aimate mem rm`) or says it still holds (`aimate mem verify`)."""
+
+    id: str
+    title: str
+    rel_path: PurePosixPath
+    stale: Staleness
+    propose_archive: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "path": self.rel_path.as_posix(),
+            "stale": self.stale.to_dict(),
+            "propose_archive": self.propose_archive,
+        }
+
 
 PENDING_FILE = "maintenance.pending.json"
 FOLDING_FILE = "access.folding.jsonl"
@@ -109,6 +137,7 @@ class VaultRun:
     sync: Any = None  # RefreshReport
     warnings: list[str] = field(default_factory=list)
     skipped: list[Action] = field(default_factory=list)  # due, but on a file with an unreviewed edit
+    stale: list[StaleMemory] = field(default_factory=list)  # reported; archive only proposed
 
     @property
     def subject(self) -> str:
@@ -124,6 +153,7 @@ class VaultRun:
             "changes": [change.describe() for change in (self.changeset.changes if self.changeset else [])],
             "duplicates": [group.to_dict() for group in self.duplicates],
             "skipped": [action.to_dict() for action in self.skipped],
+            "stale": [entry.to_dict() for entry in self.stale],
             "warnings": self.warnings,
         }
 
@@ -192,11 +222,30 @@ def _plan_run(
     # Read-only: the executor reads each file it changes again, with ruamel, right before writing it.
     memories = vault.scan(read_only=True).memories
     planned = plan(memories, tallies, host.clock.now(), policy)
+    run.stale = stale_memories(host, memories, host.clock.now(), policy)
     unreviewed = _person_changed(vault, host.config)
     bare = {memory.id for memory in memories if memory.doc is None or not memory.doc.has_frontmatter}
     run.actions, run.skipped, kept_out = leave_hand_edits_alone(planned, unreviewed, bare)
     run.warnings.extend(_skipped_warnings(run.skipped))
     return {action.memory_id: tallies[action.memory_id] for action in kept_out if action.memory_id in tallies}
+
+
+def stale_memories(
+    host: MaintenanceHost, memories: Iterable[Memory], now: datetime, policy: Policy
+) -> list[StaleMemory]:
+    """The live (active, pending) anchored memories whose files changed since they were verified; one whose
+    anchored file was deleted `archive_after_days` ago or more is proposed for archive."""
+    found = []
+    for memory in memories:
+        if not memory.anchors or memory.archived or memory.status not in ("active", "pending"):
+            continue
+        stale = host.staleness(memory)
+        if stale is None:
+            continue
+        deleted = to_datetime(stale.deleted_at) if stale.what == "deleted" else None
+        due = deleted is not None and (now - deleted).total_seconds() >= policy.archive_after_days * 86400
+        found.append(StaleMemory(memory.id, memory.title, memory.rel_path, stale, due))
+    return found
 
 
 def _person_changed(vault: Vault, config: Any) -> set[PurePosixPath]:

@@ -163,3 +163,37 @@ def test_global_memories_have_no_anchors(cli, project: Path) -> None:
     refused = cli("mem", "verify", added["id"][:8], cwd=project)
     assert refused.code == 1 and "global memory" in refused.err and "hint:" in refused.err
     assert "Traceback" not in refused.err
+
+
+def test_maintain_and_review_report_stale_and_propose_archive_without_doing_it(cli, project: Path) -> None:
+    kept = cli("mem", "add", "Sessions", "--body", "SessionStore keeps the sessions", "--json", cwd=project).json()
+    path = memory_file(project, kept["path"])
+    # Verified long ago (anchors are hand-editable), then the file was deleted long ago too.
+    text = path.read_text(encoding="utf-8")
+    path.write_text(re.sub(r"verified_at: .*", "verified_at: 2020-01-01T00:00:00+00:00", text), encoding="utf-8")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "memory")
+    git(project, "rm", "-q", "auth/session.py")
+    done = subprocess.run(
+        ["git", "commit", "-qm", "drop sessions"],
+        cwd=project,
+        capture_output=True,
+        env={
+            **os.environ,
+            "GIT_COMMITTER_DATE": "2021-01-01T00:00:00+0000",
+            "GIT_AUTHOR_DATE": "2021-01-01T00:00:00+0000",
+        },
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    runs = cli("mem", "maintain", "--json", cwd=project).json()
+    stale = next(run for run in runs if run["scope"] == "project")["stale"]
+    assert [(s["id"], s["stale"]["what"], s["propose_archive"]) for s in stale] == [(kept["id"], "deleted", True)]
+    assert stale[0]["stale"]["deleted_at"].startswith("2021-01-01")
+    said = cli("mem", "maintain", cwd=project).out
+    assert "auth/session.py was deleted in 2 commits since 2020-01-01" in said, said  # added today, deleted
+    assert "proposed for archive" in said
+    assert cli("mem", "show", kept["id"][:8], "--json", cwd=project).json()["status"] == "active"  # never silently
+    assert path.exists()
+    review = cli("mem", "review", cwd=project).out
+    assert "possibly stale" in review and f"{kept['id'][:8]} Sessions: auth/session.py was deleted" in review

@@ -20,6 +20,12 @@ Steps (each timed):
 8. `memory_search` through `aimate mem mcp` over stdio, warm (the SDK's own stdio client, no daemon), beside
    the in-process figures of step 5: what a model waits for per call, the server's freshness check included;
    and again with a bare JSON-RPC client, which leaves out the SDK client's own per-call work.
+9. staleness (docs/anchors.md): a project vault of N generated memories inside a git repository of
+   generated code (`STALE_CODE_FILES` modules), half of the memories anchored to one or two of its files,
+   then a tenth of the files changed, renamed or deleted in commits. Measured: what staleness adds to a warm
+   keyword search (the staleness of its hits, timed alone, and the search with it on and off), to a cold one
+   (every per-process cache emptied first: `git ls-files`, blob hashes, `git log`), and `stale()` over the
+   whole vault in process and `aimate mem stale --json` as a command. `--staleness-only` runs this step alone.
 
 `--markdown FILE` writes/updates this size's section in FILE, keeping the sections of other sizes.
 """
@@ -1071,12 +1077,134 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             bare = mcp_search_bare(home, queries[: args.mcp_queries], vectors_on)
             metrics["mcp_bare_search_ms_p50"], metrics["mcp_bare_search_ms_p95"] = pct(bare, 50), pct(bare, 95)
             log(f"MCP memory_search, bare JSON-RPC client: p50 {pct(bare, 50):.1f} ms, p95 {pct(bare, 95):.1f} ms")
+        # 10. staleness on a project vault of the same size
+        if not args.no_staleness:
+            metrics.update(staleness_metrics(args.size, queries, log))
         result["machine"]["loadavg_end"] = list(os.getloadavg())
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
     result["metrics"] = {key: round(float(value), 4) for key, value in metrics.items()}
     return result
+
+
+# -- staleness ----------------------------------------------------------------------------------------
+
+STALE_CODE_FILES = 400
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def staleness_metrics(size: int, queries: list[str], log: Callable[[str], None]) -> dict[str, float]:
+    """Step 9 of the module docstring. Keyword-only: staleness is the same cost whatever ranked the hits."""
+    import aimate_memory.git.anchors as anchors_module
+    from aimate_memory.vault.anchors import git_blob_id
+
+    rng = random.Random(SEED + 9)
+    root = Path(tempfile.mkdtemp(prefix=f"aimate-stale-{size}-"))
+    env = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "bench"}
+    os.environ.update({**env, "GIT_COMMITTER_EMAIL": "b@x"})
+    metrics: dict[str, float] = {}
+    try:
+        project, home = root / "proj", root / "home"
+        code = project / "pkg"
+        code.mkdir(parents=True)
+        blobs = {}
+        for n in range(STALE_CODE_FILES):
+            text = f'"""Module {n}."""\n\n\ndef handler_{n}(request):\n    return request.value * {n}\n'
+            (code / f"mod_{n}.py").write_text(text, encoding="utf-8")
+            blobs[f"pkg/mod_{n}.py"] = git_blob_id(text.encode())
+        _git(project, "init", "-q", "-b", "main")
+        _git(project, "add", ".")
+        _git(project, "commit", "-qm", "code")
+        vault = project / ".aimate" / "memory"
+        os.environ["AIMATE_HOME"] = str(home)
+        MemorySystem(Roots(home, project / ".aimate")).init(local=True)
+        generate(vault, size, SEED)
+        verified = (datetime.now(timezone.utc) - timedelta(days=1)).replace(microsecond=0).isoformat()
+        anchored = 0
+        for path in sorted(vault.rglob("*.md")):
+            if "core" in path.parts or rng.random() >= 0.5:
+                continue
+            text = path.read_text(encoding="utf-8").replace("scope: global", "scope: project", 1)
+            files = rng.sample(sorted(blobs), rng.choice((1, 1, 2)))
+            block = "anchors:\n" + "".join(
+                f"- path: {file}\n  blob: {blobs[file]}\n  verified_at: {verified}\n" for file in files
+            )
+            head, sep, body = text.partition("\n---\n")
+            path.write_text(f"{head}\n{block.rstrip()}{sep}{body}", encoding="utf-8")
+            anchored += 1
+        for n in rng.sample(range(STALE_CODE_FILES), STALE_CODE_FILES // 10):
+            target = code / f"mod_{n}.py"
+            roll = rng.random()
+            if roll < 0.6:
+                target.write_text(target.read_text(encoding="utf-8") + "# changed\n", encoding="utf-8")
+            elif roll < 0.8:
+                _git(project, "mv", f"pkg/mod_{n}.py", f"pkg/moved_{n}.py")
+            else:
+                _git(project, "rm", "-q", f"pkg/mod_{n}.py")
+            _git(project, "commit", "-qam", f"change {n}")
+        settings_off = {"enabled": False}
+        system = MemorySystem(Roots(home, project / ".aimate"), embedder=LazyEmbedder(settings_off))
+        build_s, _ = timed(system.refresh)
+        log(f"staleness: {size} project memories, {anchored} anchored, built in {build_s / 1000:.1f} s")
+        store = system.store
+        files = store.project_files
+        for q in queries[:3]:
+            system.search(q, 10)
+        added, with_on, with_off, stale_hits = [], [], [], 0
+        for q in queries:
+            response = system.search(q, 10)
+            ms, found = timed(lambda r=response: [store.staleness(h.memory) for h in r.results])
+            added.append(ms)
+            stale_hits += sum(1 for s in found if s is not None)
+            with_on.append(timed(lambda q=q: system.search(q, 10))[0])
+            store.project_files = None
+            with_off.append(timed(lambda q=q: system.search(q, 10))[0])
+            store.project_files = files
+        metrics["stale_warm_added_ms_p50"], metrics["stale_warm_added_ms_p95"] = pct(added, 50), pct(added, 95)
+        metrics["stale_search_on_ms_p50"], metrics["stale_search_on_ms_p95"] = pct(with_on, 50), pct(with_on, 95)
+        metrics["stale_search_off_ms_p50"], metrics["stale_search_off_ms_p95"] = pct(with_off, 50), pct(with_off, 95)
+        metrics["stale_hits_per_query"] = stale_hits / len(queries)
+        cold = []
+        for q in queries[:30]:
+            hits = system.search(q, 10).results
+            for cache in (anchors_module._LISTINGS, anchors_module._BLOBS, anchors_module._HISTORIES):
+                cache.clear()
+            anchors_module._GIT_DIRS.clear()
+            cold.append(timed(lambda h=hits: [store.staleness(hit.memory) for hit in h])[0])
+        metrics["stale_cold_added_ms_p50"], metrics["stale_cold_added_ms_p95"] = pct(cold, 50), pct(cold, 95)
+        for cache in (anchors_module._LISTINGS, anchors_module._BLOBS, anchors_module._HISTORIES):
+            cache.clear()
+        listed_cold, stale = timed(system.stale)
+        listed_warm = [timed(system.stale)[0] for _ in range(5)]
+        metrics["stale_all_cold_ms"], metrics["stale_all_warm_ms_p50"] = listed_cold, pct(listed_warm, 50)
+        metrics["stale_memories"] = len(stale)
+        system.close()
+        command = []
+        for _ in range(3):
+            started = time.perf_counter()
+            done = subprocess.run(
+                [str(Path(sys.executable).with_name("aimate")), "mem", "stale", "--json"],
+                cwd=project,
+                capture_output=True,
+                env={**os.environ, "AIMATE_NO_DAEMON": "1", "AIMATE_EMBEDDING__ENABLED": "false"},
+                check=True,
+            )
+            command.append((time.perf_counter() - started) * 1000)
+            assert len(json.loads(done.stdout)) == len(stale)
+        metrics["stale_command_ms_p50"], metrics["stale_command_ms_max"] = pct(command, 50), max(command)
+        log(
+            f"staleness: warm search +{metrics['stale_warm_added_ms_p95']:.2f} ms p95, cold "
+            f"+{metrics['stale_cold_added_ms_p95']:.1f} ms p95; stale() {listed_cold:.0f} ms cold, "
+            f"`aimate mem stale` {metrics['stale_command_ms_p50']:.0f} ms ({len(stale)} stale of {anchored})"
+        )
+        metrics["stale_anchored"] = anchored
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return metrics
 
 
 # -- Markdown ------------------------------------------------------------------------------------------
@@ -1303,9 +1431,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mcp-queries", type=int, default=40, help="warm MCP searches over stdio (0: skip)")
     parser.add_argument("--profile", help="write pyinstrument reports of each phase into this folder")
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--no-staleness", action="store_true", help="skip the staleness step (anchors)")
+    parser.add_argument("--staleness-only", action="store_true", help="run only the staleness step, print JSON")
     args = parser.parse_args(argv)
     if args.size < 20 or args.queries < 1:
         parser.error("--size must be at least 20 and --queries at least 1")
+    if args.staleness_only:
+        started = list(os.getloadavg())
+        log = (lambda message: None) if args.quiet else (lambda message: print(message, file=sys.stderr, flush=True))
+        metrics = staleness_metrics(args.size, make_queries(args.queries, SEED), log)
+        load = {"loadavg_start": started, "loadavg_end": list(os.getloadavg())}
+        print(json.dumps({"size": args.size, **load, "metrics": {k: round(v, 3) for k, v in metrics.items()}}, indent=2))
+        return 0
     result = run(args)
     text = json.dumps(result, indent=2, ensure_ascii=False, default=str)
     if args.json:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from aimate_memory.clock import Clock, SystemClock
 from aimate_memory.vault.anchors import (
     MAX_DEFINING_FILES,
     Anchor,
@@ -82,8 +83,9 @@ class ProjectFiles:
     to it, POSIX). Offers `exists`, `blob`, `anchor`, `anchors_for` (the vault's `Anchorer`), `defining_files`,
     `staleness`, `verify`."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, clock: Clock | None = None) -> None:
         self.root = root.resolve()
+        self.clock: Clock = clock or SystemClock()
 
     # -- git -----------------------------------------------------------------------------------
 
@@ -219,7 +221,7 @@ class ProjectFiles:
     def anchors_for(self, text: str, previous: Sequence[Anchor] = ()) -> tuple[Anchor, ...]:
         """`vault.anchors.Anchorer`: `previous` kept as they are (blob-less ones verified now), plus what
         the text newly cites."""
-        now = datetime.now(timezone.utc).astimezone().replace(microsecond=0)
+        now = self.clock.now()
         kept = [self._filled(anchor, now) for anchor in previous]
         return merge_anchors(kept, self.cited_anchors(text, now))
 

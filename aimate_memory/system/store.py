@@ -69,7 +69,7 @@ class Store:
             # Only project memories anchor: the global vault's are about the person, not one codebase.
             from aimate_memory.git.anchors import ProjectFiles
 
-            self.project_files = ProjectFiles(roots.project_dir)
+            self.project_files = ProjectFiles(roots.project_dir, self.clock)
             self.project_vault.anchorer = self.project_files
 
     def close(self) -> None:

@@ -64,7 +64,9 @@ def blobs_at(repo: Path, commit: str) -> dict[str, str]:
     return found
 
 
-def truth_of(repo: Path, path: str, old: dict[str, str], new: dict[str, str], new_commit: str) -> tuple[str, str | None]:
+def truth_of(
+    repo: Path, path: str, old: dict[str, str], new: dict[str, str], new_commit: str
+) -> tuple[str, str | None]:
     """(what, moved_to) from git, by a route of its own: `git log --follow` backwards from each file at
     `--new` that is not at its old path, looking for the old path in its history."""
     if new.get(path) == old[path]:
@@ -100,7 +102,11 @@ def unique_definitions(repo: Path, old: dict[str, str]) -> dict[str, str]:
         names = re.findall(r"^(?:def|class) ([A-Za-z_][A-Za-z0-9_]{5,})", text, re.MULTILINE)
         by_file[path] = names
         counts.update(set(names))
-    return {path: next(n for n in names if counts[n] == 1) for path, names in by_file.items() if any(counts[n] == 1 for n in names)}
+    return {
+        path: next(n for n in names if counts[n] == 1)
+        for path, names in by_file.items()
+        if any(counts[n] == 1 for n in names)
+    }
 
 
 def main() -> None:
@@ -120,7 +126,7 @@ def main() -> None:
     new_commit = git(repo, "rev-parse", args.new).strip()
     git(repo, "checkout", "-q", old_commit)
     old, new = blobs_at(repo, old_commit), blobs_at(repo, new_commit)
-    candidates = [p for p in old if not p.startswith(".") and "/" in p or p.endswith((".py", ".md", ".rst", ".txt"))]
+    candidates = [p for p in old if (not p.startswith(".") and "/" in p) or p.endswith((".py", ".md", ".rst", ".txt"))]
     by_truth: dict[str, list[str]] = {}
     for path in candidates:
         by_truth.setdefault(truth_of(repo, path, old, new, new_commit)[0], []).append(path)
@@ -197,7 +203,9 @@ def main() -> None:
         "true_negative": tn,
         "what_agrees": sum(1 for r in rows if r["what_agrees"]),
         "truth_vs_flagged_what": {f"{t}->{f}": n for (t, f), n in sorted(kinds.items())},
-        "disagreements": [r for r in rows if r["flagged"] and not r["what_agrees"] or bool(r["flagged"]) != r["should_flag"]],
+        "disagreements": [
+            r for r in rows if (r["flagged"] and not r["what_agrees"]) or bool(r["flagged"]) != r["should_flag"]
+        ],
     }
     print(json.dumps({k: v for k, v in report.items() if k != "disagreements"}, indent=1, ensure_ascii=False))
     for row in report["disagreements"]:

@@ -1441,7 +1441,9 @@ def main(argv: list[str] | None = None) -> int:
         log = (lambda message: None) if args.quiet else (lambda message: print(message, file=sys.stderr, flush=True))
         metrics = staleness_metrics(args.size, make_queries(args.queries, SEED), log)
         load = {"loadavg_start": started, "loadavg_end": list(os.getloadavg())}
-        print(json.dumps({"size": args.size, **load, "metrics": {k: round(v, 3) for k, v in metrics.items()}}, indent=2))
+        print(
+            json.dumps({"size": args.size, **load, "metrics": {k: round(v, 3) for k, v in metrics.items()}}, indent=2)
+        )
         return 0
     result = run(args)
     text = json.dumps(result, indent=2, ensure_ascii=False, default=str)

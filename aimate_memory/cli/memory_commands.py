@@ -324,6 +324,9 @@ def stale(no_refresh: bool = NO_REFRESH, as_json: bool = JSON) -> None:
     since they were verified. Exit 0 either way."""
     system = refreshed(open_system(), no_refresh)
     found = system.stale()
+    if system.project_vault is None and not as_json:
+        console.print("not inside a project: only project memories are anchored to code")
+        return
     if as_json:
         print_json([{**memory.public_dict(), "stale": staleness.to_dict()} for memory, staleness in found])
         return

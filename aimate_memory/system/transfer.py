@@ -193,6 +193,7 @@ class Transfer:
         known = existing.get(record.id)
         vault = known[0] if known is not None else self._store.vault_for(record.scope or scope)
         record = _completed(record, vault, known[1] if known is not None else None, self._store.clock.now())
+        record = _anchored(record, vault, known[1] if known is not None else None)
         text = record.render()
         self._memories.guard_secrets(text)  # the whole file: every frontmatter field, not only title and body
         if known is not None:
@@ -233,6 +234,18 @@ def _completed(record: MemoryRecord, vault: Vault, known: Memory | None, now: da
     filled = {**meta, **missing}
     keys = sorted(filled, key=lambda key: order.get(key, len(order)))  # stable: others keep their order
     return replace(record, frontmatter={key: filled[key] for key in keys})
+
+
+def _anchored(record: MemoryRecord, vault: Vault, known: Memory | None) -> MemoryRecord:
+    """A record for the project vault with the anchors its text cites (docs/anchors.md): a memory imported
+    again keeps the anchors it has, so importing twice still changes nothing. A record that brings its own
+    `anchors` (an export of ours) keeps them."""
+    if vault.anchorer is None or "anchors" in record.frontmatter:
+        return record
+    anchors = vault.anchorer.anchors_for(f"{record.title}\n\n{record.body}", known.anchors if known else ())
+    if not anchors:
+        return record
+    return replace(record, frontmatter={**record.frontmatter, "anchors": [a.to_dict() for a in anchors]})
 
 
 def _read_source(path: Path, importer: Importer, max_bytes: int) -> tuple[Source, list[ImportProblem]]:

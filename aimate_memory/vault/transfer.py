@@ -42,7 +42,15 @@ class MemoryRecord:
         return str(self.frontmatter.get("title") or "")
 
     def document(self) -> MemoryDocument:
-        return MemoryDocument.new({key: _from_json(value) for key, value in self.frontmatter.items()}, self.body)
+        from aimate_memory.vault.anchors import anchors_of
+        from aimate_memory.vault.store import anchors_value
+
+        meta = {
+            # `anchors` in the block style the tool writes (a JSON list would become one flow-style line)
+            key: anchors_value(anchors_of(_from_json(value))) if key == "anchors" else _from_json(value)
+            for key, value in self.frontmatter.items()
+        }
+        return MemoryDocument.new(meta, self.body)
 
     def render(self) -> str:
         return self.document().render()

@@ -197,3 +197,19 @@ def test_maintain_and_review_report_stale_and_propose_archive_without_doing_it(c
     assert path.exists()
     review = cli("mem", "review", cwd=project).out
     assert "possibly stale" in review and f"{kept['id'][:8]} Sessions: auth/session.py was deleted" in review
+
+
+def test_import_anchors_and_importing_twice_changes_nothing(cli, project: Path, tmp_path: Path) -> None:
+    claude = tmp_path / "CLAUDE.md"
+    claude.write_text(
+        "# Notes\n\n## Sessions\n\n会话由 SessionStore 管理，见 auth/session.py。\n\n## Style\n\nUse four spaces.\n",
+        encoding="utf-8",
+    )
+    first = cli("mem", "import", "--from", "claude", str(claude), "--json", cwd=project)
+    assert first.code == 0, first.err
+    files = sorted((project / ".aimate" / "memory").rglob("*.md"))
+    texts = {path.name: path.read_text(encoding="utf-8") for path in files if "会话由" in path.read_text("utf-8")}
+    assert len(texts) == 1 and "anchors:\n- path: auth/session.py\n" in next(iter(texts.values()))
+    again = cli("mem", "import", "--from", "claude", str(claude), "--json", cwd=project)
+    assert again.code == 0, again.err
+    assert {outcome["action"] for outcome in again.json()["outcomes"]} == {"unchanged"}, again.out

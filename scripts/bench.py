@@ -1097,15 +1097,21 @@ def _git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
-def staleness_metrics(size: int, queries: list[str], log: Callable[[str], None]) -> dict[str, float]:
-    """Step 9 of the module docstring. Keyword-only: staleness is the same cost whatever ranked the hits."""
+def staleness_metrics(
+    size: int, queries: list[str], log: Callable[[str], None], keep: Path | None = None
+) -> dict[str, float]:
+    """Step 9 of the module docstring. Keyword-only (the CLI's runs too, so they read the same index):
+    staleness costs the same whatever ranked the hits. `keep`: build there and leave it."""
     import aimate_memory.git.anchors as anchors_module
     from aimate_memory.vault.anchors import git_blob_id
 
     rng = random.Random(SEED + 9)
-    root = Path(tempfile.mkdtemp(prefix=f"aimate-stale-{size}-"))
+    root = keep or Path(tempfile.mkdtemp(prefix=f"aimate-stale-{size}-"))
+    if keep is not None and keep.exists():
+        shutil.rmtree(keep)
     env = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "bench"}
-    os.environ.update({**env, "GIT_COMMITTER_EMAIL": "b@x"})
+    embedding_was = os.environ.get("AIMATE_EMBEDDING__ENABLED")
+    os.environ.update({**env, "GIT_COMMITTER_EMAIL": "b@x", "AIMATE_EMBEDDING__ENABLED": "false"})
     metrics: dict[str, float] = {}
     try:
         project, home = root / "proj", root / "home"
@@ -1146,8 +1152,7 @@ def staleness_metrics(size: int, queries: list[str], log: Callable[[str], None])
             else:
                 _git(project, "rm", "-q", f"pkg/mod_{n}.py")
             _git(project, "commit", "-qam", f"change {n}")
-        settings_off = {"enabled": False}
-        system = MemorySystem(Roots(home, project / ".aimate"), embedder=LazyEmbedder(settings_off))
+        system = MemorySystem(Roots(home, project / ".aimate"))
         build_s, _ = timed(system.refresh)
         log(f"staleness: {size} project memories, {anchored} anchored, built in {build_s / 1000:.1f} s")
         store = system.store
@@ -1203,7 +1208,12 @@ def staleness_metrics(size: int, queries: list[str], log: Callable[[str], None])
         )
         metrics["stale_anchored"] = anchored
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        if keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+        if embedding_was is None:
+            os.environ.pop("AIMATE_EMBEDDING__ENABLED", None)
+        else:
+            os.environ["AIMATE_EMBEDDING__ENABLED"] = embedding_was
     return metrics
 
 
@@ -1439,7 +1449,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.staleness_only:
         started = list(os.getloadavg())
         log = (lambda message: None) if args.quiet else (lambda message: print(message, file=sys.stderr, flush=True))
-        metrics = staleness_metrics(args.size, make_queries(args.queries, SEED), log)
+        keep = Path(args.keep).resolve() if args.keep else None
+        metrics = staleness_metrics(args.size, make_queries(args.queries, SEED), log, keep)
         load = {"loadavg_start": started, "loadavg_end": list(os.getloadavg())}
         print(
             json.dumps({"size": args.size, **load, "metrics": {k: round(v, 3) for k, v in metrics.items()}}, indent=2)

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from stat import S_ISREG
 
 from aimate_memory.clock import Clock, SystemClock
 from aimate_memory.vault.anchors import (
@@ -47,6 +48,7 @@ log = logging.getLogger(__name__)
 #: the project's own memory folder: a memory citing another memory is not anchored to code
 EXCLUDED_PREFIX = ".aimate/"
 _GIT_TIMEOUT_S = 10.0
+_MAX_CACHED_BLOBS = 100_000
 # Definitions in the languages people use most: `def`/`class` (Python), `function`/`const`/`let`/`var`/
 # `class`/`interface`/`type`/`enum` (JS/TS), `fn`/`struct`/`trait`/`enum` (Rust), `func` (Go, methods too).
 _DEFINE_KEYWORDS = "def|class|function|fn|func|interface|type|enum|struct|trait|const|let|var|module"
@@ -73,7 +75,7 @@ class _Commit:
 
 # Per process, per project root: what the caches above hold (a daemon serves many projects).
 _LISTINGS: dict[Path, tuple[tuple[int, int], _Listing]] = {}
-_HISTORIES: dict[Path, tuple[tuple[int, ...], datetime, list[_Commit]]] = {}
+_HISTORIES: dict[Path, tuple[tuple[int, ...], datetime, bool, list[_Commit]]] = {}
 _BLOBS: dict[tuple[str, int, int, int], str] = {}
 _GIT_DIRS: dict[Path, Path | None] = {}
 
@@ -85,15 +87,17 @@ class ProjectFiles:
 
     def __init__(self, root: Path, clock: Clock | None = None) -> None:
         self.root = root.resolve()
+        self._root_text = str(self.root)
         self.clock: Clock = clock or SystemClock()
 
     # -- git -----------------------------------------------------------------------------------
 
     @property
     def git_dir(self) -> Path | None:
+        """The repository's git folder: `.git` in the root or a parent (a worktree's `.git` file points
+        to it). Found by looking, not by `git rev-parse`: a subprocess is most of a cold check."""
         if self.root not in _GIT_DIRS:
-            out = self._git("rev-parse", "--absolute-git-dir")
-            _GIT_DIRS[self.root] = Path(out.strip()) if out is not None else None
+            _GIT_DIRS[self.root] = _find_git_dir(self.root)
         return _GIT_DIRS[self.root]
 
     def _git(self, *args: str) -> str | None:
@@ -142,6 +146,10 @@ class ProjectFiles:
     def _abs(self, path: str) -> Path:
         return self.root.joinpath(*path.rstrip("/").split("/"))
 
+    def _abs_text(self, path: str) -> str:
+        # Plain strings: pathlib objects were most of a warm check (one per anchored file).
+        return f"{self._root_text}/{path}"
+
     def exists(self, path: str) -> bool:
         """A project file or folder (tracked, or on disk inside the project, outside `.aimate/`)."""
         if not path or path.startswith(EXCLUDED_PREFIX) or path.rstrip("/") in ("", ".aimate", ".git"):
@@ -157,18 +165,23 @@ class ProjectFiles:
             if found is None:
                 return folder_blob(()) if self._abs(path).is_dir() else None
             return found
-        target = self._abs(path)
+        target = self._abs_text(path)
         try:
-            stat = target.stat()
+            stat = os.stat(target)
         except OSError:
             return None
-        key = (str(target), stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        if not S_ISREG(stat.st_mode):
+            return None
+        key = (target, stat.st_mtime_ns, stat.st_size, stat.st_ino)
         found = _BLOBS.get(key)
         if found is None:
             try:
-                found = git_blob_id(target.read_bytes())
+                with open(target, "rb") as handle:
+                    found = git_blob_id(handle.read())
             except OSError:
                 return None
+            if len(_BLOBS) >= _MAX_CACHED_BLOBS:  # a daemon lives for weeks: old versions go
+                _BLOBS.clear()
             _BLOBS[key] = found
         return found
 
@@ -239,7 +252,8 @@ class ProjectFiles:
         changed = [anchor for anchor in anchors if anchor.blob and self.blob(anchor.path) != anchor.blob]
         if not changed:
             return None
-        histories = self.histories({anchor.path: anchor.verified_at for anchor in changed})
+        gone = any(self.blob(anchor.path) is None for anchor in changed)
+        histories = self.histories({anchor.path: anchor.verified_at for anchor in changed}, renames=gone)
         found = []
         for anchor in changed:
             current = self.blob(anchor.path)
@@ -287,28 +301,29 @@ class ProjectFiles:
                 verified.setdefault(fresh.path, fresh)
         return tuple(verified.values())
 
-    def histories(self, since: Mapping[str, datetime | None]) -> dict[str, PathHistory]:
-        """What happened to each path after its time: commits touching it, renames followed, deletion."""
+    def histories(self, since: Mapping[str, datetime | None], renames: bool = True) -> dict[str, PathHistory]:
+        """What happened to each path after its time: commits touching it, renames followed (`renames`:
+        only a path that is gone needs them, and rename detection is most of `git log`'s work), deletion."""
         if not since:
             return {}
         times = [value for value in since.values() if value is not None]
         earliest = min(times) if times else datetime.fromtimestamp(0, timezone.utc)
-        commits = self._commits_since(earliest)
+        commits = self._commits_since(earliest, renames)
         return {path: _path_history(path, when, commits) for path, when in since.items()}
 
-    def _commits_since(self, earliest: datetime) -> list[_Commit]:
-        """Commits after `earliest`, oldest first, each with its name-status (renames detected)."""
+    def _commits_since(self, earliest: datetime, renames: bool) -> list[_Commit]:
+        """Commits after `earliest`, oldest first, each with its name-status."""
         git_dir = self.git_dir
         if git_dir is None:
             return []
         key = tuple(_stat_key(git_dir / name) for name in ("HEAD", "logs/HEAD", "packed-refs"))
         cached = _HISTORIES.get(self.root)
-        if cached is not None and cached[0] == key and cached[1] <= earliest:
-            return [commit for commit in cached[2] if commit.time >= earliest]  # `_path_history` cuts per path
+        if cached is not None and cached[0] == key and cached[1] <= earliest and (cached[2] or not renames):
+            return [commit for commit in cached[3] if commit.time >= earliest]  # `_path_history` cuts per path
         out = self._git(
             "log",
             "--relative",
-            "-M",
+            "-M" if renames else "--no-renames",
             "--name-status",
             "-z",
             "--format=%x01%ct",
@@ -316,8 +331,25 @@ class ProjectFiles:
             "HEAD",
         )
         commits = _parse_log(out or "")
-        _HISTORIES[self.root] = (key, earliest, commits)
+        _HISTORIES[self.root] = (key, earliest, renames, commits)
         return [commit for commit in commits if commit.time >= earliest]
+
+
+def _find_git_dir(root: Path) -> Path | None:
+    for folder in (root, *root.parents):
+        marker = folder / ".git"
+        if marker.is_dir():
+            return marker
+        if marker.is_file():
+            try:
+                pointer = marker.read_text(encoding="utf-8").strip()
+            except OSError:
+                return None
+            if pointer.startswith("gitdir:"):
+                found = (folder / pointer.removeprefix("gitdir:").strip()).resolve()
+                return found if found.is_dir() else None
+            return None
+    return None
 
 
 def _stat_key(path: Path) -> int:
@@ -358,8 +390,9 @@ def _path_history(path: str, since: datetime | None, commits: Sequence[_Commit])
     anchored path existed when it was verified); commits are counted after it."""
     current, count, deleted_at = path, 0, None
     folder = path.endswith("/")
+    from_second = since.replace(microsecond=0) if since is not None else None
     for commit in commits:
-        if since is not None and commit.time < since.replace(microsecond=0):
+        if from_second is not None and commit.time < from_second:
             continue
         touched = False
         for status, old, new in commit.changes:

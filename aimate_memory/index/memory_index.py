@@ -27,6 +27,7 @@ from aimate_memory.index.refresh_report import Progress, RefreshReport
 from aimate_memory.index.refresh_scan import VaultScan
 from aimate_memory.index.store import IndexStore
 from aimate_memory.index.vector_search import VectorSearch
+from aimate_memory.vault.anchors import Anchor
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.model import Memory
 from aimate_memory.vault.store import Vault
@@ -167,6 +168,9 @@ class MemoryIndex:
 
     def count(self, where: MemoryFilter) -> int:
         return self._queries.count(where)
+
+    def anchors(self, where: MemoryFilter) -> list[tuple[int, tuple[Anchor, ...]]]:
+        return self._queries.anchors(where)
 
     def find_ids(self, prefix: str) -> list[tuple[str, str]]:
         """(id, path) of memories whose id starts with `prefix`."""

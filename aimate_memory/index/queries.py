@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple
@@ -75,6 +76,13 @@ class MetadataQueries:
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         return [memory_from_row(row, self.vault) for row in self.store.conn.execute(sql, params)]
+
+    def anchors(self, where: MemoryFilter) -> list[tuple[int, tuple[Anchor, ...]]]:
+        """(rowid, anchors) of the anchored memories matching `where`, by path: what a staleness check over
+        the whole vault reads (`memories(rowids)` then gives the few it reports whole)."""
+        clause, params = filter_sql(replace(where, anchored=True))
+        sql = f"SELECT rowid, anchors FROM memories WHERE {clause} ORDER BY path"
+        return [(row[0], anchors_from_json(row[1])) for row in self.store.conn.execute(sql, params)]
 
     def count(self, where: MemoryFilter) -> int:
         """How many memories `query(where)` would give without a limit (`list -n 8`: "8 of 240")."""
@@ -184,8 +192,13 @@ def memory_from_row(row: tuple[Any, ...], vault: Vault) -> Memory:
         body="",
         archived=path.startswith("archive/"),
         provisional_id=bool(provisional),
-        anchors=tuple(Anchor.from_row(item) for item in json.loads(anchors)) if anchors else (),
+        anchors=anchors_from_json(anchors),
     )
+
+
+def anchors_from_json(text: str | None) -> tuple[Anchor, ...]:
+    """The `anchors` column (JSON rows the index wrote: `Anchor.to_row`)."""
+    return tuple(Anchor.from_row(item) for item in json.loads(text)) if text else ()
 
 
 def _stored_time(text: str) -> datetime:
@@ -238,4 +251,6 @@ def filter_sql(where: MemoryFilter) -> tuple[str, list[Any]]:
     if where.path_glob:
         clauses.append("path GLOB ?")
         params.append(where.path_glob)
+    if where.anchored:
+        clauses.append("anchors IS NOT NULL")
     return " AND ".join(clauses), params

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.system.memories import Memories
-from aimate_memory.system.search import Retrieval
 from aimate_memory.system.store import Store
 from aimate_memory.vault.anchors import Staleness
 from aimate_memory.vault.changes import ChangeSet, FileChange
@@ -35,9 +34,8 @@ class Verified:
 class Anchoring:
     """Offers `staleness(memory)`, `stale()` and `verify(ref)`."""
 
-    def __init__(self, store: Store, retrieval: Retrieval, memories: Memories) -> None:
+    def __init__(self, store: Store, memories: Memories) -> None:
         self._store = store
-        self._retrieval = retrieval
         self._memories = memories
 
     def staleness(self, memory: Memory) -> Staleness | None:
@@ -45,21 +43,22 @@ class Anchoring:
         return self._store.staleness(memory)
 
     def stale(self) -> list[tuple[Memory, Staleness]]:
-        """Every possibly stale project memory in use (active or pending, sessions left out), from the
-        index: no memory file is read; one `stat` per anchored file, git asked only about stale ones."""
-        if self._store.project_files is None or self._store.project_vault is None:
+        """Every possibly stale project memory in use (active or pending, sessions left out), by path, from
+        the index: no memory file is read, only the anchors are loaded for all and the stale ones whole;
+        one `stat` per anchored file, git asked only about stale ones."""
+        files = self._store.project_files
+        vault = self._store.project_vault
+        if files is None or vault is None or not vault.exists:
             return []
-        where = MemoryFilter(
-            scopes=(Scope.PROJECT,),
-            statuses=IN_USE,
-            layers=(Layer.CORE, Layer.SHORT_TERM, Layer.LONG_TERM),
-        )
-        found = []
-        for memory in self._retrieval.query(where):
-            stale = self._store.staleness(memory) if memory.anchors else None
+        where = MemoryFilter(statuses=IN_USE, layers=(Layer.CORE, Layer.SHORT_TERM, Layer.LONG_TERM), anchored=True)
+        index = next(index for index in self._store.readable_indexes if index.vault is vault)
+        found = {}
+        for rowid, anchors in index.anchors(where):
+            stale = files.staleness(anchors)
             if stale is not None:
-                found.append((memory, stale))
-        return found
+                found[rowid] = stale
+        memories = index.memories(found)
+        return [(memories[rowid], stale) for rowid, stale in found.items() if rowid in memories]
 
     def verify(self, ref: str) -> Verified:
         """Re-anchor one project memory to the code as it is now (a person or an assistant checked it):

@@ -92,7 +92,7 @@ class MemorySystem:
         self.memory_page = MemoryPage(self.store, self.memories, self.git)
         self.transfer = Transfer(self.store, self.memories)
         self.upkeep = Upkeep(self.store)
-        self.anchoring = Anchoring(self.store, self.retrieval, self.memories)
+        self.anchoring = Anchoring(self.store, self.memories)
 
     @classmethod
     def open(

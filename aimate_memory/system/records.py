@@ -363,6 +363,8 @@ def where_from_dict(data: Mapping[str, Any]) -> MemoryFilter:
             kwargs[key] = to_datetime(value) if value else None
         elif key in ("path_glob", "extra"):
             kwargs[key] = value
+        elif key == "anchored":
+            kwargs[key] = bool(value)
     return MemoryFilter(**kwargs)
 
 

@@ -33,6 +33,8 @@ class MemoryFilter:
     updated_after: datetime | None = None
     updated_before: datetime | None = None
     path_glob: str | None = None
+    #: only memories with anchors (docs/anchors.md): what `stale` looks at
+    anchored: bool = False
     extra: dict[str, str] = field(default_factory=dict)
 
     def matches(self, memory: Memory) -> bool:
@@ -47,6 +49,7 @@ class MemoryFilter:
             self.updated_after is None or memory.updated_at >= self.updated_after,
             self.updated_before is None or memory.updated_at < self.updated_before,
             self.path_glob is None or fnmatch.fnmatch(memory.rel_path.as_posix(), self.path_glob),
+            not self.anchored or bool(memory.anchors),
         )
         return all(checks)
 

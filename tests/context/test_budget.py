@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
@@ -11,6 +13,7 @@ from aimate_memory.context.budget import NAMED_IN_WARNING, core_left_out, senten
 from aimate_memory.context.render import render_item, shown_text
 from aimate_memory.sessions import usage_level
 from aimate_memory.text.estimate import prompt_tokens
+from aimate_memory.vault.anchors import Staleness
 
 ZH = "我们决定用 Redis 做会话缓存。过期时间是 30 分钟！为什么不用 Memcached？因为它不支持持久化。"
 EN = "We chose SQLite for the index. It needs no server! Why not Postgres? Deployment stays simple."
@@ -32,6 +35,7 @@ def test_rendered_text_is_compact_and_counts_exactly() -> None:
         "path": "core/preferences.md",  # paths are in the JSON, not in the text
         "tokens": context.total_tokens - 8,
         "score": 0.5,
+        "stale": None,  # anchors (docs/anchors.md): what changed in the code it cites, when something did
     }
     assert context.to_dict() == {
         "sections": [{"layer": "core", "scope": "global", "tokens": context.total_tokens, "items": [item]}],
@@ -243,3 +247,19 @@ def test_never_over_budget_no_id_twice_core_never_silently_dropped(
         for item in section.skipped:  # nothing waits that would fit whole in what is free
             assert item.id in placed or opening + prompt_tokens(render_item(item, shown_text(item))) > free
         event(f"cut={any(p.cut for p in section.items)} skipped={bool(section.skipped)}")
+
+
+@pytest.mark.parametrize(("title", "body"), [("令牌刷新", "令牌刷新在 auth/session.py 里。"), ("Token refresh", EN)])
+def test_stale_memories_are_listed_under_a_heading_that_states_a_fact(title: str, body: str) -> None:
+    stale = Staleness("auth/session.py", "changed", "2026-11-20", 3)
+    fresh = _item("aaaaaaaa", "Other", "Nothing cited.")
+    cited = replace(_item("7f10ca5b", title, body), stale=stale)
+    context = build_context([SectionRequest("long_term", "project", [fresh, cited], ratio=1.0)], 2000)
+    heading = "## Possibly out of date · the code these memories cite changed since they were verified"
+    assert context.text.endswith(
+        f"{heading}\n\n- {title} (7f10ca5b): auth/session.py changed in 3 commits since 2026-11-20\n"
+    )
+    assert context.text.count("(aaaaaaaa)") == 1  # the fresh memory is not listed again
+    assert context.total_tokens == prompt_tokens(context.text)  # the lines are counted (outside the budget)
+    items = context.to_dict()["sections"][0]["items"]
+    assert [item["stale"] for item in items] == [None, stale.to_dict()]

@@ -1181,6 +1181,9 @@ def staleness_metrics(
             anchors_module._GIT_DIRS.clear()
             cold.append(timed(lambda h=hits: [store.staleness(hit.memory) for hit in h])[0])
         metrics["stale_cold_added_ms_p50"], metrics["stale_cold_added_ms_p95"] = pct(cold, 50), pct(cold, 95)
+        # The floor of a cold check on this machine now: starting one git process (a cold check runs one or two).
+        spawn = [timed(lambda: _git(project, "rev-parse", "--git-dir"))[0] for _ in range(20)]
+        metrics["git_spawn_ms_p50"], metrics["git_spawn_ms_p95"] = pct(spawn, 50), pct(spawn, 95)
         for cache in (anchors_module._LISTINGS, anchors_module._BLOBS, anchors_module._HISTORIES):
             cache.clear()
         listed_cold, stale = timed(system.stale)
@@ -1188,23 +1191,26 @@ def staleness_metrics(
         metrics["stale_all_cold_ms"], metrics["stale_all_warm_ms_p50"] = listed_cold, pct(listed_warm, 50)
         metrics["stale_memories"] = len(stale)
         system.close()
-        command = []
+        command, reference = [], []
+        cli_env = {**os.environ, "AIMATE_NO_DAEMON": "1", "AIMATE_EMBEDDING__ENABLED": "false"}
+        aimate = str(Path(sys.executable).with_name("aimate"))
         for _ in range(3):
-            started = time.perf_counter()
-            done = subprocess.run(
-                [str(Path(sys.executable).with_name("aimate")), "mem", "stale", "--json"],
-                cwd=project,
-                capture_output=True,
-                env={**os.environ, "AIMATE_NO_DAEMON": "1", "AIMATE_EMBEDDING__ENABLED": "false"},
-                check=True,
-            )
-            command.append((time.perf_counter() - started) * 1000)
-            assert len(json.loads(done.stdout)) == len(stale)
+            # beside it, a command that reads the same index but no anchor: the process's own cost, now
+            for args, times in ((("stale",), command), (("list", "-n", "1"), reference)):
+                started = time.perf_counter()
+                done = subprocess.run(
+                    [aimate, "mem", *args, "--json"], cwd=project, capture_output=True, env=cli_env, check=True
+                )
+                times.append((time.perf_counter() - started) * 1000)
+                if args == ("stale",):
+                    assert len(json.loads(done.stdout)) == len(stale)
         metrics["stale_command_ms_p50"], metrics["stale_command_ms_max"] = pct(command, 50), max(command)
+        metrics["list_command_ms_p50"] = pct(reference, 50)
         log(
             f"staleness: warm search +{metrics['stale_warm_added_ms_p95']:.2f} ms p95, cold "
             f"+{metrics['stale_cold_added_ms_p95']:.1f} ms p95; stale() {listed_cold:.0f} ms cold, "
-            f"`aimate mem stale` {metrics['stale_command_ms_p50']:.0f} ms ({len(stale)} stale of {anchored})"
+            f"`aimate mem stale` {metrics['stale_command_ms_p50']:.0f} ms (`list -n 1` "
+            f"{metrics['list_command_ms_p50']:.0f} ms; {len(stale)} stale of {anchored})"
         )
         metrics["stale_anchored"] = anchored
     finally:

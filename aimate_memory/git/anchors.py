@@ -257,11 +257,13 @@ class ProjectFiles:
         found = []
         for anchor in changed:
             current = self.blob(anchor.path)
+            history = histories.get(anchor.path, PathHistory())
             elsewhere = None
-            if current is None and not anchor.path.endswith("/"):
+            known = history.renamed_to is not None or history.deleted_at is not None
+            if current is None and not anchor.path.endswith("/") and not known:
+                # Gone, and no commit says where: moved in the work tree? (the listing: one `git ls-files`)
                 others = [p for p in self.listing().paths_with(anchor.blob) if p != anchor.path]
                 elsewhere = others[0] if len(others) == 1 else None
-            history = histories.get(anchor.path, PathHistory())
             if history.commits == 0 and self._committed(anchor, current):
                 # Git keeps whole seconds: a commit in the second the anchor was verified is not after it.
                 history = PathHistory(1, history.renamed_to, history.deleted_at)

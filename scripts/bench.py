@@ -24,7 +24,8 @@ Steps (each timed):
    generated code (`STALE_CODE_FILES` modules), half of the memories anchored to one or two of its files,
    then a tenth of the files changed, renamed or deleted in commits. Measured: what staleness adds to a warm
    keyword search (the staleness of its hits, timed alone, and the search with it on and off), to a cold one
-   (every per-process cache emptied first: `git ls-files`, blob hashes, `git log`), and `stale()` over the
+   (every per-process cache emptied first: `git ls-files`, blob hashes, `git log`; with the history kept in
+   `state/` by an earlier process, and without it as after a new commit), and `stale()` over the
    whole vault in process and `aimate mem stale --json` as a command. `--staleness-only` runs this step alone.
 
 `--markdown FILE` writes/updates this size's section in FILE, keeping the sections of other sizes.
@@ -1173,14 +1174,20 @@ def staleness_metrics(
         metrics["stale_search_on_ms_p50"], metrics["stale_search_on_ms_p95"] = pct(with_on, 50), pct(with_on, 95)
         metrics["stale_search_off_ms_p50"], metrics["stale_search_off_ms_p95"] = pct(with_off, 50), pct(with_off, 95)
         metrics["stale_hits_per_query"] = stale_hits / len(queries)
-        cold = []
-        for q in queries[:30]:
-            hits = system.search(q, 10).results
-            for cache in (anchors_module._LISTINGS, anchors_module._BLOBS, anchors_module._HISTORIES):
-                cache.clear()
-            anchors_module._GIT_DIRS.clear()
-            cold.append(timed(lambda h=hits: [store.staleness(hit.memory) for hit in h])[0])
-        metrics["stale_cold_added_ms_p50"], metrics["stale_cold_added_ms_p95"] = pct(cold, 50), pct(cold, 95)
+        # Cold: a new process (every in-process cache emptied) after no new commit (the parsed history is read
+        # from state/), and after a commit (that file gone too: `git log` runs).
+        saved_history = Roots.state_dir(project / ".aimate") / anchors_module.HISTORY_FILE
+        for name, forget_history in (("stale_cold", False), ("stale_cold_new_commit", True)):
+            cold = []
+            for q in queries[:30]:
+                hits = system.search(q, 10).results
+                for cache in (anchors_module._LISTINGS, anchors_module._BLOBS, anchors_module._HISTORIES):
+                    cache.clear()
+                anchors_module._GIT_DIRS.clear()
+                if forget_history:
+                    saved_history.unlink(missing_ok=True)
+                cold.append(timed(lambda h=hits: [store.staleness(hit.memory) for hit in h])[0])
+            metrics[f"{name}_added_ms_p50"], metrics[f"{name}_added_ms_p95"] = pct(cold, 50), pct(cold, 95)
         # The floor of a cold check on this machine now: starting one git process (a cold check runs one or two).
         spawn = [timed(lambda: _git(project, "rev-parse", "--git-dir"))[0] for _ in range(20)]
         metrics["git_spawn_ms_p50"], metrics["git_spawn_ms_p95"] = pct(spawn, 50), pct(spawn, 95)
@@ -1208,7 +1215,8 @@ def staleness_metrics(
         metrics["list_command_ms_p50"] = pct(reference, 50)
         log(
             f"staleness: warm search +{metrics['stale_warm_added_ms_p95']:.2f} ms p95, cold "
-            f"+{metrics['stale_cold_added_ms_p95']:.1f} ms p95; stale() {listed_cold:.0f} ms cold, "
+            f"+{metrics['stale_cold_added_ms_p95']:.1f} ms p95 (after a commit "
+            f"+{metrics['stale_cold_new_commit_added_ms_p95']:.1f}); stale() {listed_cold:.0f} ms cold, "
             f"`aimate mem stale` {metrics['stale_command_ms_p50']:.0f} ms (`list -n 1` "
             f"{metrics['list_command_ms_p50']:.0f} ms; {len(stale)} stale of {anchored})"
         )

@@ -18,6 +18,7 @@ no history (commits 0, no renames).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -42,6 +43,7 @@ from aimate_memory.vault.anchors import (
     merge_anchors,
     staleness_of,
 )
+from aimate_memory.vault.atomic import atomic_write_text
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +51,9 @@ log = logging.getLogger(__name__)
 EXCLUDED_PREFIX = ".aimate/"
 _GIT_TIMEOUT_S = 10.0
 _MAX_CACHED_BLOBS = 100_000
+#: the parsed `git log` kept in the project's state folder between processes (a long history is not kept)
+HISTORY_FILE = "anchor-history.json"
+MAX_SAVED_COMMITS = 5_000
 # Definitions in the languages people use most: `def`/`class` (Python), `function`/`const`/`let`/`var`/
 # `class`/`interface`/`type`/`enum` (JS/TS), `fn`/`struct`/`trait`/`enum` (Rust), `func` (Go, methods too).
 _DEFINE_KEYWORDS = "def|class|function|fn|func|interface|type|enum|struct|trait|const|let|var|module"
@@ -75,7 +80,8 @@ class _Commit:
 
 # Per process, per project root: what the caches above hold (a daemon serves many projects).
 _LISTINGS: dict[Path, tuple[tuple[int, int], _Listing]] = {}
-_HISTORIES: dict[Path, tuple[tuple[int, ...], datetime, bool, list[_Commit]]] = {}
+_History = tuple[tuple[int, ...], datetime, bool, list[_Commit]]  # (git state key, since, renames?, commits)
+_HISTORIES: dict[Path, _History] = {}
 _BLOBS: dict[tuple[str, int, int, int], str] = {}
 _GIT_DIRS: dict[Path, Path | None] = {}
 
@@ -85,8 +91,10 @@ class ProjectFiles:
     to it, POSIX). Offers `exists`, `blob`, `anchor`, `anchors_for` (the vault's `Anchorer`), `defining_files`,
     `staleness`, `verify`."""
 
-    def __init__(self, root: Path, clock: Clock | None = None) -> None:
+    def __init__(self, root: Path, clock: Clock | None = None, cache_dir: Path | None = None) -> None:
+        """`cache_dir`: where the parsed history is kept between processes (the project's `state/`)."""
         self.root = root.resolve()
+        self.cache_dir = cache_dir
         self._root_text = str(self.root)
         self.clock: Clock = clock or SystemClock()
 
@@ -314,13 +322,15 @@ class ProjectFiles:
         return {path: _path_history(path, when, commits) for path, when in since.items()}
 
     def _commits_since(self, earliest: datetime, renames: bool) -> list[_Commit]:
-        """Commits after `earliest`, oldest first, each with its name-status."""
+        """Commits after `earliest`, oldest first, each with its name-status: from this process's cache, else
+        the one on disk (a new process after no new commit runs no `git log`), else git."""
         git_dir = self.git_dir
         if git_dir is None:
             return []
         key = tuple(_stat_key(git_dir / name) for name in ("HEAD", "logs/HEAD", "packed-refs"))
-        cached = _HISTORIES.get(self.root)
+        cached = _HISTORIES.get(self.root) or self._load_history(key)
         if cached is not None and cached[0] == key and cached[1] <= earliest and (cached[2] or not renames):
+            _HISTORIES[self.root] = cached
             return [commit for commit in cached[3] if commit.time >= earliest]  # `_path_history` cuts per path
         out = self._git(
             "log",
@@ -332,9 +342,46 @@ class ProjectFiles:
             f"--since={int(earliest.timestamp()) - 1}",
             "HEAD",
         )
-        commits = _parse_log(out or "")
+        if out is None:
+            return []
+        commits = _parse_log(out)
         _HISTORIES[self.root] = (key, earliest, renames, commits)
+        self._save_history(_HISTORIES[self.root])
         return [commit for commit in commits if commit.time >= earliest]
+
+    def _history_file(self) -> Path | None:
+        return self.cache_dir / HISTORY_FILE if self.cache_dir is not None else None
+
+    def _load_history(self, key: tuple[int, ...]) -> _History | None:
+        path = self._history_file()
+        if path is None:
+            return None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if tuple(data["key"]) != key:
+                return None  # HEAD moved since: the file is rewritten after the next `git log`
+            commits = [
+                _Commit(datetime.fromtimestamp(int(t), timezone.utc), tuple((str(a), str(b), str(c)) for a, b, c in ch))
+                for t, ch in data["commits"]
+            ]
+            return key, datetime.fromtimestamp(float(data["earliest"]), timezone.utc), bool(data["renames"]), commits
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _save_history(self, history: _History) -> None:
+        path = self._history_file()
+        if path is None or len(history[3]) > MAX_SAVED_COMMITS or not path.parent.is_dir():
+            return
+        data = {
+            "key": list(history[0]),
+            "earliest": history[1].timestamp(),
+            "renames": history[2],
+            "commits": [[int(c.time.timestamp()), [list(change) for change in c.changes]] for c in history[3]],
+        }
+        try:
+            atomic_write_text(path, json.dumps(data, separators=(",", ":")))
+        except OSError as exc:  # a read-only state folder: the next process runs `git log` again
+            log.info("could not keep the anchor history in %s: %s", path, exc)
 
 
 def _find_git_dir(root: Path) -> Path | None:

@@ -65,11 +65,11 @@ class Store:
         self._indexes: dict[Scope, MemoryIndex] = {}
         self._embedder = embedder
         self.project_files: ProjectFiles | None = None
-        if self.project_vault is not None and roots.project_dir is not None:
+        if self.project_vault is not None and roots.project is not None:
             # Only project memories anchor: the global vault's are about the person, not one codebase.
             from aimate_memory.git.anchors import ProjectFiles
 
-            self.project_files = ProjectFiles(roots.project_dir, self.clock)
+            self.project_files = ProjectFiles(roots.project.parent, self.clock, Roots.state_dir(roots.project))
             self.project_vault.anchorer = self.project_files
 
     def close(self) -> None:

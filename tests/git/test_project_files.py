@@ -162,3 +162,31 @@ def test_outside_git_the_disk_still_answers(tmp_path: Path) -> None:
     (tmp_path / "lib" / "util.py").write_text("x = 2\n", encoding="utf-8")
     stale = files.staleness(anchors)
     assert stale is not None and (stale.what, stale.commits) == ("changed", 0)
+
+
+def test_a_new_process_reads_the_history_git_gave_the_last_one(
+    repo: Path, run_git, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parsed `git log` is kept in the state folder: after no new commit a new process runs no `git log`;
+    after one, it does, and counts the new commit."""
+    import aimate_memory.git.anchors as module
+
+    state = tmp_path / "state"
+    state.mkdir()
+    files = ProjectFiles(repo, cache_dir=state)
+    anchor = Anchor("auth/session.py", files.blob("auth/session.py") or "", earlier())
+    (repo / "auth" / "session.py").write_text("# one\n", encoding="utf-8")
+    commit(run_git, repo, "one", later_s=2)
+    first = files.staleness([anchor])
+    assert first is not None and first.commits == 1 and (state / module.HISTORY_FILE).exists()
+
+    ran: list[str] = []
+    real = ProjectFiles._git
+    monkeypatch.setattr(ProjectFiles, "_git", lambda self, *args: ran.append(args[0]) or real(self, *args))
+    monkeypatch.setattr(module, "_HISTORIES", {})  # a new process
+    assert ProjectFiles(repo, cache_dir=state).staleness([anchor]) == first and "log" not in ran
+    (repo / "auth" / "session.py").write_text("# two\n", encoding="utf-8")
+    commit(run_git, repo, "two", later_s=3)
+    monkeypatch.setattr(module, "_HISTORIES", {})
+    again = ProjectFiles(repo, cache_dir=state).staleness([anchor])
+    assert again is not None and again.commits == 2 and "log" in ran

@@ -192,7 +192,9 @@ def _relevant(memory: GetClient, prompt: str) -> str:
 
 def _hit_line(hit: HitRecord) -> str:
     snippet = " ".join(hit.snippet.split())[:SNIPPET_CHARS]
-    return f"- {hit.title} [{hit.layer} {hit.id[:8]}]" + (f": {snippet}" if snippet else "")
+    line = f"- {hit.title} [{hit.layer} {hit.id[:8]}]" + (f": {snippet}" if snippet else "")
+    # A fact, like the context's heading (docs/anchors.md): what changed in the code the memory cites.
+    return line + (f" (possibly stale: {hit.stale.describe()})" if hit.stale is not None else "")
 
 
 def _capture(memory: GetClient, text: str, thread: str | None) -> str:

@@ -29,11 +29,14 @@ class MemoryPage:
         """One memory (id, unique id prefix, path or exact title) with its history across moves (empty, with
         `history_note`, when its vault is not in git), supersede chain both ways, thread neighbours (read
         from the index: refresh it first), `related` resolved to titles (dangling ones marked `missing`),
-        and its `anchors`/`stale` frontmatter fields as written. Counted as a use, like `show`."""
+        its `anchors` as written, and `stale`: what changed in the code it is anchored to since it was
+        verified (`Staleness.to_dict()`, None when nothing did; docs/anchors.md). Counted as a use, like
+        `show`."""
         memory = self._memories.read(ref)
         history, note = self._history(memory)
         before, after = self._neighbours(memory)
         frontmatter = frontmatter_fields(memory)
+        stale = self._store.staleness(memory)
         return MemoryDetailsRecord(
             memory=memory_fields(memory),
             frontmatter=frontmatter,
@@ -46,7 +49,7 @@ class MemoryPage:
             thread_after=tuple(LinkedMemory.of(m.id, m) for m in after),
             related=tuple(LinkedMemory.of(ref, self._find(ref)) for ref in memory.related),
             anchors=frontmatter.get("anchors"),
-            stale=frontmatter.get("stale"),
+            stale=stale.to_dict() if stale is not None else None,
         )
 
     def _find(self, ref: str) -> Memory | None:

@@ -546,8 +546,9 @@ class MemoryDetailsRecord:
     empty with `history_note` saying why when its vault is not in git); `supersedes`: what it replaced,
     nearest first, back to the oldest; `superseded_by`: what replaced it, nearest first, to the newest;
     `thread_before`/`thread_after`: its neighbours in its conversation thread, nearest first; `related`:
-    its `related` references resolved (dangling ones `missing`); `anchors`/`stale`: those frontmatter fields
-    as written (None when absent)."""
+    its `related` references resolved (dangling ones `missing`); `anchors`: that frontmatter field as written
+    (None when absent); `stale`: what changed in the anchored code (`Staleness.to_dict()`, docs/anchors.md)
+    or None."""
 
     memory: Mapping[str, Any]
     frontmatter: Mapping[str, Any]

@@ -81,6 +81,8 @@ def test_a_rewritten_file_is_shown_stale_everywhere_and_verify_clears_it(cli, pr
     shown = cli("mem", "show", memory["id"][:8], cwd=project).out
     assert "# possibly stale: auth/session.py changed in 1 commit" in shown
     assert cli("mem", "show", memory["id"][:8], "--json", cwd=project).json()["stale"]["what"] == "changed"
+    details = cli("mem", "show", memory["id"][:8], "--details", "--json", cwd=project).json()  # the page's data
+    assert details["stale"]["what"] == "changed" and details["anchors"][0]["path"] == "auth/session.py"
     context = cli("mem", "context", cwd=project).out
     assert "## Possibly out of date · the code these memories cite changed since they were verified" in context
     assert f"({memory['id'][:8]}): auth/session.py changed in 1 commit" in context

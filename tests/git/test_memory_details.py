@@ -96,7 +96,8 @@ def test_thread_neighbours_anchors_and_stale(system) -> None:
     assert [link.title for link in details.thread_before] == ["Turn 1 第1句", "Turn 0 第0句"]
     assert [link.title for link in details.thread_after] == ["Turn 3 第3句", "Turn 4 第4句"]
     assert details.anchors == anchors
-    assert details.stale == {"since": "2026-01-02", "why": "文件改了"}
+    # `stale` is computed (docs/anchors.md), never read from the file: a global memory is never stale
+    assert details.stale is None
     assert system.details(system.add("Alone 独立", "x").id).thread_before == ()
 
 

@@ -41,6 +41,13 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         # Jaccard of keyword sets, the fallback when no model is loaded. Same pairs: highest "different"
         # pair 0.60 → 0.65 (precision 1.0, recall .23): without a model it supersedes only near-copies.
         "keyword_supersede_threshold": 0.65,
+        # Conflicts (capture/conflict.py; docs/design.md, "Conflicts"): USE cosines at or above which a new core
+        # memory or decision is on the same subject as an active one — `conflict_subject_threshold` when both
+        # fill one slot of the table (indentation, cache…) with different values, `conflict_threshold` when only
+        # the cosine says so and one of them is negated or says it changes something. TBD by
+        # scripts/conflict_eval.py.
+        "conflict_subject_threshold": 0.15,
+        "conflict_threshold": 0.4,
         # Whether capture reads a sentence with the multilingual USE model even when vector search is off
         # (embedding.enabled false) or uses another model: the kind model files sentences far better with it
         # (docs/design.md, "Capture"). false: the cue features alone decide.

@@ -15,6 +15,11 @@ Prints precision / recall / F1 per split and per language at the configured thre
 (`capture.conflict_subject_threshold`, `capture.conflict_threshold`), then the threshold curve: precision and
 recall of each split as each threshold moves with the other fixed. `--errors` lists the dev split's misses and
 false alarms (never another split's).
+
+`--cost N` times the check itself: a temporary vault with N active core memories and decisions (every text of
+the pairs, then variations of them), the real default embedder, and `remember` of each dev pair's second text
+(kept beside with `keep_both`, so the vault does not change): the median and p95 of the `conflicts` lap of
+capture's perf breakdown, cold (the first call of the process) and warm.
 """
 
 from __future__ import annotations
@@ -142,12 +147,63 @@ def errors(pairs: Sequence[Pair], thresholds: Thresholds) -> None:
             print(f"  {pair.label:<10} cos={pair.cosine:.2f} {pair.a} | {pair.b}   [{why}]")
 
 
+def cost(size: int, cache_dir: str | None) -> None:
+    """Median and p95 of the conflict check over a vault of `size` core memories and decisions (module
+    docstring): each dev pair's second text checked as a new memory, the model loaded; "uncached" with a fresh
+    sentence cache per check (a CLI process), "cached" with the one a daemon or MCP server keeps."""
+    import os
+    import statistics
+    import time
+
+    from aimate_memory.system import MemorySystem
+    from aimate_memory.system.conflicts import Conflicts
+    from aimate_memory.system.reading import SentenceReader
+
+    pairs = load()
+    texts = list(dict.fromkeys(text for pair in pairs for text in (pair.a, pair.b)))
+    corpus = [texts[n % len(texts)] + (f" (service {n // len(texts)})" if n >= len(texts) else "") for n in range(size)]
+    queries = [pair.b for pair in pairs if pair.split == "dev"]
+    with tempfile.TemporaryDirectory() as scratch:
+        os.environ.update({"AIMATE_HOME": scratch, "AIMATE_NO_DAEMON": "1"})
+        os.environ["AIMATE_EMBEDDING__CACHE_DIR"] = cache_dir or str(Path(scratch) / "models")
+        work = Path(scratch) / "work"
+        work.mkdir()
+        with MemorySystem.open(cwd=work) as system:
+            system.init()
+            for n, text in enumerate(corpus):
+                layer, category = ("core", "rule") if n % 2 else ("long_term", "decision")
+                system.add(text, text, layer=layer, category=category)
+            system.refresh()
+            system.conflicts.check("warm-up: load the model", system.global_vault)
+            timings: dict[str, list[float]] = {"uncached": [], "cached": []}
+            for name in timings:
+                for query in queries:
+                    conflicts = (
+                        Conflicts(system.store, system.retrieval, system.memories, SentenceReader(system.store))
+                        if name == "uncached"
+                        else system.conflicts
+                    )
+                    started = time.perf_counter()
+                    conflicts.check(query, system.global_vault)
+                    timings[name].append((time.perf_counter() - started) * 1000)
+    for name, values in timings.items():
+        values.sort()
+        print(
+            f"check at {size} core memories and decisions, {name}: median {statistics.median(values):.1f} ms, "
+            f"p95 {values[round(0.95 * (len(values) - 1))]:.1f} ms ({len(values)} checks)"
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=(*SPLITS, "all"), default="all")
     parser.add_argument("--errors", action="store_true", help="list the dev split's wrong answers")
     parser.add_argument("--cache-dir", help="model cache (default: a fresh temporary folder)")
+    parser.add_argument("--cost", type=int, metavar="N", help="time the check over a vault of N memories instead")
     args = parser.parse_args(argv)
+    if args.cost:
+        cost(args.cost, args.cache_dir)
+        return
     splits = SPLITS if args.split == "all" else (args.split,)
     pairs = with_cosines(load(), args.cache_dir)
     capture = DEFAULTS["capture"]

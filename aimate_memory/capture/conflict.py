@@ -28,7 +28,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any, Literal, NamedTuple
 
@@ -55,6 +55,7 @@ class Slot:
     subject: re.Pattern[str]
     subject_required: bool
     values: tuple[tuple[str, re.Pattern[str]], ...]
+    any_value: re.Pattern[str]  # one scan says whether to look value by value (most texts name none)
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ class ConflictRules:
     """The table, compiled."""
 
     slots: tuple[Slot, ...]
+    any_value: re.Pattern[str]  # any value of any slot
     rejects_next: re.Pattern[str]  # matched at the end of the text before a value: "not ", "不再用"
     rejects_previous: re.Pattern[str]  # matched at the start of the text after a value: " 换成", " was replaced"
     negation: re.Pattern[str]
@@ -76,12 +78,17 @@ class ConflictRules:
                 _compile(slot["subject"]),
                 bool(slot.get("subject_required")),
                 tuple((str(name), _compile(patterns)) for name, patterns in slot["values"].items()),
+                _compile(pattern for patterns in slot["values"].values() for pattern in patterns),
             )
             for slot in data["slots"]
         )
+        every_value = [
+            pattern for slot in data["slots"] for patterns in slot["values"].values() for pattern in patterns
+        ]
         filler = rf"(?:\s*(?:{_alternation(data['value_filler'])}))*\s*"
         return cls(
             slots=slots,
+            any_value=_compile(every_value),
             rejects_next=re.compile(rf"(?:{_alternation(data['rejects_next'])}){filler}$", re.IGNORECASE),
             rejects_previous=re.compile(rf"^\s*(?:{_alternation(data['rejects_previous'])})", re.IGNORECASE),
             negation=_compile(data["negations"]),
@@ -121,11 +128,22 @@ class Reading:
 
 
 def read(text: str, rules: ConflictRules | None = None) -> Reading:
-    rules = rules or default_rules()
+    """What the table finds in `text`. With the shipped table the answer is remembered (a process reads the
+    same titles at every check)."""
+    return _read(text, rules) if rules is not None else _read_shipped(text)
+
+
+@lru_cache(maxsize=4096)
+def _read_shipped(text: str) -> Reading:
+    return _read(text, default_rules())
+
+
+def _read(text: str, rules: ConflictRules) -> Reading:
     text = normalized(text)
     slots: dict[str, SlotReading] = {}
-    for slot in rules.slots:
-        if slot.subject_required and not slot.subject.search(text):
+    named = rules.any_value.search(text) is not None
+    for slot in rules.slots if named else ():
+        if not slot.any_value.search(text) or (slot.subject_required and not slot.subject.search(text)):
             continue
         affirmed: set[str] = set()
         rejected: set[str] = set()

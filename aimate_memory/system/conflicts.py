@@ -23,6 +23,7 @@ CONFLICT_FIELD = "conflicts_with"  # frontmatter: the ids a pending memory may c
 SEARCHED = 8  # the most similar active core memories and decisions, read besides those sharing a slot
 SIDES_FOLDERS = (folder_for(Layer.CORE, None), folder_for(Layer.LONG_TERM, "decision"))
 LISTED = 500  # the newest active core memories and decisions whose titles are read for a shared slot
+SHARING = 32  # of those, the newest sharing a slot with the new text are read whole and embedded
 
 
 def takes_sides(layer: Layer, category: str) -> bool:
@@ -54,7 +55,8 @@ class Conflicts:
 
     def check(self, text: str, vault: Vault, exclude: Iterable[str] = ()) -> list[ConflictRecord]:
         """The active core memories and decisions of `vault` that `text` may contradict, the closest first.
-        Read: those whose title fills a slot the text fills too, and the most similar by search."""
+        Read: the newest `SHARING` whose title fills a slot the text fills too, and the `SEARCHED` most
+        similar by search."""
         skip = set(exclude)
         index = self._store.index_for(vault)
         index.refresh(paths=[folder.as_posix() for folder in SIDES_FOLDERS])
@@ -68,6 +70,7 @@ class Conflicts:
             return []
         wanted = read(text)
         picked = [memory_id for memory_id, memory in pool.items() if shares_slot(wanted, read(memory.title))]
+        picked = picked[:SHARING]  # newest first: a vault of 300 database decisions costs 32 embeddings, not 300
         picked += [hit.memory.id for hit in self._retrieval.search(text, SEARCHED, where).results]
         memories = [self._memories.get(memory_id) for memory_id in dict.fromkeys(picked) if memory_id in pool]
         texts = [memory.body.strip() or memory.title for memory in memories]

@@ -72,7 +72,9 @@ class Conflicts:
         picked = [memory_id for memory_id, memory in pool.items() if shares_slot(wanted, read(memory.title))]
         picked = picked[:SHARING]  # newest first: a vault of 300 database decisions costs 32 embeddings, not 300
         picked += [hit.memory.id for hit in self._retrieval.search(text, SEARCHED, where).results]
-        memories = [self._memories.get(memory_id) for memory_id in dict.fromkeys(picked) if memory_id in pool]
+        # Read-only: the tool's own simple frontmatter skips ruamel (~1.3 ms a file, 20 ms on a loaded machine).
+        chosen = [pool[memory_id] for memory_id in dict.fromkeys(picked) if memory_id in pool]
+        memories = [vault.load(listed.rel_path, read_only=True) for listed in chosen]
         texts = [memory.body.strip() or memory.title for memory in memories]
         vectors = self._reader.vectors([text, *texts]) if memories else None
         cosines: list[float | None] = (

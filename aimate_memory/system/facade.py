@@ -72,8 +72,7 @@ class MemorySystem:
 
     Collaborators: `store` (vaults, indexes, model, journals, the commit-and-notify `record`), `perf` (the
     perf log), `retrieval`, `memories`, `conflicts`, `capture`, `sessions`, `context`, `git`, `memory_page`,
-    `transfer`,
-    `upkeep`."""
+    `transfer`, `upkeep`."""
 
     def __init__(
         self,

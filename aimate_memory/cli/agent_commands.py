@@ -32,17 +32,35 @@ def remember(
     scope: str = typer.Option(None, "--scope", "-s", help="global or project (default: decided from the text)."),
     source: str = typer.Option("cli", "--source", help="Who captured it (cli, an agent's name, …)."),
     thread: str = typer.Option(None, "--thread", help="The conversation it was said in (see `add --thread`)."),
+    keep_both: bool = typer.Option(
+        False, "--keep-both", help="Write it even if it may contradict an active core memory or decision."
+    ),
+    replaces: str = typer.Option(
+        None, "--replace", metavar="ID", help="The active memory it replaces (superseded by it): a conflict resolved."
+    ),
     no_refresh: bool = NO_REFRESH,
     as_json: bool = JSON,
 ) -> None:
     """Remember a sentence where it belongs, and say why; small talk, thanks and questions are dropped
     (--force keeps them, --kind says what it is). With --confidence (agents): ≥ 0.85 written, ≥ 0.60 pending
     review, below dropped; an agent's capture into core waits for review. A restatement updates (supersedes)
-    the memory it restates."""
+    the memory it restates. A core memory or decision that may contradict an active one is written pending
+    and both are named (`review --accept ID` keeps the new one, `--keep-both` both, `--reject ID` the old);
+    --replace ID or --keep-both decide it at once."""
     from aimate_memory.system.capture import capture_line
 
+    if keep_both and replaces:
+        raise typer.BadParameter("--keep-both keeps the other memory, --replace supersedes it: give one")
     result = refreshed(open_system(), no_refresh).remember(
-        text, confidence=confidence, scope=scope, source=source, thread=thread, kind=kind, force=force
+        text,
+        confidence=confidence,
+        scope=scope,
+        source=source,
+        thread=thread,
+        kind=kind,
+        force=force,
+        keep_both=keep_both,
+        replaces=replaces,
     )
     if as_json:
         print_json(result.to_dict())

@@ -50,13 +50,20 @@ def review(
     accept_all: bool = typer.Option(False, "--accept-all", help="Commit every pending change."),
     accept: list[str] = typer.Option(None, "--accept", help="Commit this change (id, id prefix or path); repeatable."),
     reject: list[str] = typer.Option(None, "--reject", help="Undo this change (id, id prefix or path); repeatable."),
+    keep_both: bool = typer.Option(
+        False, "--keep-both", help="With --accept: keep the memories it may contradict too (not superseded)."
+    ),
     allow_secret: bool = ALLOW_SECRET,
 ) -> None:
     """Review changed memories and pending captures by id: what changed (fields, body), then accept
-    (commit), reject (restore) or skip. Files that are not memories (README, sessions) are not listed."""
+    (commit), reject (restore) or skip. Files that are not memories (README, sessions) are not listed.
+    A capture that may contradict active memories is shown with them: accepting it keeps it and supersedes
+    them (--keep-both keeps both), rejecting it keeps them."""
     system = open_system()
     if accept or reject:
-        outcomes = system.git.reject(reject or []) + system.git.accept(accept or [], allow_secret=allow_secret)
+        outcomes = system.git.reject(reject or []) + system.git.accept(
+            accept or [], allow_secret=allow_secret, keep_both=keep_both
+        )
     elif accept_all:
         outcomes = system.git.accept_all(allow_secret=allow_secret)
     else:
@@ -127,6 +134,16 @@ def _print_item(item: ReviewItem) -> None:
     for line in change.body_diff.splitlines():
         style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
         console.print(f"    [{style}]{escape(line)}[/]", highlight=False)
+    for conflict in item.conflicts:
+        console.print(
+            f"    [yellow]may contradict[/] [bold]{conflict.id[:8]}[/] {_tag(conflict.scope)} "
+            f"{escape(conflict.layer)}/{escape(conflict.category)}: [bold]{escape(conflict.title)}[/]",
+            highlight=False,
+        )
+    if item.conflicts:
+        console.print(
+            "    [dim]accept keeps this one and supersedes the other (--keep-both: both); reject keeps the other[/]"
+        )
     if _note(item):
         console.print(f"    [yellow]{escape(_note(item))}[/]")
 
@@ -154,16 +171,20 @@ def _interactive(system: MemorySystem, items: list[ReviewItem], allow_secret: bo
         if change.status == "conflict":
             console.print("[yellow]holds conflict markers: edit the file to resolve them, then review again[/]")
             continue
-        answer = typer.prompt("[a]ccept, [r]eject, [d]iff, [s]kip, [q]uit", default="s").strip().lower()[:1]
+        both = ", keep [b]oth" if item.conflicts else ""
+        answer = typer.prompt(f"[a]ccept, [r]eject{both}, [d]iff, [s]kip, [q]uit", default="s").strip().lower()[:1]
         if answer == "d":
             console.print(Syntax(change.diff, "diff", theme="ansi_dark", word_wrap=True))
-            answer = typer.prompt("[a]ccept, [r]eject, [s]kip, [q]uit", default="s").strip().lower()[:1]
+            answer = typer.prompt(f"[a]ccept, [r]eject{both}, [s]kip, [q]uit", default="s").strip().lower()[:1]
         if answer == "q":
             break
         scope = Scope(item.scope)
         try:
-            if answer == "a":
-                _print_outcomes(system.git.accept([change.path.as_posix()], allow_secret=allow_secret, scope=scope))
+            if answer in ("a", "b"):
+                accepted = system.git.accept(
+                    [change.path.as_posix()], allow_secret=allow_secret, scope=scope, keep_both=answer == "b"
+                )
+                _print_outcomes(accepted)
             elif answer == "r":
                 _print_outcomes(system.git.reject([change.path.as_posix()], scope=scope))
         except AimateError as error:

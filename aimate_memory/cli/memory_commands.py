@@ -80,7 +80,8 @@ def add(
     as_json: bool = JSON,
 ) -> None:
     """Add a memory. The body comes from --body, --file or standard input. Nothing is written when the
-    text is refused (a secret, a control character)."""
+    text is refused (a secret, a control character). A core memory or decision that may contradict an
+    active one is written as asked, with a warning naming the other (`--json`: `conflicts`)."""
     text = _body_from(body, file)
     system = open_system()
     memory = system.add(
@@ -95,10 +96,16 @@ def add(
         allow_secret=allow_secret,
         thread=thread,
     )
+    conflicts = system.conflicts.of(memory)
     if as_json:
-        print_json(memory.public_dict())
-    else:
-        console.print(f"added {memory.id[:8]}  {memory.scope.value}:{memory.rel_path.as_posix()}")
+        print_json({**memory.public_dict(), "conflicts": [conflict.to_dict() for conflict in conflicts]})
+        return
+    console.print(f"added {memory.id[:8]}  {memory.scope.value}:{memory.rel_path.as_posix()}")
+    for conflict in conflicts:
+        print_warning(
+            f'{memory.id[:8]} may contradict {conflict.id[:8]} "{conflict.title}" ({conflict.reason}); keep one: '
+            f"`aimate mem set {conflict.id[:8]} status=superseded` or `aimate mem rm {memory.id[:8]}`"
+        )
 
 
 def _body_from(body: str | None, file: Path | None) -> str:

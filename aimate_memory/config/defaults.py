@@ -41,6 +41,17 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         # Jaccard of keyword sets, the fallback when no model is loaded. Same pairs: highest "different"
         # pair 0.60 → 0.65 (precision 1.0, recall .23): without a model it supersedes only near-copies.
         "keyword_supersede_threshold": 0.65,
+        # Conflicts (capture/conflict.py; docs/design.md, "Conflicts"): USE cosines at or above which a new core
+        # memory or decision is on the same subject as an active one — `conflict_subject_threshold` when both
+        # fill one slot of the table (indentation, cache…) with different values, `conflict_threshold` when only
+        # the cosine says so and one of them is negated or says it changes something. Chosen on the 74-pair
+        # development split of tests/data/conflict_pairs.jsonl by scripts/conflict_eval.py
+        # (docs/benchmarks.md, "Conflicts"): F1 1.00 for the subject bar 0.00–0.20 (the lowest slot conflict,
+        # "We chose Redis for sessions" / "会话缓存改用 Memcached", scores 0.22) → 0.15, a step under it; F1 1.00
+        # for the polarity bar 0.30–0.45 (0.46 is the lowest polarity-only conflict) → 0.40, mid-plateau.
+        # Then, read once: held out (31 pairs) P 1.00 R .91; fresh subjects without a slot (32) P 1.00 R .50.
+        "conflict_subject_threshold": 0.15,
+        "conflict_threshold": 0.4,
         # Whether capture reads a sentence with the multilingual USE model even when vector search is off
         # (embedding.enabled false) or uses another model: the kind model files sentences far better with it
         # (docs/design.md, "Capture"). false: the cue features alone decide.

@@ -211,8 +211,10 @@ def accept(
     *,
     allow_secret: bool = False,
     sensitive_keywords: Sequence[str] = (),
+    also: Sequence[tuple[PurePosixPath, str]] = (),
 ) -> str | None:
-    """Commit one pending change (after the secret scan). Returns the commit sha."""
+    """Commit one pending change (after the secret scan), with the files `also` names and why each changed
+    with it (the memories a kept conflict supersedes). Returns the commit sha."""
     change = find_pending(repo, path)
     if change.status == "conflict":
         raise InvalidInputError(
@@ -220,9 +222,13 @@ def accept(
         )
     title = change.title or change.path.stem
     subject = f'memory: accept {_ACCEPT_WORD[change.status]} "{title}" ({change.path.parent.as_posix()})'
-    body = f"- {change.describe()}: accepted in review"
+    body = "\n".join([f"- {change.describe()}: accepted in review", *(f"- {extra}: {why}" for extra, why in also)])
     return repo.commit_paths(
-        change.paths, subject, body, allow_secret=allow_secret, sensitive_keywords=sensitive_keywords
+        [*change.paths, *(extra for extra, _ in also)],
+        subject,
+        body,
+        allow_secret=allow_secret,
+        sensitive_keywords=sensitive_keywords,
     )
 
 

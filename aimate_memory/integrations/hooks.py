@@ -205,11 +205,14 @@ def _capture(memory: GetClient, text: str, thread: str | None) -> str:
     result = memory().remember(text, source="hook", thread=thread, status_setting=CAPTURE_STATUS_SETTING, force=True)
     action, memory_id = result.action, result.memory_id[:8]
     said = CAPTURE_LINES.get(action) or f"not saved ({result.reason or action})"
-    return f"AIMate memory {said}{f' [{memory_id}]' if memory_id else ''}: {text}"
+    line = f"AIMate memory {said}{f' [{memory_id}]' if memory_id else ''}: {text}"
+    # A conflict is said as a fact with both sides, so the assistant can tell the person which one it is.
+    return "\n".join([line, *(f'- it may contradict [{c.id[:8]}] "{c.title}" ({c.reason})' for c in result.conflicts)])
 
 
 CAPTURE_LINES = {
     "pending": "queued for review (kept only once the person accepts it in `aimate mem review`)",
+    "conflict": "queued for review, as it may contradict an active memory (`aimate mem review` keeps one or both)",
     "written": "saved",
     "exists": "already known",
 }

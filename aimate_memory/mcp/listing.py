@@ -402,8 +402,11 @@ ANSWERS: dict[str, Any] = {
                 "Without `kind` it is decided from the text; chatter, thanks and "
                 "questions are dropped. Rules and preferences you save wait for "
                 "the user's review before they apply. Returns the action taken "
-                "(written, pending, dropped, exists), the memory, the id of a "
-                "memory it supersedes, and the reason.",
+                "(written, pending, dropped, exists, conflict), the memory, the id "
+                "of a memory it supersedes, and the reason. `conflict`: it may "
+                "contradict the active memories in `conflicts` (id, title, "
+                "reason), so it was saved pending: tell the user which one it "
+                "contradicts and that `aimate mem review` lets them keep one.",
                 "inputSchema": {
                     "properties": {
                         "text": {
@@ -439,6 +442,38 @@ ANSWERS: dict[str, Any] = {
                     "type": "object",
                 },
                 "outputSchema": {
+                    "$defs": {
+                        "ConflictOutput": {
+                            "description": "An active memory "
+                            "the new one may "
+                            "contradict "
+                            "(`system.records.ConflictRecord.to_dict()`).",
+                            "properties": {
+                                "id": {"title": "Id", "type": "string"},
+                                "title": {"title": "Title", "type": "string"},
+                                "path": {"title": "Path", "type": "string"},
+                                "scope": {"title": "Scope", "type": "string"},
+                                "layer": {"title": "Layer", "type": "string"},
+                                "category": {"title": "Category", "type": "string"},
+                                "reason": {"title": "Reason", "type": "string"},
+                                "slot": {"anyOf": [{"type": "string"}, {"type": "null"}], "title": "Slot"},
+                                "cosine": {"anyOf": [{"type": "number"}, {"type": "null"}], "title": "Cosine"},
+                            },
+                            "required": [
+                                "id",
+                                "title",
+                                "path",
+                                "scope",
+                                "layer",
+                                "category",
+                                "reason",
+                                "slot",
+                                "cosine",
+                            ],
+                            "title": "ConflictOutput",
+                            "type": "object",
+                        }
+                    },
                     "properties": {
                         "action": {"title": "Action", "type": "string"},
                         "memory": {
@@ -447,8 +482,13 @@ ANSWERS: dict[str, Any] = {
                         },
                         "supersedes": {"anyOf": [{"type": "string"}, {"type": "null"}], "title": "Supersedes"},
                         "reason": {"title": "Reason", "type": "string"},
+                        "conflicts": {
+                            "items": {"$ref": "#/$defs/ConflictOutput"},
+                            "title": "Conflicts",
+                            "type": "array",
+                        },
                     },
-                    "required": ["action", "memory", "supersedes", "reason"],
+                    "required": ["action", "memory", "supersedes", "reason", "conflicts"],
                     "title": "RememberResult",
                     "type": "object",
                 },

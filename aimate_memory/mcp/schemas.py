@@ -102,11 +102,26 @@ class ContextResult(TypedDict):
     warnings: list[Any]
 
 
+class ConflictOutput(TypedDict):
+    """An active memory the new one may contradict (`system.records.ConflictRecord.to_dict()`)."""
+
+    id: str
+    title: str
+    path: str
+    scope: str
+    layer: str
+    category: str
+    reason: str
+    slot: str | None
+    cosine: float | None
+
+
 class RememberResult(TypedDict):
-    action: str  # written | pending | dropped | exists
+    action: str  # written | pending | dropped | exists | conflict
     memory: dict[str, Any] | None
     supersedes: str | None
     reason: str
+    conflicts: list[ConflictOutput]  # with action conflict: what it may contradict (it was saved pending)
 
 
 class ForgetResult(TypedDict):

@@ -112,7 +112,9 @@ TOOL_SPECS: dict[str, ToolSpec] = {
         '- note: a transient situation ("the build on main is broken today").\n'
         "Without `kind` it is decided from the text; chatter, thanks and questions are dropped. Rules and "
         "preferences you save wait for the user's review before they apply. Returns the action taken (written, "
-        "pending, dropped, exists), the memory, the id of a memory it supersedes, and the reason.",
+        "pending, dropped, exists, conflict), the memory, the id of a memory it supersedes, and the reason. "
+        "`conflict`: it may contradict the active memories in `conflicts` (id, title, reason), so it was saved "
+        "pending: tell the user which one it contradicts and that `aimate mem review` lets them keep one.",
         ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False),
     ),
     "memory_update": ToolSpec(

@@ -5,26 +5,26 @@ functions of `aimate_memory.capture`; this module gathers their inputs and does 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-
-import numpy as np
+from typing import Any
 
 from aimate_memory.capture import CaptureResult, Classification, classify, decide, route, title_of
 from aimate_memory.capture.distill import distill
-from aimate_memory.capture.model import EMBEDDER as KIND_EMBEDDER
 from aimate_memory.capture.model import PLACES
 from aimate_memory.capture.result import CaptureAction
 from aimate_memory.capture.routing import Outcome, Route
-from aimate_memory.capture.supersede import Candidate, SupersedeDecision
-from aimate_memory.embedding.base import Embedder
+from aimate_memory.capture.supersede import Candidate, SupersedeDecision, normalize
 from aimate_memory.errors import AimateError, InvalidInputError
+from aimate_memory.system.conflicts import CONFLICT_FIELD, Conflicts, conflicts_with, takes_sides
 from aimate_memory.system.memories import Memories
 from aimate_memory.system.perf import PerfLog, Stopwatch
+from aimate_memory.system.reading import SentenceReader
+from aimate_memory.system.records import ConflictRecord
 from aimate_memory.system.search import Retrieval
 from aimate_memory.system.store import Store
-from aimate_memory.vault.changes import ChangeSet, FileChange
+from aimate_memory.vault.changes import ChangeSet
 from aimate_memory.vault.filters import MemoryFilter, parse_scope
 from aimate_memory.vault.layout import Layer, folder_for
 from aimate_memory.vault.model import Memory
@@ -39,13 +39,21 @@ class Capture:
     """Capture. Offers `remember` (one sentence, classified, routed by confidence and consent, written or
     superseding) and `propose_from_session` (what an ended session leaves for review)."""
 
-    def __init__(self, store: Store, perf_log: PerfLog, retrieval: Retrieval, memories: Memories) -> None:
+    def __init__(
+        self,
+        store: Store,
+        perf_log: PerfLog,
+        retrieval: Retrieval,
+        memories: Memories,
+        reader: SentenceReader,
+        conflicts: Conflicts,
+    ) -> None:
         self._store = store
         self._perf_log = perf_log
         self._retrieval = retrieval
         self._memories = memories
-        self._kind_reader: Embedder | None = None
-        self._kind_reader_tried = False
+        self._reader = reader
+        self._conflicts = conflicts
 
     def remember(
         self,
@@ -59,6 +67,8 @@ class Capture:
         kind: str | None = None,
         force: bool = False,
         origin: dict[str, object] | None = None,
+        keep_both: bool = False,
+        replaces: str | None = None,
     ) -> CaptureResult:
         """Capture one sentence where it belongs (capture/classify.py), or drop it when it is not worth
         keeping (small talk, thanks, a question) unless `force`. `kind` (rule, preference, decision,
@@ -72,7 +82,11 @@ class Capture:
         (a session's id and turn).
         `status`: the person's own consent for a hook's capture (`hooks.capture_status`; docs/agents.md,
         "Consent"), which the routing does not override: "pending" waits for their review, "active" (they
-        chose to keep their `remember:` at once) is written active."""
+        chose to keep their `remember:` at once) is written active.
+        A core memory or decision that may contradict an active one (docs/design.md, "Conflicts") is written
+        pending with `conflicts_with` (action `conflict`), whoever said it: the person chooses in review.
+        `keep_both`: they have chosen already — written as routed, beside the others. `replaces`: the id of
+        the memory it replaces — written as routed, superseding that one (pending: on accept)."""
         watch = Stopwatch()
         if not text or not text.strip():
             raise InvalidInputError("nothing to remember: the text is empty", "pass the sentence to remember")
@@ -99,6 +113,7 @@ class Capture:
             self._perf_log.log("capture", watch, found.layer.value)
             return CaptureResult("dropped", None, None, f"{routed.reason}; nothing written ({found.reason})")
         vault = self._store.vault_for(found.scope)
+        replaced = self._replaced(replaces, vault) if replaces is not None else None
         decision = decide(found.body, self._similar(vault, found), *self._supersede_thresholds())
         watch.lap("similar")
         reason = f"{found.reason}; {routed.reason}"
@@ -107,10 +122,55 @@ class Capture:
             return CaptureResult(
                 "exists", self._memories.get(str(decision.target_id)), None, f"{decision.reason}; {reason}"
             )
-        result = self._write_capture(vault, found, routed.status, confidence, source, decision, reason, thread, origin)
+        conflicts: list[ConflictRecord] = []
+        if replaced is not None:
+            decision = SupersedeDecision("supersede", replaced.id, f"replaces {replaced.id[:8]}, as asked")
+        elif not keep_both and takes_sides(found.layer, found.category):
+            conflicts = self._conflicts.check(found.body, vault)
+            watch.lap("conflicts")
+        status = routed.status
+        if conflicts:
+            # Never beside the memory it contradicts, never over it unasked: pending, for the person to choose.
+            status = "pending"
+            origin = {**(origin or {}), CONFLICT_FIELD: [conflict.id for conflict in conflicts]}
+            shown = "; ".join(f"{conflict.id[:8]} ({conflict.reason})" for conflict in conflicts)
+            reason = f"may contradict {shown}; pending until you choose; {reason}"
+            if decision.action == "supersede":
+                decision = SupersedeDecision("new", None, "a conflict is not superseded unasked")
+        elif replaced is not None and status == "pending":
+            origin = {**(origin or {}), CONFLICT_FIELD: [replaced.id]}  # accepting it replaces that one
+        twin = self._pending_twin(vault, found) if keep_both or replaced is not None else None
+        result = self._write_capture(
+            vault, found, status, confidence, source, decision, reason, thread, origin, replacing=twin
+        )
         watch.lap("write")
         self._perf_log.log("capture", watch, found.layer.value)
+        if conflicts:
+            return as_conflict(result, conflicts)
         return result
+
+    def _pending_twin(self, vault: Vault, found: Classification) -> Memory | None:
+        """The conflict this capture settles: a pending memory of the same words, same place, that was held
+        back for what it may contradict (the person ran `remember` again with `--keep-both` or `--replace`)."""
+        where = MemoryFilter(
+            layers=(found.layer,), scopes=(vault.scope,), categories=(found.category,), statuses=("pending",)
+        )
+        wanted = normalize(found.body)
+        for listed in self._memories.list(where):
+            memory = self._memories.get(listed.id)
+            if conflicts_with(memory) and normalize(memory.body) == wanted:
+                return memory
+        return None
+
+    def _replaced(self, ref: str, vault: Vault) -> Memory:
+        """The active memory `--replace` names, in the vault the capture goes to."""
+        memory = self._memories.get(ref)
+        if memory.scope is not vault.scope or memory.status != "active":
+            raise InvalidInputError(
+                f"{memory.id[:8]} is not an active memory of the {vault.scope.value} vault",
+                "`--replace` names the active memory this one replaces (its id from the conflict)",
+            )
+        return memory
 
     def _classify(self, text: str, scope: str | None, kind: str | None = None) -> Classification:
         project = (
@@ -131,38 +191,9 @@ class Capture:
             has_project=project is not None,
             path_exists=path_exists if project is not None else None,
             scope_override=parse_scope(scope) if scope else None,
-            vector=self._kind_vector(text) if kind is None else None,
+            vector=self._reader.vector(text) if kind is None else None,
             kind=kind,
         )
-
-    def _kind_vector(self, text: str) -> np.ndarray | None:
-        """The text's vector for the kind model: the multilingual USE half of the default embedder (or USE
-        itself). When vector search is off or uses another model, capture still reads the sentence with USE
-        (`capture.embedding`, default on): filing a sentence should not get worse because search is keyword-
-        only (dev split: layer accuracy .87 with the vector, .74 from the cue features alone). None when USE
-        cannot load: the cue features decide then."""
-        reader = None
-        if self._store.embedder.enabled:
-            embedder = self._store.embedder.get()
-            universal = getattr(embedder, "universal", embedder)
-            if universal is not None and str(getattr(universal, "identity", "")).startswith(KIND_EMBEDDER):
-                reader = universal
-        if reader is None and self._store.config.get("capture.embedding"):
-            reader = self._capture_reader()
-        return np.asarray(reader.embed_query(text), dtype=np.float32) if reader is not None else None
-
-    def _capture_reader(self) -> Embedder | None:
-        """USE on its own, loaded once per process (~0.15 s from the model cache, docs/design.md §11)."""
-        if not self._kind_reader_tried:
-            from aimate_memory.embedding import EmbedderUnavailable, create_embedder
-
-            self._kind_reader_tried = True
-            settings = {"provider": "use", "cache_dir": self._store.embedder.settings.get("cache_dir"), "threads": 1}
-            try:
-                self._kind_reader = create_embedder(settings)
-            except EmbedderUnavailable as error:
-                log.info("capture reads no vector: %s", error)
-        return self._kind_reader
 
     def _capture_thresholds(self) -> tuple[float, float]:
         return float(self._store.config.get("capture.write_threshold")), float(
@@ -214,7 +245,10 @@ class Capture:
         reason: str,
         thread: str | None = None,
         origin: dict[str, object] | None = None,
+        replacing: Memory | None = None,
     ) -> CaptureResult:
+        """`replacing`: an earlier pending copy of the same words (a conflict the person now settles with
+        `--keep-both` or `--replace`): removed as this one is written, in its commit."""
         # A pending capture waits for review: it supersedes nothing until a person accepts it.
         old = (
             self._memories.get(str(decision.target_id))
@@ -230,6 +264,7 @@ class Capture:
             extra["thread"] = thread
         extra.update(origin or {})
         ttl = self._store.config.get("short_term.default_ttl_days") if found.layer is Layer.SHORT_TERM else None
+        settled = [vault.delete(replacing)] if replacing is not None else []  # first: its file name is free again
         memory, change = vault.create(
             title=found.title,
             body=found.body,
@@ -240,10 +275,9 @@ class Capture:
             source=source,
             extra=extra,
         )
-        changes = [change]
+        changes = [change, *settled]
         if old is not None:
-            vault.update(old, {"status": "superseded", "superseded_by": memory.id})
-            changes.append(FileChange("update", old.rel_path, f"superseded by {memory.id[:8]}"))
+            changes.append(self._memories.supersede(old, memory.id))
             reason = f"{decision.reason}; {reason}"
         if status == "active":
             # Pending captures stay uncommitted: `aimate mem review` lists them (accept commits, reject removes).
@@ -286,6 +320,11 @@ class Capture:
         return results
 
 
+def as_conflict(result: CaptureResult, conflicts: list[ConflictRecord]) -> CaptureResult:
+    """`result` as a conflict: what was written (pending), and the memories it may contradict."""
+    return CaptureResult("conflict", result.memory, None, result.reason, tuple(c.to_dict() for c in conflicts))
+
+
 def capture_line(result: CaptureResult) -> str:
     """The human lines of `remember`: what happened, then why —
     `remembered 3f2a1c0d as core/preference (global): 我习惯用 Tab 缩进` / `  why: core/preference: a personal …`."""
@@ -297,4 +336,20 @@ def capture_line(result: CaptureResult) -> str:
     line = f"{verbs.get(result.action, result.action)} {memory.id[:8]} as {where}: {memory.title}"
     if result.supersedes:
         line += f" (supersedes {result.supersedes[:8]})"
+    if result.action == "conflict":
+        line = f"pending review: {memory.id[:8]} as {where}: {memory.title}"
+        line += "\n" + conflict_lines(memory.id, result.conflicts)
     return f"{line}\n  why: {result.reason}"
+
+
+def conflict_lines(memory_id: str, conflicts: Sequence[Mapping[str, Any]]) -> str:
+    """What a person reads about a conflict: the memories it may contradict, and the three ways out."""
+    short = memory_id[:8]
+    others = ", ".join(str(conflict["id"])[:8] for conflict in conflicts)
+    lines = [f'  may contradict {str(c["id"])[:8]} "{c["title"]}" ({c["reason"]})' for c in conflicts]
+    lines += [
+        f"  keep this one: aimate mem review --accept {short}   ({others} becomes superseded)",
+        f"  keep both:     aimate mem review --accept {short} --keep-both",
+        f"  keep the old:  aimate mem review --reject {short}",
+    ]
+    return "\n".join(lines)

@@ -19,11 +19,13 @@ from aimate_memory.clock import Clock
 from aimate_memory.config import Config
 from aimate_memory.system.anchoring import Anchoring
 from aimate_memory.system.capture import Capture
+from aimate_memory.system.conflicts import Conflicts
 from aimate_memory.system.context import ContextBuilder
 from aimate_memory.system.history import GitActions
 from aimate_memory.system.memories import Memories
 from aimate_memory.system.memory_page import MemoryPage
 from aimate_memory.system.perf import PerfLog
+from aimate_memory.system.reading import SentenceReader
 from aimate_memory.system.search import Retrieval
 from aimate_memory.system.sessions import Sessions
 from aimate_memory.system.store import ChangeListener, Progress, Store
@@ -70,8 +72,8 @@ class MemorySystem:
     """The global vault plus, inside a project, the project vault (project first on ties).
 
     Collaborators: `store` (vaults, indexes, model, journals, the commit-and-notify `record`), `perf` (the
-    perf log), `retrieval`, `memories`, `capture`, `sessions`, `context`, `git`, `memory_page`, `transfer`,
-    `upkeep`, `anchoring`."""
+    perf log), `retrieval`, `memories`, `conflicts`, `capture`, `sessions`, `context`, `git`, `memory_page`,
+    `transfer`, `upkeep`, `anchoring`."""
 
     def __init__(
         self,
@@ -85,10 +87,12 @@ class MemorySystem:
         self.perf = PerfLog(self.store)
         self.retrieval = Retrieval(self.store, self.perf)
         self.memories = Memories(self.store, self.retrieval)
-        self.capture = Capture(self.store, self.perf, self.retrieval, self.memories)
+        reader = SentenceReader(self.store)  # USE, loaded once: the kind model's input and the conflicts' space
+        self.conflicts = Conflicts(self.store, self.retrieval, self.memories, reader)
+        self.capture = Capture(self.store, self.perf, self.retrieval, self.memories, reader, self.conflicts)
         self.sessions = Sessions(self.store, self.perf, self.memories, self.capture)
         self.context = ContextBuilder(self.store, self.perf, self.retrieval, self.sessions)
-        self.git = GitActions(self.store, self.memories)
+        self.git = GitActions(self.store, self.memories, self.conflicts)
         self.memory_page = MemoryPage(self.store, self.memories, self.git)
         self.transfer = Transfer(self.store, self.memories)
         self.upkeep = Upkeep(self.store)

@@ -16,14 +16,15 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from aimate_memory.errors import AimateError, InvalidInputError, NotFoundError, OutsideVaultError
+from aimate_memory.system.conflicts import CONFLICT_FIELD, Conflicts, conflicts_with
 from aimate_memory.system.memories import Memories
-from aimate_memory.system.records import TimelineEvent, TimelineRecord
+from aimate_memory.system.records import ConflictRecord, TimelineEvent, TimelineRecord
 from aimate_memory.system.store import Store
 from aimate_memory.system.timeline import change_event, file_events
 from aimate_memory.vault.dates import parse_optional_when
 from aimate_memory.vault.filters import parse_scope
 from aimate_memory.vault.layout import Layer, Scope, location_of
-from aimate_memory.vault.model import mtime_of, to_datetime
+from aimate_memory.vault.model import Memory, mtime_of, to_datetime
 from aimate_memory.vault.resolve import id_starts_with
 from aimate_memory.vault.store import Vault
 
@@ -38,13 +39,19 @@ NOT_A_REPO_HINT = "run `aimate mem init` (the global vault), or `git init` in th
 
 @dataclass
 class ReviewItem:
-    """One uncommitted memory change and the vault it is in."""
+    """One uncommitted memory change and the vault it is in; `conflicts`: for a pending capture that may
+    contradict active memories (its `conflicts_with`), those memories — accepting it supersedes them."""
 
     scope: str
     change: PendingChange
+    conflicts: list[ConflictRecord] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"scope": self.scope, **self.change.to_dict()}
+        return {
+            "scope": self.scope,
+            **self.change.to_dict(),
+            "conflicts": [conflict.to_dict() for conflict in self.conflicts],
+        }
 
 
 @dataclass
@@ -103,11 +110,14 @@ class GitActions:
     """The vaults' git side, reached as `system.git`. Offers review (`pending_changes`, `accept`,
     `accept_all`, `reject`), `commit`, `diff`/`diff_changes`, `log` (a memory's history across moves, or a
     vault's), `timeline` (what the assistant learned and what changed, by day and by session), and
-    `sync_remote` (pull and push the global vault). Each returns records with `to_dict()`."""
+    `sync_remote` (pull and push the global vault). Each returns records with `to_dict()`.
+    A pending capture that may contradict active memories (docs/design.md, "Conflicts") is listed with them;
+    accepting it supersedes them in the same commit, unless `keep_both`; `accept_all` leaves it for a person."""
 
-    def __init__(self, store: Store, memories: Memories) -> None:
+    def __init__(self, store: Store, memories: Memories, conflicts: Conflicts) -> None:
         self._store = store
         self._memories = memories
+        self._conflicts = conflicts
 
     # -- which vaults are repositories ------------------------------------------------------------
 
@@ -149,26 +159,55 @@ class GitActions:
 
         with self._git_vaults(scope) as repos:
             return [
-                ReviewItem(item.scope, change)
+                ReviewItem(item.scope, change, self._conflicts_of(item.vault, change))
                 for item in repos
                 for change in pending_changes(item.repo, with_diff, sensitive_keywords=self._keywords())
                 if is_reviewable(change)
             ]
 
+    def _conflicts_of(self, vault: Vault, change: PendingChange) -> list[ConflictRecord]:
+        memory = _pending_memory(vault, change)
+        return self._conflicts.recorded(memory) if memory is not None else []
+
     def accept(
-        self, paths: Sequence[str], allow_secret: bool = False, scope: Scope | None = None
+        self, paths: Sequence[str], allow_secret: bool = False, scope: Scope | None = None, keep_both: bool = False
     ) -> list[ReviewOutcome]:
-        """Commit each pending change (by vault path, or a path from the cwd), one commit each."""
+        """Commit each pending change (by vault path, or a path from the cwd), one commit each. A capture
+        that may contradict active memories supersedes them in its commit — unless `keep_both`."""
         from aimate_memory.git.review import accept
 
         done = []
         with self._git_vaults(scope) as repos:
             for path in paths:
                 item, change = _find_change(repos, path)
+                superseded = self._settle_conflicts(item.vault, change, keep_both)
                 _activate_pending(item.vault, change)
-                sha = accept(item.repo, change.path, allow_secret=allow_secret, sensitive_keywords=self._keywords())
-                done.append(ReviewOutcome(item.scope, change.path.as_posix(), "accept", sha, change.describe()))
+                sha = accept(
+                    item.repo,
+                    change.path,
+                    allow_secret=allow_secret,
+                    sensitive_keywords=self._keywords(),
+                    also=[(old.rel_path, f"superseded by {(change.memory_id or '')[:8]}") for old in superseded],
+                )
+                detail = change.describe() + "".join(f"; supersedes {old.id[:8]} {old.title}" for old in superseded)
+                done.append(ReviewOutcome(item.scope, change.path.as_posix(), "accept", sha, detail))
         return done
+
+    def _settle_conflicts(self, vault: Vault, change: PendingChange, keep_both: bool) -> list[Memory]:
+        """A person accepting a capture that may contradict others chose it: the others it names that are
+        still active in its vault become superseded by it (or, `keep_both`, stay as they are). Either way
+        the capture's `conflicts_with` goes. Returns the memories superseded."""
+        memory = _pending_memory(vault, change)
+        if memory is None or not conflicts_with(memory):
+            return []
+        superseded = [] if keep_both else self._conflicts.recorded_memories(memory)
+        for old in superseded:
+            self._memories.supersede(old, memory.id)
+        fields: dict[str, Any] = {CONFLICT_FIELD: None}
+        if superseded:
+            fields["supersedes"] = superseded[0].id
+        vault.update(memory, fields)
+        return superseded
 
     def accept_all(self, allow_secret: bool = False, scope: Scope | None = None) -> list[ReviewOutcome]:
         """Commit every pending change, one commit per vault. Files with conflict markers, and (unless
@@ -181,7 +220,7 @@ class GitActions:
                 ready = []
                 changes = pending_changes(item.repo, with_diff=False, sensitive_keywords=self._keywords())
                 for change in filter(is_reviewable, changes):
-                    skip = _skip_reason(change, allow_secret)
+                    skip = _skip_reason(change, allow_secret) or self._conflict_skip(item.vault, change)
                     if skip:
                         done.append(ReviewOutcome(item.scope, change.path.as_posix(), "skipped", None, skip))
                     else:
@@ -198,6 +237,13 @@ class GitActions:
                 )
                 done.extend(ReviewOutcome(item.scope, c.path.as_posix(), "accept", sha, c.describe()) for c in ready)
         return done
+
+    def _conflict_skip(self, vault: Vault, change: PendingChange) -> str:
+        memory = _pending_memory(vault, change)
+        if memory is None or not conflicts_with(memory):
+            return ""
+        ids = ", ".join(memory_id[:8] for memory_id in conflicts_with(memory))
+        return f"may contradict {ids}: accept it alone (--accept ID supersedes them, add --keep-both to keep both)"
 
     def reject(self, paths: Sequence[str], scope: Scope | None = None) -> list[ReviewOutcome]:
         """Undo each pending change: tracked files restored, new files moved out of the vault (kept)."""
@@ -384,6 +430,17 @@ def _is_timeline_path(path: PurePosixPath) -> bool:
 
 def _event_time(event: TimelineEvent) -> datetime:
     return to_datetime(event.when) or datetime.min.replace(tzinfo=timezone.utc)
+
+
+def _pending_memory(vault: Vault, change: PendingChange) -> Memory | None:
+    """The memory a change leaves, when it is a capture waiting for review."""
+    if change.status not in ("added", "modified", "renamed") or change.path.suffix != ".md":
+        return None
+    try:
+        memory = vault.load(change.path)
+    except (OSError, AimateError):
+        return None
+    return memory if memory.status == "pending" else None
 
 
 def _activate_pending(vault: Vault, change: PendingChange) -> None:

@@ -82,8 +82,9 @@ UPDATABLE = ("title", "body", "tags", "importance", "status")
 
 class Memories:
     """Memory files, one action one commit. Offers reading (`get`, `locate`, `read` — a counted use —,
-    `list`, `scan`), writing (`add`, `update`, `set_fields`, `after_edit`, `remove`), the secret guard every
-    writer calls (`guard_secrets`), and repair (`fix`, `diagnose`)."""
+    `list`, `scan`), writing (`add`, `update`, `set_fields`, `after_edit`, `remove`, `supersede` — a step of
+    a larger action, committed by its caller), the secret guard every writer calls (`guard_secrets`), and
+    repair (`fix`, `diagnose`)."""
 
     def __init__(self, store: Store, retrieval: Retrieval) -> None:
         self._store = store
@@ -214,6 +215,13 @@ class Memories:
         where = f"{layer.value}/{memory.category}"
         self._store.record(vault, ChangeSet(f'memory: add "{memory.title}" ({where})', [change], allow_secret))
         return memory
+
+    def supersede(self, old: Memory, by: str) -> FileChange:
+        """Mark `old` replaced by the memory `by` (`status: superseded`, `superseded_by`): a capture that
+        restates it, or the new side of a conflict a person kept (docs/design.md, "Conflicts"). The caller
+        commits the returned change with its own."""
+        self._store.vault_for(old.scope).update(old, {"status": "superseded", "superseded_by": by})
+        return FileChange("update", old.rel_path, f"superseded by {by[:8]}")
 
     def guard_secrets(self, texts: str | Mapping[str, Any], allow_secret: bool = False) -> None:
         """Refuse text that looks like it holds a secret, before it reaches the disk (docs/design.md §8,

@@ -189,14 +189,77 @@ class SearchRecord:
 
 
 @dataclass(frozen=True)
+class ConflictRecord:
+    """An active memory a new core memory or decision may contradict (docs/design.md, "Conflicts"): which one
+    (id, title, where) and why, in a few words (`reason`: "indentation: tabs here, 4 spaces there"); `slot`:
+    the subject both take a side on, when the table names it; `cosine`: how close the two are in the
+    multilingual space (None: no model was loaded, the table alone decided)."""
+
+    id: str
+    title: str
+    path: str  # vault-relative, POSIX
+    scope: str
+    layer: str
+    category: str
+    reason: str
+    slot: str | None = None
+    cosine: float | None = None
+
+    @classmethod
+    def of(cls, memory: Memory, reason: str, slot: str | None = None, cosine: float | None = None) -> ConflictRecord:
+        return cls(
+            id=memory.id,
+            title=memory.title,
+            path=memory.rel_path.as_posix(),
+            scope=memory.scope.value,
+            layer=memory.layer.value,
+            category=memory.category,
+            reason=reason,
+            slot=slot,
+            cosine=round(cosine, 4) if cosine is not None else None,
+        )
+
+    def to_dict(self) -> Json:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "path": self.path,
+            "scope": self.scope,
+            "layer": self.layer,
+            "category": self.category,
+            "reason": self.reason,
+            "slot": self.slot,
+            "cosine": self.cosine,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ConflictRecord:
+        cosine = data.get("cosine")
+        return cls(
+            id=str(data["id"]),
+            title=str(data.get("title") or ""),
+            path=str(data.get("path") or ""),
+            scope=str(data.get("scope") or ""),
+            layer=str(data.get("layer") or ""),
+            category=str(data.get("category") or ""),
+            reason=str(data.get("reason") or ""),
+            slot=str(data["slot"]) if data.get("slot") else None,
+            cosine=float(cosine) if cosine is not None else None,
+        )
+
+
+@dataclass(frozen=True)
 class CaptureRecord:
-    """What `remember` did: `action` written | pending | dropped | exists; `memory` the memory's public
-    fields (`Memory.public_dict()`) or None when nothing was kept; `supersedes` the id it replaced."""
+    """What `remember` did: `action` written | pending | dropped | exists | conflict; `memory` the memory's
+    public fields (`Memory.public_dict()`) or None when nothing was kept; `supersedes` the id it replaced;
+    `conflicts` the active memories it may contradict (with action conflict: it was written pending, for the
+    person to choose in `aimate mem review`)."""
 
     action: str
     memory: Mapping[str, Any] | None
     supersedes: str | None
     reason: str
+    conflicts: tuple[ConflictRecord, ...] = ()
 
     @property
     def memory_id(self) -> str:
@@ -213,6 +276,7 @@ class CaptureRecord:
             "memory": dict(self.memory) if self.memory is not None else None,
             "supersedes": self.supersedes,
             "reason": self.reason,
+            "conflicts": [conflict.to_dict() for conflict in self.conflicts],
         }
 
     @classmethod
@@ -223,6 +287,9 @@ class CaptureRecord:
             memory=dict(memory) if isinstance(memory, Mapping) else None,
             supersedes=str(data["supersedes"]) if data.get("supersedes") else None,
             reason=str(data.get("reason") or ""),
+            conflicts=tuple(
+                ConflictRecord.from_dict(item) for item in data.get("conflicts") or () if isinstance(item, Mapping)
+            ),
         )
 
 

@@ -94,5 +94,6 @@ def test_capture_result_to_dict() -> None:
         "memory": {"id": "new"},
         "supersedes": "old",
         "reason": "cosine 0.9 ≥ 0.85",
+        "conflicts": [],
     }
     assert CaptureResult("dropped", None, None, "low").to_dict(dict)["memory"] is None

@@ -1,0 +1,244 @@
+"""Conflicts (pure): does a new core memory or decision disagree with an active one on the same subject?
+
+"I prefer 4-space indentation" and "我习惯用 Tab 缩进" are about one subject and take different sides; both
+in core would both reach every session. The caller gathers the candidates (active core memories and
+decisions of the vault, with their cosine to the new text in the multilingual USE space, which puts English
+and Chinese in one space); this module decides, from the table in `capture/data/conflict_rules.json`:
+
+1. **A slot both texts fill, with different values** — a slot is a subject a memory takes a side on
+   (indentation, cache, database, test runner, reply language…), its values the sides (tabs, 4 spaces;
+   Redis, Memcached). A value the text turns away from ("not npm", "不再用 npm", "from Redis to…", "Redis
+   换成…") counts against it. Disagreement: one affirms what the other rejects, or both affirm values
+   and share none. The slot decides whenever both texts name a value of it — "Use ruff" and "Don't use
+   flake8 anymore" agree — at a low cosine bar (`subject_threshold`): a shared slot is itself the subject.
+2. **Otherwise, the same subject by the cosine alone** (`polarity_threshold`, higher) **and** one text
+   negated where the other is not ("Use type hints everywhere" / "Don't add type hints"), or the new text
+   saying it changes something ("…改用…", "switched to", "no longer").
+
+A conflict is not a supersede (capture/supersede.py): a supersede is a restatement, which replaces the old
+memory on its own; a conflict waits for the person to say which one holds. Both thresholds were chosen on
+the development split of tests/data/conflict_pairs.jsonl by scripts/conflict_eval.py (docs/benchmarks.md,
+"Conflicts").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from importlib import resources
+from typing import Any, Literal, NamedTuple
+
+# Latin patterns never match inside a word: "ts" is not in "tests", "js" not in "vue.js"'s "vue".
+_BEFORE = r"(?<![A-Za-z0-9_.])"
+_AFTER = r"(?![A-Za-z0-9_])"
+NUMBER_VALUE = "#"  # a value name meaning "the pattern's group is the value" (line lengths, versions)
+Evidence = Literal["slot", "polarity", "change"]
+
+
+def _alternation(patterns: Iterable[str]) -> str:
+    return "|".join(f"{_BEFORE}(?:{pattern}){_AFTER}" for pattern in patterns)
+
+
+def _compile(patterns: Iterable[str]) -> re.Pattern[str]:
+    return re.compile(_alternation(patterns), re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A subject a memory takes a side on, and the sides (value name → pattern)."""
+
+    name: str
+    subject: re.Pattern[str]
+    subject_required: bool
+    values: tuple[tuple[str, re.Pattern[str]], ...]
+    any_value: re.Pattern[str]  # one scan says whether to look value by value (most texts name none)
+
+
+@dataclass(frozen=True)
+class ConflictRules:
+    """The table, compiled."""
+
+    slots: tuple[Slot, ...]
+    any_value: re.Pattern[str]  # any value of any slot
+    rejects_next: re.Pattern[str]  # matched at the end of the text before a value: "not ", "不再用"
+    rejects_previous: re.Pattern[str]  # matched at the start of the text after a value: " 换成", " was replaced"
+    negation: re.Pattern[str]
+    not_negation: re.Pattern[str]
+    change: re.Pattern[str]
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ConflictRules:
+        slots = tuple(
+            Slot(
+                str(slot["name"]),
+                _compile(slot["subject"]),
+                bool(slot.get("subject_required")),
+                tuple((str(name), _compile(patterns)) for name, patterns in slot["values"].items()),
+                _compile(pattern for patterns in slot["values"].values() for pattern in patterns),
+            )
+            for slot in data["slots"]
+        )
+        every_value = [
+            pattern for slot in data["slots"] for patterns in slot["values"].values() for pattern in patterns
+        ]
+        filler = rf"(?:\s*(?:{_alternation(data['value_filler'])}))*\s*"
+        return cls(
+            slots=slots,
+            any_value=_compile(every_value),
+            rejects_next=re.compile(rf"(?:{_alternation(data['rejects_next'])}){filler}$", re.IGNORECASE),
+            rejects_previous=re.compile(rf"^\s*(?:{_alternation(data['rejects_previous'])})", re.IGNORECASE),
+            negation=_compile(data["negations"]),
+            not_negation=_compile(data["not_negations"]),
+            change=_compile(data["changes"]),
+        )
+
+
+@cache
+def default_rules() -> ConflictRules:
+    """The shipped table (`capture/data/conflict_rules.json`), read once per process."""
+    table = resources.files("aimate_memory.capture").joinpath("data").joinpath("conflict_rules.json")
+    text = table.read_text(encoding="utf-8")
+    return ConflictRules.from_dict(json.loads(text))
+
+
+def normalized(text: str) -> str:
+    """NFKC (full-width letters and digits become ASCII), curly apostrophes straight."""
+    return unicodedata.normalize("NFKC", text).replace("’", "'")
+
+
+@dataclass(frozen=True)
+class SlotReading:
+    """The values of one slot a text names: those it stands for and those it turns away from."""
+
+    affirmed: frozenset[str]
+    rejected: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the table finds in one text."""
+
+    slots: Mapping[str, SlotReading]  # only the slots it names a value of
+    negated: bool
+    changes: bool
+
+
+def read(text: str, rules: ConflictRules | None = None) -> Reading:
+    """What the table finds in `text`. With the shipped table the answer is remembered (a process reads the
+    same titles at every check)."""
+    return _read(text, rules) if rules is not None else _read_shipped(text)
+
+
+@lru_cache(maxsize=4096)
+def _read_shipped(text: str) -> Reading:
+    return _read(text, default_rules())
+
+
+def _read(text: str, rules: ConflictRules) -> Reading:
+    text = normalized(text)
+    slots: dict[str, SlotReading] = {}
+    named = rules.any_value.search(text) is not None
+    for slot in rules.slots if named else ():
+        if not slot.any_value.search(text) or (slot.subject_required and not slot.subject.search(text)):
+            continue
+        affirmed: set[str] = set()
+        rejected: set[str] = set()
+        for name, pattern in slot.values:
+            for match in pattern.finditer(text):
+                value = next((group for group in match.groups() if group), match[0]) if name == NUMBER_VALUE else name
+                turned_away = rules.rejects_next.search(text[: match.start()]) or rules.rejects_previous.search(
+                    text[match.end() :]
+                )
+                (rejected if turned_away else affirmed).add(value.casefold() if name == NUMBER_VALUE else value)
+        if affirmed or rejected:
+            slots[slot.name] = SlotReading(frozenset(affirmed), frozenset(rejected - affirmed))
+    plain = rules.not_negation.sub(" ", text)
+    return Reading(slots, bool(rules.negation.search(plain)), bool(rules.change.search(text)))
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Cosines (USE space) at or above which two texts are about the same subject: `subject` when they fill
+    one slot, `polarity` when only the cosine says so."""
+
+    subject: float
+    polarity: float
+
+
+@dataclass(frozen=True)
+class Verdict:
+    conflict: bool
+    reason: str
+    slot: str | None = None
+    evidence: Evidence | None = None
+
+
+def _values(reading: SlotReading) -> str:
+    shown = sorted(reading.affirmed) or [f"not {value}" for value in sorted(reading.rejected)]
+    return " / ".join(shown)
+
+
+def _slot_disagreement(new: SlotReading, old: SlotReading) -> bool:
+    if new.affirmed & old.rejected or new.rejected & old.affirmed:
+        return True
+    return bool(new.affirmed and old.affirmed and not new.affirmed & old.affirmed)
+
+
+def judge(new: Reading, old: Reading, cosine: float | None, thresholds: Thresholds) -> Verdict:
+    """Whether `new` disagrees with `old` (module docstring), and why in a few words. No cosine (no model
+    loaded): the table alone decides — a shared slot with different values; the cosine rules are off."""
+    shared = [name for name in new.slots if name in old.slots]
+    for name in shared:
+        close = cosine is None or cosine >= thresholds.subject
+        if close and _slot_disagreement(new.slots[name], old.slots[name]):
+            reason = f"{name}: {_values(new.slots[name])} here, {_values(old.slots[name])} there"
+            return Verdict(True, reason, name, "slot")
+    if shared:
+        return Verdict(False, f"agree on {shared[0]}", shared[0])
+    if cosine is None:
+        return Verdict(False, "no disagreement found")
+    if cosine >= thresholds.polarity and new.negated != old.negated:
+        side = "this says not to" if new.negated else "that one says not to"
+        return Verdict(True, f"same subject (cosine {cosine:.2f}); {side}", None, "polarity")
+    if cosine >= thresholds.polarity and new.changes:
+        return Verdict(True, f"same subject (cosine {cosine:.2f}); this one changes it", None, "change")
+    return Verdict(False, "no disagreement found")
+
+
+class Candidate(NamedTuple):
+    memory_id: str
+    text: str  # the memory's title and body
+    cosine: float | None  # USE cosine to the new text; None: no model loaded
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """An active memory the new text may contradict."""
+
+    memory_id: str
+    reason: str
+    cosine: float | None
+    slot: str | None
+
+
+def find_conflicts(
+    new_text: str, candidates: Sequence[Candidate], thresholds: Thresholds, rules: ConflictRules | None = None
+) -> list[Conflict]:
+    """The candidates `new_text` disagrees with, the most similar first."""
+    rules = rules or default_rules()
+    new = read(new_text, rules)
+    found = []
+    for candidate in candidates:
+        verdict = judge(new, read(candidate.text, rules), candidate.cosine, thresholds)
+        if verdict.conflict:
+            found.append(Conflict(candidate.memory_id, verdict.reason, candidate.cosine, verdict.slot))
+    return sorted(found, key=lambda conflict: -(conflict.cosine or 0.0))
+
+
+def shares_slot(first: Reading, second: Reading) -> bool:
+    """Whether both texts name a value of one slot: the cheap test that picks which candidates to read."""
+    return any(name in second.slots for name in first.slots)

@@ -1,0 +1,67 @@
+"""Conflicts through `aimate mem` as a subprocess with the real models: `remember` names the memory it may
+contradict and the three ways out, `review` shows both and keeps one, `add` warns (docs/design.md,
+"Conflicts")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import make_runner
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture
+def run(home: Path, workdir: Path, models: Path, isolated_git: None):
+    runner = make_runner(home, workdir, vectors=True)
+
+    def call(*args: str):
+        return runner(*args, env={"AIMATE_EMBEDDING__CACHE_DIR": str(models), "AIMATE_NO_DAEMON": "1"})
+
+    assert call("mem", "init").code == 0
+    return call
+
+
+def test_remember_names_the_conflict_and_review_keeps_the_new_one(run) -> None:
+    first = run("mem", "remember", "I prefer 4-space indentation", "--json").json()
+    said = run("mem", "remember", "我习惯用 Tab 缩进")
+    assert said.code == 0, said.err
+    new_id = said.out.split()[2]
+    assert said.out.startswith(f"pending review: {new_id} as core/preference")
+    assert f'may contradict {first["memory"]["id"][:8]} "I prefer 4-space indentation"' in said.out
+    assert "indentation: tabs here, 4 spaces there" in said.out
+    assert f"aimate mem review --accept {new_id}" in said.out and f"--reject {new_id}" in said.out
+    listed = run("mem", "review")
+    assert "我习惯用 Tab 缩进" in listed.out and "may contradict" in listed.out
+    assert "I prefer 4-space indentation" in listed.out  # both sides, side by side
+    accepted = run("mem", "review", "--accept", new_id)
+    assert accepted.code == 0 and "supersedes" in accepted.out
+    core = {item["title"]: item["status"] for item in run("mem", "list", "--status", "all", "--json").json()}
+    assert core["我习惯用 Tab 缩进"] == "active" and core["I prefer 4-space indentation"] == "superseded"
+
+
+def test_remember_json_and_settling_flags(run) -> None:
+    redis = run("mem", "remember", "We chose Redis for sessions", "--kind", "decision", "--json").json()
+    result = run("mem", "remember", "会话缓存改用 Memcached", "--kind", "decision", "--json").json()
+    assert result["action"] == "conflict" and result["memory"]["status"] == "pending"
+    [conflict] = result["conflicts"]
+    assert conflict["id"] == redis["memory"]["id"] and conflict["slot"] == "cache"
+    assert set(conflict) == {"id", "title", "path", "scope", "layer", "category", "reason", "slot", "cosine"}
+    both = run("mem", "remember", "会话缓存改用 Memcached", "--kind", "decision", "--keep-both", "--json").json()
+    assert both["action"] == "written" and both["conflicts"] == []
+    bad = run("mem", "remember", "x y z", "--keep-both", "--replace", "abc")
+    assert bad.code != 0 and "give one" in bad.err and "Traceback" not in bad.err
+
+
+def test_add_warns_and_writes(run) -> None:
+    assert run("mem", "add", "回复用中文", "--layer", "core", "--category", "rule").code == 0
+    added = run("mem", "add", "Always reply in English", "--layer", "core", "--category", "rule")
+    assert added.code == 0 and added.out.startswith("added ")
+    assert "may contradict" in added.err and '"回复用中文"' in added.err and "reply language" in added.err

@@ -1,0 +1,38 @@
+"""memory_remember over a real MCP client with the real models: a decision that may contradict an active one
+comes back as action `conflict`, naming it, and is saved pending (docs/design.md, "Conflicts")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import make_runner
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "slot"),
+    [
+        ("We chose Redis for sessions", "会话缓存改用 Memcached", "cache"),
+        ("数据库选用 PostgreSQL", "We decided to move the main database to MySQL", "database"),
+    ],
+)
+def test_remember_answers_conflict_with_the_other_memory(
+    spawn, home: Path, workdir: Path, tmp_path: Path, old: str, new: str, slot: str
+) -> None:
+    models = {"AIMATE_EMBEDDING__CACHE_DIR": str(tmp_path / "models"), "AIMATE_CAPTURE__EMBEDDING": "true"}
+    cli = make_runner(home, workdir, vectors=True)
+    assert cli("mem", "init", env=models).code == 0
+    server = spawn(vectors=True, env=models)
+    first = server.ok("memory_remember", text=old, kind="decision", confidence=0.95)
+    assert first["action"] == "written" and first["conflicts"] == []
+    answer = server.ok("memory_remember", text=new, kind="decision", confidence=0.95)
+    assert answer["action"] == "conflict" and answer["memory"]["status"] == "pending"
+    [conflict] = answer["conflicts"]
+    assert conflict["id"] == first["memory"]["id"] and conflict["title"] == old and conflict["slot"] == slot
+    assert conflict["reason"] and conflict["cosine"] is not None
+    assert "may contradict" in answer["reason"]
+    tools = {tool.name: tool for tool in server.run(server.session.list_tools()).tools}
+    assert "conflict" in (tools["memory_remember"].description or "")

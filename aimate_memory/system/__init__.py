@@ -1,7 +1,6 @@
 """The facade: `MemorySystem`, one class holding the collaborators (`store`, `retrieval`, `memories`,
 `conflicts`, `capture`, `sessions`, `context`, `git`, `memory_page`, `transfer`, `upkeep`, `anchoring`) that
-put the vault, index,
-retrieval, lifecycle and git packages to work (docs/architecture.md, "The facade").
+put the vault, index, retrieval, lifecycle and git packages to work (docs/architecture.md, "The facade").
 
 The names resolve on first use, so that `system.opening` can start a model loading before the facade's
 imports (0.1 s) are paid."""

@@ -92,7 +92,8 @@ def test_unavailable_model_gives_keyword_results_and_one_warning(cli) -> None:
 def test_index_reindex_stats_and_no_sync(cli, home: Path) -> None:
     seed(cli)
     first = cli("mem", "index", "--json").json()["global"]
-    assert first["added"] == 4 and first["errors"] == 0
+    # `add` of a decision indexes core/ and decisions/ for its conflict check: some are in already
+    assert first["added"] + first["unchanged"] == 4 and first["added"] >= 1 and first["errors"] == 0
     again = cli("mem", "index", "--json").json()["global"]
     assert again["added"] == again["updated"] == 0 and again["unchanged"] == 4
     (home / "memory" / "long_term" / "knowledge" / "hand.md").write_text("# 手写\n\n灰度发布流程\n", encoding="utf-8")

@@ -86,7 +86,16 @@ def test_front_and_sdk_answer_alike_and_the_hand_over_keeps_the_session(
     assert len(front[1]["result"]["tools"]) == 7
     search = front[-2]["result"]
     assert not search.get("isError") and search["structuredContent"]["results"][0]["title"] == "选用 Redis 做会话缓存"
-    assert front[-2]["result"]["structuredContent"]["results"] == sdk[-2]["result"]["structuredContent"]["results"]
+
+    # The same hits, minus the score: each search counts a use, and a use the first server journaled may or
+    # may not be folded in by the time the second one ranks (a flake under load, 2026-11-26).
+    def hits(replies: list[dict]) -> list[dict]:
+        return [
+            {k: v for k, v in hit.items() if k != "score"}
+            for hit in replies[-2]["result"]["structuredContent"]["results"]
+        ]
+
+    assert hits(front) == hits(sdk)
     assert front[-1] == {**sdk[-1], "id": front[-1]["id"]} and front[-1]["result"] == front[1]["result"]
 
 

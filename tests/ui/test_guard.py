@@ -60,7 +60,9 @@ def test_tokens_and_form_tokens_are_unguessable_and_distinct() -> None:
 
 
 @pytest.fixture
-def page_client(home: Path, tmp_path: Path, isolated_git: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+def page_client(
+    home: Path, tmp_path: Path, isolated_git: None, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[TestClient]:
     """The whole app over a global vault with one pending capture, as a browser at 127.0.0.1 would reach it."""
     monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
     monkeypatch.setenv("AIMATE_NO_DAEMON", "1")
@@ -90,7 +92,10 @@ def test_the_token_becomes_an_httponly_strict_cookie_and_leaves_the_address(page
     assert "deploy on Fridays" in page.text
 
 
-@pytest.mark.parametrize("path", ["/review", "/context", "/search?q=freeze", "/static/app.css", "/memory/x", "/nowhere"])
+PATHS = ["/review", "/context", "/search?q=freeze", "/static/app.css", "/memory/x", "/nowhere"]
+
+
+@pytest.mark.parametrize("path", PATHS)
 def test_every_path_wants_the_token_and_every_answer_has_the_headers(page_client: TestClient, path: str) -> None:
     refused = page_client.get(path)
     assert refused.status_code == 403 and "403" in refused.text

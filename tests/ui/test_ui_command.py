@@ -14,8 +14,6 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-import pytest
-
 from aimate_memory.ui.serve import bind, opener_file
 
 AIMATE = Path(sys.executable).with_name("aimate")

@@ -104,7 +104,7 @@ def test_every_path_wants_the_token_and_every_answer_has_the_headers(page_client
     assert answer.status_code in (200, 404)
     policy = answer.headers["content-security-policy"]
     assert "default-src 'none'" in policy and "script-src 'self'" in policy and "frame-ancestors 'none'" in policy
-    assert answer.headers["cache-control"] == "no-store" and answer.headers["referrer-policy"] == "no-referrer"
+    assert answer.headers["cache-control"] == "no-store" and answer.headers["referrer-policy"] == "same-origin"
 
 
 def test_a_foreign_host_is_refused_even_with_the_cookie(page_client: TestClient) -> None:

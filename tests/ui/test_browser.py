@@ -9,7 +9,7 @@ from __future__ import annotations
 import http.client
 import json
 import re
-from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -19,7 +19,7 @@ from tests.ui.conftest import Page, Seeded, Server, run_cli
 pytestmark = pytest.mark.slow  # a server and a browser tab each: 3-8 s a test
 
 
-def card(page: Page, title: str):  # noqa: ANN201 - a Playwright locator
+def card(page: Page, title: str) -> Any:  # a Playwright locator
     return page.tab.locator("article.review-card", has_text=title)
 
 
@@ -111,12 +111,11 @@ def test_the_context_page_shows_every_core_memory_and_its_bars_add_up(
     sections = tab.locator("section.section")
     per_section = [int(sections.nth(i).get_attribute("data-used") or 0) for i in range(sections.count())]
     allowances = [int(sections.nth(i).get_attribute("data-allowance") or 0) for i in range(sections.count())]
-    segments = [
-        int(t or 0) for t in tab.locator("#context-total rect").evaluate_all("r => r.map(e => e.dataset.tokens)")
-    ]
+    rects = tab.locator("#context-total rect")
+    segments = [int(tokens or 0) for tokens in rects.evaluate_all("r => r.map(e => e.dataset.tokens)")]
     assert used > 0 and sum(per_section) == used == sum(segments) and used <= budget
-    assert all(section <= allowance for section, allowance in zip(per_section, allowances))
-    widths = tab.locator("#context-total rect").evaluate_all("r => r.map(e => +e.getAttribute('width'))")
+    assert all(section <= allowance for section, allowance in zip(per_section, allowances, strict=True))
+    widths = rects.evaluate_all("r => r.map(e => +e.getAttribute('width'))")
     assert sum(widths) == pytest.approx(100 * used / budget, abs=0.05)  # the drawn bar is the numbers
     # A prompt's context: the relevant long-term memory joins, and core stays.
     tab.fill("#context-query", "会话缓存 Redis" if lang == "zh" else "session cache Redis")

@@ -148,7 +148,9 @@ class GuardMiddleware:
             response = PlainTextResponse(REFUSED, status_code=refusal.status, headers={"x-refused": refusal.reason})
         elif query_token is not None:
             rest = urlencode([(key, value) for key, value in query if key != "token"])
-            response = RedirectResponse(scope["path"] + (f"?{rest}" if rest else ""), status_code=303)
+            # "//host/…" would send the browser to another site: the address stays on this one.
+            path = "/" + str(scope["path"]).lstrip("/")
+            response = RedirectResponse(path + (f"?{rest}" if rest else ""), status_code=303)
             response.set_cookie(self.guard.cookie_name, self.guard.token, httponly=True, samesite="strict", path="/")
         if response is not None:
             await response(scope, receive, _with_headers(send))

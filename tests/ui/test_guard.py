@@ -87,6 +87,8 @@ def test_the_token_becomes_an_httponly_strict_cookie_and_leaves_the_address(page
     assert answer.status_code == 303 and answer.headers["location"] == "/review?lang=zh"
     cookie = answer.headers["set-cookie"]
     assert f"{GUARD.cookie_name}={GUARD.token}" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
+    elsewhere = page_client.get(f"http://{HOST}//evil.example/x?token={GUARD.token}")
+    assert elsewhere.status_code == 303 and elsewhere.headers["location"] == "/evil.example/x"
     page = page_client.get("/review?lang=zh")
     assert page.status_code == 200 and "待确认的捕获" in page.text
     assert "deploy on Fridays" in page.text

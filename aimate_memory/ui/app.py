@@ -192,7 +192,14 @@ class Pages:
     # -- timeline ---------------------------------------------------------------------------------
 
     async def timeline(self, request: Request) -> Response:
-        return self.render(request, "timeline.html")
+        params = request.query_params
+        try:
+            view = await self.run(
+                lambda: views.timeline_view(self.system(), params.get("since"), params.get("scope"), params.get("by"))
+            )
+        except AimateError as error:
+            return self.error(request, error)
+        return self.render(request, "timeline.html", view=view)
 
 
 def create_app(client: RoutedClient, guard: Guard) -> Starlette:

@@ -11,8 +11,16 @@ from datetime import datetime
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from aimate_memory.errors import AimateError, InvalidInputError, NotFoundError
-from aimate_memory.system.records import ContextRecord, HitRecord, SearchRecord
+from aimate_memory.errors import AimateError, InvalidInputError
+from aimate_memory.system.records import (
+    ContextRecord,
+    HitRecord,
+    LinkedMemory,
+    MemoryDetailsRecord,
+    SearchRecord,
+    TimelineEvent,
+    TimelineRecord,
+)
 from aimate_memory.vault.dates import parse_optional_when
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
 from aimate_memory.vault.layout import Layer, Scope, location_of
@@ -26,7 +34,6 @@ if TYPE_CHECKING:
 
 BROWSE_LIMIT = 200  # memories listed without a query, newest first
 SEARCH_LIMIT = 20
-SUPERSEDE_DEPTH = 20  # links followed along a supersede chain (a loop a person typed stops here)
 # The fields the edit form holds, in its order; the body is edited beside them (`set_fields(..., body=…)`).
 EDITABLE = ("title", "layer", "category", "tags", "importance", "status")
 # Keys other parts of the tool may add to a memory or a review item (issue 27): shown as flags when present.
@@ -280,47 +287,38 @@ def explanation(factors: Mapping[str, float]) -> list[tuple[str, str]]:
 
 
 @dataclass
-class Link:
-    ref: str
-    title: str | None  # None: not in the vaults
-
-
-@dataclass
 class MemoryView:
-    memory: Memory
+    """`system.details` (the memory, its history across moves, supersede chain, thread neighbours, related,
+    anchors and stale) with what the template lists."""
+
+    details: MemoryDetailsRecord
     frontmatter: list[tuple[str, str]]
-    history: list[dict[str, Any]]
-    history_note: str
-    supersedes: list[Link]
-    superseded_by: list[Link]
-    related: list[Link]
-    thread: list[Memory]
     flags: list[str]
     anchors: list[str]
 
+    @property
+    def memory(self) -> Mapping[str, Any]:
+        return self.details.memory
+
+    @property
+    def thread(self) -> list[LinkedMemory]:
+        """Its conversation in order: the neighbours before it (oldest first), itself, the ones after."""
+        memory = self.details.memory
+        itself = LinkedMemory(str(memory.get("id")), str(memory.get("id")), str(memory.get("title")))
+        if not self.details.thread_before and not self.details.thread_after:
+            return []
+        return [*reversed(self.details.thread_before), itself, *self.details.thread_after]
+
 
 def memory_view(system: MemorySystem, ref: str) -> MemoryView:
-    """A memory as `show` sees it (not counted as a use: the page is a person browsing, not an assistant
-    reading), with its history across moves (`git.log`), its supersede chain both ways, its related
-    memories and its conversation neighbours."""
-    memory = system.get(ref)
-    meta = _meta(memory)
-    try:
-        history = [entry.to_dict() for entry in system.git.log(memory.id, limit=50)]
-        note = ""
-    except NotFoundError as error:
-        history, note = [], error.message
+    """A memory's page: `system.details` (counted as a use, like `show`)."""
+    details = system.details(ref)
+    anchors = details.anchors if isinstance(details.anchors, list) else [details.anchors] if details.anchors else []
     return MemoryView(
-        memory=memory,
-        frontmatter=[(str(key), _shown(_plain(value))) for key, value in meta.items()],
-        history=history,
-        history_note=note,
-        supersedes=_chain(system, memory, "supersedes"),
-        superseded_by=_chain(system, memory, "superseded_by"),
-        related=[_link(system, ref) for ref in memory.related],
-        thread=_thread(system, memory),
-        flags=flags_of(meta),
-        anchors=[_shown(_plain(anchor)) for anchor in meta.get("anchors") or ()],
+        details=details,
+        frontmatter=[(str(key), _shown(_plain(value))) for key, value in details.frontmatter.items()],
+        flags=flags_of(details.frontmatter, {"stale": details.stale}),
+        anchors=[_shown(_plain(anchor)) for anchor in anchors],
     )
 
 
@@ -332,40 +330,27 @@ def _plain(value: Any) -> Any:
     return value.isoformat() if hasattr(value, "isoformat") else value
 
 
-def _link(system: MemorySystem, ref: str) -> Link:
-    try:
-        return Link(ref, system.get(ref).title)
-    except AimateError:
-        return Link(ref, None)
+# -- timeline ---------------------------------------------------------------------------------------
+
+TIMELINE_LIMIT = 500  # events shown, newest first (the record says when older ones were left out)
 
 
-def _chain(system: MemorySystem, memory: Memory, key: str) -> list[Link]:
-    """The memories `key` (supersedes | superseded_by) leads to, one after another."""
-    links: list[Link] = []
-    current: Memory | None = memory
-    seen = {memory.id}
-    while current is not None and len(links) < SUPERSEDE_DEPTH:
-        meta = _meta(current)
-        ref = str(meta.get(key) or "").strip()
-        if not ref or ref in seen:
-            break
-        seen.add(ref)
-        try:
-            current = system.get(ref)
-            links.append(Link(current.id, current.title))
-            seen.add(current.id)
-        except AimateError:
-            links.append(Link(ref, None))
-            current = None
-    return links
+@dataclass
+class TimelineView:
+    since: str
+    scope: str
+    by: str  # day | session
+    record: TimelineRecord
+    groups: list[tuple[str | None, tuple[TimelineEvent, ...]]]
 
 
-def _thread(system: MemorySystem, memory: Memory) -> list[Memory]:
-    """The memories of the same conversation (`thread`), oldest first."""
-    if not memory.thread:
-        return []
-    same = system.list(MemoryFilter(statuses=()))
-    return sorted((m for m in same if m.thread == memory.thread), key=lambda m: m.created_at)
+def timeline_view(system: MemorySystem, since: str | None, scope: str | None, by: str | None) -> TimelineView:
+    """`system.timeline` grouped by day (default) or by session."""
+    since, scope = (since or "").strip(), (scope or "").strip()
+    grouping = "session" if by == "session" else "day"
+    record = system.timeline(since or None, TIMELINE_LIMIT, scope or None)
+    groups = record.by_session() if grouping == "session" else record.by_day()
+    return TimelineView(since, scope, grouping, record, [(name, events) for name, events in groups.items()])
 
 
 def edit_values(memory: Memory) -> dict[str, str]:

@@ -92,7 +92,7 @@ def seeded(home: Path, tmp_path: Path, isolated_git: None, monkeypatch: pytest.M
             ("capture_zh", "决定：数据库迁移必须先在预发环境跑一遍"),
             ("capture_drop", "I prefer short pull requests over long ones"),
         ):
-            captured = system.remember(text, confidence=0.7)
+            captured = system.remember(text, source="mcp", confidence=0.7)  # an assistant captured it
             assert captured.action == "pending" and captured.memory is not None, captured.reason
             ids[name] = captured.memory.id
         titles = {name: system.get(memory_id).title for name, memory_id in ids.items()}

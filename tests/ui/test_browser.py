@@ -50,6 +50,16 @@ def test_accepting_a_capture_commits_it_as_review_accept_does(
     assert title not in pending_titles(seeded)
     shown = run_cli(seeded, "mem", "show", seeded.ids[name], "--json")
     assert json.loads(shown.stdout)["status"] == "active"  # accepted: the capture is a memory now
+    # The timeline has it: captured (uncommitted, then accepted in one commit), by day and by session.
+    tab.click("nav a[href='/timeline']")
+    event = tab.locator(f".event[data-id='{seeded.ids[name]}']").first
+    assert event.get_attribute("data-kind") in ("capture", "accepted")
+    words = {"en": ("captured", "accepted"), "zh": ("捕获", "接受")}[lang]
+    assert any(word in event.inner_text().lower() for word in words), event.inner_text()
+    page.shot(f"timeline-{lang}")
+    tab.click("#by-session")
+    assert tab.locator(f".event[data-id='{seeded.ids[name]}']").count() >= 1
+    assert "by=session" in tab.url
 
 
 def test_rejecting_restores_a_hand_edit_and_moves_a_capture_out(page: Page, seeded: Seeded) -> None:
@@ -75,6 +85,7 @@ def test_editing_a_memory_in_the_page(page: Page, seeded: Seeded, lang: str) -> 
     memory_id = seeded.ids["redis_zh"]
     tab.goto(f"{urlsplit(tab.url).scheme}://{urlsplit(tab.url).netloc}/memory/{memory_id}?lang={lang}")
     page.shot(f"memory-{lang}")
+    assert tab.locator("#memory-history li").count() >= 1  # `git.log` across moves, through `details`
     tab.click("#edit-link")
     # A refused value (a secret in the body) writes nothing and keeps what was typed.
     tab.fill("textarea[name=body]", "延迟低。密钥 AKIAIOSFODNN7EXAMPLE")

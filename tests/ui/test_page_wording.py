@@ -22,6 +22,8 @@ def used_keys() -> set[str]:
     keys |= {f"section.{layer}" for layer in ("core", "session", "short_term", "long_term")}
     keys |= {f"kind.{kind}" for kind in ("pending", "added", "modified", "deleted", "renamed", "conflict")}
     keys |= set(views.FLAG_KEYS.values())
+    kinds = ("capture", "add", "edit", "accepted", "expired", "promoted", "archived", "superseded", "moved", "removed")
+    keys |= {f"event.{kind}" for kind in kinds}
     return keys
 
 

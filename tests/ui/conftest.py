@@ -16,11 +16,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.testclient import TestClient
 
 from aimate_memory.system import MemorySystem
+from aimate_memory.ui.app import create_app
+from aimate_memory.ui.guard import Guard
 from aimate_memory.vault.layout import Scope
+from aimate_memory.watch.client import connect
 
 AIMATE = Path(sys.executable).with_name("aimate")
+PORT = 43210  # what the test client says it reached (nothing listens there)
+GUARD = Guard("t0ken-of-the-test", PORT)
+HOST = f"127.0.0.1:{PORT}"
 URL = re.compile(r"http://127\.0\.0\.1:(\d+)/\?token=([\w-]+)")
 CHROMIUM_PATHS = ("chromium", "chromium-browser")
 
@@ -171,3 +178,20 @@ def run_cli(seeded: Seeded, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(AIMATE), *args], cwd=seeded.project, env=env, capture_output=True, text=True, timeout=120
     )
+
+
+@pytest.fixture
+def page_client(
+    home: Path, tmp_path: Path, isolated_git: None, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[TestClient]:
+    """The whole app over a global vault with one pending capture, as a browser at 127.0.0.1 would reach it."""
+    monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
+    monkeypatch.setenv("AIMATE_NO_DAEMON", "1")
+    with MemorySystem.open(cwd=tmp_path) as system:
+        system.init()
+        system.remember("We decided to deploy on Fridays only after the freeze", confidence=0.7)
+    client = connect(tmp_path, daemon=False)
+    app = create_app(client, GUARD)
+    with TestClient(app, base_url=f"http://{HOST}", follow_redirects=False) as test_client:
+        yield test_client
+    app.state.pages.worker.submit(client.close).result()

@@ -4,21 +4,12 @@ token-less POST → 403 and nothing changed, the headers on every answer."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from starlette.datastructures import Headers
 from starlette.testclient import TestClient
 
-from aimate_memory.system import MemorySystem
-from aimate_memory.ui.app import create_app
 from aimate_memory.ui.guard import Guard
-from aimate_memory.watch.client import connect
-
-PORT = 43210
-GUARD = Guard("t0ken-of-the-test", PORT)
-HOST = f"127.0.0.1:{PORT}"
+from tests.ui.conftest import GUARD, HOST, PORT
 
 
 def headers(**values: str) -> Headers:
@@ -57,23 +48,6 @@ def test_tokens_and_form_tokens_are_unguessable_and_distinct() -> None:
     assert len(tokens) == 50 and min(len(token) for token in tokens) >= 43  # 32 random bytes
     assert Guard("a", PORT).form_token != Guard("b", PORT).form_token
     assert GUARD.form_ok(GUARD.form_token) and not GUARD.form_ok("") and not GUARD.form_ok(None)
-
-
-@pytest.fixture
-def page_client(
-    home: Path, tmp_path: Path, isolated_git: None, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[TestClient]:
-    """The whole app over a global vault with one pending capture, as a browser at 127.0.0.1 would reach it."""
-    monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
-    monkeypatch.setenv("AIMATE_NO_DAEMON", "1")
-    with MemorySystem.open(cwd=tmp_path) as system:
-        system.init()
-        system.remember("We decided to deploy on Fridays only after the freeze", confidence=0.7)
-    client = connect(tmp_path, daemon=False)
-    app = create_app(client, GUARD)
-    with TestClient(app, base_url=f"http://{HOST}", follow_redirects=False) as test_client:
-        yield test_client
-    app.state.pages.worker.submit(client.close).result()
 
 
 def pending(client: TestClient) -> str:

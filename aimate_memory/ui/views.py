@@ -37,7 +37,12 @@ SEARCH_LIMIT = 20
 # The fields the edit form holds, in its order; the body is edited beside them (`set_fields(..., body=…)`).
 EDITABLE = ("title", "layer", "category", "tags", "importance", "status")
 # Keys other parts of the tool may add to a memory or a review item (issue 27): shown as flags when present.
-FLAG_KEYS = {"stale": "flag.stale", "conflict": "flag.conflict", "conflicts": "flag.conflict"}
+FLAG_KEYS = {
+    "stale": "flag.stale",
+    "conflict": "flag.conflict",
+    "conflicts": "flag.conflict",
+    "conflicts_with": "flag.conflict",
+}
 
 
 # -- shared -----------------------------------------------------------------------------------------
@@ -79,6 +84,9 @@ class ReviewCard:
     diff: str
     secrets: list[str]
     flags: list[str]
+    # The active memories a pending capture may contradict, when the review record names them (issue 27 §4):
+    # each {"id", "title", "reason", …}; accepting the capture supersedes them.
+    conflicts: list[Mapping[str, Any]] = field(default_factory=list)
 
     @property
     def can_accept(self) -> bool:
@@ -113,6 +121,7 @@ def _card(system: MemorySystem, item: ReviewItem) -> ReviewCard:
         diff=change.diff,
         secrets=[f"{s.location}: {s.kind}: {s.excerpt_masked}" for s in change.secrets],
         flags=flags_of(data, _meta(memory)),
+        conflicts=[item for item in data.get("conflicts") or () if isinstance(item, Mapping)],
     )
 
 

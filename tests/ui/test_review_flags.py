@@ -34,3 +34,24 @@ def test_a_card_shows_stale_and_the_memories_it_conflicts_with(lang: str, stale:
     pages.worker.shutdown()
     assert stale in html and conflict in html
     assert f'href="/memory/{"2" * 36}"' in html and "indentation: tabs here, spaces there" in html
+
+
+@pytest.mark.parametrize(("lang", "stale"), [("en", "stale"), ("zh", "可能过时")])
+def test_a_search_result_whose_anchored_code_changed_says_so(lang: str, stale: str) -> None:
+    from aimate_memory.system.records import HitRecord, SearchRecord
+    from aimate_memory.ui.views import Filters, SearchView, explanation
+    from aimate_memory.vault.anchors import Staleness
+
+    hit = HitRecord(
+        id="3" * 36, title="Sessions live in auth/session.py", path="long_term/knowledge/s.md", scope="project",
+        layer="long_term", category="knowledge", tags=(), updated_at="2026-11-20T10:00:00+00:00", score=0.8,
+        stale=Staleness("auth/session.py", "changed", "2026-11-20", 3),
+    )  # fmt: skip
+    view = SearchView(Filters(query="session"), hits=[hit], record=SearchRecord("session", (hit,), "keyword"))
+    pages = Pages(client=None, guard=GUARD)  # type: ignore[arg-type]
+    html = pages.templates.get_template("search.html").render(
+        t=Words(lang), lang=lang, form_token="f", here="/search", switch_url="/search", view=view, problem=None,
+        explain=explanation,
+    )  # fmt: skip
+    pages.worker.shutdown()
+    assert stale in html and "auth/session.py changed in 3 commits" in html

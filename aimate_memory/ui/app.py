@@ -121,7 +121,7 @@ class Pages:
         def act() -> list[Any]:
             git = self.system().git
             if action == "accept":
-                return git.accept(paths, scope=scope)
+                return git.accept(paths, scope=scope, keep_both=fields.get("keep_both") == "1")
             if action == "reject":
                 return git.reject(paths, scope=scope)
             return git.accept_all()

@@ -33,6 +33,9 @@ WORDS: dict[str, tuple[str, str]] = {
     ),
     "review.accept": ("Accept", "接受"),
     "review.reject": ("Reject", "拒绝"),
+    # a capture that may contradict active memories: accepting it supersedes them, unless both are kept
+    "review.accept_replaces": ("Accept, replacing them", "接受并取代它们"),
+    "review.keep_both": ("Accept, keep both", "接受，两者都保留"),
     "review.edit": ("Edit", "编辑"),
     "review.accept_all": ("Accept all", "全部接受"),
     "review.accepted": ("Accepted: {what} → commit {commit}", "已接受：{what} → 提交 {commit}"),

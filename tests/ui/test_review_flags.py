@@ -4,12 +4,16 @@ the review card when present, in both languages."""
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
+import pytest
+from starlette.testclient import TestClient
+
+from aimate_memory.system import MemorySystem
 from aimate_memory.ui.app import Pages
 from aimate_memory.ui.views import ReviewCard, flags_of
 from aimate_memory.ui.wording import Words
-from tests.ui.conftest import GUARD
+from tests.ui.conftest import GUARD, HOST
 
 
 def test_flags_are_read_from_the_records_when_they_are_there() -> None:
@@ -55,3 +59,29 @@ def test_a_search_result_whose_anchored_code_changed_says_so(lang: str, stale: s
     )  # fmt: skip
     pages.worker.shutdown()
     assert stale in html and "auth/session.py changed in 3 commits" in html
+
+
+@pytest.mark.parametrize("keep_both", [False, True])
+def test_a_real_conflict_is_settled_from_the_card(page_client: TestClient, tmp_path: Path, keep_both: bool) -> None:
+    """The table alone (no model) finds that tabs contradict 4 spaces: the card names the old memory and offers
+    both ways out — accept (supersedes it) or keep both — as `review --accept [--keep-both]` does."""
+    with MemorySystem.open(cwd=tmp_path) as system:
+        old = system.remember("I prefer 4-space indentation").memory
+        new = system.remember("我习惯用 Tab 缩进").memory
+    assert old is not None and new is not None
+    page_client.cookies.set(GUARD.cookie_name, GUARD.token)
+    page = page_client.get("/review?lang=zh").text
+    assert "与其他记忆冲突" in page and f'href="/memory/{old.id}"' in page
+    assert "接受并取代它们" in page and "接受，两者都保留" in page
+    path = page.split('name="path" value="', 1)[1].split('"', 1)[0]
+    form = {
+        "scope": "global",
+        "path": path,
+        "form_token": GUARD.form_token,
+        **({"keep_both": "1"} if keep_both else {}),
+    }
+    done = page_client.post("/review/accept", data=form, headers={"origin": f"http://{HOST}"})
+    assert done.status_code == 303, done.text
+    with MemorySystem.open(cwd=tmp_path) as system:
+        assert system.get(new.id).status == "active"
+        assert system.get(old.id).status == ("active" if keep_both else "superseded")

@@ -22,6 +22,7 @@ from aimate_memory.cli import (
     mcp_commands,
     memory_commands,
     transfer_commands,
+    ui_commands,
 )
 from aimate_memory.cli.common import options
 from aimate_memory.cli.faults import describe_fault
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 # `GroupedHelp`: rich's help cost 45 ms of a cold --help, see `rich_markup_mode=None` below).
 HELP_PANELS: dict[str, tuple[str, ...]] = {
     "Everyday": ("init", "add", "list", "show", "edit", "set", "rm", "search", "recall", "remember", "context",
-                 "verify", "stale"),
+                 "verify", "stale", "ui"),
     "Assistants": ("install", "uninstall", "agents-md", "session", "mcp", "hook"),
     "Git": ("review", "commit", "diff", "log", "timeline", "sync"),
     "Maintenance": (
@@ -106,6 +107,7 @@ COMMAND_MODULES = (
     mcp_commands,
     config_commands,
     assistant_commands,
+    ui_commands,
 )
 _set_panels([module.commands for module in COMMAND_MODULES])
 for module in COMMAND_MODULES:

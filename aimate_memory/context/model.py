@@ -1,5 +1,6 @@
 """Records of a context for a prompt, JSON-ready in the shape `aimate mem context --json` prints:
-`{"sections": [{"layer", "scope", "tokens", "items": [{"id", "title", "scope", "path", "tokens", "score"}]}],
+`{"sections": [{"layer", "scope", "tokens", "allowance", "items": [{"id", "title", "scope", "path", "tokens",
+"score", "cut"}], "left_out": [{"id", "title"}]}],
 "total_tokens", "budget", "warnings": [{"kind", "message"}], "text"}` (the text names memories by id only;
 the paths are here, for a client that opens the files)."""
 
@@ -56,6 +57,7 @@ class PlacedItem:
             "tokens": self.tokens,
             "score": item.score,
             "stale": item.stale.to_dict() if item.stale is not None else None,
+            "cut": self.cut,
         }
 
 
@@ -81,7 +83,9 @@ class Section:
             "layer": self.layer,
             "scope": self.scope,
             "tokens": self.tokens,
+            "allowance": self.allowance,
             "items": [placed.to_dict() for placed in self.items],
+            "left_out": [{"id": item.id, "title": item.title} for item in self.skipped],
         }
 
 

@@ -318,6 +318,7 @@ ANSWERS: dict[str, Any] = {
                                 "tokens": {"title": "Tokens", "type": "integer"},
                                 "score": {"anyOf": [{"type": "number"}, {"type": "null"}], "title": "Score"},
                                 "stale": {"anyOf": [{"$ref": "#/$defs/StaleOutput"}, {"type": "null"}]},
+                                "cut": {"title": "Cut", "type": "boolean"},
                             },
                             "required": ["id", "title", "tokens"],
                             "title": "ContextItemOutput",
@@ -328,14 +329,29 @@ ANSWERS: dict[str, Any] = {
                                 "layer": {"title": "Layer", "type": "string"},
                                 "scope": {"title": "Scope", "type": "string"},
                                 "tokens": {"title": "Tokens", "type": "integer"},
+                                "allowance": {"title": "Allowance", "type": "integer"},
                                 "items": {
                                     "items": {"$ref": "#/$defs/ContextItemOutput"},
                                     "title": "Items",
                                     "type": "array",
                                 },
+                                "left_out": {
+                                    "items": {"$ref": "#/$defs/LeftOutItem"},
+                                    "title": "Left Out",
+                                    "type": "array",
+                                },
                             },
                             "required": ["layer", "scope", "tokens", "items"],
                             "title": "ContextSection",
+                            "type": "object",
+                        },
+                        "LeftOutItem": {
+                            "properties": {
+                                "id": {"title": "Id", "type": "string"},
+                                "title": {"title": "Title", "type": "string"},
+                            },
+                            "required": ["id", "title"],
+                            "title": "LeftOutItem",
                             "type": "object",
                         },
                         "StaleOutput": {

@@ -85,13 +85,21 @@ class ContextItemOutput(TypedDict):
     tokens: int
     score: NotRequired[float | None]
     stale: NotRequired[StaleOutput | None]
+    cut: NotRequired[bool]  # shortened to fit (at a sentence end, marked …)
+
+
+class LeftOutItem(TypedDict):
+    id: str
+    title: str
 
 
 class ContextSection(TypedDict):
     layer: str
     scope: str
     tokens: int
+    allowance: NotRequired[int]  # tokens the section could use
     items: list[ContextItemOutput]
+    left_out: NotRequired[list[LeftOutItem]]  # did not fit, even cut
 
 
 class ContextResult(TypedDict):

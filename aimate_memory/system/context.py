@@ -54,10 +54,12 @@ class ContextBuilder:
         self._retrieval = retrieval
         self._sessions = sessions
 
-    def build_context(self, query: str | None = None, budget: int | None = None) -> Context:
+    def build_context(self, query: str | None = None, budget: int | None = None, *, count_uses: bool = True) -> Context:
         """Memories fitted into `budget` tokens (default `context.total_budget`) in the loading order.
         Every memory placed counts as a use (journaled like `read`, folded in by maintenance): being put
-        in front of an assistant is reading it. The session window is not a memory and is not counted."""
+        in front of an assistant is reading it. The session window is not a memory and is not counted.
+        `count_uses=False`: a preview for a person (the page's context view), which no assistant reads —
+        counting it would let looking at the page promote short-term memories."""
         watch = Stopwatch()
         total = self._budget(budget)
         query = query.strip() if query and query.strip() else None
@@ -75,7 +77,8 @@ class ContextBuilder:
         # What an assistant reads: a secret a person let into a memory (--allow-secret) is masked here.
         context.text = mask_text(context.text)
         watch.lap("allocate")
-        self._journal_uses(context)
+        if count_uses:
+            self._journal_uses(context)
         watch.lap("journal")
         watch.breakdown["tokens"] = context.total_tokens
         self._perf_log.log("context_build", watch, "query" if query else "")

@@ -247,23 +247,33 @@ class Memories:
                 "remove the secret (keep it in a password manager), or pass --allow-secret if it is not one",
             )
 
-    def set_fields(self, ref: str, fields: dict[str, Any]) -> Memory:
+    def set_fields(self, ref: str, fields: dict[str, Any], body: str | None = None) -> Memory:
         """Set frontmatter fields. `layer`/`category` move the file where `fix` would put it and
-        `status: archived` moves it to archive/ like `remove` — each one commit."""
-        self.guard_secrets(fields)
+        `status: archived` moves it to archive/ like `remove` — each one commit. `body`: a new body in the
+        same commit (the page's edit form), checked like `update`'s; every value is checked before anything
+        is written."""
+        self.guard_secrets({**fields, **({"body": body} if body is not None else {})})
         fields = {key: coerce_field(key, value) for key, value in fields.items()}
+        check_writable_text({"body": body})
         memory = self.get(ref)
         vault = self._store.vault_for(memory.scope)
         if "layer" in fields:
             fields["type"] = fields.pop("layer")
+        if body is not None and body.strip("\n") == memory.body.strip("\n"):
+            body = None  # the same text: no write, no commit for it
         if fields.get("status") == "archived" and not memory.archived:
             others = {key: value for key, value in fields.items() if key != "status"}
+            if body is not None:
+                memory = vault.update(memory, {}, body=body)
             archived, change = vault.archive(memory, "archived", "archived by `set status=archived`", **others)
             self._store.record(vault, ChangeSet(f'memory: archive "{memory.title}"', [change]))
             return archived
-        updated = vault.update(memory, fields)
+        updated = vault.update(memory, fields, body=body)
         target = home_of(updated.rel_path, updated.layer, updated.category)
-        reason = ", ".join(f"{'layer' if key == 'type' else key}={value}" for key, value in fields.items())
+        reason = ", ".join(
+            [f"{'layer' if key == 'type' else key}={value}" for key, value in fields.items()]
+            + (["body"] if body is not None else [])
+        )
         if target is not None:
             moved = vault.move(updated, vault.unique_path(target.parent, target.name), {})
             change = FileChange("move", moved.rel_path, f"set {reason}", old_path=memory.rel_path)

@@ -36,9 +36,19 @@ def test_rendered_text_is_compact_and_counts_exactly() -> None:
         "tokens": context.total_tokens - 8,
         "score": 0.5,
         "stale": None,  # anchors (docs/anchors.md): what changed in the code it cites, when something did
+        "cut": False,
     }
     assert context.to_dict() == {
-        "sections": [{"layer": "core", "scope": "global", "tokens": context.total_tokens, "items": [item]}],
+        "sections": [
+            {
+                "layer": "core",
+                "scope": "global",
+                "tokens": context.total_tokens,
+                "allowance": 1000,
+                "items": [item],
+                "left_out": [],
+            }
+        ],
         "total_tokens": context.total_tokens,
         "budget": 1000,
         "warnings": [],

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from aimate_memory.capture.conflict import Candidate, Thresholds, find_conflicts
+from aimate_memory.capture.conflict import ActiveMemory, Thresholds, find_conflicts
 from aimate_memory.config.defaults import DEFAULTS
 from aimate_memory.embedding import create_embedder
 
@@ -95,7 +95,7 @@ def with_cosines(pairs: Sequence[Pair], cache_dir: str | None) -> list[Pair]:
 
 
 def flagged(pair: Pair, thresholds: Thresholds) -> bool:
-    return bool(find_conflicts(pair.b, [Candidate("a", pair.a, pair.cosine)], thresholds))
+    return bool(find_conflicts(pair.b, [ActiveMemory("a", pair.a, pair.cosine)], thresholds))
 
 
 def score(pairs: Iterable[Pair], thresholds: Thresholds) -> Score:
@@ -141,7 +141,7 @@ def errors(pairs: Sequence[Pair], thresholds: Thresholds) -> None:
     for pair in pairs:
         if pair.split != "dev":
             continue
-        found = find_conflicts(pair.b, [Candidate("a", pair.a, pair.cosine)], thresholds)
+        found = find_conflicts(pair.b, [ActiveMemory("a", pair.a, pair.cosine)], thresholds)
         if bool(found) != (pair.label == "conflict"):
             why = found[0].reason if found else "-"
             print(f"  {pair.label:<10} cos={pair.cosine:.2f} {pair.a} | {pair.b}   [{why}]")

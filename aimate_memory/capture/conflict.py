@@ -170,7 +170,9 @@ class Thresholds:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Judgement:
+    """Whether a new text disagrees with one memory, and why in a few words."""
+
     conflict: bool
     reason: str
     slot: str | None = None
@@ -188,7 +190,7 @@ def _slot_disagreement(new: SlotReading, old: SlotReading) -> bool:
     return bool(new.affirmed and old.affirmed and not new.affirmed & old.affirmed)
 
 
-def judge(new: Reading, old: Reading, cosine: float | None, thresholds: Thresholds) -> Verdict:
+def judge(new: Reading, old: Reading, cosine: float | None, thresholds: Thresholds) -> Judgement:
     """Whether `new` disagrees with `old` (module docstring), and why in a few words. No cosine (no model
     loaded): the table alone decides — a shared slot with different values; the cosine rules are off."""
     shared = [name for name in new.slots if name in old.slots]
@@ -196,20 +198,22 @@ def judge(new: Reading, old: Reading, cosine: float | None, thresholds: Threshol
         close = cosine is None or cosine >= thresholds.subject
         if close and _slot_disagreement(new.slots[name], old.slots[name]):
             reason = f"{name}: {_values(new.slots[name])} here, {_values(old.slots[name])} there"
-            return Verdict(True, reason, name, "slot")
+            return Judgement(True, reason, name, "slot")
     if shared:
-        return Verdict(False, f"agree on {shared[0]}", shared[0])
+        return Judgement(False, f"agree on {shared[0]}", shared[0])
     if cosine is None:
-        return Verdict(False, "no disagreement found")
+        return Judgement(False, "no disagreement found")
     if cosine >= thresholds.polarity and new.negated != old.negated:
         side = "this says not to" if new.negated else "that one says not to"
-        return Verdict(True, f"same subject (cosine {cosine:.2f}); {side}", None, "polarity")
+        return Judgement(True, f"same subject (cosine {cosine:.2f}); {side}", None, "polarity")
     if cosine >= thresholds.polarity and new.changes:
-        return Verdict(True, f"same subject (cosine {cosine:.2f}); this one changes it", None, "change")
-    return Verdict(False, "no disagreement found")
+        return Judgement(True, f"same subject (cosine {cosine:.2f}); this one changes it", None, "change")
+    return Judgement(False, "no disagreement found")
 
 
-class Candidate(NamedTuple):
+class ActiveMemory(NamedTuple):
+    """An active memory a new text is checked against."""
+
     memory_id: str
     text: str  # the memory's title and body
     cosine: float | None  # USE cosine to the new text; None: no model loaded
@@ -226,7 +230,7 @@ class Conflict:
 
 
 def find_conflicts(
-    new_text: str, candidates: Sequence[Candidate], thresholds: Thresholds, rules: ConflictRules | None = None
+    new_text: str, candidates: Sequence[ActiveMemory], thresholds: Thresholds, rules: ConflictRules | None = None
 ) -> list[Conflict]:
     """The candidates `new_text` disagrees with, the most similar first."""
     rules = rules or default_rules()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from aimate_memory.capture.conflict import Candidate, Thresholds, find_conflicts, read, shares_slot
+from aimate_memory.capture.conflict import ActiveMemory, Thresholds, find_conflicts, read, shares_slot
 from aimate_memory.errors import AimateError
 from aimate_memory.system.memories import Memories
 from aimate_memory.system.reading import SentenceReader
@@ -81,7 +81,7 @@ class Conflicts:
             [float(vectors[0] @ row) for row in vectors[1:]] if vectors is not None else [None] * len(memories)
         )
         candidates = [
-            Candidate(memory.id, body, cosine) for memory, body, cosine in zip(memories, texts, cosines, strict=True)
+            ActiveMemory(memory.id, body, cosine) for memory, body, cosine in zip(memories, texts, cosines, strict=True)
         ]
         by_id = {memory.id: memory for memory in memories}
         return [

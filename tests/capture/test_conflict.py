@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from aimate_memory.capture.conflict import (
-    Candidate,
+    ActiveMemory,
     Thresholds,
     default_rules,
     find_conflicts,
@@ -81,7 +81,7 @@ def test_negation_and_its_look_alikes() -> None:
 )
 def test_the_table_alone_decides_without_a_model(old: str, new: str, conflict: bool) -> None:
     """No model loaded (cosine None): a shared slot with different values is a conflict; nothing else is."""
-    assert bool(find_conflicts(new, [Candidate("old", old, None)], SHIPPED)) is conflict
+    assert bool(find_conflicts(new, [ActiveMemory("old", old, None)], SHIPPED)) is conflict
 
 
 def test_polarity_needs_the_cosine() -> None:
@@ -92,7 +92,7 @@ def test_polarity_needs_the_cosine() -> None:
 
 
 def test_reason_names_both_sides() -> None:
-    [found] = find_conflicts("我习惯用 Tab 缩进", [Candidate("m1", "I prefer 4-space indentation", 0.35)], SHIPPED)
+    [found] = find_conflicts("我习惯用 Tab 缩进", [ActiveMemory("m1", "I prefer 4-space indentation", 0.35)], SHIPPED)
     assert found.memory_id == "m1" and found.slot == "indentation"
     assert found.reason == "indentation: tabs here, 4 spaces there"
 

@@ -162,7 +162,17 @@ def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.com")
 
 
+# The longest tests of a run, started before the other slow ones (longest first keeps the end of a run short):
+# the kill -9 suite was 40% of all test time (1,100 s for `maintain` alone at load ~10; 2026-11-26).
+LONGEST_FIRST = ("tests/reliability/test_kill9.py",)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Slow tests first: xdist hands tests out in this order, so the long ones (the kill -9 suite) overlap
-    with the short ones instead of running last on one worker each (a 10.5-minute run had a 5-minute tail)."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    """Slow tests first, the longest of them before the rest: workers take tests in this order, so the long ones
+    overlap with the short ones instead of running last on one worker each (a 10.5-minute run had a 5-minute
+    tail). scripts/test.sh runs xdist's `worksteal`: an idle worker takes half of a busy one's queue."""
+
+    def order(item: pytest.Item) -> tuple[bool, bool]:
+        return item.get_closest_marker("slow") is None, not item.nodeid.startswith(LONGEST_FIRST)
+
+    items.sort(key=order)

@@ -35,4 +35,7 @@ if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/
 fi
 # Tests never touch the real ~/.aimate: each one sets its own AIMATE_HOME, so they run in parallel, one worker per
 # core (measured on 2 cores: 217 s with two workers, ~450 s in one). `-n 0` after it runs them in one process.
-exec "$VENV/bin/python" -m pytest -n auto "$@"
+# `worksteal`: a worker that runs out takes half of the other's queue. xdist's default (`load`) hands each worker a
+# fixed run of consecutive tests first, so one got every slow test and the other sat idle for the last 12 of 71
+# minutes (2026-11-26, 2 cores at load ~10).
+exec "$VENV/bin/python" -m pytest -n auto --dist worksteal "$@"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +41,57 @@ def capture_reads_cues_only() -> None:
     fresh each time, so that would build the 84 MB model cache in every one. Tests that want the model run
     with vectors (`cli_vectors`, which turns it back on) or set the variable themselves."""
     os.environ.setdefault("AIMATE_CAPTURE__EMBEDDING", "false")
+
+
+# Builds the model cache a first search writes into a fresh home (state/models: MiniLM rewritten into its fast
+# form, USE unpacked; use_cache.py, minilm.py), in its own process so no worker holds the models in memory.
+_BUILD_MODELS = (
+    "import sys; from aimate_memory.embedding import create_embedder; "
+    "create_embedder({'provider': 'auto', 'cache_dir': sys.argv[1]}).embed(['Redis cache', '会话缓存'])"
+)
+
+
+def built_once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]) -> Path:
+    """A folder `build` fills once per run, whichever xdist worker asks first (the others wait on a lock in the
+    workers' common temp folder and reuse it). For what tests only read or copy before use."""
+    base = factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = shared / name
+    with (shared / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (shared / f"{name}.built").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            build(folder)
+            (shared / f"{name}.built").touch()
+    return folder
+
+
+def _build_models(folder: Path) -> None:
+    subprocess.run([sys.executable, "-c", _BUILD_MODELS, str(folder)], check=True, timeout=600)
+
+
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The model cache, built once per run for every worker: building it took ~3 s of CPU (and 105 MB written)
+    in every test home that searched with vectors. The build itself is tested in tests/embedding, which keeps
+    its own caches."""
+    return built_once(tmp_path_factory, "model-cache", _build_models)
+
+
+def linked_models(cache: Path, target: Path) -> Path:
+    """`target` made a model cache like `cache` (see `model_cache`) out of hard links to its files. The code
+    replaces cache files by rename, never in place (minilm_quantize, use_cache), so no test changes the shared
+    ones through a link."""
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(cache, target, copy_function=os.link, symlinks=True)
+    return target
+
+
+def seed_models(home: Path, cache: Path) -> None:
+    """Give `home` the model cache a first search would have left in it (state/models)."""
+    linked_models(cache, home / "state" / "models")
 
 
 @pytest.fixture
@@ -90,8 +144,9 @@ def cli(home: Path, workdir: Path):
 
 
 @pytest.fixture
-def cli_vectors(home: Path, workdir: Path):
-    """Like `cli`, with the real embedding models."""
+def cli_vectors(home: Path, workdir: Path, model_cache: Path):
+    """Like `cli`, with the real embedding models (their cache already in the home, as after a first search)."""
+    seed_models(home, model_cache)
     return make_runner(home, workdir, vectors=True)
 
 
@@ -107,7 +162,17 @@ def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.com")
 
 
+# The longest tests of a run, started before the other slow ones (longest first keeps the end of a run short):
+# the kill -9 suite was 40% of all test time (1,100 s for `maintain` alone at load ~10; 2026-11-26).
+LONGEST_FIRST = ("tests/reliability/test_kill9.py",)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Slow tests first: xdist hands tests out in this order, so the long ones (the kill -9 suite) overlap
-    with the short ones instead of running last on one worker each (a 10.5-minute run had a 5-minute tail)."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    """Slow tests first, the longest of them before the rest: workers take tests in this order, so the long ones
+    overlap with the short ones instead of running last on one worker each (a 10.5-minute run had a 5-minute
+    tail). scripts/test.sh runs xdist's `worksteal`: an idle worker takes half of a busy one's queue."""
+
+    def order(item: pytest.Item) -> tuple[bool, bool]:
+        return item.get_closest_marker("slow") is None, not item.nodeid.startswith(LONGEST_FIRST)
+
+    items.sort(key=order)

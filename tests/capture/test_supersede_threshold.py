@@ -9,6 +9,7 @@ from supersede_pairs import PAIRS
 from aimate_memory.capture import decide, jaccard
 from aimate_memory.config.defaults import DEFAULTS
 from aimate_memory.embedding import create_embedder
+from tests.conftest import linked_models
 
 THRESHOLD = DEFAULTS["capture"]["supersede_threshold"]
 KEYWORD_THRESHOLD = DEFAULTS["capture"]["keyword_supersede_threshold"]
@@ -29,8 +30,9 @@ def test_pairs_are_bilingual_and_balanced() -> None:
 
 
 @pytest.mark.slow
-def test_cosine_threshold_never_supersedes_a_different_memory(tmp_path) -> None:
-    embedder = create_embedder({"provider": "auto", "cache_dir": str(tmp_path)})
+def test_cosine_threshold_never_supersedes_a_different_memory(tmp_path, model_cache) -> None:
+    cache = linked_models(model_cache, tmp_path / "models")
+    embedder = create_embedder({"provider": "auto", "cache_dir": str(cache)})
     old = embedder.embed([pair[0] for pair in PAIRS])
     new = embedder.embed([pair[1] for pair in PAIRS])
     scores = [float(value) for value in np.sum(old * new, axis=1)]

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import seed_models
+
 
 def _project(tmp_path: Path, cli) -> Path:
     project = tmp_path / "proj"
@@ -119,8 +121,9 @@ def test_remember_kind_sets_layer_and_category(cli, tmp_path: Path, kind: str, t
 
 
 @pytest.mark.slow
-def test_capture_reads_the_sentence_even_with_vector_search_off(cli) -> None:
+def test_capture_reads_the_sentence_even_with_vector_search_off(cli, home: Path, model_cache: Path) -> None:
     """`embedding.enabled: false` turns vector search off; capture still files with the model (capture.embedding)."""
+    seed_models(home, model_cache)
     assert cli("mem", "init").code == 0
     on = {"AIMATE_CAPTURE__EMBEDDING": "true"}
     for text, where in (("Prefer early returns over nested ifs", "core/"), ("支付服务的超时时间是 5 秒", "long_term/")):

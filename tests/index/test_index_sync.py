@@ -16,6 +16,7 @@ from aimate_memory.system import MemorySystem
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Layer
 from aimate_memory.vault.roots import Roots
+from tests.conftest import linked_models
 
 MEMORIES = [
     ("选用 Redis 做会话缓存", "我们决定用 Redis 做会话缓存，因为延迟低，而且支持过期时间。", "decision"),
@@ -27,9 +28,9 @@ MEMORIES = [
 
 
 @pytest.fixture(scope="session")
-def shared_embedder(tmp_path_factory: pytest.TempPathFactory) -> LazyEmbedder:
+def shared_embedder(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> LazyEmbedder:
     """One loaded model for the whole session: loading costs ~2 s per process."""
-    cache = tmp_path_factory.mktemp("models")
+    cache = linked_models(model_cache, tmp_path_factory.mktemp("index-sync") / "models")
     embedder = LazyEmbedder({"enabled": True, "provider": "auto", "model": None, "cache_dir": str(cache)})
     assert embedder.get() is not None, embedder.unavailable
     return embedder

@@ -13,6 +13,7 @@ from aimate_memory.lifecycle.maintenance import run_dedupe, run_maintenance
 from aimate_memory.system import MemorySystem
 from aimate_memory.vault.layout import Layer
 from aimate_memory.vault.roots import Roots
+from tests.conftest import linked_models
 
 START = datetime(2026, 2, 1, 10, 0, tzinfo=timezone(timedelta(hours=8)))
 ZH = "我们决定用 Redis 做会话缓存，因为它很快，支持过期时间，运维也熟悉。会话数据每个用户不超过 4KB。"
@@ -154,10 +155,10 @@ def test_maintain_keeps_the_memo_and_a_damaged_one_means_a_full_search(system: M
 
 
 @pytest.mark.slow
-def test_vectors_decide_between_memories_the_embedder_reads(home: Path, tmp_path: Path) -> None:
+def test_vectors_decide_between_memories_the_embedder_reads(home: Path, tmp_path: Path, model_cache: Path) -> None:
     from aimate_memory.embedding.lazy import LazyEmbedder
 
-    embedder = LazyEmbedder({"provider": "auto", "cache_dir": str(tmp_path / "models")})
+    embedder = LazyEmbedder({"provider": "auto", "cache_dir": str(linked_models(model_cache, tmp_path / "models"))})
     with MemorySystem(Roots(home, None), clock=FixedClock(START), embedder=embedder) as system:
         system.init()
         zh = [system.add("选用 Redis 做会话缓存", text, layer=Layer.LONG_TERM) for text in (ZH, ZH + "\n")]

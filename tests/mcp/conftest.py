@@ -19,7 +19,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult
 
-from tests.conftest import AIMATE, make_runner
+from tests.conftest import AIMATE, make_runner, seed_models
 
 CALL_TIMEOUT_S = 120
 
@@ -79,11 +79,14 @@ def server_env(home: Path, vectors: bool = False) -> dict[str, str]:
 
 
 @pytest.fixture
-def spawn(home: Path, workdir: Path) -> Iterator[Any]:
-    """`spawn(*args, cwd=…, vectors=…)` starts `aimate mem mcp ARGS` and returns its McpProcess."""
+def spawn(home: Path, workdir: Path, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """`spawn(*args, cwd=…, vectors=…)` starts `aimate mem mcp ARGS` and returns its McpProcess; with vectors,
+    the home has the model cache a first search would have left (conftest's `model_cache`)."""
     started: list[McpProcess] = []
 
     def start(*args: str, cwd: Path | None = None, vectors: bool = False, env: dict[str, str] | None = None):
+        if vectors:
+            seed_models(home, request.getfixturevalue("model_cache"))
         process = McpProcess(["mem", "mcp", *args], cwd or workdir, {**server_env(home, vectors), **(env or {})})
         started.append(process)
         return process

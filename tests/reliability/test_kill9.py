@@ -37,6 +37,7 @@ from aimate_memory.vault.layout import Scope
 from aimate_memory.vault.model import memory_from_document, mtime_of
 from aimate_memory.vault.roots import Roots
 from aimate_memory.vault.store import Vault
+from tests.conftest import built_once
 
 ROOT = Path(__file__).resolve().parents[2]
 AIMATE = Path(sys.executable).with_name("aimate")
@@ -114,15 +115,14 @@ def _git(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", "-C", str(home / "memory"), *args], env=_env(home), capture_output=True, text=True)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Callable[[int], Path]:
-    """Homes whose vault holds `size` generated memories (+ near-duplicates), committed and indexed; one per size."""
-    made: dict[int, Path] = {}
+    """Homes whose vault holds `size` generated memories (+ near-duplicates), committed and indexed; one per size
+    for the whole run, built by the first xdist worker that needs it (a lock in the workers' common temp folder):
+    every test copies it before touching it (`_restore`), so it is only read."""
 
     def home_of(size: int) -> Path:
-        if size not in made:
-            made[size] = _make_home(tmp_path_factory.mktemp(f"kill9-{size}"), size)
-        return made[size]
+        return built_once(tmp_path_factory, f"kill9-{size}", lambda folder: _make_home(folder, size)) / "home"
 
     return home_of
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,7 @@ from aimate_memory.integrations.hooks import RELEVANT_PREFACE, run_hook
 from aimate_memory.system import MemorySystem
 from aimate_memory.system.client import LocalClient
 from aimate_memory.vault.layout import Layer, Scope
+from tests.conftest import seed_models
 
 PROJECT_MEMORIES = [
     ("Redis for session cache", "We use Redis as the session cache: an in-memory store, low latency.", "decision"),
@@ -29,8 +31,9 @@ RELATED = (("which cache did we choose", "Redis for session cache"), ("会话缓
 
 
 @pytest.fixture(scope="module")
-def system(tmp_path_factory: pytest.TempPathFactory):
+def system(tmp_path_factory: pytest.TempPathFactory, model_cache: Path):
     root = tmp_path_factory.mktemp("relevance")
+    seed_models(root / "home", model_cache)
     project = root / "proj"
     project.mkdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True)

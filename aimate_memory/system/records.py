@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 Json = dict[str, Any]
 
 
+def _text(data: Mapping[str, Any], key: str) -> str | None:
+    """`data[key]` as a string; None when it is missing or null."""
+    return str(data[key]) if data.get(key) is not None else None
+
+
 def _strings(values: Any) -> tuple[str, ...]:
     return tuple(str(value) for value in values or ())
 
@@ -479,9 +484,6 @@ class TimelineEvent:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TimelineEvent:
-        def text(key: str) -> str | None:
-            return str(data[key]) if data.get(key) is not None else None
-
         return cls(
             when=str(data["when"]),
             day=str(data.get("day") or str(data["when"])[:10]),
@@ -490,11 +492,11 @@ class TimelineEvent:
             title=str(data.get("title") or ""),
             layer=str(data.get("layer") or ""),
             scope=str(data.get("scope") or ""),
-            session=text("session"),
-            commit=text("commit"),
+            session=_text(data, "session"),
+            commit=_text(data, "commit"),
             path=str(data.get("path") or ""),
-            old_path=text("old_path"),
-            source=text("source"),
+            old_path=_text(data, "old_path"),
+            source=_text(data, "source"),
             subject=str(data.get("subject") or ""),
             pending=bool(data.get("pending")),
         )
@@ -585,17 +587,14 @@ class LinkedMemory:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LinkedMemory:
-        def text(key: str) -> str | None:
-            return str(data[key]) if data.get(key) is not None else None
-
         return cls(
             ref=str(data.get("ref") or ""),
-            id=text("id"),
-            title=text("title"),
-            status=text("status"),
-            layer=text("layer"),
-            scope=text("scope"),
-            path=text("path"),
+            id=_text(data, "id"),
+            title=_text(data, "title"),
+            status=_text(data, "status"),
+            layer=_text(data, "layer"),
+            scope=_text(data, "scope"),
+            path=_text(data, "path"),
             missing=bool(data.get("missing")),
         )
 

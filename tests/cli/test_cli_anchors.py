@@ -8,10 +8,11 @@ import os
 import re
 import stat
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.repos import committed_project, git
 
 SESSION_PY = "def refresh_token(session):\n    return session.renew()\n\n\nclass SessionStore:\n    pass\n"
 CITING = {
@@ -21,35 +22,15 @@ CITING = {
 QUERY = {"en": "token refresh", "zh": "令牌刷新"}
 
 
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
 def commit_later(cwd: Path, message: str, later_s: int) -> None:
-    """A commit `later_s` seconds from now: git keeps whole seconds, and a test runs within one."""
+    """Everything, committed `later_s` seconds from now."""
     git(cwd, "add", "-A")
-    stamp = f"@{int(time.time()) + later_s} +0000"
-    done = subprocess.run(
-        ["git", "commit", "-qm", message],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, "GIT_COMMITTER_DATE": stamp, "GIT_AUTHOR_DATE": stamp},
-    )
-    assert done.returncode == 0, done.stderr
+    git(cwd, "commit", "-qm", message, later_s=later_s)
 
 
 @pytest.fixture
 def project(tmp_path: Path, cli, isolated_git: None) -> Path:
-    path = tmp_path / "work" / "proj"
-    (path / "auth").mkdir(parents=True)
-    (path / "auth" / "session.py").write_text(SESSION_PY, encoding="utf-8")
-    git(path, "init", "-q", "-b", "main")
-    git(path, "add", ".")
-    git(path, "commit", "-qm", "init")
+    path = committed_project(tmp_path / "work" / "proj", {"auth/session.py": SESSION_PY})
     assert cli("mem", "init").code == 0
     assert cli("mem", "init", cwd=path).code == 0
     return path

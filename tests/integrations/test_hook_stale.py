@@ -5,9 +5,6 @@ In Chinese and English; the facade in process as the client, keyword-only."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -17,14 +14,7 @@ from aimate_memory.integrations.hook_events import Client, HookKind
 from aimate_memory.integrations.hooks import run_hook
 from aimate_memory.system import MemorySystem
 from aimate_memory.system.client import LocalClient
-
-
-def git(cwd: Path, *args: str, later_s: int = 0) -> None:
-    env = dict(os.environ)
-    if later_s:  # git keeps whole seconds: this commit comes after the memory was written
-        stamp = f"@{int(time.time()) + later_s} +0000"
-        env.update(GIT_COMMITTER_DATE=stamp, GIT_AUTHOR_DATE=stamp)
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=env)
+from tests.repos import committed_project, git
 
 
 @pytest.mark.parametrize(
@@ -39,12 +29,7 @@ def test_session_start_and_prompt_hooks_say_what_changed(
 ) -> None:
     monkeypatch.setenv("AIMATE_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
-    project = tmp_path / "proj"
-    (project / "auth").mkdir(parents=True)
-    (project / "auth" / "session.py").write_text("def refresh_token():\n    pass\n", encoding="utf-8")
-    git(project, "init", "-q", "-b", "main")
-    git(project, "add", ".")
-    git(project, "commit", "-qm", "init")
+    project = committed_project(tmp_path / "proj", {"auth/session.py": "def refresh_token():\n    pass\n"})
     with MemorySystem.open(cwd=project) as system:
         system.init()
         memory = system.add(title, body, scope="project")

@@ -3,21 +3,11 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-
-def git(cwd: Path, *args: str, later_s: int = 0) -> None:
-    env = dict(os.environ)
-    if later_s:  # git keeps whole seconds: a commit meant to come after the verification is dated later
-        stamp = f"@{int(time.time()) + later_s} +0000"
-        env.update(GIT_COMMITTER_DATE=stamp, GIT_AUTHOR_DATE=stamp)
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False, env=env)
-    assert done.returncode == 0, done.stderr
+from tests.repos import committed_project, git
 
 
 @pytest.mark.parametrize(
@@ -30,12 +20,7 @@ def git(cwd: Path, *args: str, later_s: int = 0) -> None:
 def test_stale_in_search_and_get_and_verified_clears_it(
     spawn, cli, tmp_path: Path, isolated_git: None, body: str, query: str
 ) -> None:
-    project = tmp_path / "proj"
-    (project / "store").mkdir(parents=True)
-    (project / "store" / "session.py").write_text("class SessionStore:\n    pass\n", encoding="utf-8")
-    git(project, "init", "-q", "-b", "main")
-    git(project, "add", ".")
-    git(project, "commit", "-qm", "init")
+    project = committed_project(tmp_path / "proj", {"store/session.py": "class SessionStore:\n    pass\n"})
     assert cli("mem", "init").code == 0 and cli("mem", "init", cwd=project).code == 0
     added = cli("mem", "add", "Session storage", "--body", body, "--json", cwd=project)
     assert added.code == 0, added.err

@@ -29,6 +29,7 @@ import anyio
 from mcp import types
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ResourceError, ToolError
+from mcp.server.fastmcp.prompts import Prompt
 from mcp.server.stdio import stdio_server
 from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
 from mcp.types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
@@ -38,6 +39,7 @@ from aimate_memory import __version__
 from aimate_memory.mcp import modern
 from aimate_memory.mcp.errors import ToolFailure, failure_from, invalid_arguments, logger
 from aimate_memory.mcp.params import normalize_arguments
+from aimate_memory.mcp.prompts import PROMPT_NAMES, PROMPT_SPECS, MemoryPrompts, answered
 from aimate_memory.mcp.protocol import (
     INVALID_PARAMS,
     Gate,
@@ -176,6 +178,17 @@ class MemoryServer(FastMCP):
                 annotations=spec.annotations,
                 structured_output=True,
             )
+        prompts = MemoryPrompts(tools)
+        for name in PROMPT_NAMES:
+            prompt = PROMPT_SPECS[name]
+            self.add_prompt(
+                Prompt.from_function(
+                    _on_worker(worker, answered(getattr(prompts, name), name)),
+                    name=name,
+                    title=prompt.title,
+                    description=prompt.description,
+                )
+            )
         self.resource(
             "memory://core",
             name="core-memories",
@@ -283,7 +296,8 @@ def _drop_traceback(record: logging.LogRecord) -> bool:
 
 
 def _on_worker(worker: Worker, method: Callable[..., Any]) -> Callable[..., Any]:
-    """An async tool with `method`'s signature (the SDK reads it for the schemas) running on the worker."""
+    """An async tool or prompt with `method`'s signature (the SDK reads it for the schemas) running on the
+    worker."""
 
     @functools.wraps(method)
     async def tool(**kwargs: Any) -> Any:

@@ -174,3 +174,14 @@ def test_codex_gets_the_hook_contexts(workspace: Workspace) -> None:
     assert len(session_start) == 2 and CORE_RULE in session_start[1][:3000]
     prompt = first.split(PROMPT_HEADER, 1)
     assert len(prompt) == 2 and CHINESE_MEMORY in prompt[1][:2000]
+
+
+def test_claude_code_runs_our_recall_prompt_as_a_slash_command(workspace: Workspace) -> None:
+    """`/mcp__aimate__recall 会话缓存` (an MCP prompt is a slash command in Claude Code): the prompt's answer,
+    the Chinese memory in it, is what the model receives as the person's message."""
+    workspace.aimate("install", "claude", "--user")
+    with FakeModel(call_tools=False) as model:
+        run = run_claude(workspace, model.url, prompt="/mcp__aimate__recall 会话缓存")
+    assert run.code == 0, run.err
+    sent = model.model_requests()[0].text
+    assert "我的长期记忆（AIMate）中关于“会话缓存”的内容" in sent and CHINESE_MEMORY in sent, sent[-3000:]

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 import typer
 from rich.markup import escape
@@ -20,30 +22,56 @@ if TYPE_CHECKING:
     from aimate_memory.system.transfer import ImportReport
 
 commands = typer.Typer()
-FORMATS = ("jsonl",)
+FORMATS = ("jsonl", "json")
 
 
 @commands.command()
 def export(
-    fmt: str = typer.Option("jsonl", "--format", help="Output format: jsonl (one memory per line)."),
+    fmt: str = typer.Option(
+        "jsonl", "--format", help="Output format: jsonl (one memory per line) | json (one array of the same records)."
+    ),
     layer: list[str] = typer.Option(None, "--layer", help="Only this layer; repeatable."),
     status: list[str] = typer.Option(None, "--status", help="Only this status; repeatable."),
     output: Path = typer.Option(None, "-o", "--output", help="Write to FILE (default: stdout)."),
 ) -> None:
-    """Export memories as JSON Lines: every frontmatter field (unknown keys too) and the body."""
+    """Export memories as JSON Lines (or one JSON array): every frontmatter field (unknown keys too) and the
+    body. `import` reads both."""
     if fmt not in FORMATS:
         raise InvalidInputError(f"unknown format {fmt}", f"use one of: {', '.join(FORMATS)}")
     lines = open_system().transfer.export_lines(layer or (), status or ())
     if output is None:
-        for line in lines:
-            sys.stdout.write(line + "\n")
+        count = _write_records(sys.stdout, lines, fmt)
         return
-    count = 0
     with output.open("w", encoding="utf-8", newline="\n") as handle:
-        for line in lines:
-            handle.write(line + "\n")
-            count += 1
+        count = _write_records(handle, lines, fmt)
     console.print(f"exported {plural(count, 'memory', 'memories')} to {escape(str(output))}")
+
+
+def _write_records(handle: TextIO, lines: Iterable[str], fmt: str) -> int:
+    """The records as lines (jsonl) or as the items of one array (json), streamed; how many."""
+    count = 0
+    for line in lines:
+        if fmt == "json":
+            handle.write(("[\n  " if count == 0 else ",\n  ") + line)
+        else:
+            handle.write(line + "\n")
+        count += 1
+    if fmt == "json":
+        handle.write("\n]\n" if count else "[]\n")
+    return count
+
+
+def records_as_lines(text: str) -> list[str]:
+    """An export as the lines `import_lines` reads: JSON Lines as they are; a JSON array (`--format json`)
+    one item a line. A line that is not a record is still reported by its number."""
+    if not text.lstrip().startswith("["):
+        return text.splitlines()
+    try:
+        items = json.loads(text)
+    except ValueError as error:
+        hint = "give a file written by `export --format json`"
+        raise InvalidInputError(f"not a JSON array: {error}", hint) from error
+    return [json.dumps(item, ensure_ascii=False) for item in items]
 
 
 @commands.command("import")
@@ -69,10 +97,10 @@ def import_command(
         _finish(system, report, dry_run, as_json)
         return
     if str(file) == "-":
-        lines = sys.stdin.read().splitlines()
+        lines = records_as_lines(sys.stdin.read())
     else:
         try:
-            lines = file.read_text(encoding="utf-8").splitlines()
+            lines = records_as_lines(file.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as error:
             raise InvalidInputError(f"cannot read {file}: {error}", "give a UTF-8 JSON Lines file") from error
     report = system.transfer.import_lines(lines, dry_run=dry_run, update=update, source=file.name)

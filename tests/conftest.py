@@ -112,7 +112,9 @@ def workdir(tmp_path: Path) -> Path:
 def make_runner(home: Path, workdir: Path, vectors: bool):
     # Tests about files and commands run keyword-only (no model load per subprocess, ~2 s each);
     # tests about search use `cli_vectors`, which runs the real embedding models.
-    base_env = {**os.environ, "AIMATE_HOME": str(home), "COLUMNS": "200"}
+    # `aimate` on PATH, as for a person who installed it (`install` names it by full path otherwise).
+    path = os.pathsep.join([str(AIMATE.parent), os.environ.get("PATH", "")])
+    base_env = {**os.environ, "AIMATE_HOME": str(home), "COLUMNS": "200", "PATH": path}
     if not vectors:
         base_env["AIMATE_EMBEDDING__ENABLED"] = "false"
     else:

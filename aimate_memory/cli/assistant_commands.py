@@ -12,6 +12,7 @@ import typer
 
 from aimate_memory.cli.common import open_system, options
 from aimate_memory.cli.render import console
+from aimate_memory.integrations.hook_commands import PROGRAM
 from aimate_memory.vault.layout import Scope
 
 if TYPE_CHECKING:
@@ -113,6 +114,11 @@ def _setup(
         lines = warm_daemon.set_up(aimate_home(), target.home, key, no_daemon=no_daemon, dry_run=dry_run)
         if not dry_run:
             lines += _client_notes(assistant, folder is None, edits, target.vault)
+        if target.program != PROGRAM:
+            lines.append(
+                f"`aimate` is not on your PATH, so the config names it by its full path: {target.program}. "
+                "Run `pipx ensurepath` (or add its folder to PATH) and open a new shell to use `aimate` itself."
+            )
     else:
         lines = warm_daemon.tear_down(aimate_home(), target.home, key, dry_run=dry_run)
     for line in lines:

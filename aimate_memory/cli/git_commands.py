@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
@@ -308,12 +308,19 @@ def _timeline_line(event: TimelineEvent, show_day: bool) -> str:
 def sync(
     remote: str = typer.Option(None, "--remote", help="Remote URL (default: git.remote)."),
     join: bool = typer.Option(False, "--join", help="Merge this vault's unrelated history into the remote's, once."),
+    status: bool = typer.Option(
+        False, "--status", help="Show the last sync (the daemon's or yours), ahead/behind and what was left out."
+    ),
     as_json: bool = JSON,
 ) -> None:
     """Pull and push the global vault (git.remote) on the remote's branch: cross-device sync; never
-    force-pushes, stops with the fix when the two sides disagree."""
+    force-pushes, stops with the fix when the two sides disagree. With git.remote set, a running daemon
+    does this by itself (sync.interval, and after each change)."""
     system = open_system(needs_vault=False)  # a new device's first sync makes the vault from the remote
-    result = system.git.sync_remote(remote, join=join)
+    if status:
+        _print_sync_status(system.git.sync_status(), as_json)
+        return
+    result = system.git.sync_recorded("cli", remote, join=join).result
     if as_json:
         print_json(result.to_dict())
         return
@@ -321,3 +328,34 @@ def sync(
     for path in result.conflicts:
         where = escape(str(system.global_vault.abs_path(path)))
         console.print(f"[yellow]conflict:[/] {where} — edit it to resolve, then `aimate mem review`")
+
+
+def _print_sync_status(status: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print_json(status)
+        return
+    console.print(f"remote: {escape(str(status['remote'] or 'none (aimate mem config set git.remote URL)'))}")
+    last = status["last"]
+    if last is None:
+        console.print("last sync: never")
+    else:
+        outcome = escape(last["summary"]) if last["ok"] else f"[red]failed[/]: {escape(last['error'])}"
+        console.print(f"last sync: {last['at']} by {last['by']}: {outcome}")
+        if not last["ok"] and last.get("last_ok"):
+            console.print(f"last successful sync: {last['last_ok']}")
+    state = status["state"]
+    if state is None:
+        console.print("the global vault is not a git repository yet: the first sync makes it")
+        return
+    if state["ahead"] is None:
+        console.print(f"branch {escape(str(state['branch']))}: not fetched from the remote yet")
+    else:
+        console.print(
+            f"branch {escape(str(state['branch']))}: {state['ahead']} commit(s) to send, {state['behind']} to "
+            "receive (as of the last fetch)"
+        )
+    left_out = state["left_out"]
+    if left_out:
+        console.print(f"left out (uncommitted, not sent): {len(left_out)} file(s) — `aimate mem review` commits them")
+        for path in left_out[:10]:
+            console.print(f"  {escape(path)}")

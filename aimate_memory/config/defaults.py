@@ -117,6 +117,14 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "remote": None,
         "author": None,
     },
+    # The daemon's sync of the global vault with `git.remote` (docs/agents.md, "Sync that runs itself"), in
+    # seconds: a full sync every `interval`; one `debounce` after the vault last changed; and every `poll` one
+    # `git ls-remote` (no objects), syncing when another device pushed (0: no polling).
+    "sync": {
+        "interval": 300,
+        "debounce": 2.0,
+        "poll": 15.0,
+    },
     "privacy": {
         "sensitive_keywords": [],
         "exclude_paths": [],

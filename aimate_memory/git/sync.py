@@ -126,6 +126,55 @@ def uncommitted_paths(repo: VaultRepo) -> list[PurePosixPath]:
     return sorted(set(paths))
 
 
+@dataclass
+class SyncState:
+    """Where the global vault stands against its remote, as of the last fetch (no network): commits here
+    not there (`ahead`), there not here (`behind`; None: never fetched), and files a sync would leave out."""
+
+    branch: str | None
+    ahead: int | None
+    behind: int | None
+    left_out: list[PurePosixPath]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "branch": self.branch,
+            "ahead": self.ahead,
+            "behind": self.behind,
+            "left_out": [path.as_posix() for path in self.left_out],
+        }
+
+
+def sync_state(vault_root: Path) -> SyncState | None:
+    """None when the vault is not a git repository of its own yet (never synced, never initialized)."""
+    if not (Path(vault_root) / ".git").exists():
+        return None
+    with VaultRepo(Path(vault_root)) as repo:
+        branch = _local_branch(repo)
+        counts = None
+        if branch is not None:
+            status, out, _ = repo.git(
+                "rev-list", "--left-right", "--count", f"HEAD...{REMOTE_NAME}/{branch}", check=False
+            )
+            counts = tuple(int(part) for part in out.split()) if status == 0 else None
+        ahead, behind = counts if counts is not None and len(counts) == 2 else (None, None)
+        return SyncState(branch, ahead, behind, uncommitted_paths(repo))
+
+
+def remote_moved(vault_root: Path, remote: str) -> bool:
+    """The remote's branch is not where this device last synced it (`git ls-remote`: one round trip, no
+    objects fetched), so a sync would bring something. True when it cannot tell: the sync will say why."""
+    if not (Path(vault_root) / ".git").exists():
+        return True
+    with VaultRepo(Path(vault_root)) as repo:
+        branch = _local_branch(repo) or DEFAULT_BRANCH
+        status, out, _ = repo.git("ls-remote", remote, f"refs/heads/{branch}", check=False)
+        if status != 0:
+            return True
+        there = out.split()[0] if out.split() else None
+        return there != _resolve(repo, SYNCED_REF)
+
+
 def _open_or_create(
     vault_root: Path, author: str | None, sensitive_keywords: Sequence[str], result: SyncResult
 ) -> VaultRepo:

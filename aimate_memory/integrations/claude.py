@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from aimate_memory.integrations.edits import Change
-from aimate_memory.integrations.hook_commands import hook_command, vault_env
+from aimate_memory.integrations.hook_commands import PROGRAM, hook_command, vault_env
 from aimate_memory.integrations.hook_events import Client, HookKind
 from aimate_memory.integrations.json_config import with_mcp_server, without_mcp_server
 from aimate_memory.integrations.json_hooks import HookEntry, with_hooks, without_hooks
@@ -24,25 +24,28 @@ HOOK_EVENTS: dict[str, HookKind] = {
 }
 
 
-def hook_entries(vault: str | None = None) -> list[HookEntry]:
-    return [HookEntry(event, kind, hook_command(kind, Client.CLAUDE, vault)) for event, kind in HOOK_EVENTS.items()]
+def hook_entries(vault: str | None = None, program: str = PROGRAM) -> list[HookEntry]:
+    return [
+        HookEntry(event, kind, hook_command(kind, Client.CLAUDE, vault, program)) for event, kind in HOOK_EVENTS.items()
+    ]
 
 
-def server_entry(vault: str | None = None) -> dict[str, Any]:
+def server_entry(vault: str | None = None, program: str = PROGRAM) -> dict[str, Any]:
     env = vault_env(vault)
-    return {**SERVER_ENTRY, "env": env} if env else dict(SERVER_ENTRY)
+    entry = {**SERVER_ENTRY, "command": program}
+    return {**entry, "env": env} if env else entry
 
 
-def add_server(text: str | None, vault: str | None = None) -> str | None:
-    return with_mcp_server(text, SERVER_NAME, server_entry(vault))
+def add_server(text: str | None, vault: str | None = None, program: str = PROGRAM) -> str | None:
+    return with_mcp_server(text, SERVER_NAME, server_entry(vault, program))
 
 
 def remove_server(text: str | None) -> str | None:
     return without_mcp_server(text, SERVER_NAME)
 
 
-def add_hooks(text: str | None, vault: str | None = None) -> str | None:
-    return with_hooks(text, hook_entries(vault), Client.CLAUDE)
+def add_hooks(text: str | None, vault: str | None = None, program: str = PROGRAM) -> str | None:
+    return with_hooks(text, hook_entries(vault, program), Client.CLAUDE)
 
 
 def remove_hooks(text: str | None) -> str | None:
@@ -57,9 +60,9 @@ def changes(target: Target, install: bool) -> list[Change]:
         server_file = target.project / ".mcp.json"
         settings_file = target.project / ".claude" / "settings.json"
     if install:
-        vault = target.vault
+        vault, program = target.vault, target.program
         return [
-            Change(server_file, lambda text: add_server(text, vault)),
-            Change(settings_file, lambda text: add_hooks(text, vault)),
+            Change(server_file, lambda text: add_server(text, vault, program)),
+            Change(settings_file, lambda text: add_hooks(text, vault, program)),
         ]
     return [Change(server_file, remove_server), Change(settings_file, remove_hooks)]

@@ -25,7 +25,7 @@ from tomlkit.items import Item, Table
 
 from aimate_memory.integrations import toml_config
 from aimate_memory.integrations.edits import Change, ConfigSyntaxError, read_text
-from aimate_memory.integrations.hook_commands import VAULT_VARIABLE, hook_command
+from aimate_memory.integrations.hook_commands import PROGRAM, VAULT_VARIABLE, hook_command
 from aimate_memory.integrations.hook_events import Client, HookKind
 from aimate_memory.integrations.json_hooks import HookEntry, our_positions, with_hooks, without_hooks
 from aimate_memory.integrations.target import Target
@@ -46,9 +46,9 @@ LEGACY_FEATURE = "codex_hooks"
 OUR_MARK = "# added by `aimate mem install codex`"
 
 
-def hook_entries(vault: str | None = None) -> list[HookEntry]:
+def hook_entries(vault: str | None = None, program: str = PROGRAM) -> list[HookEntry]:
     return [
-        HookEntry(event, kind, hook_command(kind, Client.CODEX, vault), EXTRA_FIELDS.get(event, {}))
+        HookEntry(event, kind, hook_command(kind, Client.CODEX, vault, program), EXTRA_FIELDS.get(event, {}))
         for event, kind in HOOK_EVENTS.items()
     ]
 
@@ -56,7 +56,7 @@ def hook_entries(vault: str | None = None) -> list[HookEntry]:
 # -- config.toml: the server ----------------------------------------------------------------------------
 
 
-def add_server(text: str | None, vault: str | None = None) -> str | None:
+def add_server(text: str | None, vault: str | None = None, program: str = PROGRAM) -> str | None:
     """Add `[mcp_servers.aimate]` (with `[mcp_servers.aimate.env]` naming the vault); a server of that name
     that is there already is the person's to keep, only its AIMATE_HOME is set."""
     doc = toml_config.parse(text)
@@ -67,7 +67,7 @@ def add_server(text: str | None, vault: str | None = None) -> str | None:
     if not isinstance(servers, dict):
         raise ConfigSyntaxError("`mcp_servers` is not a table")
     if SERVER_NAME not in servers:
-        entry = toml_config.table(SERVER_ENTRY, blank_line_after=vault is None)
+        entry = toml_config.table({**SERVER_ENTRY, "command": program}, blank_line_after=vault is None)
         if vault:
             entry.add("env", toml_config.table({VAULT_VARIABLE: vault}))
         servers[SERVER_NAME] = entry
@@ -191,8 +191,8 @@ def _snake(event: str) -> str:
 # -- hooks.json ------------------------------------------------------------------------------------------
 
 
-def add_hooks(text: str | None, vault: str | None = None) -> str | None:
-    return with_hooks(text, hook_entries(vault), Client.CODEX)
+def add_hooks(text: str | None, vault: str | None = None, program: str = PROGRAM) -> str | None:
+    return with_hooks(text, hook_entries(vault, program), Client.CODEX)
 
 
 def remove_hooks(text: str | None) -> str | None:
@@ -222,10 +222,10 @@ def user_agents_md(target: Target) -> Path:
 def changes(target: Target, install: bool) -> list[Change]:
     config, hooks = config_file(target), hooks_file(target)
     if install:
-        vault = target.vault
+        vault, program = target.vault, target.program
         return [
-            Change(config, lambda text: add_feature(add_server(text, vault))),
-            Change(hooks, lambda text: add_hooks(text, vault)),
+            Change(config, lambda text: add_feature(add_server(text, vault, program))),
+            Change(hooks, lambda text: add_hooks(text, vault, program)),
         ]
     try:
         keys = trust_keys(hooks, read_text(hooks))

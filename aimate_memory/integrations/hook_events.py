@@ -5,7 +5,9 @@ reads `{"hookSpecificOutput": {"hookEventName": …, "additionalContext": …}, 
 SessionStart and UserPromptSubmit (the system message is shown to the user). Codex sends the same fields
 (plus `model`, `turn_id`; `transcript_path` may be null) and reads the same output (openai/codex
 `codex-rs/hooks/schema`). Kimi Code CLI sends the same common fields without a transcript, and takes plain
-text."""
+text; Kimi Code 2.1 sends `prompt` as the message's content parts, `[{"type": "text", "text": …}]` (checked
+2026-11-28 with a `tee` in the hook command: `kimi -p` on Node 24), which count as the text of their
+text parts."""
 
 from __future__ import annotations
 
@@ -76,8 +78,17 @@ def parse_event(kind: HookKind, stdin_text: str) -> HookEvent:
         cwd=path("cwd"),
         transcript_path=path("transcript_path"),
         source=text("source"),
-        prompt=text("prompt"),
+        prompt=text("prompt") or _parts_text(payload.get("prompt")),
     )
+
+
+def _parts_text(value: object) -> str | None:
+    """The text of a list of content parts (`{"type": "text", "text": …}`); None when there is none."""
+    if not isinstance(value, list):
+        return None
+    texts = [part["text"] for part in value if isinstance(part, dict) and isinstance(part.get("text"), str)]
+    joined = "\n".join(text for text in texts if text)
+    return joined or None
 
 
 def render_output(client: Client, event: HookEvent, context: str, *, notice: str = "") -> str:

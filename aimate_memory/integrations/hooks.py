@@ -112,7 +112,7 @@ def run_hook(
 
 
 def _session_start(event: HookEvent, memory: GetClient, client: Client, state_dir: Path) -> tuple[str, str]:
-    return _session_context(memory)
+    return _session_context(memory, state_dir)
 
 
 def _prompt(event: HookEvent, memory: GetClient, client: Client, state_dir: Path) -> str:
@@ -161,7 +161,7 @@ HANDLERS: dict[HookKind, Callable[[HookEvent, GetClient, Client, Path], str | tu
 }
 
 
-def _session_context(memory: GetClient) -> tuple[str, str]:
+def _session_context(memory: GetClient, state_dir: Path | None = None) -> tuple[str, str]:
     """The session context for the model and a notice for the person: the context's warnings (core
     memories left out, named; session usage; captures waiting for review). The notice is in the model's
     context too, so the assistant knows what it was not given."""
@@ -171,10 +171,19 @@ def _session_context(memory: GetClient) -> tuple[str, str]:
             break
         smaller = context.budget * MAX_CONTEXT_CHARS * 9 // (len(context.text) * 10)
         context = memory().build_context(budget=max(1, smaller))
-    text, warnings = context.text, context.warning_messages
+    text, warnings = context.text, [*context.warning_messages, *_sync_failure(state_dir)]
     notice = f"{NOTICE_PREFACE} " + " ".join(warnings) if warnings else ""
     parts = [f"{CONTEXT_PREFACE}\n\n{text.strip()}" if text.strip() else "", notice]
     return "\n\n".join(part for part in parts if part), notice
+
+
+def _sync_failure(state_dir: Path | None) -> list[str]:
+    """The last sync of the global vault failed (`state/sync.json`): the person hears it at the next session
+    start (docs/agents.md, "Sync that runs itself") rather than finding out on the other machine."""
+    from aimate_memory.git.sync_record import read_record
+
+    record = read_record(state_dir) if state_dir is not None else None
+    return [record.notice()] if record is not None and not record.ok else []
 
 
 def _kimi_first_prompt(event: HookEvent, memory: GetClient, state_dir: Path) -> str:
@@ -182,7 +191,7 @@ def _kimi_first_prompt(event: HookEvent, memory: GetClient, state_dir: Path) -> 
         if mark.primed:
             return ""
         mark.primed = True
-    return _session_context(memory)[0]
+    return _session_context(memory, state_dir)[0]
 
 
 def _relevant(memory: GetClient, prompt: str) -> str:

@@ -21,7 +21,7 @@ import tomlkit
 
 from aimate_memory.integrations import toml_config
 from aimate_memory.integrations.edits import Change, ConfigSyntaxError
-from aimate_memory.integrations.hook_commands import hook_command, is_our_hook, vault_env
+from aimate_memory.integrations.hook_commands import PROGRAM, hook_command, is_our_hook, vault_env
 from aimate_memory.integrations.hook_events import Client, HookKind
 from aimate_memory.integrations.json_config import with_mcp_server, without_mcp_server
 from aimate_memory.integrations.target import Target
@@ -32,27 +32,28 @@ HOOK_EVENTS: dict[str, HookKind] = {"UserPromptSubmit": HookKind.PROMPT, "Sessio
 LEGACY_FILES = ("mcp.json", "config.toml")  # where an older `install kimi` wrote, in kimi-cli's folder
 
 
-def hook_commands(vault: str | None = None) -> dict[str, str]:
-    return {event: hook_command(kind, Client.KIMI, vault) for event, kind in HOOK_EVENTS.items()}
+def hook_commands(vault: str | None = None, program: str = PROGRAM) -> dict[str, str]:
+    return {event: hook_command(kind, Client.KIMI, vault, program) for event, kind in HOOK_EVENTS.items()}
 
 
-def add_server(text: str | None, vault: str | None = None) -> str | None:
+def add_server(text: str | None, vault: str | None = None, program: str = PROGRAM) -> str | None:
     env = vault_env(vault)
-    return with_mcp_server(text, SERVER_NAME, {**SERVER_ENTRY, "env": env} if env else dict(SERVER_ENTRY))
+    entry = {**SERVER_ENTRY, "command": program}
+    return with_mcp_server(text, SERVER_NAME, {**entry, "env": env} if env else entry)
 
 
 def remove_server(text: str | None) -> str | None:
     return without_mcp_server(text, SERVER_NAME)
 
 
-def add_hooks(text: str | None, vault: str | None = None) -> str | None:
+def add_hooks(text: str | None, vault: str | None = None, program: str = PROGRAM) -> str | None:
     """One `[[hooks]]` per event, appended after the person's; ours with another vault's command is updated."""
     doc = toml_config.parse(text)
     hooks = doc.get("hooks")
     entries = _entries(hooks)
     missing = []
     changed = False
-    for event, command in hook_commands(vault).items():
+    for event, command in hook_commands(vault, program).items():
         ours = [entry for entry in entries if _is_ours(entry, event)]
         if not ours:
             missing.append((event, command))
@@ -103,10 +104,10 @@ def user_agents_md(target: Target) -> Path:
 def changes(target: Target, install: bool) -> list[Change]:
     folder = kimi_home(target)
     if install:
-        vault = target.vault
+        vault, program = target.vault, target.program
         return [
-            Change(folder / "mcp.json", lambda text: add_server(text, vault)),
-            Change(folder / "config.toml", lambda text: add_hooks(text, vault)),
+            Change(folder / "mcp.json", lambda text: add_server(text, vault, program)),
+            Change(folder / "config.toml", lambda text: add_hooks(text, vault, program)),
         ]
     legacy = [path for path in (legacy_share_dir(target) / name for name in LEGACY_FILES) if path.exists()]
     return [

@@ -28,6 +28,13 @@ class Target:
 
         return vault_home(self.env, self.home)
 
+    @property
+    def program(self) -> str:
+        """How the client's config names `aimate`: bare when the PATH finds it, else its absolute path."""
+        from aimate_memory.integrations.hook_commands import program_for, running_program
+
+        return program_for(self.env, running_program())
+
     def env_dir(self, variable: str, default: str) -> Path:
         """A client's folder: its own environment variable when set, else `~/default`."""
         value = self.env.get(variable)

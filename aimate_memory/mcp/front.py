@@ -12,9 +12,11 @@ front answers:
 - `initialize` (with the protocol version negotiated as the SDK does), `notifications/initialized`, `ping`;
 - after `initialize`, the parameterless list requests (`tools/list`, `resources/list`, …);
 - a request for a method MCP does not have, before or after `initialize`: `-32601`, as `mcp/protocol.py`'s
-  gate answers it once the SDK is there. Claude Code 2.1 opens with `server/discover` (the 2026-07-28 spec's
-  stdio probe: any error means "legacy server", and the client goes on with `initialize`); held for the SDK,
-  the probe made every session wait for the import (docs/agents.md, "Latency").
+  gate answers it once the SDK is there;
+- `server/discover` and the 2026-07-28 requests (`_meta` with a protocol version, no `initialize`): the
+  discover result, an envelope's error, and the lists above (`mcp/modern.py`). Claude Code 2.1 opens with
+  `server/discover` (the spec's stdio probe); held for the SDK, the probe made every session wait for the
+  import (docs/agents.md, "Latency").
 
 Anything else (a tool call, a cursor, a line that is not JSON) waits for the SDK, behind `mcp/protocol.py`'s
 gate, which answers what is not a valid MCP request with the JSON-RPC error. Once it is imported the
@@ -35,7 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from aimate_memory.mcp import listing
+from aimate_memory.mcp import listing, modern
 from aimate_memory.mcp.protocol import check_envelope, method_not_found
 
 LOADED = object()  # put on the line queue when the SDK is imported (or failed to be)
@@ -110,6 +112,10 @@ class Front:
             return False
         method: str = message["method"]  # `_parse` passes only a string method
         params = message.get("params") or {}
+        answered_here = modern.check(message)  # `server/discover`, a bad 2026-07-28 envelope: never replayed
+        if answered_here is not None and answered_here.reply is not None:
+            self._write(answered_here.reply)
+            return True
         if "id" in message and method not in KNOWN_REQUESTS:
             # Not replayed: the SDK's gate would refuse it alike, and it changes no state.
             self._write(method_not_found(message["id"], method))
@@ -123,12 +129,13 @@ class Front:
             self.initialized = True
         elif method == "ping":
             reply = {}
-        elif method in LISTED and self.initialized and not params.get("cursor"):
+        elif method in LISTED and (self.initialized or modern.is_modern(message)) and not params.get("cursor"):
             reply = listing.ANSWERS[method]
         else:
             return False
         if "id" in message:
-            self._write({"jsonrpc": "2.0", "id": message["id"], "result": reply})
+            answer = {"jsonrpc": "2.0", "id": message["id"], "result": reply}
+            self._write(modern.completed(answer) if modern.is_modern(message) else answer)
             self.ids.append(message["id"])
         self.answered.append(line)
         return True

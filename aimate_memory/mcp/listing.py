@@ -769,7 +769,53 @@ ANSWERS: dict[str, Any] = {
         ]
     },
     "resources/templates/list": {"resourceTemplates": []},
-    "prompts/list": {"prompts": []},
+    "prompts/list": {
+        "prompts": [
+            {
+                "name": "recall",
+                "title": "Recall from memory · 回忆",
+                "description": "What long-term memory holds about a topic; without one, what "
+                "relates to this conversation so far. "
+                "查询长期记忆中关于某个主题的内容；不给主题时，给出与当前对话相关的记忆。",
+                "arguments": [
+                    {
+                        "name": "query",
+                        "description": "The topic, in any language (optional). 主题，任何语言（可选）。",
+                        "required": False,
+                    }
+                ],
+            },
+            {
+                "name": "remember",
+                "title": "Remember · 记住",
+                "description": "Save one sentence to long-term memory (kind: rule, "
+                "preference, decision, knowledge, project, task, note); rules "
+                "and preferences wait for your review. "
+                "把一句话存入长期记忆（可选类别）；规则和偏好需经你审阅才生效。",
+                "arguments": [
+                    {
+                        "name": "text",
+                        "description": "What to remember, one sentence. 要记住的一句话。",
+                        "required": True,
+                    },
+                    {
+                        "name": "kind",
+                        "description": "rule, preference, decision, knowledge, "
+                        "project, task or note (optional). "
+                        "类别（可选）：rule、preference、decision、knowledge、project、task、note。",
+                        "required": False,
+                    },
+                ],
+            },
+            {
+                "name": "review",
+                "title": "What waits for review · 待审阅",
+                "description": "List the memory changes and captures waiting for you to "
+                "accept or reject. 列出等待你接受或拒绝的记忆改动和捕获。",
+                "arguments": [],
+            },
+        ]
+    },
 }
 SUPPORTED_VERSIONS: list[Any] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 LATEST_VERSION: str = "2025-11-25"

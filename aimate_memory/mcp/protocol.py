@@ -155,6 +155,7 @@ class Gate:
                 verdict = self._check_params(verdict.message) or verdict
             if verdict.reply is not None:
                 self._out.send(verdict.reply)
+            if verdict.reply is not None and "error" in verdict.reply:  # not `server/discover`'s answer
                 self._on_refused(f"{verdict.reply['error']['message']}: {verdict.reply['error'].get('data', '')}")
             if verdict.message is not None:
                 return line

@@ -29,14 +29,17 @@ import anyio
 from mcp import types
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ResourceError, ToolError
+from mcp.server.fastmcp.prompts import Prompt
 from mcp.server.stdio import stdio_server
 from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
 from mcp.types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
 from aimate_memory import __version__
+from aimate_memory.mcp import modern
 from aimate_memory.mcp.errors import ToolFailure, failure_from, invalid_arguments, logger
 from aimate_memory.mcp.params import normalize_arguments
+from aimate_memory.mcp.prompts import PROMPT_NAMES, PROMPT_SPECS, MemoryPrompts, answered
 from aimate_memory.mcp.protocol import (
     INVALID_PARAMS,
     Gate,
@@ -175,6 +178,17 @@ class MemoryServer(FastMCP):
                 annotations=spec.annotations,
                 structured_output=True,
             )
+        prompts = MemoryPrompts(tools)
+        for name in PROMPT_NAMES:
+            prompt = PROMPT_SPECS[name]
+            self.add_prompt(
+                Prompt.from_function(
+                    _on_worker(worker, answered(getattr(prompts, name), name)),
+                    name=name,
+                    title=prompt.title,
+                    description=prompt.description,
+                )
+            )
         self.resource(
             "memory://core",
             name="core-memories",
@@ -282,7 +296,8 @@ def _drop_traceback(record: logging.LogRecord) -> bool:
 
 
 def _on_worker(worker: Worker, method: Callable[..., Any]) -> Callable[..., Any]:
-    """An async tool with `method`'s signature (the SDK reads it for the schemas) running on the worker."""
+    """An async tool or prompt with `method`'s signature (the SDK reads it for the schemas) running on the
+    worker."""
 
     @functools.wraps(method)
     async def tool(**kwargs: Any) -> Any:
@@ -337,10 +352,11 @@ def serve(
     logger.info("mcp server starting (project=%s, global_only=%s)", project, global_only)
     log_vaults(project, global_only)
     server = build_server(open_system, project, global_only)
-    out = LockedOut(stdout or io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8"))
+    replies = modern.ModernReplies(stdout or io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8"))
+    out = LockedOut(replies)
     source: LineSource = stdin or io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
-    gate = Gate(source, out, check_params, on_refused=lambda reason: logger.info("refused a message: %s", reason))
-    anyio.run(server.run_stdio, gate, out)
+    gate = Gate(source, out, check_message, on_refused=lambda reason: logger.info("refused a message: %s", reason))
+    anyio.run(server.run_stdio, modern.ImplicitSession(gate, replies), out)
 
 
 def log_vaults(project: Path | None, global_only: bool) -> None:
@@ -366,6 +382,11 @@ NOTIFICATIONS: dict[str, type[Any]] = {
     notification.model_fields["method"].annotation.__args__[0]: notification
     for notification in typing.get_args(types.ClientNotification.model_fields["root"].annotation)
 }
+
+
+def check_message(message: Message) -> Verdict | None:
+    """The 2026-07-28 answers (`server/discover`, a bad envelope: `mcp/modern.py`), then MCP's methods."""
+    return modern.check(message) or check_params(message)
 
 
 def check_params(message: Message) -> Verdict | None:

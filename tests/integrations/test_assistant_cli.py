@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from aimate_memory.system import MemorySystem
+from tests.conftest import AIMATE
 
 # The hooks call the agent half of the facade (docs/agent_api): these run once it is on the branch.
 needs_facade = {
@@ -61,8 +62,8 @@ def run(cli, user_home: Path, project: Path):
         "AIMATE_HOOK_DETACH": "0",  # session-end in the hook's process: the test reads the session after
     }
 
-    def invoke(*args: str, input: str | None = None, cwd: Path | None = None):
-        return cli(*args, cwd=cwd or project, input=input, env=client_env)
+    def invoke(*args: str, input: str | None = None, cwd: Path | None = None, env: dict[str, str] | None = None):
+        return cli(*args, cwd=cwd or project, input=input, env={**client_env, **(env or {})})
 
     assert invoke("mem", "init").code == 0
     return invoke
@@ -99,6 +100,34 @@ def test_install_claude_in_a_project_merges_is_idempotent_and_uninstalls_exactly
     assert settings.read_text(encoding="utf-8") == USER_SETTINGS
     assert not (project / ".mcp.json").exists()
     assert not list((home / "state" / "backups").glob("*/*")) and not list(project.rglob("*aimate-backup*"))
+
+
+def test_install_names_aimate_by_its_full_path_when_path_lacks_it_and_says_so(
+    run, user_home: Path, project: Path
+) -> None:
+    """Issue 37: after `pipx install .` without `pipx ensurepath`, `install claude` wrote a bare `aimate` the
+    client could not find, without a word. Uninstall still knows the commands as ours."""
+    no_aimate = {"PATH": "/usr/bin:/bin"}
+    installed = run("mem", "install", "claude", "--user", env=no_aimate)
+    full = str(AIMATE.absolute())
+    assert installed.code == 0 and f"not on your PATH, so the config names it by its full path: {full}" in installed.out
+    assert "pipx ensurepath" in installed.out
+    server = json.loads((user_home / ".claude.json").read_text(encoding="utf-8"))["mcpServers"]["aimate"]
+    assert server["command"] == full
+    hooks = json.loads((user_home / ".claude" / "settings.json").read_text(encoding="utf-8"))["hooks"]
+    command = hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert command.endswith(f"{full} mem hook prompt")
+    # The command runs from a shell whose PATH has no aimate, as the client's may.
+    ran = subprocess.run(["sh", "-c", command], input="{}", capture_output=True, text=True, env=no_aimate)
+    assert ran.returncode == 0 and "not found" not in ran.stderr
+    assert run("mem", "install", "claude", "--user").code == 0  # on PATH now: bare again, one entry per hook
+    hooks = json.loads((user_home / ".claude" / "settings.json").read_text(encoding="utf-8"))["hooks"]
+    assert [group["hooks"][0]["command"].split()[-4:] for group in hooks["UserPromptSubmit"]] == [
+        ["aimate", "mem", "hook", "prompt"]
+    ]
+    assert run("mem", "uninstall", "claude", "--user").code == 0
+    settings = user_home / ".claude" / "settings.json"
+    assert not settings.exists() or "aimate" not in settings.read_text(encoding="utf-8")
 
 
 def test_uninstall_gives_back_compact_json_byte_for_byte_and_lists_kept_backups(run, user_home: Path) -> None:

@@ -262,3 +262,20 @@ def test_a_session_end_that_held_no_conversation_opens_no_vault(tmp_path: Path) 
         pass  # e.g. a Kimi session primed by its first prompt
     assert run_hook(HookKind.SESSION_END, json.dumps(payload), connect_with(open_system), home=tmp_path) == ""
     assert opened == [Path("/work/proj")]
+
+
+def test_kimi_codes_prompt_as_content_parts_is_read_as_its_text() -> None:
+    """Kimi Code 2.1's UserPromptSubmit payload (as `kimi -p` sent it): `prompt` is the content parts."""
+    payload = {
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "session_89d04c09",
+        "cwd": "/tmp/proj",
+        "client_type": "kimi_code_cli",
+        "prompt": [{"type": "text", "text": "我们的会话缓存选用了什么？"}, {"type": "image", "url": "x"}],
+        "is_steer": False,
+    }
+    event = parse_event(HookKind.PROMPT, json.dumps(payload, ensure_ascii=False))
+    assert event.prompt == "我们的会话缓存选用了什么？"
+    english = {**payload, "prompt": [{"type": "text", "text": "which cache"}, {"type": "text", "text": "did we pick?"}]}
+    assert parse_event(HookKind.PROMPT, json.dumps(english)).prompt == "which cache\ndid we pick?"
+    assert parse_event(HookKind.PROMPT, json.dumps({**payload, "prompt": []})).prompt is None

@@ -48,11 +48,7 @@ def conversation(env: dict[str, str], cwd: Path, version: str, discover: bool = 
     replies = []
     try:
         if discover:
-            assert client.request("server/discover", DISCOVER)["error"] == {
-                "code": -32601,
-                "message": "Method not found",
-                "data": "server/discover",
-            }
+            assert client.request("server/discover", DISCOVER)["result"]["supportedVersions"] == ["2026-07-28"]
         for method, params in OPENING:
             if method == "initialize":
                 params = {**params, "protocolVersion": version}
@@ -109,7 +105,8 @@ def test_front_answers_even_when_stdin_closes_at_once(seeded: tuple[Path, Path])
 
 
 def test_front_answers_a_probe_and_an_unknown_request_without_waiting_for_the_sdk() -> None:
-    """Before the fix `server/discover` was held for the SDK, and every line after it too: Claude Code's
+    """The probe is answered (2026-07-28: `server/discover` is required), and not replayed. Before the fix
+    `server/discover` was held for the SDK, and every line after it too: Claude Code's
     `initialize` waited for the import (1.57 s median, issue 30). The SDK never loads here."""
     out = io.BytesIO()
     front = Front(out)
@@ -128,7 +125,8 @@ def test_front_answers_a_probe_and_an_unknown_request_without_waiting_for_the_sd
     assert front.answer_until_loaded(lines) is None  # nothing left for the SDK
     replies = [json.loads(line) for line in out.getvalue().decode().splitlines()]
     assert [reply["id"] for reply in replies] == [0, 1, 2, "x"]
-    assert replies[0]["error"]["code"] == replies[3]["error"]["code"] == -32601
+    assert replies[0]["result"]["serverInfo"]["name"] == "aimate-memory"  # the 2026-07-28 discover
+    assert replies[3]["error"]["code"] == -32601
     assert len(replies[2]["result"]["tools"]) == 7
     assert 0 not in front.ids and "x" not in front.ids  # refused lines are not replayed to the SDK
     assert len(front.answered) == 3
@@ -139,11 +137,11 @@ def test_a_probe_writes_nothing_to_stderr(seeded: tuple[Path, Path], front: str)
     """Claude Code logs any stderr line of a server as an error (`[ERROR] MCP server "aimate" Server stderr`)."""
     home, workdir = seeded
     client = RawClient({**server_env(home), "AIMATE_MCP_FRONT": front}, workdir, stderr=subprocess.PIPE)
-    assert client.request("server/discover", DISCOVER)["error"]["code"] == -32601
+    assert client.request("server/discover", DISCOVER)["result"]["resultType"] == "complete"
     client.request("initialize", {**OPENING[0][1], "protocolVersion": "2025-11-25"})
     client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     assert len(client.request("tools/list")["result"]["tools"]) == 7
-    assert client.request("server/discover", DISCOVER)["error"]["code"] == -32601  # after the hand-over
+    assert client.request("server/discover", DISCOVER)["result"]["resultType"] == "complete"  # after the hand-over
     client.close()
     assert client.process.stderr is not None
     assert client.process.stderr.read().decode() == ""

@@ -177,6 +177,29 @@ MCP_MEMORY = "\n".join(
 )
 
 
+def test_cli_export_as_one_json_array_imports_back(cli, tmp_path: Path) -> None:
+    """`export --format json` (issue 37: "unknown format json"): one array of the JSONL records, Chinese and
+    English kept as written; `import` reads it back."""
+    assert cli("mem", "init").code == 0
+    assert cli("mem", "add", ZH_TITLE, "--body", "延迟低", "--tags", "cache").code == 0
+    assert cli("mem", "add", "Tests run with pytest", "--body", "fixtures and a temp home").code == 0
+    lines = cli("mem", "export", "--layer", "long_term").out.splitlines()
+    out = tmp_path / "memories.json"
+    assert cli("mem", "export", "--layer", "long_term", "--format", "json", "-o", str(out)).code == 0
+    array = json.loads(out.read_text(encoding="utf-8"))
+    assert array == [json.loads(line) for line in lines] and len(array) == 2
+    assert ZH_TITLE in out.read_text(encoding="utf-8")  # not \\u-escaped
+    empty = cli("mem", "export", "--status", "archived", "--format", "json")
+    assert empty.code == 0 and json.loads(empty.out) == []
+    other = {"AIMATE_HOME": str(tmp_path / "home-b")}
+    assert cli("mem", "init", env=other).code == 0
+    done = cli("mem", "import", str(out), env=other)
+    assert done.code == 0 and "2 added" in done.out
+    assert cli("mem", "show", ZH_TITLE, "--json", env=other).json()["tags"] == ["cache"]
+    wrong = cli("mem", "export", "--format", "yaml")
+    assert wrong.code != 0 and "jsonl, json" in wrong.out + wrong.err
+
+
 def test_import_from_claude_md_and_mcp_memory(tmp_path, monkeypatch) -> None:
     system = open_home(tmp_path / "home", monkeypatch)
     claude = tmp_path / "CLAUDE.md"

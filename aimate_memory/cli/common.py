@@ -21,6 +21,7 @@ from aimate_memory.errors import NotFoundError
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
     from aimate_memory.system.client import RoutedClient
+    from aimate_memory.vault.roots import Roots
 
 JSON = typer.Option(False, "--json", help="Print JSON for tools.")
 # `--no-sync` is the flag's old name, kept as an alias: `aimate mem sync` is git's pull/push (issue 28 §7).
@@ -53,7 +54,20 @@ def connect(search_for: str | None = None) -> RoutedClient:
     # Imported there: `aimate --help` must not pay for the facade's imports.
     from aimate_memory.watch.client import connect as connect_client
 
-    return connect_client(None, options.project, options.global_only, search_for=search_for, freshness=ShownRefresh())
+    client = connect_client(None, options.project, options.global_only, search_for=search_for, freshness=ShownRefresh())
+    say_refused_config(client.roots)
+    return client
+
+
+def say_refused_config(roots: Roots) -> None:
+    """The keys the project's config may not set (ignored), named once per shell session on stderr
+    (config/guest.py)."""
+    from aimate_memory.config.guest import warning_once
+    from aimate_memory.vault.roots import Roots
+
+    line = warning_once(Roots.state_dir(roots.home), f"cli:{os.getppid()}", roots.project)
+    if line:
+        print_warning(line)
 
 
 def open_system(search_for: str | None = None, needs_vault: bool = True) -> MemorySystem:

@@ -162,3 +162,31 @@ NULLABLE_STRING_KEYS = {
     "summarizer.endpoint",
     "summarizer.model",
 }
+
+# Who may set each key (docs/reliability.md, "Trust model: the person's config and a project's config"). A
+# repository's `.aimate/config.yaml` is written by whoever wrote the repository: it may tune how the memories
+# are retrieved, rendered and aged, but nothing that reaches outside the vault (paths, endpoints, key names,
+# remotes), runs in the background (daemon, maintenance), or lowers the person's protection (hooks, what a
+# capture becomes, the embedding model and its cache). Privacy lists from a project only add to the person's.
+# Every key is listed here (tests/config checks the table covers DEFAULTS and the docs' table matches it).
+PROJECT = "project"  # the person's config, then the project's over it
+PERSON = "person"  # the person's config (and environment) only; a project's value is ignored, with a warning
+ADDS = "adds"  # a list: the project's entries are added to the person's, never replace them
+
+KEY_SCOPES: dict[str, str] = {
+    "storage.max_file_bytes": PERSON,
+    **{f"context.{key}": PROJECT for key in DEFAULTS["context"]},
+    **{f"session.{key}": PROJECT for key in DEFAULTS["session"]},
+    **{f"capture.{key}": PROJECT for key in DEFAULTS["capture"]},
+    **{f"summarizer.{key}": PERSON for key in DEFAULTS["summarizer"]},
+    **{f"short_term.{key}": PROJECT for key in DEFAULTS["short_term"]},
+    **{f"long_term.{key}": PROJECT for key in DEFAULTS["long_term"]},
+    **{f"embedding.{key}": PERSON for key in DEFAULTS["embedding"]},
+    **{f"retrieval.{key}": PROJECT for key in DEFAULTS["retrieval"]},
+    **{f"daemon.{key}": PERSON for key in DEFAULTS["daemon"]},
+    **{f"maintenance.{key}": PERSON for key in DEFAULTS["maintenance"]},
+    **{f"git.{key}": PERSON for key in DEFAULTS["git"]},
+    **{f"privacy.{key}": ADDS for key in DEFAULTS["privacy"]},
+    **{f"hooks.{key}": PERSON for key in DEFAULTS["hooks"]},
+    **{f"agents_md.{key}": PERSON for key in DEFAULTS["agents_md"]},
+}

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.repos import committed_project
+from tests.ui.conftest import browser, seeded, server  # noqa: F401  (the page's fixtures, for test_page_token)
 
 
 @dataclass
@@ -44,14 +45,14 @@ def recorder() -> Iterator[Recorder]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    record.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    listening = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    listening.daemon_threads = True
+    record.url = f"http://127.0.0.1:{listening.server_address[1]}"
+    thread = threading.Thread(target=listening.serve_forever, daemon=True)
     thread.start()
     yield record
-    server.shutdown()
-    server.server_close()
+    listening.shutdown()
+    listening.server_close()
 
 
 def hostile_project(path: Path, config: str, files: dict[str, str] | None = None) -> Path:

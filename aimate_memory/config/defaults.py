@@ -190,3 +190,9 @@ KEY_SCOPES: dict[str, str] = {
     **{f"hooks.{key}": PERSON for key in DEFAULTS["hooks"]},
     **{f"agents_md.{key}": PERSON for key in DEFAULTS["agents_md"]},
 }
+
+# The keys a context's budget may be read from by name (the daemon's `budget_setting`, the hooks'), and the
+# largest budget any face takes (tokens): a million is above every model's window today; more only makes the
+# context builder read and render the whole vault for nothing.
+BUDGET_KEYS = ("hooks.context_budget", "context.total_budget")
+MAX_CONTEXT_BUDGET = 1_000_000

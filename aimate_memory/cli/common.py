@@ -63,9 +63,8 @@ def say_refused_config(roots: Roots) -> None:
     """The keys the project's config may not set (ignored), named once per shell session on stderr
     (config/guest.py)."""
     from aimate_memory.config.guest import warning_once
-    from aimate_memory.vault.roots import Roots
 
-    line = warning_once(Roots.state_dir(roots.home), f"cli:{os.getppid()}", roots.project)
+    line = warning_once(roots.home, roots.project, f"cli:{os.getppid()}")
     if line:
         print_warning(line)
 

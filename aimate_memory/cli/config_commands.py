@@ -42,8 +42,13 @@ def get(
 @config_app.command("set")
 def set_(key: str, value: str, project_file: bool = PROJECT) -> None:
     """Set KEY to VALUE in the global config file (or the project's with --project-file)."""
-    from aimate_memory.config.loader import set_config_value
+    from aimate_memory.config.loader import project_may_set, set_config_value
 
+    if project_file and not project_may_set(key):
+        raise InvalidInputError(
+            f"{key} comes from your own config only: a project's config may not set it (it would be ignored)",
+            'drop --project-file (docs/reliability.md, "Trust model")',
+        )
     system = open_system(needs_vault=False)
     path = _target(system, project_file)
     written = set_config_value(path, key, value)

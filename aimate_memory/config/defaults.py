@@ -172,12 +172,19 @@ NULLABLE_STRING_KEYS = {
 PROJECT = "project"  # the person's config, then the project's over it
 PERSON = "person"  # the person's config (and environment) only; a project's value is ignored, with a warning
 ADDS = "adds"  # a list: the project's entries are added to the person's, never replace them
+# A bar that guards what happens without the person: an agent's capture written active at or above
+# capture.write_threshold, an active memory superseded at or above the supersede thresholds. A project may
+# make them stricter (higher), never looser; a lower value is ignored, with the warning.
+RAISES = "raises"
 
 KEY_SCOPES: dict[str, str] = {
     "storage.max_file_bytes": PERSON,
     **{f"context.{key}": PROJECT for key in DEFAULTS["context"]},
     **{f"session.{key}": PROJECT for key in DEFAULTS["session"]},
     **{f"capture.{key}": PROJECT for key in DEFAULTS["capture"]},
+    **dict.fromkeys(
+        ("capture.write_threshold", "capture.supersede_threshold", "capture.keyword_supersede_threshold"), RAISES
+    ),
     **{f"summarizer.{key}": PERSON for key in DEFAULTS["summarizer"]},
     **{f"short_term.{key}": PROJECT for key in DEFAULTS["short_term"]},
     **{f"long_term.{key}": PROJECT for key in DEFAULTS["long_term"]},

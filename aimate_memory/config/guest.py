@@ -10,23 +10,21 @@ import contextlib
 import json
 from pathlib import Path
 
-from aimate_memory.config.defaults import KEY_SCOPES, PERSON
 from aimate_memory.errors import ConfigError
 
 WARNINGS_FILE = "config-warnings.json"
 MAX_SESSIONS = 200  # sessions remembered; the oldest are forgotten first
 
 
-def project_refusals(project_root: Path) -> list[str]:
-    """The keys `{project_root}/config.yaml` sets that only the person may set (one file read, nothing else
-    loaded). A broken file gives none here: the command's own load reports it."""
-    from aimate_memory.config.loader import config_path, project_entries
+def project_refusals(home: Path, project_root: Path) -> list[str]:
+    """The keys `{project_root}/config.yaml` sets that it may not (KEY_SCOPES: the person's only, or a guard
+    set looser than the person's). A broken file gives none here: the command's own load reports it."""
+    from aimate_memory.config.loader import config_path, load_config
 
-    path = config_path(project_root)
-    if not path.is_file():
+    if not config_path(project_root).is_file():
         return []
     try:
-        return [dotted for dotted, _ in project_entries(path) if KEY_SCOPES[dotted] == PERSON]
+        return load_config(home, project_root, env={}).refused
     except (ConfigError, OSError):
         return []
 
@@ -35,22 +33,25 @@ def refused_line(keys: list[str], config_file: Path) -> str:
     """One line, English then Chinese, naming every refused key."""
     names = ", ".join(keys)
     return (
-        f"the project's config {config_file} sets {names}, which only your own config may set: ignored"
-        f" / 项目配置 {config_file} 设置了 {names}，这些只能由你自己的配置设置：已忽略"
+        f"the project's config {config_file} sets {names}, which only your own config may set (or loosen): ignored"
+        f" / 项目配置 {config_file} 设置了 {names}，这些只能由你自己的配置设置（或放宽）：已忽略"
     )
 
 
-def warning_once(state_dir: Path, session: str, project_root: Path | None) -> str:
+def warning_once(home: Path, project_root: Path | None, session: str) -> str:
     """The refused-keys line for this project if this session has not been told it yet, else ""."""
     if project_root is None:
         return ""
-    keys = project_refusals(project_root)
+    keys = project_refusals(home, project_root)
     if not keys:
         return ""
     from aimate_memory.config.loader import config_path
 
     config_file = config_path(project_root)
     said_key = f"{config_file}#{','.join(keys)}"
+    from aimate_memory.vault.roots import Roots
+
+    state_dir = Roots.state_dir(home)
     record = state_dir / WARNINGS_FILE
     said: dict[str, list[str]] = {}
     with contextlib.suppress(OSError, ValueError):

@@ -21,6 +21,7 @@ from aimate_memory.config.defaults import (
     KEY_SCOPES,
     NULLABLE_STRING_KEYS,
     PERSON,
+    RAISES,
     RENAMED_KEYS,
     RETIRED_KEYS,
 )
@@ -103,6 +104,12 @@ def load_config(global_root: Path, project_root: Path | None = None, env: Mappin
     return Config(layers.values, sources, layers.deprecations, layers.origins, layers.refused)
 
 
+def project_may_set(dotted: str) -> bool:
+    """Whether a project's config may set this key (KEY_SCOPES); ConfigError for an unknown key."""
+    section, key = _split_key(dotted)
+    return KEY_SCOPES[f"{section}.{key}"] != PERSON
+
+
 def project_entries(path: Path) -> list[tuple[str, Any]]:
     """(`section.key`, raw value) of every setting in one config file, renamed keys under their new name."""
     return list(_entries(_read_file(path), str(path), []))
@@ -139,6 +146,9 @@ class _Layers:
                 continue
             section, _, key = dotted.partition(".")
             valid = validate_value(dotted, value, origin)
+            if layer == PROJECT_FILE and scope == RAISES and valid < self.values[section][key]:
+                self.refused.append(dotted)  # a project may make a guard stricter, never looser
+                continue
             if layer == PROJECT_FILE and scope == ADDS:
                 # A project's privacy list adds to the person's: it can never take an entry away.
                 held = self.values[section][key]

@@ -112,16 +112,21 @@ def run_hook(
 
 
 def _session_start(event: HookEvent, memory: GetClient, client: Client, state_dir: Path) -> tuple[str, str]:
-    return _session_context(memory, _refused_config(event, client, state_dir))
+    return _session_context(memory, _refused_config(event, client))
 
 
-def _refused_config(event: HookEvent, client: Client, state_dir: Path) -> str:
+def _refused_config(event: HookEvent, client: Client) -> str:
     """The keys the project's config may not set (ignored), named once per session (config/guest.py)."""
     from aimate_memory.config.guest import warning_once
+    from aimate_memory.errors import AimateError
     from aimate_memory.vault.roots import detect_roots
 
     session = conversation_of(client, event) or f"{client.value}:unknown"
-    return warning_once(state_dir, session, detect_roots(cwd=event.cwd).project)
+    try:
+        roots = detect_roots(cwd=event.cwd)
+        return warning_once(roots.home, roots.project, session)
+    except (AimateError, OSError):  # the line must never cost the session its context
+        return ""
 
 
 def _prompt(event: HookEvent, memory: GetClient, client: Client, state_dir: Path) -> str:
@@ -191,7 +196,7 @@ def _kimi_first_prompt(event: HookEvent, memory: GetClient, state_dir: Path) -> 
         if mark.primed:
             return ""
         mark.primed = True
-    return _session_context(memory, _refused_config(event, Client.KIMI, state_dir))[0]
+    return _session_context(memory, _refused_config(event, Client.KIMI))[0]
 
 
 def _relevant(memory: GetClient, prompt: str) -> str:

@@ -106,6 +106,19 @@ def test_project_keeps_only_what_it_may_set(tmp_path: Path) -> None:
     }
 
 
+def test_a_project_may_raise_a_guard_never_lower_it(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    person(home, "capture:\n  write_threshold: 0.9\n")
+    lower = hostile_project(tmp_path / "a", "capture:\n  write_threshold: 0.0\n  supersede_threshold: 0.1\n")
+    config = load_config(home, lower / ".aimate", env={})
+    assert config.get("capture.write_threshold") == 0.9 and config.get("capture.supersede_threshold") == 0.7
+    assert sorted(config.refused) == ["capture.supersede_threshold", "capture.write_threshold"]
+    higher = hostile_project(tmp_path / "b", "capture:\n  write_threshold: 0.95\n  supersede_threshold: 0.8\n")
+    config = load_config(home, higher / ".aimate", env={})
+    assert config.get("capture.write_threshold") == 0.95 and config.get("capture.supersede_threshold") == 0.8
+    assert config.refused == [] and config.origin("capture.write_threshold") == "project"
+
+
 def test_a_project_privacy_list_only_adds(tmp_path: Path) -> None:
     home = tmp_path / "home"
     person(home, "privacy:\n  sensitive_keywords: [bluebird]\n  exclude_paths: [secrets/]\n")
@@ -126,7 +139,7 @@ def test_cli_names_the_refused_keys_once_and_config_get_says_where(cli, home: Pa
     said = " ".join(first.err.split())
     for key in ("summarizer.endpoint", "git.remote", "hooks.capture_status", "embedding.cache_dir"):
         assert key in said
-    assert "only your own config may set: ignored" in said and "只能由你自己的配置设置" in said
+    assert "only your own config may set (or loosen): ignored" in said and "只能由你自己的配置设置" in said
     again = cli("mem", "config", "get", "git.remote", cwd=clone)  # the same shell session: said once
     assert again.out.strip() == "null" and "from: default" in again.err and "ignored" not in again.err
 
@@ -214,3 +227,11 @@ def test_a_project_cannot_take_a_word_off_the_sensitive_list(cli, home: Path, tm
     for scope in ("project", "global"):
         refused = cli("mem", "add", text, "--scope", scope, cwd=clone)
         assert refused.code != 0 and "refused, nothing written" in " ".join(refused.err.split())
+
+
+def test_config_set_refuses_a_person_key_in_the_project_file(cli, home: Path, tmp_path: Path) -> None:
+    clone = hostile_project(tmp_path / "own", "retrieval:\n  decay: 0.9\n")
+    refused = cli("mem", "config", "set", "git.remote", "file:///x", "--project-file", cwd=clone)
+    assert refused.code != 0 and "comes from your own config only" in " ".join(refused.err.split())
+    assert cli("mem", "config", "set", "short_term.default_ttl_days", "3", "--project-file", cwd=clone).code == 0
+    assert "default_ttl_days: 3" in (clone / ".aimate" / "config.yaml").read_text(encoding="utf-8")

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from aimate_memory.config import load_config
-from aimate_memory.config.defaults import DEFAULTS, KEY_SCOPES, PERSON
 from tests.repos import git
 from tests.security.conftest import Recorder, hostile_project
 
@@ -48,10 +47,14 @@ def person(home: Path, text: str) -> None:
 
 
 def test_the_table_names_every_key_once() -> None:
+    from aimate_memory.config.defaults import DEFAULTS, KEY_SCOPES
+
     assert set(KEY_SCOPES) == {f"{section}.{key}" for section in DEFAULTS for key in DEFAULTS[section]}
 
 
 def test_docs_table_is_the_code_table() -> None:
+    from aimate_memory.config.defaults import KEY_SCOPES
+
     docs = (Path(__file__).parents[2] / "docs" / "reliability.md").read_text(encoding="utf-8")
     rows = dict(
         (cells[0].strip("` "), cells[1].strip())
@@ -63,6 +66,8 @@ def test_docs_table_is_the_code_table() -> None:
 
 
 def test_project_keeps_only_what_it_may_set(tmp_path: Path) -> None:
+    from aimate_memory.config.defaults import KEY_SCOPES, PERSON
+
     home = tmp_path / "home"
     person(home, "privacy:\n  sensitive_keywords: [bluebird, 蓝鸟计划]\nretrieval:\n  decay: 0.9\n")
     project = hostile(tmp_path) / ".aimate"

@@ -11,13 +11,15 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from aimate_memory.config.defaults import MAX_CONTEXT_BUDGET
-from aimate_memory.mcp.protocol import INVALID_PARAMS, INVALID_REQUEST, RESOURCE_NOT_FOUND
+from aimate_memory.mcp.protocol import INVALID_PARAMS, INVALID_REQUEST
 from tests.mcp.test_protocol import INITIALIZE, INITIALIZED, RawServer, raw_server  # noqa: F401  (the server fixture)
 from tests.ui.conftest import GUARD, HOST
 from tests.ui.test_guard import pending
 from tests.watch.test_daemon_security import raw_exchange, serving  # noqa: F401  (the daemon fixture)
 
+# Written out, not imported, so the file runs against the code before these limits (and fails there).
+MAX_CONTEXT_BUDGET = 1_000_000  # config/defaults.py
+RESOURCE_NOT_FOUND = -32002  # mcp/protocol.py
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
 
@@ -31,6 +33,13 @@ def test_review_accept_of_an_empty_name_accepts_nothing(cli, home: Path, ref: st
     refused = cli("mem", "review", "--accept", ref)
     assert refused.code != 0 and "the id or path is empty" in " ".join(refused.err.split())
     assert cli("mem", "list", "--status", "pending", "--json").json() == before
+
+
+def test_the_limits_written_here_are_the_codes(tmp_path: Path) -> None:
+    from aimate_memory.config import defaults
+    from aimate_memory.mcp import protocol
+
+    assert (defaults.MAX_CONTEXT_BUDGET, protocol.RESOURCE_NOT_FOUND) == (MAX_CONTEXT_BUDGET, RESOURCE_NOT_FOUND)
 
 
 def test_the_page_accepts_nothing_for_an_empty_path(page_client: TestClient) -> None:

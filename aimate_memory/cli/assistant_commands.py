@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from aimate_memory.cli.common import open_system, options
+from aimate_memory.cli.common import open_system, options, prepare_models_ahead
 from aimate_memory.cli.render import console
 from aimate_memory.integrations.hook_commands import PROGRAM
 from aimate_memory.vault.layout import Scope
@@ -114,6 +114,7 @@ def _setup(
         lines = warm_daemon.set_up(aimate_home(), target.home, key, no_daemon=no_daemon, dry_run=dry_run)
         if not dry_run:
             lines += _client_notes(assistant, folder is None, edits, target.vault)
+            prepare_models_ahead(open_system(needs_vault=False))
         if target.program != PROGRAM:
             lines.append(
                 f"`aimate` is not on your PATH, so the config names it by its full path: {target.program}. "

@@ -21,6 +21,7 @@ from aimate_memory.errors import NotFoundError
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
     from aimate_memory.system.client import RoutedClient
+    from aimate_memory.vault.roots import Roots
 
 JSON = typer.Option(False, "--json", help="Print JSON for tools.")
 # `--no-sync` is the flag's old name, kept as an alias: `aimate mem sync` is git's pull/push (issue 28 §7).
@@ -53,7 +54,19 @@ def connect(search_for: str | None = None) -> RoutedClient:
     # Imported there: `aimate --help` must not pay for the facade's imports.
     from aimate_memory.watch.client import connect as connect_client
 
-    return connect_client(None, options.project, options.global_only, search_for=search_for, freshness=ShownRefresh())
+    client = connect_client(None, options.project, options.global_only, search_for=search_for, freshness=ShownRefresh())
+    say_refused_config(client.roots)
+    return client
+
+
+def say_refused_config(roots: Roots) -> None:
+    """The keys the project's config may not set (ignored), named once per shell session on stderr
+    (config/guest.py)."""
+    from aimate_memory.config.guest import warning_once
+
+    line = warning_once(roots.home, roots.project, f"cli:{os.getppid()}")
+    if line:
+        print_warning(line)
 
 
 def open_system(search_for: str | None = None, needs_vault: bool = True) -> MemorySystem:
@@ -109,3 +122,26 @@ def when(value: str | None, option: str) -> datetime | None:
     from aimate_memory.vault.dates import parse_optional_when
 
     return parse_optional_when(value, datetime.now().astimezone(), option)
+
+
+def prepare_models_ahead(system: MemorySystem) -> None:
+    """Build the embedding models' cache now, saying so, rather than inside the first search (`init`,
+    `install`; system/models.py). A model that cannot be prepared is a warning: search tries again."""
+    from aimate_memory.cli.render import console
+    from aimate_memory.errors import AimateError
+    from aimate_memory.system.models import models_to_prepare, prepare_models
+
+    names = models_to_prepare(system)
+    if not names:
+        return
+    console.print(
+        f"preparing the embedding models ({', '.join(names)}) once, so the first search does not wait: a few seconds",
+        highlight=False,
+    )
+    try:
+        with LazyProgress() as progress:
+            seconds = prepare_models(system, names, progress)
+    except (AimateError, OSError) as exc:
+        print_warning(f"the embedding models could not be prepared now ({exc}); the first search will try again")
+        return
+    console.print(f"embedding models ready ({seconds:.1f} s)", highlight=False)

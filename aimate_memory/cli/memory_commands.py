@@ -12,7 +12,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from aimate_memory.cli.common import JSON, NO_REFRESH, open_system, refreshed, when
+from aimate_memory.cli.common import JSON, NO_REFRESH, open_system, prepare_models_ahead, refreshed, when
 from aimate_memory.cli.render import (
     MEMORY_COLUMNS,
     console,
@@ -43,6 +43,7 @@ def init(
         created = ", ".join(change.path.as_posix() for change in changes) or "nothing new"
         console.print(f"[bold]{vault.scope.value}[/] vault: {vault.root}  ({created})")
     _say_made_private(system.store.make_private())
+    prepare_models_ahead(system)
     if system.project_vault is not None:
         where = system.project_vault.root.parent
         if local:

@@ -1,4 +1,4 @@
-"""`aimate mem ui`: the page (aimate_memory/ui, docs/ui.md) on 127.0.0.1, opened in the browser. Starlette,
+"""`aimate mem ui`: the page (aimate_memory/ui, docs/ui.md) on a loopback address, opened in the browser. Starlette,
 uvicorn and Jinja2 are imported when the command runs, so no other command pays for them."""
 
 from __future__ import annotations
@@ -12,11 +12,13 @@ commands = typer.Typer()
 
 @commands.command()
 def ui(
-    port: int = typer.Option(0, "--port", "-p", min=0, max=65535, help="Port on 127.0.0.1 (0: a free one)."),
+    port: int = typer.Option(
+        0, "--port", "-p", min=0, max=65535, help="Port on the page's loopback address (0: a free one)."
+    ),
     no_open: bool = typer.Option(False, "--no-open", help="Print the address; do not open a browser."),
 ) -> None:
     """Open the page: review captures and edits, see what the assistant will be told, search and browse
-    memories (served on 127.0.0.1 only, with a one-time token; Ctrl+C stops it)."""
+    memories (served on a loopback address of its own, 127.x.y.z, with a one-time token; Ctrl+C stops it)."""
     from aimate_memory.ui.serve import serve
     from aimate_memory.watch.client import connect
     from aimate_memory.watch.freshness import WatchedFreshness

@@ -1,4 +1,4 @@
-"""Configuration: defaults ← `~/.aimate/config.yaml` ← `{project}/.aimate/config.yaml` ← `AIMATE_*` env."""
+"""Configuration: defaults ← `~/.aimate/config.yaml` ← `{project}/.aimate/config.yaml` (KEY_SCOPES) ← `AIMATE_*` env."""
 
 from aimate_memory.config.loader import Config, config_path, load_config, set_config_value
 

@@ -170,3 +170,45 @@ NULLABLE_STRING_KEYS = {
     "summarizer.endpoint",
     "summarizer.model",
 }
+
+# Who may set each key (docs/reliability.md, "Trust model: the person's config and a project's config"). A
+# repository's `.aimate/config.yaml` is written by whoever wrote the repository: it may tune how the memories
+# are retrieved, rendered and aged, but nothing that reaches outside the vault (paths, endpoints, key names,
+# remotes), runs in the background (daemon, maintenance), or lowers the person's protection (hooks, what a
+# capture becomes, the embedding model and its cache). Privacy lists from a project only add to the person's.
+# Every key is listed here (tests/config checks the table covers DEFAULTS and the docs' table matches it).
+PROJECT = "project"  # the person's config, then the project's over it
+PERSON = "person"  # the person's config (and environment) only; a project's value is ignored, with a warning
+ADDS = "adds"  # a list: the project's entries are added to the person's, never replace them
+# A bar that guards what happens without the person: an agent's capture written active at or above
+# capture.write_threshold, an active memory superseded at or above the supersede thresholds. A project may
+# make them stricter (higher), never looser; a lower value is ignored, with the warning.
+RAISES = "raises"
+
+KEY_SCOPES: dict[str, str] = {
+    "storage.max_file_bytes": PERSON,
+    **{f"context.{key}": PROJECT for key in DEFAULTS["context"]},
+    **{f"session.{key}": PROJECT for key in DEFAULTS["session"]},
+    **{f"capture.{key}": PROJECT for key in DEFAULTS["capture"]},
+    **dict.fromkeys(
+        ("capture.write_threshold", "capture.supersede_threshold", "capture.keyword_supersede_threshold"), RAISES
+    ),
+    **{f"summarizer.{key}": PERSON for key in DEFAULTS["summarizer"]},
+    **{f"short_term.{key}": PROJECT for key in DEFAULTS["short_term"]},
+    **{f"long_term.{key}": PROJECT for key in DEFAULTS["long_term"]},
+    **{f"embedding.{key}": PERSON for key in DEFAULTS["embedding"]},
+    **{f"retrieval.{key}": PROJECT for key in DEFAULTS["retrieval"]},
+    **{f"daemon.{key}": PERSON for key in DEFAULTS["daemon"]},
+    **{f"maintenance.{key}": PERSON for key in DEFAULTS["maintenance"]},
+    **{f"git.{key}": PERSON for key in DEFAULTS["git"]},
+    **{f"sync.{key}": PERSON for key in DEFAULTS["sync"]},
+    **{f"privacy.{key}": ADDS for key in DEFAULTS["privacy"]},
+    **{f"hooks.{key}": PERSON for key in DEFAULTS["hooks"]},
+    **{f"agents_md.{key}": PERSON for key in DEFAULTS["agents_md"]},
+}
+
+# The keys a context's budget may be read from by name (the daemon's `budget_setting`, the hooks'), and the
+# largest budget any face takes (tokens): a million is above every model's window today; more only makes the
+# context builder read and render the whole vault for nothing.
+BUDGET_KEYS = ("hooks.context_budget", "context.total_budget")
+MAX_CONTEXT_BUDGET = 1_000_000

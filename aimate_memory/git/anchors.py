@@ -30,6 +30,7 @@ from pathlib import Path
 from stat import S_ISREG
 
 from aimate_memory.clock import Clock, SystemClock
+from aimate_memory.git.command import GIT
 from aimate_memory.vault.anchors import (
     MAX_DEFINING_FILES,
     Anchor,
@@ -112,7 +113,7 @@ class ProjectFiles:
         """git's stdout, or None when it failed (not a repository, no commits yet, git missing)."""
         try:
             done = subprocess.run(
-                ["git", "-c", "core.quotepath=off", *args],
+                [*GIT, "-c", "core.quotepath=off", *args],
                 cwd=self.root,
                 capture_output=True,
                 timeout=_GIT_TIMEOUT_S,

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from aimate_memory.errors import MemoryFileError
+from aimate_memory.git.command import GIT
 from aimate_memory.vault.codec import MemoryDocument, content_hash, parse_document
 
 __all__ = ["MergeResult", "main", "merge_frontmatter", "merge_memory_text", "merge_text"]
@@ -210,7 +211,7 @@ def merge_text(base: str, ours: str, theirs: str, labels: tuple[str, str, str] =
             path = Path(folder) / name
             path.write_bytes(text.encode("utf-8"))
             files.append(str(path))
-        command = ["git", "merge-file", "-p", "-L", labels[0], "-L", labels[1], "-L", labels[2], *files]
+        command = [*GIT, "merge-file", "-p", "-L", labels[0], "-L", labels[1], "-L", labels[2], *files]
         status, out, err = git.Git().execute(
             command,
             with_extended_output=True,
@@ -300,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
 
         status = git.Git().execute(
             [
-                "git",
+                *GIT,
                 "merge-file",
                 "-L",
                 "ours",

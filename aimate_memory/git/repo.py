@@ -38,6 +38,7 @@ from typing import Any
 import git
 
 from aimate_memory.errors import AimateError, InvalidInputError
+from aimate_memory.git.command import GIT, GITPYTHON_OPTIONS
 from aimate_memory.git.secrets import Finding, scan_bytes, scan_text
 from aimate_memory.vault.changes import ChangeSet
 
@@ -95,6 +96,13 @@ DEFAULT_IDENTITY = Identity("AIMate", "aimate@localhost")  # commits in the vaul
 # -- the repository ---------------------------------------------------------------------------------
 
 
+def open_repo(folder: Path, search_parent_directories: bool = False) -> git.Repo:
+    """A GitPython repository whose every command runs none of the repository's code (git/command.py)."""
+    repo = git.Repo(folder, search_parent_directories=search_parent_directories)
+    repo.git.set_persistent_git_options(**GITPYTHON_OPTIONS)
+    return repo
+
+
 class VaultRepo:
     """A vault folder and the git repository holding it (the vault itself, or a project above it)."""
 
@@ -102,10 +110,7 @@ class VaultRepo:
         self.vault_root = Path(vault_root)
         self.configured_author = author
         try:
-            if own_repo:
-                self.repo = git.Repo(self.vault_root)
-            else:
-                self.repo = git.Repo(self.vault_root, search_parent_directories=True)
+            self.repo = open_repo(self.vault_root, search_parent_directories=not own_repo)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
             raise GitError(
                 f"{self.vault_root} is not in a git repository",
@@ -193,7 +198,7 @@ class VaultRepo:
         stdin: str | None = None,
         strip: bool = True,
     ) -> tuple[int, str, str]:
-        command = ["git", "-c", "core.quotepath=false", "--literal-pathspecs", *args]
+        command = [*GIT, "-c", "core.quotepath=false", "--literal-pathspecs", *args]
         if stdin is not None:
             with tempfile.TemporaryFile() as handle:
                 handle.write(stdin.encode("utf-8"))
@@ -461,7 +466,7 @@ class VaultRepo:
         if not wanted:
             return {}
         done = subprocess.run(
-            ["git", "cat-file", "--batch"],
+            [*GIT, "cat-file", "--batch"],
             input="".join(f"{sha}\n" for sha in wanted).encode(),
             capture_output=True,
             cwd=self.workdir,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import git
 
-from aimate_memory.git.repo import VaultRepo
+from aimate_memory.git.repo import VaultRepo, open_repo
 from aimate_memory.git.review import pending_changes
 from aimate_memory.vault.setup import ensure_lines
 
@@ -86,7 +86,7 @@ def exclude_locally(folder: Path, name: str) -> Path | None:
     """Keep `folder/name` out of the repository holding `folder`, for this clone only: a line in
     `.git/info/exclude` (`init --local`). Returns that file, or None when `folder` is in no repository."""
     try:
-        repo = git.Repo(folder, search_parent_directories=True)
+        repo = open_repo(folder, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
         return None
     with repo:

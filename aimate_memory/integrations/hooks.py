@@ -112,7 +112,21 @@ def run_hook(
 
 
 def _session_start(event: HookEvent, memory: GetClient, client: Client, state_dir: Path) -> tuple[str, str]:
-    return _session_context(memory, state_dir)
+    return _session_context(memory, state_dir, _refused_config(event, client))
+
+
+def _refused_config(event: HookEvent, client: Client) -> str:
+    """The keys the project's config may not set (ignored), named once per session (config/guest.py)."""
+    from aimate_memory.config.guest import warning_once
+    from aimate_memory.errors import AimateError
+    from aimate_memory.vault.roots import detect_roots
+
+    session = conversation_of(client, event) or f"{client.value}:unknown"
+    try:
+        roots = detect_roots(cwd=event.cwd)
+        return warning_once(roots.home, roots.project, session)
+    except (AimateError, OSError):  # the line must never cost the session its context
+        return ""
 
 
 def _prompt(event: HookEvent, memory: GetClient, client: Client, state_dir: Path) -> str:
@@ -161,17 +175,18 @@ HANDLERS: dict[HookKind, Callable[[HookEvent, GetClient, Client, Path], str | tu
 }
 
 
-def _session_context(memory: GetClient, state_dir: Path | None = None) -> tuple[str, str]:
+def _session_context(memory: GetClient, state_dir: Path | None = None, refused_config: str = "") -> tuple[str, str]:
     """The session context for the model and a notice for the person: the context's warnings (core
-    memories left out, named; session usage; captures waiting for review). The notice is in the model's
-    context too, so the assistant knows what it was not given."""
+    memories left out, named; session usage; captures waiting for review; the project config's keys that
+    were ignored). The notice is in the model's context too, so the assistant knows what it was not given."""
     context = memory().build_context(budget_setting=BUDGET_SETTING)
     for _ in range(BUDGET_TRIES):
         if len(context.text) <= MAX_CONTEXT_CHARS or context.budget <= 1:
             break
         smaller = context.budget * MAX_CONTEXT_CHARS * 9 // (len(context.text) * 10)
         context = memory().build_context(budget=max(1, smaller))
-    text, warnings = context.text, [*context.warning_messages, *_sync_failure(state_dir)]
+    text = context.text
+    warnings = [*context.warning_messages, *_sync_failure(state_dir), *filter(None, [refused_config])]
     notice = f"{NOTICE_PREFACE} " + " ".join(warnings) if warnings else ""
     parts = [f"{CONTEXT_PREFACE}\n\n{text.strip()}" if text.strip() else "", notice]
     return "\n\n".join(part for part in parts if part), notice
@@ -191,7 +206,7 @@ def _kimi_first_prompt(event: HookEvent, memory: GetClient, state_dir: Path) -> 
         if mark.primed:
             return ""
         mark.primed = True
-    return _session_context(memory, state_dir)[0]
+    return _session_context(memory, state_dir, _refused_config(event, Client.KIMI))[0]
 
 
 def _relevant(memory: GetClient, prompt: str) -> str:

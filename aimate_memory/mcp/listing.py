@@ -298,7 +298,7 @@ ANSWERS: dict[str, Any] = {
                             "title": "Query",
                         },
                         "budget": {
-                            "anyOf": [{"type": "integer"}, {"type": "null"}],
+                            "anyOf": [{"maximum": 1000000, "minimum": 1, "type": "integer"}, {"type": "null"}],
                             "default": None,
                             "description": "Token budget for the whole text; default from the config.",
                             "title": "Budget",

@@ -10,7 +10,11 @@ errors written by the `Gate` —
 - `-32600` invalid request: not a JSON-RPC 2.0 object (a batch, `"jsonrpc": "1.0"`, no method, an id that
   is not a string or a number — then id null);
 - `-32601` method not found: a request for a method MCP does not have;
-- `-32602` invalid params: the method's params are not what MCP says (`check_params`, given by the server).
+- `-32602` invalid params: the method's params are not what MCP says (`check_params`, given by the server);
+- `-32600` with the id as sent for a number id that is not whole (`1.5`): MCP's ids are strings or integers.
+
+The server answers `resources/read` of an unknown URI with `-32002` and `prompts/get` of an unknown prompt
+with `-32602` (the SDK's own answer was code 0, which is no JSON-RPC error code).
 
 A notification never gets a reply (JSON-RPC forbids it): an unknown or malformed one is dropped and logged.
 A tool call's own arguments (`confidence: 5`) are the tool's to refuse, as an `isError` result the model
@@ -29,6 +33,7 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
+RESOURCE_NOT_FOUND = -32002  # MCP's code for resources/read of a URI the server does not have
 
 Message = dict[str, Any]
 
@@ -69,6 +74,12 @@ def check_envelope(line: str) -> Verdict:
     request_id = message.get("id")
     if has_id and not _valid_id(request_id):
         return Verdict(reply=error_reply(None, INVALID_REQUEST, "Invalid Request", "id must be a string or a number"))
+    if isinstance(request_id, float) and not request_id.is_integer():
+        # JSON-RPC's numbers, but MCP's ids are strings or integers: the SDK would drop `1.5` without a reply.
+        # The id is answered as sent, so the client can match the error to its request.
+        return Verdict(
+            reply=error_reply(request_id, INVALID_REQUEST, "Invalid Request", "id must be a string or an integer")
+        )
     problem = _envelope_problem(message)
     if problem is None:
         return Verdict(message=message)

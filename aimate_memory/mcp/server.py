@@ -31,6 +31,7 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ResourceError, ToolError
 from mcp.server.fastmcp.prompts import Prompt
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import McpError
 from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
 from mcp.types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
 from pydantic import ValidationError
@@ -42,6 +43,7 @@ from aimate_memory.mcp.params import normalize_arguments
 from aimate_memory.mcp.prompts import PROMPT_NAMES, PROMPT_SPECS, MemoryPrompts, answered
 from aimate_memory.mcp.protocol import (
     INVALID_PARAMS,
+    RESOURCE_NOT_FOUND,
     Gate,
     LineOut,
     LineSource,
@@ -232,6 +234,29 @@ class MemoryServer(FastMCP):
             if isinstance(cause, ValidationError) and cause.title.endswith("Arguments"):
                 return _error_result(_invalid(name, cause, tool.parameters))
             return _error_result(failure_from(cause or exc, name))
+
+    async def read_resource(self, uri: Any) -> Any:
+        """FastMCP's, with an unknown URI answered `-32002` (MCP's "Resource not found") and a failed read
+        `-32603`, where the SDK answered code 0."""
+        if not self._has_resource(str(uri)):
+            not_found = types.ErrorData(
+                code=RESOURCE_NOT_FOUND, message="Resource not found", data={"uri": str(uri)[:200]}
+            )
+            raise McpError(not_found)
+        try:
+            return await super().read_resource(uri)
+        except ResourceError as exc:  # a read that failed (no vault yet): already one masked line
+            raise McpError(types.ErrorData(code=types.INTERNAL_ERROR, message=str(exc))) from None
+
+    def _has_resource(self, uri: str) -> bool:
+        listed = {str(resource.uri) for resource in self._resource_manager.list_resources()}
+        return uri in listed or any(t.matches(uri) for t in self._resource_manager.list_templates())
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
+        """FastMCP's, with an unknown prompt answered `-32602` (MCP's "Invalid prompt name"), not code 0."""
+        if self._prompt_manager.get_prompt(name) is None:
+            raise McpError(types.ErrorData(code=INVALID_PARAMS, message="Invalid prompt name", data=name[:100]))
+        return await super().get_prompt(name, arguments)
 
     async def _read_core(self) -> str:
         try:

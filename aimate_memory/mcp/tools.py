@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 
 from pydantic import Field
 
+from aimate_memory.config.defaults import MAX_CONTEXT_BUDGET
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.mcp.schemas import (
     AppendOutput,
@@ -126,7 +127,8 @@ class MemoryTools:
             str | None, Field(description="What the conversation is about; memories relevant to it are added.")
         ] = None,
         budget: Annotated[
-            int | None, Field(description="Token budget for the whole text; default from the config.")
+            int | None,
+            Field(description="Token budget for the whole text; default from the config.", ge=1, le=MAX_CONTEXT_BUDGET),
         ] = None,
     ) -> ContextResult:
         self.client.require_vault()

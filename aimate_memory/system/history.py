@@ -521,6 +521,8 @@ def _find_change(repos: list[_GitVault], ref: str) -> tuple[_GitVault, PendingCh
     (vault-relative, relative to the cwd, or absolute)."""
     from aimate_memory.git.review import pending_changes
 
+    if not ref.strip():  # an empty prefix is a prefix of every id, and an empty path is the whole vault
+        raise InvalidInputError("no change named: the id or path is empty", "`aimate mem review` lists them by id")
     by_id: list[tuple[_GitVault, PendingChange]] = []
     for item in repos:
         candidates = {PurePosixPath(ref)}

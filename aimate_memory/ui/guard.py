@@ -5,7 +5,12 @@ before any route runs.
   carrying it (`?token=…`) gets it back as an HttpOnly, SameSite=Strict cookie and is redirected to the same
   address without it (so it stays out of the history and the Referer). Every later request needs the cookie:
   another local user, or a page in the browser from another site, has neither and gets 403.
-- **The Host header** must be this server's own (`127.0.0.1:PORT` or `localhost:PORT`): a site whose name
+- **An address of its own.** Cookies are scoped to a host, not a port: a cookie set by 127.0.0.1:PORT goes to
+  every other server on 127.0.0.1 the browser visits, which could then use it here. So the page is served on a
+  loopback address picked at random for this run (127.x.y.z; serve.py), and the cookie belongs to that host
+  alone: another local server never receives it (docs/ui.md, "Security").
+- **The Host header** must be this server's own (`ADDRESS:PORT`; `localhost:PORT` too when the address is
+  127.0.0.1, where no other loopback address could be had): a site whose name
   was made to resolve to 127.0.0.1 (DNS rebinding) sends its own name and is refused.
 - **POSTs** must come from this origin (`Origin`, else `Referer`) and carry the form token derived from the
   token (`form_token`), checked by the route that reads the form: a cross-site form cannot forge either.
@@ -61,10 +66,11 @@ class Refusal:
 
 @dataclass(frozen=True)
 class Guard:
-    """The rules for the server on 127.0.0.1:`port` opened with `token`."""
+    """The rules for the server on `address`:`port` opened with `token`."""
 
     token: str
     port: int
+    address: str = "127.0.0.1"
 
     @property
     def cookie_name(self) -> str:
@@ -73,7 +79,8 @@ class Guard:
 
     @property
     def hosts(self) -> frozenset[str]:
-        return frozenset({f"127.0.0.1:{self.port}", f"localhost:{self.port}"})
+        names = [self.address] + (["localhost"] if self.address == "127.0.0.1" else [])
+        return frozenset(f"{name}:{self.port}" for name in names)
 
     @property
     def origins(self) -> frozenset[str]:
@@ -87,7 +94,7 @@ class Guard:
 
     def url(self, path: str = "/") -> str:
         """The address to open: the token in the query."""
-        return f"http://127.0.0.1:{self.port}{path}?{urlencode({'token': self.token})}"
+        return f"http://{self.address}:{self.port}{path}?{urlencode({'token': self.token})}"
 
     def form_ok(self, value: object) -> bool:
         return isinstance(value, str) and hmac.compare_digest(value.encode(), self.form_token.encode())

@@ -42,6 +42,7 @@ from aimate_memory.watch.private_socket import UnsafeSocketFolder, ensure_socket
 from aimate_memory.watch.process import ALREADY_RUNNING_EXIT, UNSAFE_SOCKET_EXIT, hold_instance_lock, rss_bytes
 from aimate_memory.watch.registry import ownership_problem, register_project, registered_projects
 from aimate_memory.watch.server import (
+    BUDGET_SETTING,
     CONFIDENCE,
     FLAG,
     FOLDER,
@@ -87,7 +88,7 @@ QUEUED_FIELDS = {"timeout": SECONDS}
 PROJECT_FIELDS = {**QUEUED_FIELDS, "cwd": FOLDER, "project": FOLDER, "global_only": FLAG, "no_refresh": FLAG}
 WHERE = Field("a MemoryFilter as JSON: an object of its fields", _valid_where)
 SEARCH_FIELDS = {**PROJECT_FIELDS, "query": TEXT, "limit": LIMIT, "where": WHERE}
-CONTEXT_FIELDS = {**PROJECT_FIELDS, "query": OPTIONAL_TEXT, "budget": TOKENS, "budget_setting": OPTIONAL_TEXT}
+CONTEXT_FIELDS = {**PROJECT_FIELDS, "query": OPTIONAL_TEXT, "budget": TOKENS, "budget_setting": BUDGET_SETTING}
 REMEMBER_FIELDS = {
     **PROJECT_FIELDS,
     "text": TEXT,

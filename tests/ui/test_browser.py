@@ -155,7 +155,8 @@ def test_without_the_token_or_from_elsewhere_it_is_refused(browser, page: Page, 
     assert seeded.titles["capture"] in pending_titles(seeded)
     stranger.close()
     # DNS rebinding: the cookie is right, the Host is another name that resolves here.
-    connection = http.client.HTTPConnection("127.0.0.1", int(server.base.rsplit(":", 1)[1]), timeout=10)
+    address, port = server.base.removeprefix("http://").rsplit(":", 1)
+    connection = http.client.HTTPConnection(address, int(port), timeout=10)
     cookie = f"aimate_ui_{server.base.rsplit(':', 1)[1]}={server.token}"
     connection.request("GET", "/review", headers={"Host": "rebound.example", "Cookie": cookie})
     assert connection.getresponse().status == 403

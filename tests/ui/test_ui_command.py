@@ -17,7 +17,7 @@ from pathlib import Path
 from aimate_memory.ui.serve import bind, opener_file
 
 AIMATE = Path(sys.executable).with_name("aimate")
-URL = re.compile(r"http://127\.0\.0\.1:(\d+)/\?token=([\w-]+)")
+URL = re.compile(r"http://(127\.\d+\.\d+\.\d+):(\d+)/\?token=([\w-]+)")
 
 
 def start_ui(home: Path, cwd: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
@@ -31,11 +31,11 @@ def start_ui(home: Path, cwd: Path, *args: str) -> tuple[subprocess.Popen[str], 
     return process, line
 
 
-def wait_for(port: int) -> None:
+def wait_for(address: str, port: int) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
+            if probe.connect_ex((address, port)) == 0:
                 return
         time.sleep(0.05)
     raise AssertionError(f"nothing listens on {port}")
@@ -55,13 +55,14 @@ def test_it_prints_its_address_and_answers_only_with_the_token(cli, home: Path, 
     try:
         found = URL.search(line)
         assert found, line
-        port, token = int(found.group(1)), found.group(2)
-        wait_for(port)
-        assert status_of(f"http://127.0.0.1:{port}/review") == 403
-        assert status_of(f"http://127.0.0.1:{port}/review?token=not-{token}") == 403
+        address, port, token = found.group(1), int(found.group(2)), found.group(3)
+        assert address != "127.0.0.1"  # an address of its own: its cookie goes to no other local server
+        wait_for(address, port)
+        assert status_of(f"http://{address}:{port}/review") == 403
+        assert status_of(f"http://{address}:{port}/review?token=not-{token}") == 403
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
-        with opener.open(f"http://127.0.0.1:{port}/?token={token}", timeout=10) as answer:
-            assert answer.status == 200 and answer.url == f"http://127.0.0.1:{port}/review"  # token gone
+        with opener.open(f"http://{address}:{port}/?token={token}", timeout=10) as answer:
+            assert answer.status == 200 and answer.url == f"http://{address}:{port}/review"  # token gone
             assert "AIMate" in answer.read().decode()
     finally:
         process.terminate()
@@ -75,19 +76,23 @@ def test_without_a_vault_or_on_a_taken_port_it_says_so_in_one_line(cli, home: Pa
     assert result.code == 1 and "no memory vault yet" in result.err and "Traceback" not in result.err
     assert cli("mem", "init").code == 0
     with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
+        taken.bind(("", 0))  # every address: the page's own loopback address too
         taken.listen()
         port = taken.getsockname()[1]
         result = cli("mem", "ui", "--no-open", "--port", str(port))
-    assert result.code == 1 and f"cannot listen on 127.0.0.1:{port}" in result.err and "--port" in result.err
+    said = " ".join(result.err.split())
+    assert result.code == 1 and "cannot listen on 127." in said and f":{port}" in said and "--port" in said
 
 
 def test_it_listens_on_loopback_only() -> None:
-    sock = bind(0)
+    socks = [bind(0) for _ in range(3)]
     try:
-        assert sock.getsockname()[0] == "127.0.0.1"
+        addresses = {sock.getsockname()[0] for sock in socks}
+        assert all(address.startswith("127.") and address != "127.0.0.1" for address in addresses)
+        assert len(addresses) == 3  # one of its own each run
     finally:
-        sock.close()
+        for sock in socks:
+            sock.close()
 
 
 def test_the_file_the_browser_opens_is_private(home: Path) -> None:

@@ -53,7 +53,7 @@ EXACT_VECTOR_CANDIDATES = 200
 VERIFIED_CANDIDATES = 50
 # What a memory's keyword evidence from the query's words in the other script counts for (text/bridge.py): a
 # lexicon's gloss is a weaker match than the words themselves. Chosen on the dev split (docs/benchmarks.md,
-# "Across languages").
+# "Across languages (issue 36)").
 BRIDGE_WEIGHT = 1.0
 # Keyword candidates that enter fusion (plus the last one as the floor min-max normalization needs).
 FUSED_KEYWORD_CANDIDATES = 500

@@ -1,10 +1,11 @@
 """A keyword bridge between Chinese and English: a query's words said in the other script, from a bilingual
-lexicon shipped as data (text/data/zh_en_lexicon.tsv.gz, derived from CC-CEDICT, CC BY-SA 4.0: see
-text/data/LEXICON.md and scripts/build_lexicon.py).
+lexicon shipped as data (text/data/zh_en.tsv.gz and en_zh.tsv.gz, derived from CC-CEDICT, CC BY-SA 4.0:
+see text/data/LEXICON.md and scripts/build_lexicon.py).
 
 Keyword search alone finds nothing across languages ("event broker" never matches "事件总线使用 Kafka"), and
 the multilingual model alone misses a quarter of what it finds within one language (docs/benchmarks.md,
-"Across languages"). The bridge gives the keyword half of a search a second query in the other script:
+"Across languages (issue 36)"). The bridge gives the keyword half of a search a second query in the other
+script:
 
 - Chinese → English: each run of Han characters is read greedily, longest headword first (4 to 2
   characters), and each headword found gives its English gloss words (分页 → "paginate", 重试 → "retry").
@@ -36,9 +37,10 @@ def _table(name: str) -> dict[str, str]:
 
 def english_words(text: str) -> list[str]:
     """The English gloss words of the Chinese headwords in `text`, in order, each once."""
-    to_english = _table("zh_en.tsv.gz")
+    runs = CJK_RUN.findall(text)
+    to_english = _table("zh_en.tsv.gz") if runs else {}  # an English query never loads this table
     out: dict[str, None] = {}
-    for run in CJK_RUN.findall(text):
+    for run in runs:
         start = 0
         while start < len(run) - 1:
             for size in range(min(LONGEST_HEADWORD, len(run) - start), 1, -1):
@@ -54,12 +56,11 @@ def english_words(text: str) -> list[str]:
 
 def chinese_words(text: str) -> list[str]:
     """Chinese headwords for the English words in `text`, in order, each once."""
-    to_chinese = _table("en_zh.tsv.gz")
+    words = [word.lower() for word in WORD.findall(text) if not any(is_cjk(ch) for ch in word)]
+    words = [word for word in words if word not in EN_STOPWORDS]
+    to_chinese = _table("en_zh.tsv.gz") if words else {}  # nor a Chinese one this one
     out: dict[str, None] = {}
-    for word in WORD.findall(text):
-        word = word.lower()
-        if word in EN_STOPWORDS or any(is_cjk(ch) for ch in word):
-            continue
+    for word in words:
         heads = to_chinese.get(word) or (to_chinese.get(word[:-1], "") if word.endswith("s") else "")
         out.update(dict.fromkeys(heads.split()))
     return list(out)

@@ -31,10 +31,10 @@ from aimate_memory.index.memory_index import MemoryIndex
 from aimate_memory.index.queries import ThreadSides
 from aimate_memory.index.textproc import query_terms
 from aimate_memory.retrieval import neighbours, relevance
+from aimate_memory.retrieval.bridged import BridgedTerms, bridged_terms
 from aimate_memory.retrieval.fusion import Fused, Ranked, best_per_memory, fuse
 from aimate_memory.retrieval.scoring import ScoreFactors, score
 from aimate_memory.retrieval.snippet import make_snippet, match_pattern
-from aimate_memory.text import bridge
 from aimate_memory.text.scripts import script_of
 from aimate_memory.vault.anchors import Staleness
 from aimate_memory.vault.filters import MemoryFilter
@@ -51,10 +51,6 @@ MAX_QUERY_CHARS = 10_000
 # 200 exact + estimates + checking the best 50 .682/.571; 100 exact .681/.569.
 EXACT_VECTOR_CANDIDATES = 200
 VERIFIED_CANDIDATES = 50
-# What a memory's keyword evidence from the query's words in the other script counts for (text/bridge.py): a
-# lexicon's gloss is a weaker match than the words themselves. Chosen on the dev split (docs/benchmarks.md,
-# "Across languages (issue 36)").
-BRIDGE_WEIGHT = 1.0
 # Keyword candidates that enter fusion (plus the last one as the floor min-max normalization needs).
 FUSED_KEYWORD_CANDIDATES = 500
 
@@ -131,10 +127,10 @@ class HybridSearcher:
         # Reading the keyword list on a second thread while this one embeds the query was tried: on 2
         # cores it was no faster (10k p50/p95 17.4/22.3 threaded, 16.8/21.1 serial).
         terms = query_terms(query)
-        bridged = [term for term in query_terms(bridge.other_script(query)) if term not in terms]
+        bridged = bridged_terms(query, terms)
         keyword = _keyword_candidates(indexes, terms, self.candidates)
-        if bridged:  # the query's words in the other script find memories written in it (text/bridge.py)
-            keyword = Candidates.concat([keyword, _keyword_candidates(indexes, bridged, self.candidates)])
+        if bridged.extra:  # the query's words in the other script find memories written in it (bridged.py)
+            keyword = Candidates.concat([keyword, _keyword_candidates(indexes, bridged.extra, self.candidates)])
         query_vector = self._query_vector(query, indexes, warnings)
         languages = self._languages()
         vector_parts: list[Candidates] = []
@@ -152,12 +148,7 @@ class HybridSearcher:
         if len(keyword_ranked) > FUSED_KEYWORD_CANDIDATES + 1:
             keep = np.r_[np.arange(FUSED_KEYWORD_CANDIDATES), len(keyword_ranked) - 1]
             keyword_ranked = keyword_ranked.take(keep)
-        keyword_evidence = _keyword_evidence(indexes, terms, keyword_ranked)
-        if bridged:
-            across = _keyword_evidence(indexes, bridged, keyword_ranked).scores * BRIDGE_WEIGHT
-            keyword_evidence = Ranked(
-                keyword_ranked.ids, np.maximum(keyword_evidence.scores, across), keyword_ranked.chunks
-            )
+        keyword_evidence = _keyword_evidence(indexes, bridged, keyword_ranked)
         script = script_of(query)
         vector_ranked = _best_eligible(vector, columns.rowids)
         threads = _Threads(indexes)  # ranking runs twice, then the placement: each thread is read once
@@ -402,15 +393,17 @@ def _explained(
     return out
 
 
-def _keyword_evidence(indexes: list[MemoryIndex], terms: list[tuple[str, bool]], keyword: Ranked) -> Ranked:
-    """The keyword list with its bm25 replaced by 0–1 keyword evidence (relevance.keyword_evidence)."""
+def _keyword_evidence(indexes: list[MemoryIndex], bridged: BridgedTerms, keyword: Ranked) -> Ranked:
+    """The keyword list with its bm25 replaced by 0–1 keyword evidence (relevance.keyword_evidence): the
+    query's own terms, each held through itself or a translation (bridged.py), weighted by its own idf."""
     evidence = np.zeros(len(keyword))
+    terms = [*bridged.terms, *bridged.extra]
     for position, index in enumerate(indexes):
         mine = np.flatnonzero((keyword.chunks >> KEY_SHIFT) == position)
-        if len(mine) and terms:
+        if len(mine) and bridged.terms:
             found = index.term_matches(terms, keyword.chunks[mine] & ROWID_MASK)
-            weights = relevance.term_weights(found.documents, found.rows)
-            evidence[mine] = relevance.keyword_evidence(found.matched, weights)
+            weights = relevance.term_weights(found.documents[: len(bridged.terms)], found.rows)
+            evidence[mine] = relevance.keyword_evidence(bridged.widened(found.matched), weights)
     return Ranked(keyword.ids, evidence, keyword.chunks)
 
 

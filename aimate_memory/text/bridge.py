@@ -12,6 +12,9 @@ script:
 - English → Chinese: each word gives the (at most three) most frequent headwords whose first gloss word it is
   ("event" → 事件 过后 事后). A word is also looked up without a plural "s".
 
+A query's word and its translations are alternatives of one term: a memory holds the term when it holds any
+of them (retrieval/hybrid.py), so three translations of "event" do not make the query three times longer.
+
 Each table is loaded once per process, on first use (the daemon and the MCP server pay it once).
 """
 
@@ -35,38 +38,49 @@ def _table(name: str) -> dict[str, str]:
     return dict(line.split("\t", 1) for line in lines)
 
 
+def headwords(run: str) -> list[tuple[int, str]]:
+    """The lexicon's headwords in a run of Han characters, read greedily, longest first: (start, headword)."""
+    to_english = _table("zh_en.tsv.gz")
+    found: list[tuple[int, str]] = []
+    start = 0
+    while start < len(run) - 1:
+        for size in range(min(LONGEST_HEADWORD, len(run) - start), 1, -1):
+            if run[start : start + size] in to_english:
+                found.append((start, run[start : start + size]))
+                start += size
+                break
+        else:
+            start += 1
+    return found
+
+
+def english_of(headword: str) -> list[str]:
+    """A Chinese headword's English words (none when the lexicon does not have it)."""
+    return _table("zh_en.tsv.gz").get(headword, "").split()
+
+
+def chinese_of(word: str) -> list[str]:
+    """An English word's Chinese headwords, the most frequent first (also without a plural "s")."""
+    word = word.lower()
+    if word in EN_STOPWORDS or any(is_cjk(ch) for ch in word):
+        return []
+    to_chinese = _table("en_zh.tsv.gz")
+    heads = to_chinese.get(word) or (to_chinese.get(word[:-1], "") if word.endswith("s") else "")
+    return heads.split()
+
+
 def english_words(text: str) -> list[str]:
-    """The English gloss words of the Chinese headwords in `text`, in order, each once."""
-    runs = CJK_RUN.findall(text)
-    to_english = _table("zh_en.tsv.gz") if runs else {}  # an English query never loads this table
+    """The English words of the Chinese headwords in `text`, in order, each once."""
     out: dict[str, None] = {}
-    for run in runs:
-        start = 0
-        while start < len(run) - 1:
-            for size in range(min(LONGEST_HEADWORD, len(run) - start), 1, -1):
-                words = to_english.get(run[start : start + size])
-                if words is not None:
-                    out.update(dict.fromkeys(words.split()))
-                    start += size
-                    break
-            else:
-                start += 1
+    for run in CJK_RUN.findall(text):
+        for _, head in headwords(run):
+            out.update(dict.fromkeys(english_of(head)))
     return list(out)
 
 
 def chinese_words(text: str) -> list[str]:
     """Chinese headwords for the English words in `text`, in order, each once."""
-    words = [word.lower() for word in WORD.findall(text) if not any(is_cjk(ch) for ch in word)]
-    words = [word for word in words if word not in EN_STOPWORDS]
-    to_chinese = _table("en_zh.tsv.gz") if words else {}  # nor a Chinese one this one
     out: dict[str, None] = {}
-    for word in words:
-        heads = to_chinese.get(word) or (to_chinese.get(word[:-1], "") if word.endswith("s") else "")
-        out.update(dict.fromkeys(heads.split()))
+    for word in WORD.findall(text):
+        out.update(dict.fromkeys(chinese_of(word)))
     return list(out)
-
-
-def other_script(text: str) -> str:
-    """`text`'s words said in the other script (English for its Chinese, Chinese for its English), as text
-    for the keyword query; empty when the lexicon knows none of them."""
-    return " ".join([*english_words(text), *chinese_words(text)])

@@ -7,10 +7,14 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from aimate_memory.clock import FixedClock
 from aimate_memory.embedding.lazy import LazyEmbedder
+from aimate_memory.index.textproc import query_terms
+from aimate_memory.retrieval.bridged import bridged_terms
+from aimate_memory.system import MemorySystem
 from aimate_memory.text import bridge
 from aimate_memory.vault.layout import Layer
 from tests.retrieval.conftest import system_with
@@ -55,7 +59,33 @@ MISSES = [
 def test_the_lexicon_says_a_query_in_the_other_script() -> None:
     assert "paginate" in bridge.english_words("分页") and "retry" in bridge.english_words("重试的时候等待多久？")
     assert "事件" in bridge.chinese_words("event broker") and "数据库" in bridge.chinese_words("databases")
-    assert bridge.other_script("qwertyuiop") == "" and bridge.other_script("的了吗") == ""
+    assert bridge.chinese_words("qwertyuiop the") == [] and bridge.english_words("的了吗") == []
+    assert bridge.headwords("事件总线使用") == [(0, "事件"), (2, "总线"), (4, "使用")]
+
+
+def test_a_translation_is_an_alternative_of_its_term_not_a_term_more() -> None:
+    terms = query_terms("event broker")
+    bridged = bridged_terms("event broker", terms)
+    assert bridged.terms == terms and ("事件", False) in bridged.extra
+    matched = np.zeros((len(terms) + len(bridged.extra), 2), dtype=bool)
+    matched[len(terms) + bridged.extra.index(("事件", False)), 0] = True  # the first chunk holds 事件 only
+    assert bridged.widened(matched).tolist() == [[True, False], [False, False]]  # "event" held, "broker" not
+    chinese = bridged_terms("数据库", query_terms("数据库"))
+    database = chinese.extra.index(("database", False))
+    assert all(database in others for others in chinese.alternatives)  # both bigrams: 数据, 据库
+
+
+def test_keyword_search_alone_crosses_languages(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
+    with MemorySystem.open(global_only=True) as system:
+        system.init()
+        for line in VAULT:
+            system.add(line, line, layer=Layer.LONG_TERM)
+        system.refresh()
+        for question, wanted in [("event broker", "事件总线使用 Kafka"), ("事件总线", "Use Kafka as the event broker")]:
+            found = [hit.memory.title for hit in system.search(question, 5).results]
+            assert wanted in found, (question, found)
+        assert [hit.memory.title for hit in system.search("分页", 3).results] == ["TODO: add pagination to /users"]
 
 
 @pytest.mark.slow

@@ -36,6 +36,17 @@ class BridgedTerms:
                 own[position] |= matched[[len(self.terms) + other for other in others]].any(axis=0)
         return own
 
+    def documents(self, documents: np.ndarray) -> np.ndarray:
+        """Chunks holding each own term (``documents[own + extra]`` → per own term), for its idf: a term the
+        vault has never seen counts the chunks holding its translations instead (at most their sum), so a
+        question asked in the other language is weighted by how rare its words are in the vault. A term the
+        vault holds keeps its own count: within one language the weights do not change."""
+        own = np.array(documents[: len(self.terms)], dtype=np.float64)
+        for position, others in enumerate(self.alternatives):
+            if others and own[position] == 0:
+                own[position] = float(np.sum(documents[[len(self.terms) + other for other in others]]))
+        return own
+
 
 def bridged_terms(query: str, terms: list[Term]) -> BridgedTerms:
     """`terms` (the query's, from `query_terms`) with their translations from the lexicon."""

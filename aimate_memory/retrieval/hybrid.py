@@ -402,8 +402,13 @@ def _keyword_evidence(indexes: list[MemoryIndex], bridged: BridgedTerms, keyword
         mine = np.flatnonzero((keyword.chunks >> KEY_SHIFT) == position)
         if len(mine) and bridged.terms:
             found = index.term_matches(terms, keyword.chunks[mine] & ROWID_MASK)
-            weights = relevance.term_weights(found.documents[: len(bridged.terms)], found.rows)
+            weights = relevance.term_weights(bridged.documents(found.documents), found.rows)
             evidence[mine] = relevance.keyword_evidence(bridged.widened(found.matched), weights)
+            if bridged.extra:  # or its share of the query said in the other script, if that is more
+                own = len(bridged.terms)
+                translated = relevance.term_weights(found.documents[own:], found.rows)
+                across = relevance.keyword_evidence(found.matched[own:], translated)
+                evidence[mine] = np.maximum(evidence[mine], across)
     return Ranked(keyword.ids, evidence, keyword.chunks)
 
 

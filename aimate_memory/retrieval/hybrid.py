@@ -1,13 +1,14 @@
 """Hybrid search over the project and global indexes (docs/design.md §7).
 
-Candidates come from FTS5 (bm25) and from the vectors (a sign-bit scan of every chunk, exact cosines
-for the nearest, estimated ones for the rest of a deep list); each list is collapsed to its best chunk
-per memory, filtered in SQL, turned into absolute 0–1 evidence and fused into a relevance that means
-the same for every query (relevance.py), then weighted by recency, importance and use (scoring.py).
-Candidates below the relevance floor (``retrieval.min_relevance``) are not results: an unrelated query
-gets none. Contenders for the top whose vector score was only
-estimated are then scored exactly and everything is ranked again. Without vectors (no model, no
-sqlite-vec, an index built by another model) it is keyword search, with one warning saying why.
+Candidates come from FTS5 (bm25; the query's terms and their translations into the other script,
+bridged.py) and from the vectors (a sign-bit scan of every chunk, exact cosines for the nearest, estimated
+ones for the rest of a deep list); each list is collapsed to its best chunk per memory and filtered in SQL.
+The lists are fused (fusion.py) and weighted by recency, importance and use (scoring.py): that is the score
+ranked by and the score shown (docs/design.md §7, "One order"). Their absolute 0–1 evidence makes a
+relevance that means the same for every query (relevance.py): candidates below the relevance floor
+(``retrieval.min_relevance``) are not results, so an unrelated query gets none. Contenders for the top whose
+vector score was only estimated are then scored exactly and everything is ranked again. Without vectors (no
+model, no sqlite-vec, an index built by another model) it is keyword search, with one warning saying why.
 """
 
 from __future__ import annotations

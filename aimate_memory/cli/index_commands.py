@@ -14,6 +14,7 @@ from aimate_memory.cli.common import JSON, NO_REFRESH, connect, open_system, ref
 from aimate_memory.cli.progress import LazyProgress
 from aimate_memory.cli.render import console, print_json, print_warning
 from aimate_memory.errors import InvalidInputError
+from aimate_memory.system.records import SCORE_PARTS
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
 from aimate_memory.vault.lists import split_list
 from aimate_memory.wording import plural
@@ -110,7 +111,7 @@ def search(
             console.print(f"   [yellow]possibly stale: {escape(hit.stale.describe())}[/]")
         if hit.context_of:
             console.print(f"   [dim]next to {hit.context_of[:8]} in their conversation[/]")
-        if explain and not hit.context_of:  # a neighbour shown as context has its anchor's score, no factors
+        if explain and not hit.context_of:  # a neighbour shown as context: the score of the result it follows
             console.print(f"   [dim]{_explanation(dict(hit.factors))}[/]")
     console.print(f"[dim]{plural(len(found.hits), 'result')}, {found.mode}, {_took(started, found.elapsed_ms)}[/]")
 
@@ -165,13 +166,13 @@ _WEIGHTS = (("recency", "recency"), ("importance", "importance"), ("access", "us
 
 
 def _explanation(factors: dict[str, float]) -> str:
+    """The evidence and the relevance the floor reads, then the parts that add up to the shown score."""
     evidence = "  ".join(f"{label} {factors[key]:.3f}" for key, label in _EVIDENCE if key in factors)
     weights = " × ".join(f"{label} {factors[key]:.3f}" for key, label in _WEIGHTS if key in factors)
     relevance = f"relevance {factors.get('relevance', 0.0):.3f}"
+    parts = " + ".join(f"{label} {factors[key]:.3f}" for key, label in SCORE_PARTS if key in factors)
     age = f"{factors.get('days', 0.0):.0f} days old"
-    support = factors.get("neighbour_support")
-    ranked = f"; ranked up {support:.3f} by its conversation neighbours" if support else ""
-    return f"{evidence}  →  {relevance} × {weights} = {factors.get('final', 0.0):.3f}  ({age}{ranked})"
+    return f"{evidence}  →  {relevance};  score {parts} = {factors.get('final', 0.0):.3f}  (each × {weights}; {age})"
 
 
 def _highlight(text: str, spans: list[tuple[int, int]]) -> str:

@@ -85,6 +85,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "provider": "auto",
         "model": None,
         "cache_dir": None,
+        # provider `endpoint` (embedding/endpoint_provider.py): the server, its vectors' size (0: the model's
+        # own) and the name of the environment variable holding its key (never the key itself)
+        "base_url": None,
+        "dimensions": 0,
+        "api_key_env": None,
         # Worker threads for embedding a vault (0: every core); a query always runs on one.
         "threads": 0,
     },
@@ -159,12 +164,15 @@ RETIRED_KEYS = {
 # Keys that take one of a few words.
 CHOICES: dict[str, tuple[str, ...]] = {
     "hooks.capture_status": ("pending", "active"),
+    "embedding.provider": ("auto", "fastembed", "use", "endpoint"),  # embedding/__init__.py PROVIDERS
 }
 
 # Keys whose default is None take a string (or null).
 NULLABLE_STRING_KEYS = {
     "embedding.model",
     "embedding.cache_dir",
+    "embedding.base_url",
+    "embedding.api_key_env",
     "git.remote",
     "git.author",
     "summarizer.endpoint",

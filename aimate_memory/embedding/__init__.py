@@ -10,6 +10,9 @@ Providers (config ``embedding.provider``):
 - ``fastembed``: ``embedding.model`` null → the bundled MiniLM (384-d, English only, offline); any
   fastembed model name → downloaded on first use (fails at once, with a hint, when offline).
 - ``use``: multilingual USE v3 only (512-d, offline, pure numpy).
+- ``endpoint``: an OpenAI-compatible embeddings server the person runs or pays for (``base_url``, ``model``,
+  ``dimensions``, ``api_key_env``; :mod:`aimate_memory.embedding.endpoint_provider`). When it does not
+  answer, the lazy embedder falls back to ``auto`` with a warning (embedding/lazy.py).
 """
 
 from __future__ import annotations
@@ -22,13 +25,13 @@ from aimate_memory.embedding.base import Embedder, EmbedderUnavailable, l2_norma
 
 __all__ = ["PROVIDERS", "Embedder", "EmbedderUnavailable", "create_embedder", "l2_normalize"]
 
-PROVIDERS = ("auto", "fastembed", "use")
+PROVIDERS = ("auto", "fastembed", "use", "endpoint")  # config/defaults.py CHOICES lists the same
 
 
 def create_embedder(settings: Mapping[str, Any] | None = None) -> Embedder | None:
     """Build the embedder the ``embedding`` config section asks for; None when ``enabled`` is false.
 
-    Keys: ``enabled`` (bool, default true), ``provider`` ("auto" | "fastembed" | "use"), ``model``
+    Keys: ``enabled`` (bool, default true), ``provider`` ("auto" | "fastembed" | "use" | "endpoint"), ``model``
     (fastembed model name; None = bundled MiniLM), ``cache_dir`` (model files; default
     ``$AIMATE_HOME/state/models``), ``threads`` (batch workers; 0 or None: every core), ``latin_weight``
     (auto only).
@@ -45,6 +48,12 @@ def create_embedder(settings: Mapping[str, Any] | None = None) -> Embedder | Non
         raise EmbedderUnavailable(
             f"embedding.threads must be 0 (every core) or a number of threads, got {threads}",
             "aimate mem config set embedding.threads 0",
+        )
+    if provider == "endpoint":
+        from aimate_memory.embedding.endpoint_provider import EndpointEmbedder
+
+        return EndpointEmbedder(
+            s.get("base_url") or "", model or "", int(s.get("dimensions") or 0), s.get("api_key_env") or None
         )
     if provider == "use":
         from aimate_memory.embedding.use_provider import UseEmbedder

@@ -5,11 +5,14 @@ keyword search instead of stopping anything (docs/design.md §2.5)."""
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aimate_memory.embedding.base import Embedder, EmbedderUnavailable
+
+log = logging.getLogger(__name__)
 
 #: The bundled MiniLM's vectors change with the code, not with the config: this number in the index fingerprint
 #: makes the next sync re-embed every chunk once. 2: it runs dynamically quantized (minilm_quantize.py).
@@ -53,6 +56,8 @@ class LazyEmbedder:
         self._ahead_ready = threading.Event()
         self._ahead_ready.set()
         self.unavailable: EmbedderUnavailable | None = None
+        #: why this process uses the offline default instead of the configured endpoint (None: it does not)
+        self.fallback: str | None = None
         if not self.settings.get("enabled", True):
             self.unavailable = EmbedderUnavailable(
                 "vector search is off (embedding.enabled is false)",
@@ -62,9 +67,15 @@ class LazyEmbedder:
     @property
     def fingerprint(self) -> str:
         """Which vectors the config asks for, known without loading anything: a change means a rebuild.
-        `enabled` is not part of it: turning vectors off and on again keeps the ones already computed."""
+        `enabled` is not part of it: turning vectors off and on again keeps the ones already computed.
+        An endpoint is the exception: whether it answers decides which model this process uses (it falls back
+        to the offline default), so it is asked first — vectors of two models never meet in one index."""
+        if self.enabled and self.settings.get("provider") == "endpoint":
+            self.get()
         keys = ("provider", "model")
         chosen: dict[str, Any] = {key: self.settings.get(key) for key in keys}
+        if self.settings.get("provider") == "endpoint":
+            chosen["dimensions"] = self.settings.get("dimensions") or 0
         if uses_bundled_minilm(self.settings):
             chosen["minilm"] = BUNDLED_MINILM_REVISION
         return json.dumps(chosen, sort_keys=True)
@@ -133,9 +144,20 @@ class LazyEmbedder:
         try:
             self._embedder = create_embedder(self.settings)
         except EmbedderUnavailable as exc:
-            self.unavailable = exc
+            if self.settings.get("provider") != "endpoint":
+                self.unavailable = exc
+                return
+            self._fall_back(exc)
         except Exception as exc:  # a broken model file or runtime must not take search down with it
             self.unavailable = EmbedderUnavailable(
                 f"the embedding model could not be loaded ({type(exc).__name__}: {exc})",
                 "run `aimate mem diagnose`, or `aimate mem config set embedding.enabled false`",
             )
+
+    def _fall_back(self, failed: EmbedderUnavailable) -> None:
+        """The endpoint did not answer: the offline default serves this process, said in a warning (logged, and
+        shown with every search: retrieval/hybrid.py) — never silently."""
+        self.fallback = f"{failed.message}; using the offline model instead"
+        log.warning("%s", self.fallback)
+        self.settings = {**self.settings, "provider": "auto", "model": None}
+        self._load()

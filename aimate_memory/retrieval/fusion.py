@@ -75,6 +75,25 @@ class Fused:
     keyword: np.ndarray  # normalized keyword score
     # What conversation neighbours added to `scores` (hybrid._supported; None: nothing was added)
     support: np.ndarray | None = None
+    # `scores` split into what each list contributed (`parts`): vector_part + keyword_part (+ support) = scores
+    vector_part: np.ndarray | None = None
+    keyword_part: np.ndarray | None = None
+
+    def take(self, positions: np.ndarray, support: np.ndarray | None = None, scores: np.ndarray | None = None) -> Fused:
+        """The candidates at `positions`, in that order (with new scores and support, when given)."""
+
+        def pick(values: np.ndarray | None) -> np.ndarray | None:
+            return None if values is None else values[positions]
+
+        return Fused(
+            self.ids[positions],
+            self.scores[positions] if scores is None else scores,
+            self.vector[positions],
+            self.keyword[positions],
+            pick(self.support) if support is None else support,
+            pick(self.vector_part),
+            pick(self.keyword_part),
+        )
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -99,19 +118,30 @@ def rrf(scores: np.ndarray) -> np.ndarray:
     return (RRF_K + 1) / (RRF_K + 1 + ranks)
 
 
+def parts(method: str, v: np.ndarray | float, k: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """What the vector (v) and the keyword (k) score each contribute to the fused score: it is their sum, so
+    `search --explain` can show a score as the parts that add up to it (issue 36)."""
+    v, k = np.asarray(v, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    zero = np.zeros(np.broadcast(v, k).shape)
+    if method == "maxmin":  # the stronger side counts whole, the weaker adds its bonus
+        stronger = v >= k
+        return np.where(stronger, v, MAXMIN_BONUS * v), np.where(stronger, MAXMIN_BONUS * k, k)
+    if method == "weighted":
+        return VECTOR_WEIGHT * v + zero, (1.0 - VECTOR_WEIGHT) * k + zero
+    if method == "rrf":
+        return 0.5 * v + zero, 0.5 * k + zero
+    if method == "keyword":
+        return zero, k + zero
+    if method == "vector":
+        return v + zero, zero
+    raise ValueError(f"unknown fusion method {method!r}")
+
+
 def combine(method: str, v: np.ndarray | float, k: np.ndarray | float) -> np.ndarray | float:
     """The fused score from normalized vector (v) and keyword (k) scores (arrays or single values)."""
-    if method == "maxmin":
-        return np.maximum(v, k) + MAXMIN_BONUS * np.minimum(v, k)
-    if method == "weighted":
-        return VECTOR_WEIGHT * v + (1.0 - VECTOR_WEIGHT) * k
-    if method == "rrf":
-        return 0.5 * (np.asarray(v) + k)
-    if method == "keyword":
-        return k
-    if method == "vector":
-        return v
-    raise ValueError(f"unknown fusion method {method!r}")
+    vector_part, keyword_part = parts(method, v, k)
+    total = vector_part + keyword_part
+    return float(total) if np.ndim(total) == 0 else total
 
 
 def fuse(
@@ -143,9 +173,10 @@ def fuse(
     k = _spread(ids, keyword.ids, normalize(keyword.scores))
     keep = ~np.isnan(k) if method == "keyword" else ~np.isnan(v) if method == "vector" else slice(None)
     ids, first, v, k = ids[keep], first[keep], v[keep], k[keep]
-    scores = np.asarray(combine(method, np.nan_to_num(v), np.nan_to_num(k)), dtype=np.float64)
+    vector_part, keyword_part = parts(method, np.nan_to_num(v), np.nan_to_num(k))
+    scores = vector_part + keyword_part
     order = np.lexsort((first, -np.nan_to_num(k), -scores))
-    return Fused(ids[order], scores[order], v[order], k[order])
+    return Fused(ids[order], scores[order], v[order], k[order], None, vector_part[order], keyword_part[order])
 
 
 def _unchanged(scores: np.ndarray) -> np.ndarray:

@@ -1,13 +1,14 @@
 """Hybrid search over the project and global indexes (docs/design.md §7).
 
-Candidates come from FTS5 (bm25) and from the vectors (a sign-bit scan of every chunk, exact cosines
-for the nearest, estimated ones for the rest of a deep list); each list is collapsed to its best chunk
-per memory, filtered in SQL, turned into absolute 0–1 evidence and fused into a relevance that means
-the same for every query (relevance.py), then weighted by recency, importance and use (scoring.py).
-Candidates below the relevance floor (``retrieval.min_relevance``) are not results: an unrelated query
-gets none. Contenders for the top whose vector score was only
-estimated are then scored exactly and everything is ranked again. Without vectors (no model, no
-sqlite-vec, an index built by another model) it is keyword search, with one warning saying why.
+Candidates come from FTS5 (bm25; the query's terms and their translations into the other script,
+bridged.py) and from the vectors (a sign-bit scan of every chunk, exact cosines for the nearest, estimated
+ones for the rest of a deep list); each list is collapsed to its best chunk per memory and filtered in SQL.
+The lists are fused (fusion.py) and weighted by recency, importance and use (scoring.py): that is the score
+ranked by and the score shown (docs/design.md §7, "One order"). Their absolute 0–1 evidence makes a
+relevance that means the same for every query (relevance.py): candidates below the relevance floor
+(``retrieval.min_relevance``) are not results, so an unrelated query gets none. Contenders for the top whose
+vector score was only estimated are then scored exactly and everything is ranked again. Without vectors (no
+model, no sqlite-vec, an index built by another model) it is keyword search, with one warning saying why.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TypeVar
 
@@ -31,6 +32,7 @@ from aimate_memory.index.memory_index import MemoryIndex
 from aimate_memory.index.queries import ThreadSides
 from aimate_memory.index.textproc import query_terms
 from aimate_memory.retrieval import neighbours, relevance
+from aimate_memory.retrieval.bridged import BridgedTerms, bridged_terms
 from aimate_memory.retrieval.fusion import Fused, Ranked, best_per_memory, fuse
 from aimate_memory.retrieval.scoring import ScoreFactors, score
 from aimate_memory.retrieval.snippet import make_snippet, match_pattern
@@ -78,8 +80,8 @@ class SearchResponse:
 
 @dataclass(frozen=True)
 class Ranking:
-    fused: Fused  # scores: relevance; vector/keyword: their 0–1 evidence
-    factors: ScoreFactors  # per fused candidate, of the shown score: relevance × recency × importance × use
+    fused: Fused  # scores: fusion's, with neighbours' support; vector/keyword: each list's normalized score
+    factors: ScoreFactors  # per fused candidate, of the shown score: fused score × recency × importance × use
     order: np.ndarray  # positions in `fused`, best first (candidates below the relevance floor left out)
     vector: Ranked  # the vector list it was made from (raw cosines; its best chunks are snippets)
     evidence: relevance.Evidence  # per fused candidate: what the shown score and the floor are made of
@@ -126,7 +128,10 @@ class HybridSearcher:
         # Reading the keyword list on a second thread while this one embeds the query was tried: on 2
         # cores it was no faster (10k p50/p95 17.4/22.3 threaded, 16.8/21.1 serial).
         terms = query_terms(query)
+        bridged = bridged_terms(query, terms)
         keyword = _keyword_candidates(indexes, terms, self.candidates)
+        if bridged.extra:  # the query's words in the other script find memories written in it (bridged.py)
+            keyword = Candidates.concat([keyword, _keyword_candidates(indexes, bridged.extra, self.candidates)])
         query_vector = self._query_vector(query, indexes, warnings)
         languages = self._languages()
         vector_parts: list[Candidates] = []
@@ -144,7 +149,7 @@ class HybridSearcher:
         if len(keyword_ranked) > FUSED_KEYWORD_CANDIDATES + 1:
             keep = np.r_[np.arange(FUSED_KEYWORD_CANDIDATES), len(keyword_ranked) - 1]
             keyword_ranked = keyword_ranked.take(keep)
-        keyword_evidence = _keyword_evidence(indexes, terms, keyword_ranked)
+        keyword_evidence = _keyword_evidence(indexes, bridged, keyword_ranked)
         script = script_of(query)
         vector_ranked = _best_eligible(vector, columns.rowids)
         threads = _Threads(indexes)  # ranking runs twice, then the placement: each thread is read once
@@ -191,18 +196,22 @@ class HybridSearcher:
             layer=columns.layers[row],
             decay=self.decay,
         )
-        ranked_by = weighed(fused.scores).final
-        # Nobody is dropped for being last of a list: only the relevance floor decides who is a result.
+        # The score shown is the one ranked by (issue 36: a person reads the score, an assistant the order):
+        # fusion's score with its neighbours' support, × recency, importance and use. The absolute relevance
+        # decides only who is a result at all: nobody is dropped for being last of a list, only by the floor.
+        factors = weighed(fused.scores)
         passing = np.flatnonzero(relevance.passes(found.relevance, self.min_relevance))
         global_scope = np.asarray([index.vault.scope is not Scope.PROJECT for index in indexes])
         # Best first; the project wins ties; then fusion's own order (np.lexsort is stable).
         tie_break = global_scope[fused.ids[passing] >> KEY_SHIFT]
-        order = passing[np.lexsort((tie_break, -ranked_by[passing]))]
-        return Ranking(fused, weighed(found.relevance), order, vector, found)
+        order = passing[np.lexsort((tie_break, -factors.final[passing]))]
+        return Ranking(fused, factors, order, vector, found)
 
     def _query_vector(self, query: str, indexes: list[MemoryIndex], warnings: list[str]) -> np.ndarray | None:
         if not indexes or not self.embedder.enabled:
             return None
+        if self.embedder.get() is not None and self.embedder.fallback:
+            warnings.append(self.embedder.fallback)
         stale = [index for index in indexes if not index.has_vectors]
         if stale:
             reason = stale[0].vec_error or stale[0].needs_rebuild() or "the index has no vectors yet"
@@ -258,10 +267,7 @@ class HybridSearcher:
         hits = []
         for key, position, chunk in zip(keys.tolist(), order.tolist(), best_chunks.tolist(), strict=True):
             snippet, spans = make_snippet(texts.get(chunk, ""), pattern)
-            explained = _explained(factors.as_dict(position), cosines.get(key), ranking.evidence, position)
-            if fused.support is not None and fused.support[position] > 0:
-                # It moved this hit up the order; the score shown is the memory's own relevance × weights.
-                explained["neighbour_support"] = float(fused.support[position])
+            explained = _explained(factors.as_dict(position), fused, cosines.get(key), ranking.evidence, position)
             hits.append(SearchHit(memories[key], explained["final"], explained, snippet, spans))
         return hits
 
@@ -299,9 +305,12 @@ def _with_neighbours(
             chunks.update({mine[memory_id]: rows for memory_id, rows in index.memory_chunks(list(mine)).items()})
     pattern = match_pattern(query)
     placed = []
-    for key, anchor in plan:
+    # What a neighbour placed after the first `AFTER` shows: the score of the result it is placed after, so
+    # the order shown stays the order of the scores shown; its `placement` part is what that added.
+    floor = hits[min(neighbours.AFTER, len(hits)) - 1].score
+    for position, (key, anchor) in enumerate(plan):
         if key in known:
-            placed.append(known[key])
+            placed.append(_lifted(known[key], floor) if position >= neighbours.AFTER else known[key])
             continue
         memory = memories.get(key)
         if memory is None:  # gone since the thread was read (a concurrent sync): nothing to show
@@ -310,9 +319,17 @@ def _with_neighbours(
         snippet, spans = make_snippet(first[0][0] if first else "", pattern)
         # A neighbour not ranked in the first k is always some anchor's context (place_neighbours).
         assert anchor is not None
-        anchor_hit = known[anchor]
-        placed.append(SearchHit(memory, anchor_hit.score, {"context": 1.0}, snippet, spans, anchor_hit.memory.id))
+        explained = {"context": 1.0, "placement": floor, "final": floor}
+        placed.append(SearchHit(memory, floor, explained, snippet, spans, known[anchor].memory.id))
     return placed
+
+
+def _lifted(hit: SearchHit, floor: float) -> SearchHit:
+    """`hit` shown at `floor` when it was placed above results it scored below (its `placement` part)."""
+    if hit.score >= floor:
+        return hit
+    factors = {**hit.factors, "placement": floor - hit.score, "final": floor}
+    return replace(hit, score=floor, factors=factors)
 
 
 def _supported(threads: _Threads, fused: Fused) -> Fused:
@@ -328,8 +345,7 @@ def _supported(threads: _Threads, fused: Fused) -> Fused:
     }
     scores = neighbours.support(fused.scores, adjacent, neighbours.SUPPORT)
     order = np.argsort(-scores, kind="stable")
-    added = (scores - fused.scores)[order]
-    return Fused(fused.ids[order], scores[order], fused.vector[order], fused.keyword[order], added)
+    return fused.take(order, support=(scores - fused.scores)[order], scores=scores[order])
 
 
 def _read_sides(index: MemoryIndex, rowids: list[int]) -> dict[int, ThreadSides]:
@@ -356,29 +372,44 @@ class _Threads:
 
 
 def _explained(
-    factors: dict[str, float], cosine: float | None, evidence: relevance.Evidence, position: int
+    factors: dict[str, float], fused: Fused, cosine: float | None, evidence: relevance.Evidence, position: int
 ) -> dict[str, float]:
-    """What `search --explain` shows, in reading order: the evidence, the relevance made of it, the weights."""
+    """What `search --explain` shows, in reading order: the evidence and the absolute relevance made of it
+    (what the floor reads), then the parts of the shown score — each list's share of the fused score and the
+    neighbours' support, each × recency × importance × use — which add up to it (system/records.py SCORE_PARTS)."""
     out: dict[str, float] = {}
     if cosine is not None and not np.isnan(evidence.vector[position]):
         out["similarity"] = float(cosine)  # the best chunk's raw cosine
         out["vector"] = float(evidence.vector[position])
     if not np.isnan(evidence.keyword[position]):
         out["keyword"] = float(evidence.keyword[position])
-    out["relevance"] = factors.pop("base")
+    out["relevance"] = float(evidence.relevance[position])
+    weight = factors["recency"] * factors["importance"] * factors["access"]
+    for part, values in (("vector_part", fused.vector_part), ("keyword_part", fused.keyword_part)):
+        out[part] = float(values[position]) * weight if values is not None else 0.0
+    if fused.support is not None and fused.support[position] > 0:  # it moved this hit up the order
+        out["neighbour_part"] = float(fused.support[position]) * weight
+    factors.pop("base")
     out.update(factors)
     return out
 
 
-def _keyword_evidence(indexes: list[MemoryIndex], terms: list[tuple[str, bool]], keyword: Ranked) -> Ranked:
-    """The keyword list with its bm25 replaced by 0–1 keyword evidence (relevance.keyword_evidence)."""
+def _keyword_evidence(indexes: list[MemoryIndex], bridged: BridgedTerms, keyword: Ranked) -> Ranked:
+    """The keyword list with its bm25 replaced by 0–1 keyword evidence (relevance.keyword_evidence): the
+    query's own terms, each held through itself or a translation (bridged.py), weighted by its own idf."""
     evidence = np.zeros(len(keyword))
+    terms = [*bridged.terms, *bridged.extra]
     for position, index in enumerate(indexes):
         mine = np.flatnonzero((keyword.chunks >> KEY_SHIFT) == position)
-        if len(mine) and terms:
+        if len(mine) and bridged.terms:
             found = index.term_matches(terms, keyword.chunks[mine] & ROWID_MASK)
-            weights = relevance.term_weights(found.documents, found.rows)
-            evidence[mine] = relevance.keyword_evidence(found.matched, weights)
+            weights = relevance.term_weights(bridged.documents(found.documents), found.rows)
+            evidence[mine] = relevance.keyword_evidence(bridged.widened(found.matched), weights)
+            if bridged.extra:  # or its share of the query said in the other script, if that is more
+                own = len(bridged.terms)
+                translated = relevance.term_weights(found.documents[own:], found.rows)
+                across = relevance.keyword_evidence(found.matched[own:], translated)
+                evidence[mine] = np.maximum(evidence[mine], across)
     return Ranked(keyword.ids, evidence, keyword.chunks)
 
 

@@ -16,6 +16,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from aimate_memory.vault.anchors import Staleness
 
+# The keys of a hit's factors (`search --explain`) that add up to its shown score (`final`), with the names the
+# faces show (retrieval/hybrid.py makes them): each list's share of the fused score and the conversation
+# neighbours' support, each × recency × importance × use, and what placing a neighbour after the first
+# results lifted it by. The order shown is the order of that score (issue 36).
+SCORE_PARTS = (
+    ("vector_part", "vector"),
+    ("keyword_part", "keyword"),
+    ("neighbour_part", "neighbours"),
+    ("placement", "placement"),
+)
+
 if TYPE_CHECKING:
     from aimate_memory.capture.result import CaptureResult
     from aimate_memory.context.model import Context

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from aimate_memory.errors import AimateError, InvalidInputError
 from aimate_memory.system.records import (
+    SCORE_PARTS,
     ContextRecord,
     HitRecord,
     LinkedMemory,
@@ -281,12 +282,11 @@ WEIGHTS = (("recency", "recency"), ("importance", "importance"), ("access", "use
 
 
 def explanation(factors: Mapping[str, float]) -> list[tuple[str, str]]:
-    """(label, value) pairs: the evidence, the relevance, each weight, the final score."""
+    """(label, value) pairs: the evidence, the relevance, each weight, the parts that add up to the score."""
     rows = [(label, f"{factors[key]:.3f}") for key, label in EVIDENCE if key in factors]
     rows.append(("relevance", f"{factors.get('relevance', 0.0):.3f}"))
-    rows += [(f"× {label}", f"{factors[key]:.3f}") for key, label in WEIGHTS if key in factors]
-    if factors.get("neighbour_support"):
-        rows.append(("neighbour support", f"{factors['neighbour_support']:.3f}"))
+    rows += [(f"weight: {label}", f"{factors[key]:.3f}") for key, label in WEIGHTS if key in factors]
+    rows += [(f"+ {label}", f"{factors[key]:.3f}") for key, label in SCORE_PARTS if key in factors]
     rows.append(("= final", f"{factors.get('final', 0.0):.3f}"))
     rows.append(("days old", f"{factors.get('days', 0.0):.0f}"))
     return rows

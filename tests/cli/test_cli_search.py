@@ -52,8 +52,9 @@ def test_search_json_in_both_languages_with_vectors(cli_vectors) -> None:
     assert chinese[0]["title"] == "选用 Redis 做会话缓存"
     factors = chinese[0]["factors"]
     # both lists found it: the raw cosine, both evidences and the relevance they make are shown with the weights
-    parts = {"similarity", "vector", "keyword", "relevance", "recency", "importance", "access", "days", "final"}
-    assert set(factors) == parts
+    shown = {"similarity", "vector", "keyword", "relevance", "recency", "importance", "access", "days", "final"}
+    assert set(factors) == shown | {"vector_part", "keyword_part"}
+    assert factors["final"] == pytest.approx(factors["vector_part"] + factors["keyword_part"], rel=1e-6)
     assert factors["relevance"] == pytest.approx(0.6 * factors["vector"] + 0.4 * factors["keyword"], abs=1e-5)
     shown = cli_vectors("mem", "search", "smoke tests")
     assert "Deploy checklist" in shown.out and "hybrid" in shown.out

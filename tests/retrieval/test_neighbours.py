@@ -131,7 +131,7 @@ def test_the_cli_writes_a_thread_and_shows_neighbours_as_context(cli) -> None:
         assert [hit["title"] for hit in context] == [neighbour[:40]]
         assert "in their conversation" in cli("mem", "search", query, "--limit", "12").out
     explained = cli("mem", "search", "Joanna screenplay Nate Congrats", "--explain").out
-    assert "by its conversation neighbours" in explained  # each of the two lines matches: each supports the other
+    assert "neighbours" in explained  # each of the two lines matches: each supports the other (its part of the score)
     with_context = cli("mem", "search", "screenplay Congrats feel", "--explain").out  # one result, one neighbour
     assert "in their conversation" in with_context and "relevance 0.000" not in with_context  # no formula of its own
     refused = cli("mem", "add", "Bad", "--body", "x", "--thread", "two\nlines")
@@ -179,9 +179,7 @@ def test_a_reply_is_ranked_by_the_line_it_answers_too(
         def support_shown() -> dict[str, float]:
             hits = [HitRecord.of(hit).to_dict(explain=True) for hit in system.search(query, 3).results]
             return {
-                hit["title"]: hit["factors"]["neighbour_support"]
-                for hit in hits
-                if "neighbour_support" in hit["factors"]
+                hit["title"]: hit["factors"]["neighbour_part"] for hit in hits if "neighbour_part" in hit["factors"]
             }
 
         assert order() == [conversation[0][:30], conversation[1][:30], loner[:30]]

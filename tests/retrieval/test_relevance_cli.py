@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from aimate_memory.system.records import SCORE_PARTS
+
 VAULT = [
     ("Redis for session cache", "We use Redis as the session cache: an in-memory store, low latency.", "decision"),
     ("Redis persistence", "Redis, our in-memory store, snapshots (RDB) every 5 minutes plus an AOF.", "knowledge"),
@@ -49,10 +51,14 @@ def test_explain_shows_every_part(cli_vectors) -> None:
     line = next(text for text in shown.out.splitlines() if "relevance" in text)
     for part in ("cosine", "vector", "keyword", "relevance", "recency", "importance", "use"):
         assert part in line, (part, line)
+    assert "score" in line and "=" in line
     factors = cli_vectors("mem", "search", "登录测试", "--json", "--explain").json()[0]["factors"]
-    assert 0 < factors["relevance"] <= 1 and factors["final"] == pytest.approx(
-        factors["relevance"] * factors["recency"] * factors["importance"] * factors["access"], rel=1e-4
-    )
+    # the relevance the floor reads is shown; the parts of the score add up to it (issue 36)
+    assert 0 < factors["relevance"] <= 1
+    weight = factors["recency"] * factors["importance"] * factors["access"]
+    assert factors["vector_part"] + factors["keyword_part"] <= weight + 1e-6
+    parts = sum(factors.get(key, 0.0) for key, _ in SCORE_PARTS)
+    assert factors["final"] == pytest.approx(parts, rel=1e-6)
 
 
 @pytest.mark.slow

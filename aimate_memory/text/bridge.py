@@ -1,0 +1,86 @@
+"""A keyword bridge between Chinese and English: a query's words said in the other script, from a bilingual
+lexicon shipped as data (text/data/zh_en.tsv.gz and en_zh.tsv.gz, derived from CC-CEDICT, CC BY-SA 4.0:
+see text/data/LEXICON.md and scripts/build_lexicon.py).
+
+Keyword search alone finds nothing across languages ("event broker" never matches "事件总线使用 Kafka"), and
+the multilingual model alone misses a quarter of what it finds within one language (docs/benchmarks.md,
+"Across languages (issue 36)"). The bridge gives the keyword half of a search a second query in the other
+script:
+
+- Chinese → English: each run of Han characters is read greedily, longest headword first (4 to 2
+  characters), and each headword found gives its English gloss words (分页 → "paginate", 重试 → "retry").
+- English → Chinese: each word gives the (at most three) most frequent headwords whose first gloss word it is
+  ("event" → 事件 过后 事后). A word is also looked up without a plural "s".
+
+A query's word and its translations are alternatives of one term: a memory holds the term when it holds any
+of them (retrieval/hybrid.py), so three translations of "event" do not make the query three times longer.
+
+Each table is loaded once per process, on first use (the daemon and the MCP server pay it once).
+"""
+
+from __future__ import annotations
+
+import gzip
+from functools import cache
+from importlib import resources
+
+from aimate_memory.text.scripts import CJK_RUN, WORD, is_cjk
+from aimate_memory.text.stopwords import EN_STOPWORDS
+
+LONGEST_HEADWORD = 4
+
+
+@cache
+def _table(name: str) -> dict[str, str]:
+    """One of the lexicon's tables (text/data/*.tsv.gz): key → its words, space-separated."""
+    raw = resources.files("aimate_memory.text").joinpath("data").joinpath(name).read_bytes()
+    lines = gzip.decompress(raw).decode("utf-8").splitlines()
+    return dict(line.split("\t", 1) for line in lines)
+
+
+def headwords(run: str) -> list[tuple[int, str]]:
+    """The lexicon's headwords in a run of Han characters, read greedily, longest first: (start, headword)."""
+    to_english = _table("zh_en.tsv.gz")
+    found: list[tuple[int, str]] = []
+    start = 0
+    while start < len(run) - 1:
+        for size in range(min(LONGEST_HEADWORD, len(run) - start), 1, -1):
+            if run[start : start + size] in to_english:
+                found.append((start, run[start : start + size]))
+                start += size
+                break
+        else:
+            start += 1
+    return found
+
+
+def english_of(headword: str) -> list[str]:
+    """A Chinese headword's English words (none when the lexicon does not have it)."""
+    return _table("zh_en.tsv.gz").get(headword, "").split()
+
+
+def chinese_of(word: str) -> list[str]:
+    """An English word's Chinese headwords, the most frequent first (also without a plural "s")."""
+    word = word.lower()
+    if word in EN_STOPWORDS or any(is_cjk(ch) for ch in word):
+        return []
+    to_chinese = _table("en_zh.tsv.gz")
+    heads = to_chinese.get(word) or (to_chinese.get(word[:-1], "") if word.endswith("s") else "")
+    return heads.split()
+
+
+def english_words(text: str) -> list[str]:
+    """The English words of the Chinese headwords in `text`, in order, each once."""
+    out: dict[str, None] = {}
+    for run in CJK_RUN.findall(text):
+        for _, head in headwords(run):
+            out.update(dict.fromkeys(english_of(head)))
+    return list(out)
+
+
+def chinese_words(text: str) -> list[str]:
+    """Chinese headwords for the English words in `text`, in order, each once."""
+    out: dict[str, None] = {}
+    for word in WORD.findall(text):
+        out.update(dict.fromkeys(chinese_of(word)))
+    return list(out)

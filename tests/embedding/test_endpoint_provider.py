@@ -1,0 +1,167 @@
+"""The `endpoint` embedding provider (embedding/endpoint_provider.py) against a fake OpenAI-compatible server
+this test starts on 127.0.0.1: it embeds, a switch of model re-embeds the vault, and a server that died leaves
+the offline model in charge with a warning. Chinese and English."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from aimate_memory.clock import FixedClock
+from aimate_memory.config import load_config
+from aimate_memory.config.loader import config_path, set_config_value
+from aimate_memory.embedding import create_embedder
+from aimate_memory.embedding.base import EmbedderUnavailable
+from aimate_memory.embedding.endpoint_provider import EndpointEmbedder
+from aimate_memory.embedding.lazy import embedder_for
+from aimate_memory.system import MemorySystem
+from aimate_memory.vault.layout import Layer
+from aimate_memory.vault.roots import Roots
+from tests.conftest import seed_models
+
+DIMENSION = 48
+KEY = "sk-test-endpoint-key"
+
+
+class FakeServer:
+    """`POST /v1/embeddings`: a bag-of-words vector per text (each word or Han character hashed to a bucket,
+    salted by the model's name, so two models give two spaces); every request is recorded."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.keys: list[str | None] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append(body)
+                server.keys.append(self.headers.get("Authorization"))
+                size = int(body.get("dimensions") or DIMENSION)
+                data = [
+                    {"index": i, "embedding": bag(text, body["model"], size)} for i, text in enumerate(body["input"])
+                ]
+                payload = json.dumps({"object": "list", "data": data}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def texts(self, model: str) -> list[str]:
+        return [text for body in self.requests if body["model"] == model for text in body["input"]]
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def bag(text: str, model: str, size: int) -> list[float]:
+    out = np.zeros(size)
+    for word in re.findall(r"[a-z0-9]+|[\u4e00-\u9fff]", text.lower()):
+        out[int(hashlib.sha256(f"{model}:{word}".encode()).hexdigest(), 16) % size] += 1.0
+    out[0] += 0.01  # never a zero vector
+    return out.tolist()
+
+
+@pytest.fixture
+def server() -> Iterator[FakeServer]:
+    fake = FakeServer()
+    yield fake
+    fake.stop()
+
+
+def test_it_embeds_with_the_key_from_the_named_variable(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_EMBEDDINGS_KEY", KEY)
+    embedder = EndpointEmbedder(server.url, "bge-m3", 0, "MY_EMBEDDINGS_KEY")
+    vectors = embedder.embed(["retry with backoff", "重试 等待", "retry with backoff"])
+    assert vectors.shape == (3, DIMENSION) and embedder.dimension == DIMENSION
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0) and np.allclose(vectors[0], vectors[2])
+    assert float(vectors[0] @ vectors[1]) < 0.99
+    assert server.keys and all(key == f"Bearer {KEY}" for key in server.keys)
+    assert embedder.identity.startswith("endpoint:bge-m3:48")
+    sized = EndpointEmbedder(server.url, "bge-m3", 16)
+    assert sized.embed_query("缓存").shape == (16,) and server.requests[-1]["dimensions"] == 16
+
+
+def test_a_missing_or_dead_server_is_said_at_once(server: FakeServer) -> None:
+    with pytest.raises(EmbedderUnavailable, match="base_url"):
+        create_embedder({"provider": "endpoint", "model": "bge-m3"})
+    url = server.url
+    server.stop()
+    with pytest.raises(EmbedderUnavailable, match="did not answer"):
+        create_embedder({"provider": "endpoint", "base_url": url, "model": "bge-m3"})
+
+
+def configure(home: Path, **settings: str) -> None:
+    for key, value in settings.items():
+        set_config_value(config_path(home), f"embedding.{key}", value)
+
+
+def open_system(home: Path) -> MemorySystem:
+    config = load_config(home, None)
+    clock = FixedClock(datetime(2026, 5, 1, tzinfo=timezone.utc))
+    return MemorySystem(Roots(home, None), config, clock, embedder_for(config, home / "state"))
+
+
+LINES = ["The retry logic lives in net/retry.py", "重试逻辑在 net/retry.py 里", "Use Kafka as the event broker"]
+
+
+@pytest.mark.slow
+def test_switching_model_re_embeds_and_a_dead_server_falls_back_with_a_warning(
+    server: FakeServer, tmp_path: Path, model_cache: Path
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    configure(home, provider="endpoint", base_url=server.url, model="model-a")
+    with open_system(home) as system:
+        system.init()
+        for line in LINES:
+            system.add(line, line, layer=Layer.LONG_TERM)
+        system.refresh()
+        found = system.search("retry logic", 3)
+        assert found.mode == "hybrid" and not found.warnings
+        assert found.results[0].memory.title == LINES[0]
+        assert system.search("重试逻辑", 3).results[0].memory.title == LINES[1]
+    assert all(any(line in text for text in server.texts("model-a")) for line in LINES)
+
+    configure(home, model="model-b")  # another model: every memory is embedded again, by it
+    with open_system(home) as system:
+        system.refresh()
+        found = system.search("event broker", 3)
+        assert found.mode == "hybrid" and found.results[0].memory.title == LINES[2]
+    assert all(any(line in text for text in server.texts("model-b")) for line in LINES)
+
+    server.stop()  # the server is gone: the offline model answers, and the search says why
+    seed_models(home, model_cache)
+    with open_system(home) as system:
+        system.refresh()
+        found = system.search("where is the retry logic", 3)
+        assert found.mode == "hybrid" and found.results[0].memory.title == LINES[0]
+        assert any("did not answer" in warning and "offline model" in warning for warning in found.warnings)
+
+
+def test_an_unknown_provider_is_refused_at_once_with_the_list(cli) -> None:
+    refused = cli("mem", "config", "set", "embedding.provider", "openai")
+    assert refused.code != 0
+    assert all(name in refused.err for name in ("auto", "fastembed", "use", "endpoint")), refused.err
+    assert cli("mem", "config", "set", "embedding.provider", "endpoint").code == 0
+    assert cli("mem", "config", "get", "embedding.provider").out.strip() == "endpoint"

@@ -90,6 +90,10 @@ class MetadataQueries:
         sql = "SELECT count(*) FROM memories" + (f" WHERE {clause}" if clause else "")
         return int(self.store.conn.execute(sql, params).fetchone()[0])
 
+    def file_hashes(self) -> dict[str, str]:
+        """Every indexed memory's path and the sha256 of its file's bytes: what a trust check compares."""
+        return dict(self.store.conn.execute("SELECT path, file_hash FROM memories").fetchall())
+
     def thread_sides(self, memory_rowids: Iterable[int], span: int) -> dict[int, ThreadSides]:
         """For each of these memories that is in a thread: the rowids of the `span` memories before it and
         after it there (by created time, then path), each side nearest first. One statement for all of them;
@@ -253,4 +257,7 @@ def filter_sql(where: MemoryFilter) -> tuple[str, list[Any]]:
         params.append(where.path_glob)
     if where.anchored:
         clauses.append("anchors IS NOT NULL")
+    if where.withheld:
+        clauses.append("file_hash NOT IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(sorted(where.withheld)))
     return " AND ".join(clauses), params

@@ -74,6 +74,7 @@ class ContextBuilder:
             session_usage=session.usage if session else None,
             pending_captures=pending,
         )
+        context.warnings.extend(self._trust_warnings())
         # What an assistant reads: a secret a person let into a memory (--allow-secret) is masked here.
         context.text = mask_text(context.text)
         watch.lap("allocate")
@@ -95,7 +96,12 @@ class ContextBuilder:
             *session_warnings(session.usage if session else None),
             *core_warnings(core, capped=cap < total),
             *pending_warnings(pending),
+            *self._trust_warnings(),
         ]
+
+    def _trust_warnings(self) -> list[ContextWarning]:
+        """The project memories withheld until the person trusts them, counted (never their text)."""
+        return [ContextWarning("untrusted_project", notice) for notice in self._store.trust_notices()]
 
     def core_markdown(self, scope: Scope | str | None = None) -> str:
         """Global core then project core as Markdown (for `memory://core`), every memory in full, compactly

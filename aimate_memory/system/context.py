@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from aimate_memory.context import (
@@ -24,7 +25,7 @@ from aimate_memory.context import (
     session_warnings,
 )
 from aimate_memory.context.bodies import body_from_chunks
-from aimate_memory.context.render import render_items
+from aimate_memory.context.render import TEAM_FRAME, render_items, section_heading
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.git.secrets import mask_text
 from aimate_memory.sessions import SessionInfo
@@ -64,7 +65,7 @@ class ContextBuilder:
         total = self._budget(budget)
         query = query.strip() if query and query.strip() else None
         session = self._sessions.current()
-        requests = self._requests(query, session)
+        requests = _framed(self._requests(query, session))
         watch.lap("gather")
         pending = len(self._retrieval.query(MemoryFilter(statuses=("pending",))))
         context = build_context(
@@ -115,7 +116,7 @@ class ContextBuilder:
         for scope, heading in ((Scope.GLOBAL, "Global"), (Scope.PROJECT, "Project")):
             items = self._core_items(scope)
             if items:
-                parts.append(f"## {heading}\n")
+                parts.append(f"## {heading}\n" + (f"\n{TEAM_FRAME}\n" if scope is Scope.PROJECT else ""))
                 parts.append(render_items(items))
         return mask_text("\n".join(parts)) if len(parts) > 1 else "# Core memory\n\n(no core memories yet)\n"
 
@@ -257,6 +258,17 @@ class _Relevant:
         if len(self.memories[section]) < SEARCHED_ITEMS:
             self.memories[section].append(memory)
             self.scores[section].append(score)
+
+
+def _framed(requests: list[SectionRequest]) -> list[SectionRequest]:
+    """The first project section with memories says, under its heading, what a project's memories are
+    (context/render.py `TEAM_FRAME`): counted in the budget like any heading."""
+    for number, request in enumerate(requests):
+        if request.scope == Scope.PROJECT.value and request.layer != "session" and request.items:
+            heading = section_heading(request.layer, request.scope, framed=True)
+            requests[number] = replace(request, heading=request.heading or heading)
+            break
+    return requests
 
 
 def _session_item(session: SessionInfo, scope: str) -> ContextItem:

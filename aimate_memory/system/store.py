@@ -328,7 +328,7 @@ class Store:
     def trusted_only(self, where: MemoryFilter) -> MemoryFilter:
         """`where`, leaving out the project memories the person has not trusted (one place: `Retrieval`)."""
         hidden = self.untrusted()
-        return replace(where, withheld=where.withheld | frozenset(hidden.values())) if hidden else where
+        return replace(where, withheld=tuple(sorted({*where.withheld, *hidden.values()}))) if hidden else where
 
     def staleness(self, memory: Memory) -> Staleness | None:
         """Whether the files a project memory is anchored to changed, moved or vanished since they were

@@ -38,7 +38,7 @@ class MemoryFilter:
     #: the file hashes (sha256 of the bytes, the index's `file_hash`) of project memories the person has not
     #: trusted (vault/trust.py): left out of what the index gives. Read by the index only: a file scan has no
     #: ledger to ask (`matches` ignores it)
-    withheld: frozenset[str] = frozenset()
+    withheld: tuple[str, ...] = ()
     extra: dict[str, str] = field(default_factory=dict)
 
     def matches(self, memory: Memory) -> bool:

@@ -61,6 +61,10 @@ class ContextBuilder:
         in front of an assistant is reading it. The session window is not a memory and is not counted.
         `count_uses=False`: a preview for a person (the page's context view), which no assistant reads —
         counting it would let looking at the page promote short-term memories."""
+        with self._store.one_trust_check():
+            return self._build(query, budget, count_uses)
+
+    def _build(self, query: str | None, budget: int | None, count_uses: bool) -> Context:
         watch = Stopwatch()
         total = self._budget(budget)
         query = query.strip() if query and query.strip() else None
@@ -89,6 +93,10 @@ class ContextBuilder:
     def check_warnings(self) -> list[ContextWarning]:
         """What needs attention before a prompt: session window usage, core memories left out of the
         default context (named), pending captures waiting for review."""
+        with self._store.one_trust_check():
+            return self._warnings()
+
+    def _warnings(self) -> list[ContextWarning]:
         session = self._sessions.current()
         total, cap = self._budget(None), self._core_cap()
         core = allocate(self._core_requests(), total, core_cap=cap)

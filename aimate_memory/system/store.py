@@ -3,7 +3,8 @@ journals, and `record`, the commit-and-notify step every action ends with (the g
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -75,6 +76,7 @@ class Store:
             self.project_vault.anchorer = self.project_files
         # The person's trust in the project vault (vault/trust.py): kept in their own state, never the project's.
         self.trust_ledger: TrustLedger | None = None
+        self._held: dict[str, str] | None = None  # `one_trust_check`'s answer while it runs
         if self.project_vault is not None and roots.project is not None:
             folder = roots.project.parent
             self.trust_ledger = TrustLedger(ledger_path(Roots.state_dir(roots.home), folder), folder)
@@ -313,12 +315,25 @@ class Store:
     def untrusted(self) -> dict[str, str]:
         """The project memories (vault path → file hash) the person has not trusted as they are now: what no
         context, search or listing gives until `aimate mem trust` or a review accepts them."""
+        if self._held is not None:
+            return self._held
         if self.trust_ledger is None or self.project_vault is None or not self.project_vault.exists:
             return {}
         index = self.index_for(self.project_vault)
         if index.identity() is None:
             index.refresh()
         return withheld(index.file_hashes(), self.trust_ledger.files())
+
+    @contextmanager
+    def one_trust_check(self) -> Iterator[None]:
+        """Within the block, every read uses the trust check made at its start: a context build reads the
+        index several times, and checking each time cost more than the rest of a small build."""
+        outer = self._held
+        self._held = self.untrusted() if outer is None else outer
+        try:
+            yield
+        finally:
+            self._held = outer
 
     def trust_notices(self) -> list[str]:
         """One line when project memories were withheld (vault/trust.py `untrusted_notice`), else none."""

@@ -117,7 +117,7 @@ class MemoryTools:
 
     def memory_get(self, id: MemoryId) -> MemoryOutput:
         system = self.refreshed()
-        memory = system.get(id)
+        memory = _trusted(system, system.get(id))
         return memory_record(memory, system.staleness(memory))
 
     def memory_context(
@@ -186,7 +186,7 @@ class MemoryTools:
         if all(value is None for value in changes.values()) and not verified:
             raise InvalidInputError("nothing to update", f"pass at least one of: {', '.join(UPDATABLE)}, verified")
         system = self.refreshed()
-        _refuse_model_write(system.get(id), changes)
+        _refuse_model_write(_trusted(system, system.get(id)), changes)
         memory = system.update(id, **changes) if any(value is not None for value in changes.values()) else None
         if verified:
             memory = system.verify(memory.id if memory is not None else id).memory
@@ -195,7 +195,7 @@ class MemoryTools:
 
     def memory_forget(self, id: MemoryId) -> ForgetResult:
         system = self.refreshed()
-        _refuse_model_write(system.get(id), {"status": "archived"})
+        _refuse_model_write(_trusted(system, system.get(id)), {"status": "archived"})
         archived = system.remove(id)
         return ForgetResult(
             id=archived.id,
@@ -239,6 +239,20 @@ class MemoryTools:
 
         local = self._client.local if self._client is not None else None
         return (local.system.clock if local is not None and local.is_open else SystemClock()).now()
+
+
+def _trusted(system: MemorySystem, memory: Memory) -> Memory:
+    """`memory`, unless it is a project memory the person has not trusted: then it does not exist for the
+    model (docs/reliability.md, "Trust model") — the error says who can change that."""
+    if system.store.withholds(memory):
+        from aimate_memory.errors import NotFoundError
+        from aimate_memory.vault.trust import untrusted_notice
+
+        raise NotFoundError(
+            f"{memory.id[:8]} is a project memory the person has not trusted yet",
+            untrusted_notice(len(system.store.untrusted())),
+        )
+    return memory
 
 
 def _refuse_model_write(memory: Memory, changes: dict[str, Any]) -> None:

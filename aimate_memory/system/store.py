@@ -335,6 +335,11 @@ class Store:
         finally:
             self._held = outer
 
+    def withholds(self, memory: Memory) -> bool:
+        """Whether `memory` is a project memory the person has not trusted as it is (what `trusted_only`
+        leaves out of every read), for the faces that take an id."""
+        return memory.scope is Scope.PROJECT and memory.rel_path.as_posix() in self.untrusted()
+
     def trust_notices(self) -> list[str]:
         """One line when project memories were withheld (vault/trust.py `untrusted_notice`), else none."""
         count = len(self.untrusted())

@@ -112,6 +112,11 @@ def test_the_mcp_server_carries_none_of_it_either(run, mcp: McpProcess) -> None:
     assert _leaks(json.dumps([context, found], ensure_ascii=False), INJECTION_EN, INJECTION_ZH) == []
     assert found["results"] == [] and any("未信任" in warning for warning in found["warnings"])
     assert any("not trusted yet" in warning["message"] for warning in context["warnings"])
+    # By its id (the model read it off the disk): it does not exist for the model, nor can it be edited.
+    for tool, extra in (("memory_get", {}), ("memory_update", {"importance": 1}), ("memory_forget", {})):
+        refused = mcp.call(tool, id="01JEVIL00000000000000000A1", **extra)
+        text = refused.content[0].text
+        assert refused.isError and "not trusted yet" in text and _leaks(text, INJECTION_EN) == []
 
 
 def test_init_in_the_clone_does_not_trust_the_team_vault(run, clone: Path) -> None:

@@ -40,7 +40,7 @@ HELP_PANELS: dict[str, tuple[str, ...]] = {
     "Everyday": ("init", "add", "list", "show", "edit", "set", "rm", "search", "recall", "remember", "context",
                  "verify", "stale", "ui"),
     "Assistants": ("install", "uninstall", "agents-md", "session", "mcp", "hook"),
-    "Git": ("review", "commit", "diff", "log", "timeline", "sync"),
+    "Git": ("review", "trust", "untrust", "commit", "diff", "log", "timeline", "sync"),
     "Maintenance": (
         "index", "reindex", "stats", "diagnose", "fix", "maintain", "dedupe", "daemon", "watch",
         "export", "import", "eval", "perf", "config",

@@ -38,7 +38,8 @@ def _print_outcomes(outcomes: list[ReviewOutcome]) -> None:
         elif outcome.action == "reject":
             console.print(f"rejected {_tag(outcome.scope)} {escape(outcome.detail)}")
         else:
-            console.print(f"accepted {_tag(outcome.scope)} {escape(outcome.detail)} → {(outcome.commit or '')[:8]}")
+            to = f" → {outcome.commit[:8]}" if outcome.commit else ""
+            console.print(f"accepted {_tag(outcome.scope)} {escape(outcome.detail)}{to}")
 
 
 # -- review -----------------------------------------------------------------------------------------
@@ -110,7 +111,14 @@ def _print_stale(system: MemorySystem) -> None:
 
 
 # What a change is, in a person's words: a pending capture is a memory nobody has accepted yet.
-_KIND = {"added": "new", "modified": "edited", "deleted": "deleted", "renamed": "moved", "conflict": "conflict"}
+_KIND = {
+    "added": "new",
+    "modified": "edited",
+    "deleted": "deleted",
+    "renamed": "moved",
+    "conflict": "conflict",
+    "team": "team change, not trusted yet",
+}
 
 
 def _kind(item: ReviewItem) -> str:
@@ -191,6 +199,51 @@ def _interactive(system: MemorySystem, items: list[ReviewItem], allow_secret: bo
             console.print(f"[red]not done:[/] {escape(error.message)}")
             if error.hint:
                 console.print(f"[dim]hint: {escape(error.hint)}[/]")
+
+
+# -- trust (docs/reliability.md, "Trust model: project vaults and the model's writes") --------------------
+
+
+@commands.command()
+def trust(
+    paths: list[str] = typer.Argument(None, metavar="[PATH]...", help="Only these memories (vault paths)."),
+    dry_run: bool = typer.Option(False, "--dry-run", "-n", help="List what would be trusted; record nothing."),
+    as_json: bool = JSON,
+) -> None:
+    """Trust this project's memories as they are now, so contexts, searches and the assistant's tools use
+    them. A memory someone else adds or changes later (a `git pull`) waits for you again, in `review`."""
+    system = open_system()
+    report = system.trust.trust(paths or None, dry_run=dry_run)
+    if as_json:
+        print_json(report.to_dict())
+        return
+    if not report.memories:
+        console.print(f"nothing to trust: every memory of this project is trusted ({report.trusted})")
+        return
+    for memory in report.memories:
+        title = memory.title or memory.path
+        kind = "new" if memory.change == "new" else "changed since you trusted it"
+        layer = f"{memory.layer}, " if memory.layer else ""
+        console.print(f"[bold]{(memory.id or '-' * 8)[:8]}[/] {escape(title)} [dim]({layer}{kind}: {memory.path})[/]")
+    count = plural(len(report.memories), "memory", "memories")
+    if report.dry_run:
+        hint = "run `aimate mem trust` (read them first: `aimate mem show ID`)"
+        console.print(f"[dim]{count} would be trusted: {hint}[/]")
+    else:
+        console.print(f"trusted {count}: they are the team's notes in every context from now on")
+
+
+@commands.command()
+def untrust(
+    paths: list[str] = typer.Argument(None, metavar="[PATH]...", help="Only these memories (vault paths)."),
+    as_json: bool = JSON,
+) -> None:
+    """Stop trusting this project's memories (yours too): none reaches a context until `aimate mem trust`."""
+    forgotten = open_system().trust.untrust(paths or None)
+    if as_json:
+        print_json({"untrusted": forgotten})
+    else:
+        console.print(f"no longer trusted: {plural(forgotten, 'memory', 'memories')} of this project")
 
 
 # -- commit, diff -----------------------------------------------------------------------------------

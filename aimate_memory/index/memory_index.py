@@ -172,6 +172,10 @@ class MemoryIndex:
     def anchors(self, where: MemoryFilter) -> list[tuple[int, tuple[Anchor, ...]]]:
         return self._queries.anchors(where)
 
+    def file_hashes(self) -> dict[str, str]:
+        """path → sha256 of the file's bytes, for every indexed memory (MetadataQueries.file_hashes)."""
+        return self._queries.file_hashes()
+
     def find_ids(self, prefix: str) -> list[tuple[str, str]]:
         """(id, path) of memories whose id starts with `prefix`."""
         return self._queries.find_ids(prefix)

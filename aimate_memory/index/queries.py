@@ -47,6 +47,7 @@ class MetadataQueries:
     def __init__(self, store: IndexStore, vault: Vault) -> None:
         self.store = store
         self.vault = vault
+        self._hashes: tuple[tuple[int, int, int], dict[str, str]] | None = None
 
     def ranking_columns(self, memory_rowids: np.ndarray, where: MemoryFilter) -> RankingColumns:
         """What ranking needs of these memories, for those that pass the filter (the filter runs in SQL)."""
@@ -89,6 +90,15 @@ class MetadataQueries:
         clause, params = filter_sql(where)
         sql = "SELECT count(*) FROM memories" + (f" WHERE {clause}" if clause else "")
         return int(self.store.conn.execute(sql, params).fetchone()[0])
+
+    def file_hashes(self) -> dict[str, str]:
+        """Every indexed memory's path and the sha256 of its file's bytes: what a trust check compares (every
+        read of a context asks; read again only when the index changed — by this connection or another)."""
+        conn = self.store.conn
+        stamp = (id(conn), conn.total_changes, conn.execute("PRAGMA data_version").fetchone()[0])
+        if self._hashes is None or self._hashes[0] != stamp:
+            self._hashes = (stamp, dict(conn.execute("SELECT path, file_hash FROM memories").fetchall()))
+        return dict(self._hashes[1])
 
     def thread_sides(self, memory_rowids: Iterable[int], span: int) -> dict[int, ThreadSides]:
         """For each of these memories that is in a thread: the rowids of the `span` memories before it and
@@ -253,4 +263,7 @@ def filter_sql(where: MemoryFilter) -> tuple[str, list[Any]]:
         params.append(where.path_glob)
     if where.anchored:
         clauses.append("anchors IS NOT NULL")
+    if where.withheld:
+        clauses.append("file_hash NOT IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(sorted(where.withheld)))
     return " AND ".join(clauses), params

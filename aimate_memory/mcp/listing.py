@@ -522,7 +522,9 @@ ANSWERS: dict[str, Any] = {
                 "or status (active, pending, archived). Only the fields you pass "
                 "change. `verified: true` says a possibly stale project memory "
                 "still holds for the code as it is now (it is re-anchored and its "
-                "`stale` mark cleared). Returns the memory as saved.",
+                "`stale` mark cleared). Returns the memory as saved. Only the "
+                "person makes a memory active or changes a core memory: such a "
+                "call is refused — ask them to run `aimate mem review`.",
                 "inputSchema": {
                     "properties": {
                         "id": {
@@ -564,7 +566,7 @@ ANSWERS: dict[str, Any] = {
                         "status": {
                             "anyOf": [{"type": "string"}, {"type": "null"}],
                             "default": None,
-                            "description": "active, pending or archived.",
+                            "description": "pending or archived (only the person makes a memory active).",
                             "title": "Status",
                         },
                         "verified": {
@@ -684,7 +686,8 @@ ANSWERS: dict[str, Any] = {
                 "title": "Forget a memory",
                 "description": "Forget a memory that is wrong or obsolete: it is moved to the "
                 "archive (never deleted; a person can restore it) and no longer "
-                "found by search. Returns where it now lives.",
+                "found by search. Returns where it now lives. A core memory is the "
+                "person's: forgetting one is refused.",
                 "inputSchema": {
                     "properties": {
                         "id": {

@@ -126,13 +126,16 @@ TOOL_SPECS: dict[str, ToolSpec] = {
         "Update a memory",
         "Edit a memory: its title, Markdown body, tags, importance (1–5) or status (active, pending, archived). "
         "Only the fields you pass change. `verified: true` says a possibly stale project memory still holds for "
-        "the code as it is now (it is re-anchored and its `stale` mark cleared). Returns the memory as saved.",
+        "the code as it is now (it is re-anchored and its `stale` mark cleared). Returns the memory as saved. "
+        "Only the person makes a memory active or changes a core memory: such a call is refused — ask them to "
+        "run `aimate mem review`.",
         ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False),
     ),
     "memory_forget": ToolSpec(
         "Forget a memory",
         "Forget a memory that is wrong or obsolete: it is moved to the archive (never deleted; a person can "
-        "restore it) and no longer found by search. Returns where it now lives.",
+        "restore it) and no longer found by search. Returns where it now lives. A core memory is the person's: "
+        "forgetting one is refused.",
         ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False),
     ),
     "memory_session_append": ToolSpec(

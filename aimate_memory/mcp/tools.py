@@ -118,7 +118,7 @@ class MemoryTools:
 
     def memory_get(self, id: MemoryId) -> MemoryOutput:
         system = self.refreshed()
-        memory = system.get(id)
+        memory = _trusted(system, system.get(id))
         return memory_record(memory, system.staleness(memory))
 
     def memory_context(
@@ -170,7 +170,9 @@ class MemoryTools:
         body: Annotated[str | None, Field(description="New Markdown body (replaces the old one).")] = None,
         tags: TagsArg = None,
         importance: Annotated[int | None, Field(ge=1, le=5, description="1 (trivial) to 5 (essential).")] = None,
-        status: Annotated[str | None, Field(description="active, pending or archived.")] = None,
+        status: Annotated[
+            str | None, Field(description="pending or archived (only the person makes a memory active).")
+        ] = None,
         verified: Annotated[
             bool,
             Field(
@@ -186,6 +188,7 @@ class MemoryTools:
         if all(value is None for value in changes.values()) and not verified:
             raise InvalidInputError("nothing to update", f"pass at least one of: {', '.join(UPDATABLE)}, verified")
         system = self.refreshed()
+        _refuse_model_write(_trusted(system, system.get(id)), changes)
         memory = system.update(id, **changes) if any(value is not None for value in changes.values()) else None
         if verified:
             memory = system.verify(memory.id if memory is not None else id).memory
@@ -193,7 +196,9 @@ class MemoryTools:
         return memory_record(memory, system.staleness(memory))
 
     def memory_forget(self, id: MemoryId) -> ForgetResult:
-        archived = self.refreshed().remove(id)
+        system = self.refreshed()
+        _refuse_model_write(_trusted(system, system.get(id)), {"status": "archived"})
+        archived = system.remove(id)
         return ForgetResult(
             id=archived.id,
             title=archived.title,
@@ -236,6 +241,30 @@ class MemoryTools:
 
         local = self._client.local if self._client is not None else None
         return (local.system.clock if local is not None and local.is_open else SystemClock()).now()
+
+
+def _trusted(system: MemorySystem, memory: Memory) -> Memory:
+    """`memory`, unless it is a project memory the person has not trusted: then it does not exist for the
+    model (docs/reliability.md, "Trust model") — the error says who can change that."""
+    if system.store.withholds(memory):
+        from aimate_memory.errors import NotFoundError
+        from aimate_memory.vault.trust import untrusted_notice
+
+        raise NotFoundError(
+            f"{memory.id[:8]} is a project memory the person has not trusted yet",
+            untrusted_notice(len(system.store.untrusted())),
+        )
+    return memory
+
+
+def _refuse_model_write(memory: Memory, changes: dict[str, Any]) -> None:
+    """A model's call may not approve or touch what only the person decides (system/trust.py): refused, with
+    who can do it — nothing is written."""
+    from aimate_memory.system.trust import REVIEW_HINT, model_write_refusal
+
+    refusal = model_write_refusal(memory, changes)
+    if refusal is not None:
+        raise InvalidInputError(f"refused, nothing written: {refusal}", REVIEW_HINT)
 
 
 def _search_item(hit: HitRecord) -> SearchItem:

@@ -393,7 +393,7 @@ class SessionFile:
         doc.set("status", "ended")
         doc.set("ended_at", now)
         doc.set("updated_at", now)
-        self.vault.write_document(target, doc)
+        self.vault.write_document(target, doc, origin=self.rel)
         self.path.unlink()
         return self._load(target)
 

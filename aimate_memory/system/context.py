@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from aimate_memory.context import (
@@ -24,7 +25,7 @@ from aimate_memory.context import (
     session_warnings,
 )
 from aimate_memory.context.bodies import body_from_chunks
-from aimate_memory.context.render import render_items
+from aimate_memory.context.render import TEAM_FRAME, render_items, section_heading
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.git.secrets import mask_text
 from aimate_memory.sessions import SessionInfo
@@ -60,11 +61,15 @@ class ContextBuilder:
         in front of an assistant is reading it. The session window is not a memory and is not counted.
         `count_uses=False`: a preview for a person (the page's context view), which no assistant reads —
         counting it would let looking at the page promote short-term memories."""
+        with self._store.one_trust_check():
+            return self._build(query, budget, count_uses)
+
+    def _build(self, query: str | None, budget: int | None, count_uses: bool) -> Context:
         watch = Stopwatch()
         total = self._budget(budget)
         query = query.strip() if query and query.strip() else None
         session = self._sessions.current()
-        requests = self._requests(query, session)
+        requests = _framed(self._requests(query, session))
         watch.lap("gather")
         pending = len(self._retrieval.query(MemoryFilter(statuses=("pending",))))
         context = build_context(
@@ -74,6 +79,7 @@ class ContextBuilder:
             session_usage=session.usage if session else None,
             pending_captures=pending,
         )
+        context.warnings.extend(self._trust_warnings())
         # What an assistant reads: a secret a person let into a memory (--allow-secret) is masked here.
         context.text = mask_text(context.text)
         watch.lap("allocate")
@@ -87,6 +93,10 @@ class ContextBuilder:
     def check_warnings(self) -> list[ContextWarning]:
         """What needs attention before a prompt: session window usage, core memories left out of the
         default context (named), pending captures waiting for review."""
+        with self._store.one_trust_check():
+            return self._warnings()
+
+    def _warnings(self) -> list[ContextWarning]:
         session = self._sessions.current()
         total, cap = self._budget(None), self._core_cap()
         core = allocate(self._core_requests(), total, core_cap=cap)
@@ -95,7 +105,12 @@ class ContextBuilder:
             *session_warnings(session.usage if session else None),
             *core_warnings(core, capped=cap < total),
             *pending_warnings(pending),
+            *self._trust_warnings(),
         ]
+
+    def _trust_warnings(self) -> list[ContextWarning]:
+        """The project memories withheld until the person trusts them, counted (never their text)."""
+        return [ContextWarning("untrusted_project", notice) for notice in self._store.trust_notices()]
 
     def core_markdown(self, scope: Scope | str | None = None) -> str:
         """Global core then project core as Markdown (for `memory://core`), every memory in full, compactly
@@ -109,7 +124,7 @@ class ContextBuilder:
         for scope, heading in ((Scope.GLOBAL, "Global"), (Scope.PROJECT, "Project")):
             items = self._core_items(scope)
             if items:
-                parts.append(f"## {heading}\n")
+                parts.append(f"## {heading}\n" + (f"\n{TEAM_FRAME}\n" if scope is Scope.PROJECT else ""))
                 parts.append(render_items(items))
         return mask_text("\n".join(parts)) if len(parts) > 1 else "# Core memory\n\n(no core memories yet)\n"
 
@@ -251,6 +266,17 @@ class _Relevant:
         if len(self.memories[section]) < SEARCHED_ITEMS:
             self.memories[section].append(memory)
             self.scores[section].append(score)
+
+
+def _framed(requests: list[SectionRequest]) -> list[SectionRequest]:
+    """The first project section with memories says, under its heading, what a project's memories are
+    (context/render.py `TEAM_FRAME`): counted in the budget like any heading."""
+    for number, request in enumerate(requests):
+        if request.scope == Scope.PROJECT.value and request.layer != "session" and request.items:
+            heading = section_heading(request.layer, request.scope, framed=True)
+            requests[number] = replace(request, heading=request.heading or heading)
+            break
+    return requests
 
 
 def _session_item(session: SessionInfo, scope: str) -> ContextItem:

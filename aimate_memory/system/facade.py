@@ -30,6 +30,7 @@ from aimate_memory.system.search import Retrieval
 from aimate_memory.system.sessions import Sessions
 from aimate_memory.system.store import ChangeListener, Progress, Store
 from aimate_memory.system.transfer import Transfer
+from aimate_memory.system.trust import ProjectTrust
 from aimate_memory.system.upkeep import Upkeep
 from aimate_memory.vault.roots import Roots, detect_roots
 from aimate_memory.vault.store import Vault
@@ -73,7 +74,7 @@ class MemorySystem:
 
     Collaborators: `store` (vaults, indexes, model, journals, the commit-and-notify `record`), `perf` (the
     perf log), `retrieval`, `memories`, `conflicts`, `capture`, `sessions`, `context`, `git`, `memory_page`,
-    `transfer`, `upkeep`, `anchoring`."""
+    `transfer`, `upkeep`, `anchoring`, `trust` (which project memories the person trusts)."""
 
     def __init__(
         self,
@@ -92,7 +93,8 @@ class MemorySystem:
         self.capture = Capture(self.store, self.perf, self.retrieval, self.memories, reader, self.conflicts)
         self.sessions = Sessions(self.store, self.perf, self.memories, self.capture)
         self.context = ContextBuilder(self.store, self.perf, self.retrieval, self.sessions)
-        self.git = GitActions(self.store, self.memories, self.conflicts)
+        self.trust = ProjectTrust(self.store)
+        self.git = GitActions(self.store, self.memories, self.conflicts, self.trust)
         self.memory_page = MemoryPage(self.store, self.memories, self.git)
         self.transfer = Transfer(self.store, self.memories)
         self.upkeep = Upkeep(self.store)

@@ -21,6 +21,7 @@ from aimate_memory.system.memories import Memories
 from aimate_memory.system.records import ConflictRecord, TimelineEvent, TimelineRecord
 from aimate_memory.system.store import Store
 from aimate_memory.system.timeline import change_event, file_events
+from aimate_memory.system.trust import ProjectTrust, TeamMemory
 from aimate_memory.vault.dates import parse_optional_when
 from aimate_memory.vault.filters import parse_scope
 from aimate_memory.vault.layout import Layer, Scope, location_of
@@ -116,10 +117,13 @@ class GitActions:
     A pending capture that may contradict active memories (docs/design.md, "Conflicts") is listed with them;
     accepting it supersedes them in the same commit, unless `keep_both`; `accept_all` leaves it for a person."""
 
-    def __init__(self, store: Store, memories: Memories, conflicts: Conflicts) -> None:
+    def __init__(
+        self, store: Store, memories: Memories, conflicts: Conflicts, trust: ProjectTrust | None = None
+    ) -> None:
         self._store = store
         self._memories = memories
         self._conflicts = conflicts
+        self._trust = trust
 
     # -- which vaults are repositories ------------------------------------------------------------
 
@@ -156,16 +160,71 @@ class GitActions:
 
     def pending_changes(self, scope: Scope | None = None, with_diff: bool = True) -> list[ReviewItem]:
         """Uncommitted memory changes (hand edits, moves, new files, conflicts), project first; each
-        lists what it adds that looks like a secret."""
+        lists what it adds that looks like a secret. Then the team changes: project memories others added or
+        changed (a `git pull`) that the person has not trusted yet (status `team`; system/trust.py)."""
         from aimate_memory.git.review import pending_changes
 
-        with self._git_vaults(scope) as repos:
-            return [
+        team = self._team_changes(scope)
+        with self._git_vaults(scope, required=not team) as repos:
+            items = [
                 ReviewItem(item.scope, change, self._conflicts_of(item.vault, change))
                 for item in repos
                 for change in pending_changes(item.repo, with_diff, sensitive_keywords=self._keywords())
                 if is_reviewable(change)
             ]
+        listed = {path for item in items if item.scope == Scope.PROJECT.value for path in item.change.paths}
+        return items + [
+            ReviewItem(Scope.PROJECT.value, self._team_change(memory, with_diff))
+            for memory in team
+            if PurePosixPath(memory.path) not in listed
+        ]
+
+    def _team_changes(self, scope: Scope | None) -> list[TeamMemory]:
+        if self._trust is None or scope is Scope.GLOBAL:
+            return []
+        return [memory for memory in self._trust.team_changes() if Vault.is_memory_path(PurePosixPath(memory.path))]
+
+    def _team_change(self, memory: TeamMemory, with_diff: bool) -> PendingChange:
+        """A team change as review shows it: its text whole (the ledger keeps hashes, not the trusted text)."""
+        from aimate_memory.git.review import PendingChange, memory_delta
+        from aimate_memory.git.secrets import mask_text
+
+        path = PurePosixPath(memory.path)
+        vault = self._store.project_vault
+        text = ""
+        if with_diff and vault is not None:
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                text = vault.abs_path(path).read_text(encoding="utf-8")
+        diff = "".join(f"+{line}\n" for line in text.splitlines())
+        head = f"--- {'a' if memory.change == 'changed' else '/dev/null'}\n+++ b/{memory.path} ({memory.change})\n"
+        body_diff = memory_delta("", text, memory.path)[1] if text else ""
+        return PendingChange(
+            path,
+            "team",
+            diff=mask_text(head + diff) if text else "",
+            body_diff=mask_text(body_diff),
+            title=memory.title,
+            memory_id=memory.id,
+            memory_status=memory.status,
+        )
+
+    def _accept_team(self, ref: str) -> ReviewOutcome | None:
+        """Trust the team change `ref` names (path or id prefix); None when it names none."""
+        if self._trust is None:
+            return None
+        for memory in self._team_changes(None):
+            if ref in (memory.path, *(() if memory.id is None else (memory.id,))) or (
+                memory.id is not None and len(ref) >= 4 and id_starts_with(memory.id, ref)
+            ):
+                self._trust.trust([memory.path])
+                detail = f"trusted the team's {memory.change} memory {memory.path}"
+                return ReviewOutcome(Scope.PROJECT.value, memory.path, "accept", None, detail)
+        return None
+
+    def _trust_accepted(self, item: _GitVault, change: PendingChange) -> None:
+        """A person accepted a change in the project vault: its files are trusted as they are now."""
+        if self._trust is not None and item.vault.scope is Scope.PROJECT:
+            self._trust.trust_paths(change.paths)
 
     def _conflicts_of(self, vault: Vault, change: PendingChange) -> list[ConflictRecord]:
         memory = _pending_memory(vault, change)
@@ -179,8 +238,17 @@ class GitActions:
         from aimate_memory.git.review import accept
 
         done = []
-        with self._git_vaults(scope) as repos:
+        pending = list(paths)
+        if scope is not Scope.GLOBAL:
             for path in paths:
+                team = self._accept_team(path)
+                if team is not None:
+                    done.append(team)
+                    pending.remove(path)
+        if not pending:
+            return done
+        with self._git_vaults(scope) as repos:
+            for path in pending:
                 item, change = _find_change(repos, path)
                 superseded = self._settle_conflicts(item.vault, change, keep_both)
                 _activate_pending(item.vault, change)
@@ -191,6 +259,7 @@ class GitActions:
                     sensitive_keywords=self._keywords(),
                     also=[(old.rel_path, f"superseded by {(change.memory_id or '')[:8]}") for old in superseded],
                 )
+                self._trust_accepted(item, change)
                 detail = change.describe() + "".join(f"; supersedes {old.id[:8]} {old.title}" for old in superseded)
                 done.append(ReviewOutcome(item.scope, change.path.as_posix(), "accept", sha, detail))
         return done
@@ -217,7 +286,10 @@ class GitActions:
         from aimate_memory.git.review import pending_changes
 
         done: list[ReviewOutcome] = []
-        with self._git_vaults(scope) as repos:
+        for team in self._team_changes(scope):
+            outcome = self._accept_team(team.path)
+            done.extend([outcome] if outcome is not None else [])
+        with self._git_vaults(scope, required=not done) as repos:
             for item in repos:
                 ready = []
                 changes = pending_changes(item.repo, with_diff=False, sensitive_keywords=self._keywords())
@@ -237,6 +309,8 @@ class GitActions:
                 sha = item.repo.commit_paths(
                     paths, subject, body, allow_secret=allow_secret, sensitive_keywords=self._keywords()
                 )
+                for change in ready:
+                    self._trust_accepted(item, change)
                 done.extend(ReviewOutcome(item.scope, c.path.as_posix(), "accept", sha, c.describe()) for c in ready)
         return done
 
@@ -251,6 +325,15 @@ class GitActions:
         """Undo each pending change: tracked files restored, new files moved out of the vault (kept)."""
         from aimate_memory.git.review import reject
 
+        team = {memory.path for memory in self._team_changes(scope)}
+        refused = [path for path in paths if path in team]
+        if refused:
+            raise InvalidInputError(
+                f"{refused[0]} is the team's, committed in the project: there is nothing of yours to restore; "
+                f"it stays out of every context until you accept it / {refused[0]} 是团队提交的记忆，"
+                "无可还原；在你接受之前它不会进入任何上下文",
+                "leave it untrusted, or remove it from the project with git like any other file",
+            )
         done = []
         with self._git_vaults(scope) as repos:
             for path in paths:

@@ -323,6 +323,11 @@ class Memories:
         file raises with path:line and is kept as saved; an edited body gets a fresh `content_hash` and
         `updated_at`; the edit is one commit."""
         edited = vault.load(rel_path)
+        if vault.ledger is not None:  # the person's own edit of a file they trusted stays trusted
+            from aimate_memory.vault.trust import file_digest
+
+            now = file_digest(vault.abs_path(rel_path).read_bytes())
+            vault.ledger.carry(rel_path, file_digest(before), rel_path, now)
         if edited.hand_edited or edited.doc is None or not edited.doc.get("content_hash"):
             edited = vault.update(edited, {"content_hash": content_hash(edited.body)})
         if vault.abs_path(rel_path).read_bytes() != before:

@@ -59,7 +59,8 @@ class Retrieval:
         # A result list is not a use (docs/design.md §5): only explicit reads (`read`) are journaled, so a
         # note that keeps showing up in searches is never promoted for it.
         where = replace(where or MemoryFilter(), session_statuses=ENDED_SESSION_STATUSES)
-        response = searcher.search(query, top_k, where)
+        response = searcher.search(query, top_k, self._store.trusted_only(where))
+        response.warnings.extend(self._store.trust_notices())
         for hit in response.results:
             hit.stale = self._store.staleness(hit.memory)
         return response
@@ -90,7 +91,7 @@ class Retrieval:
     def query(self, where: MemoryFilter | None = None, limit: int | None = None, order: str = "path") -> list[Memory]:
         """Metadata query from the index (no file reads): list, time ranges, filters. `order`: "path" (project
         first), "updated" or "created" (newest first across both vaults, the project first on ties)."""
-        where = where or MemoryFilter()
+        where = self._store.trusted_only(where or MemoryFilter())
         found: list[Memory] = []
         for index in self._store.readable_indexes:
             if where.scopes and index.vault.scope not in where.scopes:
@@ -104,7 +105,7 @@ class Retrieval:
 
     def count(self, where: MemoryFilter | None = None) -> int:
         """How many memories match `where` (what `query` gives without a limit), counted in SQL."""
-        where = where or MemoryFilter()
+        where = self._store.trusted_only(where or MemoryFilter())
         return sum(
             index.count(where)
             for index in self._store.readable_indexes

@@ -3,7 +3,9 @@ journals, and `record`, the commit-and-notify step every action ends with (the g
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -11,11 +13,12 @@ from aimate_memory.clock import Clock, SystemClock
 from aimate_memory.config import Config, load_config
 from aimate_memory.errors import InvalidInputError, NotFoundError
 from aimate_memory.vault.changes import ChangeSet, FileChange
-from aimate_memory.vault.filters import parse_scope
+from aimate_memory.vault.filters import MemoryFilter, parse_scope
 from aimate_memory.vault.layout import Scope
 from aimate_memory.vault.roots import Roots
 from aimate_memory.vault.setup import PROJECT_GITIGNORE_LINES, create_skeleton, ensure_lines
 from aimate_memory.vault.store import Vault
+from aimate_memory.vault.trust import TrustLedger, ledger_path, untrusted_notice, withheld
 
 if TYPE_CHECKING:
     from aimate_memory.embedding.lazy import LazyEmbedder
@@ -71,6 +74,13 @@ class Store:
 
             self.project_files = ProjectFiles(roots.project.parent, self.clock, Roots.state_dir(roots.project))
             self.project_vault.anchorer = self.project_files
+        # The person's trust in the project vault (vault/trust.py): kept in their own state, never the project's.
+        self.trust_ledger: TrustLedger | None = None
+        self._held: dict[str, str] | None = None  # `one_trust_check`'s answer while it runs
+        if self.project_vault is not None and roots.project is not None:
+            folder = roots.project.parent
+            self.trust_ledger = TrustLedger(ledger_path(Roots.state_dir(roots.home), folder), folder)
+            self.project_vault.ledger = self.trust_ledger
 
     def close(self) -> None:
         """Close the index connections. Safe to call twice."""
@@ -299,6 +309,46 @@ class Store:
         if written:
             self.index_for(vault).refresh(paths=[path.as_posix() for path in written])
         return report
+
+    # -- trust (docs/reliability.md, "Trust model: project vaults and the model's writes") ------------------
+
+    def untrusted(self) -> dict[str, str]:
+        """The project memories (vault path → file hash) the person has not trusted as they are now: what no
+        context, search or listing gives until `aimate mem trust` or a review accepts them."""
+        if self._held is not None:
+            return self._held
+        if self.trust_ledger is None or self.project_vault is None or not self.project_vault.exists:
+            return {}
+        index = self.index_for(self.project_vault)
+        if index.identity() is None:
+            index.refresh()
+        return withheld(index.file_hashes(), self.trust_ledger.files())
+
+    @contextmanager
+    def one_trust_check(self) -> Iterator[None]:
+        """Within the block, every read uses the trust check made at its start: a context build reads the
+        index several times, and checking each time cost more than the rest of a small build."""
+        outer = self._held
+        self._held = self.untrusted() if outer is None else outer
+        try:
+            yield
+        finally:
+            self._held = outer
+
+    def withholds(self, memory: Memory) -> bool:
+        """Whether `memory` is a project memory the person has not trusted as it is (what `trusted_only`
+        leaves out of every read), for the faces that take an id."""
+        return memory.scope is Scope.PROJECT and memory.rel_path.as_posix() in self.untrusted()
+
+    def trust_notices(self) -> list[str]:
+        """One line when project memories were withheld (vault/trust.py `untrusted_notice`), else none."""
+        count = len(self.untrusted())
+        return [untrusted_notice(count)] if count else []
+
+    def trusted_only(self, where: MemoryFilter) -> MemoryFilter:
+        """`where`, leaving out the project memories the person has not trusted (one place: `Retrieval`)."""
+        hidden = self.untrusted()
+        return replace(where, withheld=tuple(sorted({*where.withheld, *hidden.values()}))) if hidden else where
 
     def staleness(self, memory: Memory) -> Staleness | None:
         """Whether the files a project memory is anchored to changed, moved or vanished since they were

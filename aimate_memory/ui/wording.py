@@ -55,6 +55,8 @@ WORDS: dict[str, tuple[str, str]] = {
     "kind.deleted": ("deleted", "已删除"),
     "kind.renamed": ("moved", "已移动"),
     "kind.conflict": ("conflict", "冲突"),
+    # a project memory others added or changed (a clone, a `git pull`): Accept trusts it as it is
+    "kind.team": ("team change, not trusted yet", "团队改动，尚未信任"),
     "flag.stale": ("stale", "可能过时"),
     "flag.conflict": ("conflicts with another memory", "与其他记忆冲突"),
     # memory fields

@@ -35,6 +35,10 @@ class MemoryFilter:
     path_glob: str | None = None
     #: only memories with anchors (docs/anchors.md): what `stale` looks at
     anchored: bool = False
+    #: the file hashes (sha256 of the bytes, the index's `file_hash`) of project memories the person has not
+    #: trusted (vault/trust.py): left out of what the index gives. Read by the index only: a file scan has no
+    #: ledger to ask (`matches` ignores it)
+    withheld: tuple[str, ...] = ()
     extra: dict[str, str] = field(default_factory=dict)
 
     def matches(self, memory: Memory) -> bool:

@@ -33,6 +33,7 @@ from aimate_memory.vault.layout import (
     with_clash_suffix,
 )
 from aimate_memory.vault.model import Memory, default_expiry, memory_from_document, mtime_of, new_id, title_of
+from aimate_memory.vault.trust import TrustLedger, file_digest
 
 # Frontmatter keys in the order the tool writes them (stable order = readable diffs).
 KEY_ORDER = (
@@ -80,6 +81,8 @@ class Vault:
         self.clock = clock or SystemClock()
         #: set on a project vault: a written text's citations become `anchors` (docs/anchors.md)
         self.anchorer: Anchorer | None = None
+        #: set on a project vault: what the tool writes for the person stays trusted (vault/trust.py)
+        self.ledger: TrustLedger | None = None
 
     def max_bytes_for(self, rel_path: PurePosixPath) -> int:
         """The largest file `load` reads at this path: session transcripts may be larger than notes."""
@@ -304,7 +307,7 @@ class Vault:
             else:
                 doc.set(key, value)
         target = self.unique_path(new_rel.parent, new_rel.name)
-        self._write(target, doc)
+        self._write(target, doc, origin=memory.rel_path)
         self.abs_path(memory.rel_path).unlink()
         return self.load(target)
 
@@ -317,6 +320,8 @@ class Vault:
 
     def delete(self, memory: Memory) -> FileChange:
         self.abs_path(memory.rel_path).unlink()
+        if self.ledger is not None:
+            self.ledger.forget([memory.rel_path.as_posix()])
         return FileChange("delete", memory.rel_path, "purged")
 
     def remove_stale_temps(self) -> str | None:
@@ -367,14 +372,18 @@ class Vault:
             written.append(rel)
         return written
 
-    def write_document(self, rel_path: PurePosixPath, doc: MemoryDocument) -> None:
-        self._write(rel_path, doc)
+    def write_document(self, rel_path: PurePosixPath, doc: MemoryDocument, origin: PurePosixPath | None = None) -> None:
+        self._write(rel_path, doc, origin)
 
     def _fresh_doc(self, memory: Memory) -> MemoryDocument:
         # Re-read: the person may have edited the file since it was loaded.
         return read_document(self.abs_path(memory.rel_path), self.max_file_bytes)
 
-    def _write(self, rel_path: PurePosixPath, doc: MemoryDocument) -> None:
+    def _write(self, rel_path: PurePosixPath, doc: MemoryDocument, origin: PurePosixPath | None = None) -> None:
+        """Write `doc` at `rel_path` (`origin`: the file its content comes from, for a move); on a project
+        vault the ledger carries the person's trust to the new bytes (vault/trust.py `carry`)."""
+        origin = origin or rel_path
+        before = self._digest(origin) if self.ledger is not None else None
         text = doc.render()
         size, limit = len(text.encode("utf-8")), self.max_bytes_for(rel_path)
         if size > limit:  # the tool would write a file that it then refuses to read
@@ -383,6 +392,15 @@ class Vault:
                 "split it into several memories, or raise storage.max_file_bytes",
             )
         atomic_write_text(self.abs_path(rel_path), text)
+        if self.ledger is not None:
+            self.ledger.carry(origin, before, rel_path, file_digest(text.encode("utf-8")))
+
+    def _digest(self, rel_path: PurePosixPath) -> str | None:
+        """The hash of the file's bytes now; None when there is no file (the tool is creating it)."""
+        try:
+            return file_digest(self.abs_path(rel_path).read_bytes())
+        except FileNotFoundError:
+            return None
 
 
 def anchors_value(anchors: tuple[Anchor, ...] | list[Anchor]) -> Any:

@@ -116,6 +116,8 @@ def test_a_hand_made_file_is_anchored_at_refresh(cli, project: Path) -> None:
     hand.write_text("# Tokens\n\nTokens are refreshed by refresh_token() in auth/session.py.\n", encoding="utf-8")
     plain = folder / "plain.md"
     plain.write_text("# Spaces\n\nWe indent with four spaces.\n", encoding="utf-8")
+    # Files made by hand in a project vault are trusted like a teammate's: by `trust` (docs/reliability.md).
+    assert cli("mem", "trust", cwd=project).code == 0
     found = cli("mem", "search", "tokens refreshed", "--json", cwd=project).json()
     assert found and found[0]["path"] == "long_term/knowledge/tokens.md"
     text = hand.read_text(encoding="utf-8")

@@ -85,6 +85,12 @@ def _notes(project: Path, count: int, start: int = 100) -> None:
         _write(project / ".aimate" / "memory", "short_term/notes", start + n, title, body, "short_term", "note")
 
 
+def _trust(run) -> None:
+    """Files made by hand in the project vault are trusted as any file the tool did not write: by the person's
+    `aimate mem trust` (docs/reliability.md, "Trust model")."""
+    assert run("mem", "trust").code == 0
+
+
 def _hook(run, project: Path, env: dict | None = None) -> dict:
     payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": "SessionStart", "source": "startup"}
     result = run("mem", "hook", "session-start", input=json.dumps(payload), env=env)
@@ -107,6 +113,7 @@ def test_title_only_memories_reach_the_context_and_the_hook(run, project: Path) 
 def test_ten_core_and_twenty_notes_at_the_default_hook_budget(run, project: Path, home: Path) -> None:
     ids = _core(home, RULES_EN + RULES_ZH)
     _notes(project, 20)
+    _trust(run)
     output = _hook(run, project)
     context = output["hookSpecificOutput"]["additionalContext"]
     for rule, ident in zip(RULES_EN + RULES_ZH, ids, strict=True):
@@ -124,6 +131,7 @@ def test_four_core_memories_with_a_query_at_budget_800(run, project: Path, home:
     """Before: an empty text (each heading carried id and path, ~30 tokens, against a 40-token core share)."""
     _core(home, RULES_EN[:2] + RULES_ZH[:2])
     _notes(project, 6)
+    _trust(run)
     data = run("mem", "context", "staging 部署", "--budget", "800", "--json").json()
     text = data["text"]
     for rule in RULES_EN[:2] + RULES_ZH[:2]:
@@ -135,6 +143,7 @@ def test_four_core_memories_with_a_query_at_budget_800(run, project: Path, home:
 def test_the_issue_scenario_four_core_and_six_notes_in_the_hook(run, project: Path, home: Path) -> None:
     _core(home, RULES_EN[:2] + RULES_ZH[:2])
     _notes(project, 6)
+    _trust(run)
     context = _hook(run, project)["hookSpecificOutput"]["additionalContext"]
     assert all(rule in context for rule in RULES_EN[:2] + RULES_ZH[:2])
     assert all(f"Staging notes {n}" in context for n in (0, 2, 4))
@@ -172,6 +181,7 @@ def test_the_hook_stays_under_claude_codes_output_cap(run, project: Path, home: 
         _write(
             project / ".aimate" / "memory", "short_term/notes", 200 + n, f"Long note {n}", body, "short_term", "note"
         )
+    _trust(run)
     output = _hook(run, project, env={"AIMATE_HOOKS__CONTEXT_BUDGET": "8000"})
     context = output["hookSpecificOutput"]["additionalContext"]
     assert len(context) + len(output.get("systemMessage", "")) <= 10_000

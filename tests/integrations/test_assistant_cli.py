@@ -333,6 +333,9 @@ def test_agents_md_check_fails_when_a_project_core_memory_is_added_changed_or_re
     assert body in (project / "AGENTS.md").read_text(encoding="utf-8")
     path = project / ".aimate" / "memory" / added["path"]
     path.write_text(path.read_text(encoding="utf-8").replace(body, changed), encoding="utf-8")
+    # An edit made outside the tool is withheld like a teammate's until the person trusts it
+    # (docs/reliability.md, "Trust model"); `aimate mem edit` would have kept it trusted.
+    assert run("mem", "trust").code == 0
     assert run("mem", "agents-md", "--check").code == 1
     run("mem", "agents-md", "--write")
     assert changed in (project / "AGENTS.md").read_text(encoding="utf-8")

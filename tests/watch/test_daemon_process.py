@@ -227,6 +227,12 @@ def test_projects_register_and_are_watched(daemon, cli, home: Path, tmp_path: Pa
     assert registered_projects(home) == [project.resolve()]
     wait_for(lambda: len((daemon_request(home, {"op": "status"}, 2) or {}).get("vaults", [])) == 2)
     (project / ".aimate/memory/long_term/decisions/d.md").write_text("# 项目决定 use uv\n", encoding="utf-8")
+    # The daemon watched it in: a hand-made project file is withheld, counted, until the person trusts it
+    # (docs/reliability.md, "Trust model").
+    request = {"op": "search", "query": "项目决定", "limit": 20, "no_refresh": True, "cwd": str(project)}
+    withheld = lambda: "1 team memory" in " ".join((daemon_request(home, request, 30) or {}).get("warnings", []))  # noqa: E731
+    wait_for(withheld)
+    assert cli("mem", "trust", cwd=project).code == 0
     found = lambda: [r["scope"] for r in search(home, "项目决定", cwd=str(project))] == ["project"]  # noqa: E731
     wait_for(found)
     result = cli("mem", "search", "项目决定", "--json", cwd=project)

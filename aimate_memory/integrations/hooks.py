@@ -186,7 +186,9 @@ def _kimi_first_prompt(event: HookEvent, memory: GetClient, state_dir: Path) -> 
 
 
 def _relevant(memory: GetClient, prompt: str) -> str:
-    hits = memory().search(prompt, PROMPT_TOP_K).hits
+    # A capture waiting for review is not memory: the assistant is never handed it as such (docs/design.md
+    # "Pending is not memory").
+    hits = [hit for hit in memory().search(prompt, PROMPT_TOP_K).hits if hit.reviewed]
     return "\n".join([RELEVANT_PREFACE, *map(_hit_line, hits)]) if hits else ""
 
 

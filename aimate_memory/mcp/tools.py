@@ -243,6 +243,7 @@ def _search_item(hit: HitRecord) -> SearchItem:
         location=hit.location,
         layer=hit.layer,
         category=hit.category,
+        status=hit.status,
         tags=list(hit.tags),
         updated_at=hit.updated_at,
         score=hit.score,

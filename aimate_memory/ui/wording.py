@@ -104,6 +104,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "search.count": ("{n} result(s), {mode}, {ms} ms", "{n} 条结果，{mode}，{ms} 毫秒"),
     "search.browse_count": ("{n} memories", "{n} 条记忆"),
     "search.score": ("score", "得分"),
+    "search.pending": ("pending review, not yet a memory", "待审阅，尚未成为记忆"),
     "search.explain": ("Why this score", "得分说明"),
     "search.next_to": ("next to {id} in their conversation", "与 {id} 在同一段对话中相邻"),
     # memory page

@@ -304,6 +304,13 @@ def rm(
 
 
 @commands.command()
+def done(ref: str = typer.Argument(..., metavar="ID|PATH|TITLE")) -> None:
+    """Close a task you finished: moved to archive/ with status done (one commit)."""
+    memory = open_system().complete(ref)
+    console.print(f"done: {memory.title}  → {memory.scope.value}:{memory.rel_path.as_posix()}")
+
+
+@commands.command()
 def verify(ref: str = typer.Argument(..., metavar="ID|PATH|TITLE"), as_json: bool = JSON) -> None:
     """Say a project memory still holds: re-anchor it to the files as they are now (moves followed,
     deleted files dropped) and clear its possibly-stale mark. One commit."""

@@ -74,7 +74,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "short_term": {
         "default_ttl_days": 14,
+        # Promotion means lasting use (docs/lifecycle.md "Uses"): this many explicit reads (get/show, an MCP
+        # get; never an appearance in a context or a search) on at least promote_min_days different days. A
+        # task is never promoted.
         "promote_threshold": 5,
+        "promote_min_days": 3,
     },
     "long_term": {
         "archive_after_days": 90,

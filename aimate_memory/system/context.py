@@ -8,7 +8,6 @@ The budgeting is `aimate_memory.context` (pure); this module gathers the items."
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
@@ -45,8 +44,8 @@ SEARCH_DEPTH = SEARCHED_ITEMS * 3  # one share per searched section: project sho
 
 
 class ContextBuilder:
-    """What an assistant is given. Offers `build_context` (memories fitted into a token budget, each placed
-    one a counted use), `check_warnings` (what needs attention before a prompt), `core_markdown`."""
+    """What an assistant is given. Offers `build_context` (memories fitted into a token budget),
+    `check_warnings` (what needs attention before a prompt), `core_markdown`."""
 
     def __init__(self, store: Store, perf_log: PerfLog, retrieval: Retrieval, sessions: Sessions) -> None:
         self._store = store
@@ -54,12 +53,11 @@ class ContextBuilder:
         self._retrieval = retrieval
         self._sessions = sessions
 
-    def build_context(self, query: str | None = None, budget: int | None = None, *, count_uses: bool = True) -> Context:
+    def build_context(self, query: str | None = None, budget: int | None = None) -> Context:
         """Memories fitted into `budget` tokens (default `context.total_budget`) in the loading order.
-        Every memory placed counts as a use (journaled like `read`, folded in by maintenance): being put
-        in front of an assistant is reading it. The session window is not a memory and is not counted.
-        `count_uses=False`: a preview for a person (the page's context view), which no assistant reads —
-        counting it would let looking at the page promote short-term memories."""
+        Being placed in a context is not a use (docs/lifecycle.md "Uses"): a memory shown at every session
+        start would otherwise be promoted for being shown. Only active memories are placed: a capture
+        waiting for review is never handed over as memory (docs/design.md "Pending is not memory")."""
         watch = Stopwatch()
         total = self._budget(budget)
         query = query.strip() if query and query.strip() else None
@@ -77,9 +75,6 @@ class ContextBuilder:
         # What an assistant reads: a secret a person let into a memory (--allow-secret) is masked here.
         context.text = mask_text(context.text)
         watch.lap("allocate")
-        if count_uses:
-            self._journal_uses(context)
-        watch.lap("journal")
         watch.breakdown["tokens"] = context.total_tokens
         self._perf_log.log("context_build", watch, "query" if query else "")
         return context
@@ -225,17 +220,6 @@ class ContextBuilder:
                 ContextItem(memory.id, memory.title, body, memory.scope.value, memory.rel_path.as_posix(), score, stale)
             )
         return items
-
-    def _journal_uses(self, context: Context) -> None:
-        by_scope: dict[str, list[str]] = defaultdict(list)
-        for section in context.sections:
-            if section.layer == "session":
-                continue
-            for placed in section.items:
-                by_scope[placed.item.scope].append(placed.item.id)
-        now = self._store.clock.now()
-        for scope, ids in by_scope.items():
-            self._store.journal_for(self._store.vault_for(scope)).record(ids, now)
 
 
 class _Relevant:

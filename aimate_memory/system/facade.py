@@ -178,6 +178,7 @@ class MemorySystem:
     update = Delegate("memories", Memories.update)
     set_fields = Delegate("memories", Memories.set_fields)
     remove = Delegate("memories", Memories.remove)
+    complete = Delegate("memories", Memories.complete)
 
     remember = Delegate("capture", Capture.remember)
 

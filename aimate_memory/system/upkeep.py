@@ -1,4 +1,4 @@
-"""`Upkeep`: lifecycle runs (expire, promote, archive, fold uses) and near-duplicate merging, reached as
+"""`Upkeep`: lifecycle runs (expire, promote, archive by uses) and near-duplicate merging, reached as
 `system.upkeep` (`lifecycle/maintenance.py` does the work through the `MaintenanceHost` the store is)."""
 
 from __future__ import annotations

@@ -183,12 +183,11 @@ class ContextView:
 
 
 def context_view(system: MemorySystem, query: str | None, budget: str | None) -> ContextView:
-    """The context as an assistant would get it (session start without a query, prompt time with one), built
-    without counting a use: nobody but the person looking reads it. The budget defaults to the hooks' one
-    (`hooks.context_budget`), what a session start is given."""
+    """The context as an assistant would get it (session start without a query, prompt time with one). The
+    budget defaults to the hooks' one (`hooks.context_budget`), what a session start is given."""
     wanted = _budget(budget) or int(system.config.get("hooks.context_budget"))
     query = (query or "").strip()
-    record = ContextRecord.of(system.build_context(query or None, wanted, count_uses=False))
+    record = ContextRecord.of(system.build_context(query or None, wanted))
     bars = [
         SectionBar(
             str(section.get("layer")),

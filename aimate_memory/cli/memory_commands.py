@@ -148,6 +148,9 @@ def list_(
     )
     system = refreshed(open_system(), no_refresh)
     memories = system.list(where, limit=limit)
+    broken = system.broken_warning()
+    if broken:  # stderr: --json stays parseable
+        print_warning(broken)
     if as_json:
         print_json([memory.public_dict() for memory in memories])
     else:

@@ -117,7 +117,7 @@ class MemoryTools:
 
     def memory_get(self, id: MemoryId) -> MemoryOutput:
         system = self.refreshed()
-        memory = system.get(id)
+        memory = system.read(id)  # an assistant opening a memory is a use (docs/lifecycle.md "Uses")
         return memory_record(memory, system.staleness(memory))
 
     def memory_context(

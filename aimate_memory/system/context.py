@@ -74,6 +74,7 @@ class ContextBuilder:
         )
         # What an assistant reads: a secret a person let into a memory (--allow-secret) is masked here.
         context.text = mask_text(context.text)
+        context.warnings.extend(self._broken_warnings())
         watch.lap("allocate")
         watch.breakdown["tokens"] = context.total_tokens
         self._perf_log.log("context_build", watch, "query" if query else "")
@@ -90,7 +91,13 @@ class ContextBuilder:
             *session_warnings(session.usage if session else None),
             *core_warnings(core, capped=cap < total),
             *pending_warnings(pending),
+            *self._broken_warnings(),
         ]
+
+    def _broken_warnings(self) -> list[ContextWarning]:
+        """A memory file that could not be read is left out of the context, and the person is told which."""
+        message = self._retrieval.broken_warning()
+        return [ContextWarning("broken_files", message)] if message else []
 
     def core_markdown(self, scope: Scope | str | None = None) -> str:
         """Global core then project core as Markdown (for `memory://core`), every memory in full, compactly

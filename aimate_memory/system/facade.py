@@ -170,6 +170,8 @@ class MemorySystem:
     search = Delegate("retrieval", Retrieval.search)
     query = Delegate("retrieval", Retrieval.query)
     count = Delegate("retrieval", Retrieval.count)
+    broken_warning = Delegate("retrieval", Retrieval.broken_warning)
+    broken_files = Delegate("retrieval", Retrieval.broken_files)
 
     add = Delegate("memories", Memories.add)
     get = Delegate("memories", Memories.get)

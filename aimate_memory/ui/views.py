@@ -88,9 +88,11 @@ class ReviewCard:
     # each {"id", "title", "reason", …}; accepting the capture supersedes them.
     conflicts: list[Mapping[str, Any]] = field(default_factory=list)
 
+    parse_error: str | None = None  # the file does not parse: nothing to accept until it does
+
     @property
     def can_accept(self) -> bool:
-        return self.kind != "conflict"
+        return self.kind not in ("conflict", "broken")
 
 
 def review_cards(system: MemorySystem) -> list[ReviewCard]:
@@ -106,6 +108,8 @@ def _card(system: MemorySystem, item: ReviewItem) -> ReviewCard:
     kind = change.status
     if change.memory_status == "pending" and change.status in ("added", "modified", "renamed"):
         kind = "pending"
+    if change.parse_error is not None and change.status != "conflict":
+        kind = "broken"
     return ReviewCard(
         scope=item.scope,
         path=change.path.as_posix(),
@@ -122,6 +126,7 @@ def _card(system: MemorySystem, item: ReviewItem) -> ReviewCard:
         secrets=[f"{s.location}: {s.kind}: {s.excerpt_masked}" for s in change.secrets],
         flags=flags_of(data, _meta(memory)),
         conflicts=[item for item in data.get("conflicts") or () if isinstance(item, Mapping)],
+        parse_error=change.parse_error,
     )
 
 

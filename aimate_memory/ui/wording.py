@@ -55,6 +55,15 @@ WORDS: dict[str, tuple[str, str]] = {
     "kind.deleted": ("deleted", "已删除"),
     "kind.renamed": ("moved", "已移动"),
     "kind.conflict": ("conflict", "冲突"),
+    "kind.broken": ("broken file", "损坏的文件"),
+    "review.broken": (
+        "Does not parse as a memory ({error}): fix the file, then review again.",
+        "无法解析为记忆（{error}）：请修好文件后再审阅。",
+    ),
+    "banner.broken": (
+        "{n} memory file(s) could not be read: every search, list and context leaves them out until fixed.",
+        "{n} 个记忆文件无法读取：修好之前，所有搜索、列表和上下文都不包含它们。",
+    ),
     "flag.stale": ("stale", "可能过时"),
     "flag.conflict": ("conflicts with another memory", "与其他记忆冲突"),
     # memory fields

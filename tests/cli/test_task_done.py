@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a dozen CLI subprocesses per case
+
 
 @pytest.mark.parametrize("title", ["TODO: add pagination to /users", "待办：给 /users 接口加分页"])
 def test_done_closes_a_task_and_refuses_anything_else(cli, home: Path, title: str) -> None:

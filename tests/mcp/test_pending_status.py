@@ -33,3 +33,19 @@ def test_search_says_pending_and_context_leaves_it_out(
     context = server.ok("memory_context", query=query)
     assert f"{sentence} (reviewed)" in context["text"]
     assert context["text"].count(sentence) == 1
+
+
+@pytest.mark.parametrize("title", ["Redis for the session cache", "会话缓存选用 Redis"])
+def test_a_broken_file_is_named_in_the_warnings(spawn: Any, home: Path, workdir: Path, title: str) -> None:
+    cli = make_runner(home, workdir, vectors=False)
+    assert cli("mem", "init").code == 0
+    assert cli("mem", "add", title, "--category", "decision").code == 0
+    broken = home / "memory" / "core" / "broken.md"
+    broken.write_text(f"---\ntitle: [never closed\n---\n# {title}\n", encoding="utf-8")
+    server = spawn()
+
+    found = server.ok("memory_search", query="Redis")
+    assert [item["title"] for item in found["results"]] == [title]
+    assert any("core/broken.md" in warning and "could not be read" in warning for warning in found["warnings"])
+    context = server.ok("memory_context")
+    assert [w["kind"] for w in context["warnings"] if "core/broken.md" in w["message"]] == ["broken_files"]

@@ -22,6 +22,7 @@ class SessionMark:
     offset: int = 0
     primed: bool = False
     seen: str = ""  # ISO time of the last hook run, to forget the oldest
+    started: str = ""  # ISO time of the transcript's first record: when the session began (its episode)
 
 
 @contextlib.contextmanager

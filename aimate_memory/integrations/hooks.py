@@ -29,7 +29,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aimate_memory.integrations.claude_transcript import read_new_turns
+from aimate_memory.integrations.claude_transcript import CLAUDE, TranscriptFormat, read_new
+from aimate_memory.integrations.codex_transcript import CODEX
 from aimate_memory.integrations.hook_events import Client, HookEvent, HookKind, parse_event, render_output
 from aimate_memory.integrations.hook_state import known_session, session_mark
 from aimate_memory.integrations.remember import extract_remembered
@@ -137,12 +138,33 @@ def _session_end(event: HookEvent, memory: GetClient, client: Client, state_dir:
         return ""
     if event.transcript_path is not None and event.transcript_path.is_file():
         with session_mark(state_dir, event.session_id, _now()) as mark:
-            turns, mark.offset = read_new_turns(event.transcript_path, mark.offset)
-            for turn in turns:
+            read = read_new(event.transcript_path, mark.offset, TRANSCRIPTS.get(client, CLAUDE))
+            mark.offset = read.offset
+            mark.started = mark.started or read.started or ""
+            for turn in read.turns:
                 memory().add_conversation(turn.role, turn.content, session=session)
+            if read.edited or (read.turns and mark.started):  # what the session's episode needs
+                from aimate_memory.sessions.episode import activity_turn  # the sessions package: only when needed
+
+                edited = [_shown_path(path, event.cwd) for path in read.edited]
+                memory().add_conversation("tool", activity_turn(mark.started or None, edited), session=session)
     if event.ends_session:
         memory().end_session(session=session)
     return ""
+
+
+# How each client's transcript is read: Claude Code's records, Codex's rollout (Kimi sends no transcript).
+TRANSCRIPTS: dict[Client, TranscriptFormat] = {Client.CLAUDE: CLAUDE, Client.CODEX: CODEX}
+
+
+def _shown_path(path: str, cwd: Path | None) -> str:
+    """A file the assistant edited, relative to the project when inside it (as git names it)."""
+    if cwd is not None and Path(path).is_absolute():
+        try:
+            return Path(path).relative_to(cwd).as_posix()
+        except ValueError:
+            return path
+    return path
 
 
 def _never_ran(event: HookEvent, state_dir: Path) -> bool:

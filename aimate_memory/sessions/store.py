@@ -25,7 +25,7 @@ from __future__ import annotations
 import builtins
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
@@ -52,6 +52,7 @@ ACTIVE_FOLDER = PurePosixPath(Layer.SESSION.folder, "active")
 MAX_KEY_CHARS = 200
 KEY_SLUG_CHARS = 64  # of the key in the file name; the hash keeps longer keys apart
 LOCK_NAME = "session.lock"
+DEFAULT_TITLE_PREFIX = "Session "  # a session nobody titled is named by its start time, until its episode names it
 ROLES = frozenset({"user", "assistant", "system", "tool"})
 
 
@@ -247,12 +248,13 @@ class SessionFile:
         found = ([self._read(CURRENT)] if self.vault.abs_path(CURRENT).exists() else []) + keyed
         return sorted(found, key=lambda snapshot: snapshot.started_at)
 
-    def end(self) -> Memory:
-        """End the active session: `status: ended`, `ended_at`, renamed out of `current.md`."""
+    def end(self, fields: Mapping[str, Any] | None = None) -> Memory:
+        """End the active session: `status: ended`, `ended_at`, `fields` (its episode, a better title),
+        renamed out of `current.md`."""
         with file_lock(self.lock_path):
             if not self.path.exists():
                 raise NoSessionError("no active session", "start one first")
-            return self._end_locked()
+            return self._end_locked(fields)
 
     def load(self, rel_path: PurePosixPath) -> Memory:
         """A past session's file (sessions may exceed `storage.max_file_bytes`)."""
@@ -326,7 +328,7 @@ class SessionFile:
 
     def _write_new(self, title: str | None) -> None:
         now = self.clock.now()
-        title = (title or "").strip() or f"Session {now.strftime('%Y-%m-%d %H:%M')}"
+        title = (title or "").strip() or f"{DEFAULT_TITLE_PREFIX}{now.strftime('%Y-%m-%d %H:%M')}"
         meta: dict[str, Any] = {
             "id": new_id(now),
             "type": Layer.SESSION.value,
@@ -384,9 +386,11 @@ class SessionFile:
         doc.set("content_hash", content_hash(doc.body))
         self.vault.write_document(self.rel, doc)
 
-    def _end_locked(self) -> Memory:
+    def _end_locked(self, fields: Mapping[str, Any] | None = None) -> Memory:
         now = self.clock.now()
         doc = self._doc()
+        for key, value in (fields or {}).items():
+            doc.set(key, value)
         started = to_datetime(doc.get("started_at")) or now
         name = memory_file_name(started, "session", str(doc.get("title") or "session"))
         target = self.vault.unique_path(PurePosixPath(Layer.SESSION.folder), name)

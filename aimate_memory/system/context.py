@@ -31,7 +31,7 @@ from aimate_memory.system.perf import PerfLog, Stopwatch
 from aimate_memory.system.search import Retrieval
 from aimate_memory.system.sessions import Sessions
 from aimate_memory.system.store import Store
-from aimate_memory.vault.filters import MemoryFilter
+from aimate_memory.vault.filters import ENDED_SESSION_STATUSES, MemoryFilter
 from aimate_memory.vault.layout import Layer, Scope
 from aimate_memory.vault.model import Memory
 
@@ -147,6 +147,8 @@ class ContextBuilder:
                 )
             )
         found = self._relevant(query) if query else None
+        if query is None:  # a session start: where the last sessions left off (docs/design.md "Episodes")
+            requests.extend(self._episode_requests())
         long_share = ratios["long_term_ratio"]
         if self._has_project():
             requests.append(self._project_short_term(found, ratios["short_term_ratio"]))
@@ -158,6 +160,24 @@ class ContextBuilder:
             related = self._items(found.memories["global"], found.scores["global"])
             requests.append(SectionRequest("long_term", "global", related, long_share, heading="## Related · global"))
         return requests
+
+    def _episode_requests(self) -> list[SectionRequest]:
+        """The episodes of the last `context.episodes` ended sessions of the current vault, newest first."""
+        shown = int(self._store.config.get("context.episodes"))
+        if shown <= 0:
+            return []
+        vault = self._store.vault_for(None)
+        where = MemoryFilter(layers=(Layer.SESSION,), scopes=(vault.scope,), statuses=ENDED_SESSION_STATUSES)
+        items = []
+        for memory, episode in self._sessions.episodes(self._retrieval.query(where, limit=shown, order="updated")):
+            title = f"{memory.updated_at.date().isoformat()} · {memory.title}"
+            body = "\n".join(episode.lines())
+            items.append(ContextItem(memory.id, title, body, vault.scope.value, memory.rel_path.as_posix()))
+        if not items:
+            return []
+        ratio = float(self._store.config.get("context.episode_ratio"))
+        heading = f"## Last sessions · {vault.scope.value}"
+        return [SectionRequest("episode", vault.scope.value, items, ratio, heading=heading)]
 
     def _core_requests(self) -> list[SectionRequest]:
         scopes = (Scope.GLOBAL, Scope.PROJECT) if self._has_project() else (Scope.GLOBAL,)

@@ -12,17 +12,22 @@ append's warnings say which kinds were masked; a session title holding one is re
 from __future__ import annotations
 
 import builtins
-from pathlib import PurePosixPath
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+from typing import Any
 
-from aimate_memory.errors import InvalidInputError
+from aimate_memory.errors import AimateError, InvalidInputError
+from aimate_memory.git.activity import commits_between, uncommitted_files
 from aimate_memory.sessions import AppendResult, SessionFile, SessionInfo, SessionSettings, summarizer_from_config
-from aimate_memory.sessions.store import SessionSnapshot, is_running_path
+from aimate_memory.sessions.episode import Episode, activity_since, build_episode
+from aimate_memory.sessions.store import DEFAULT_TITLE_PREFIX, SessionSnapshot, is_running_path
 from aimate_memory.system.capture import Capture
 from aimate_memory.system.memories import Memories
 from aimate_memory.system.perf import PerfLog, Stopwatch
 from aimate_memory.system.store import Store
 from aimate_memory.vault.changes import ChangeSet, FileChange
-from aimate_memory.vault.layout import Layer
+from aimate_memory.vault.layout import Layer, Scope
+from aimate_memory.vault.model import Memory
 from aimate_memory.vault.resolve import id_starts_with
 from aimate_memory.vault.roots import Roots
 
@@ -128,6 +133,20 @@ class Sessions:
         past = SessionFile(vault, Roots.state_dir(self._store.root_of(vault)), sessions.settings)
         return past.info(past.load(rel))
 
+    def episodes(self, ended: Iterable[Memory]) -> builtins.list[tuple[Memory, Episode]]:
+        """The episodes of these ended sessions (their files read; one without an episode is left out)."""
+        sessions = self.file()
+        found = []
+        for memory in ended:
+            try:
+                doc = sessions.load(memory.rel_path).doc
+            except (AimateError, OSError):  # moved or broken since it was indexed: no episode to show
+                continue
+            episode = Episode.from_frontmatter(doc.get("episode") if doc is not None else None)
+            if episode is not None and not episode.empty:
+                found.append((memory, episode))
+        return found
+
     def running(self) -> builtins.list[SessionInfo]:
         """Every running session of the current vault — one per assistant window with hooks, and the one
         the CLI or MCP appends to — oldest first."""
@@ -140,13 +159,38 @@ class Sessions:
         past = [sessions.info(memory) for memory in sessions.list()]
         return self.running() + past
 
+    def _episode_fields(self, sessions: SessionFile) -> dict[str, Any]:
+        """The ending session's episode (docs/design.md "Episodes") and, when the session was only named by
+        its start time, its first request as the title. Nothing when the session holds nothing to say."""
+        snapshot = sessions.read()
+        if snapshot is None:
+            return {}
+        folder = _project_folder(self._store, sessions)
+        # A hook's session file begins when its first turns are saved; the transcript says when it began.
+        since = min(filter(None, [snapshot.started_at, activity_since(snapshot.turns)]))
+        commits = commits_between(folder, since, self._store.clock.now()) if folder else []
+        uncommitted = uncommitted_files(folder) if folder else []
+        episode = build_episode(snapshot.turns, commits, uncommitted)
+        if episode.empty:
+            return {}
+        fields: dict[str, Any] = {"episode": episode.to_frontmatter()}
+        title = episode.title()
+        if title and snapshot.title.startswith(DEFAULT_TITLE_PREFIX):
+            fields["title"] = title
+        return fields
+
     def _end(self, sessions: SessionFile) -> SessionInfo:
-        ended = sessions.end()
+        ended = sessions.end(self._episode_fields(sessions))
         change = FileChange("add", ended.rel_path, "session ended", old_path=None)
         self._store.record(sessions.vault, ChangeSet(f'memory: end session "{ended.title}"', [change]))
         info = sessions.info(ended)
         self._capture.propose_from_session(info.id, [(turn.role, turn.text) for turn in info.turns])
         return info
+
+
+def _project_folder(store: Store, sessions: SessionFile) -> Path | None:
+    """The project folder whose code a session in this vault worked on (None: a global session)."""
+    return store.roots.project_dir if sessions.vault.scope is Scope.PROJECT else None
 
 
 def _only(running: list[SessionSnapshot]) -> SessionSnapshot:

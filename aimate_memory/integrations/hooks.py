@@ -23,6 +23,7 @@ first (warm model and index, and nothing of the facade imported here), else the 
 from __future__ import annotations
 
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING
 from aimate_memory.integrations.claude_transcript import CLAUDE, TranscriptFormat, read_new
 from aimate_memory.integrations.codex_transcript import CODEX
 from aimate_memory.integrations.hook_events import Client, HookEvent, HookKind, parse_event, render_output
-from aimate_memory.integrations.hook_state import known_session, session_mark
+from aimate_memory.integrations.hook_state import idle_sessions, known_session, session_mark
 from aimate_memory.integrations.remember import extract_remembered
 
 if TYPE_CHECKING:  # a payload that is not one prints nothing without importing these
@@ -51,6 +52,7 @@ MAX_CONTEXT_CHARS = 9_000
 BUDGET_TRIES = 3  # a context over the characters is built again with a budget scaled down to fit
 SNIPPET_CHARS = 240
 PROMPT_TOP_K = 5  # a prompt hook adds to every prompt: a few of the relevant memories, not a page
+IDLE_CLOSED_PER_START = 2  # dead sessions a session start closes: each costs a transcript read and an end
 
 
 # The client for the payload's folder (`watch.client.connect`: the daemon while one answers, else the facade
@@ -113,7 +115,31 @@ def run_hook(
 
 
 def _session_start(event: HookEvent, memory: GetClient, client: Client, state_dir: Path) -> tuple[str, str]:
+    if event.cwd is not None:
+        _close_idle(event.cwd, event.session_id, memory, state_dir)
+        _remember_start(event, client, state_dir)
     return _session_context(memory)
+
+
+def _remember_start(event: HookEvent, client: Client, state_dir: Path) -> None:
+    """Where this session's transcript is, so a later session start can close it if its client dies."""
+    if event.transcript_path is None or event.session_id == "unknown":
+        return
+    with session_mark(state_dir, event.session_id, _now()) as mark:
+        mark.transcript, mark.cwd, mark.client = str(event.transcript_path), str(event.cwd), client.value
+
+
+def _close_idle(cwd: Path, current: str, memory: GetClient, state_dir: Path) -> None:
+    """End the sessions of this project whose client died (no SessionEnd, transcript quiet for
+    `session.idle_timeout_minutes`): their last turns saved, then ended — distilled, with an episode — as
+    SessionEnd would have (docs/design.md "Episodes"). At most IDLE_CLOSED_PER_START, oldest first."""
+    from aimate_memory.config.defaults import DEFAULTS  # the hook has no config of its own; the default
+
+    idle_seconds = float(DEFAULTS["session"]["idle_timeout_minutes"]) * 60
+    for idle in idle_sessions(state_dir, cwd, current, idle_seconds, time.time())[:IDLE_CLOSED_PER_START]:
+        client = Client(idle.client) if idle.client in {c.value for c in Client} else Client.CLAUDE
+        dead = HookEvent(HookKind.SESSION_END, "SessionEnd", idle.session_id, cwd, idle.transcript, None, None)
+        _session_end(dead, memory, client, state_dir)
 
 
 def _prompt(event: HookEvent, memory: GetClient, client: Client, state_dir: Path) -> str:
@@ -150,6 +176,8 @@ def _session_end(event: HookEvent, memory: GetClient, client: Client, state_dir:
                 memory().add_conversation("tool", activity_turn(mark.started or None, edited), session=session)
     if event.ends_session:
         memory().end_session(session=session)
+        with session_mark(state_dir, event.session_id, _now()) as mark:
+            mark.ended = True
     return ""
 
 

@@ -95,7 +95,7 @@ class MemorySystem:
         self.git = GitActions(self.store, self.memories, self.conflicts)
         self.memory_page = MemoryPage(self.store, self.memories, self.git)
         self.transfer = Transfer(self.store, self.memories)
-        self.upkeep = Upkeep(self.store)
+        self.upkeep = Upkeep(self.store, self.sessions)
         self.anchoring = Anchoring(self.store, self.memories)
 
     @classmethod

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterable
+from datetime import timedelta
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -132,6 +133,20 @@ class Sessions:
             raise InvalidInputError(f"{ref} is not a session", "list them: aimate mem session list")
         past = SessionFile(vault, Roots.state_dir(self._store.root_of(vault)), sessions.settings)
         return past.info(past.load(rel))
+
+    def close_idle(self) -> builtins.list[SessionInfo]:
+        """End every running session of the current vault with no turn for `session.idle_timeout_minutes`:
+        its client died without a SessionEnd (a closed window, a crash). Ended like any other — distilled,
+        with its episode — so nothing is left running for ever (docs/design.md "Episodes")."""
+        idle = timedelta(minutes=float(self._store.config.get("session.idle_timeout_minutes")))
+        now = self._store.clock.now()
+        sessions = self.file()
+        closed = []
+        for snapshot in sessions.running():
+            last = max([snapshot.started_at, *(turn.time for turn in snapshot.turns)])
+            if now - last >= idle:
+                closed.append(self._end(sessions.keyed(snapshot.key)))
+        return closed
 
     def episodes(self, ended: Iterable[Memory]) -> builtins.list[tuple[Memory, Episode]]:
         """The episodes of these ended sessions (their files read; one without an episode is left out)."""

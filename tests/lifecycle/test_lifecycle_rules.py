@@ -192,7 +192,7 @@ def test_reads_never_write_files_and_legacy_counts_are_read(system: MemorySystem
     system.git.commit("memory: an older version's counts")
     system.clock.advance(days=2)  # type: ignore[attr-defined]
     assert by_id(system, a.id).access_count == 7  # read (back-compat)
-    before = files(system)
+    before, history = files(system), system.timeline().events
     system.recorded.clear()  # type: ignore[attr-defined]
     for memory_id in (a.id, b.id, a.id):
         system.read(memory_id)
@@ -200,6 +200,7 @@ def test_reads_never_write_files_and_legacy_counts_are_read(system: MemorySystem
     [run] = run_maintenance(system.store)
     assert run.actions == [] and files(system) == before
     assert [c for c in system.recorded if c.changes] == []  # type: ignore[attr-defined]
+    assert system.timeline().events == history  # no "edit" nobody made
     tallies = system.store.journal_for(system.global_vault).tally()
     assert (tallies[a.id].count, tallies[b.id].count) == (2, 1)
     assert tallies[a.id].last == system.clock.now()

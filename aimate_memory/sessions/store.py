@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import builtins
 import hashlib
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -52,6 +53,7 @@ ACTIVE_FOLDER = PurePosixPath(Layer.SESSION.folder, "active")
 MAX_KEY_CHARS = 200
 KEY_SLUG_CHARS = 64  # of the key in the file name; the hash keeps longer keys apart
 LOCK_NAME = "session.lock"
+EPISODES_NAME = "episodes.jsonl"  # the last episodes, for the session start (docs/design.md "Episodes")
 DEFAULT_TITLE_PREFIX = "Session "  # a session nobody titled is named by its start time, until its episode names it
 ROLES = frozenset({"user", "assistant", "system", "tool"})
 
@@ -399,7 +401,37 @@ class SessionFile:
         doc.set("updated_at", now)
         self.vault.write_document(target, doc)
         self.path.unlink()
-        return self._load(target)
+        ended = self._load(target)
+        if fields and "episode" in fields:
+            self._log_episode(ended, fields["episode"])
+        return ended
+
+    def _log_episode(self, ended: Memory, episode: Any) -> None:
+        """The episode also goes to `state/episodes.jsonl`: a session start reads the last few lines there
+        instead of parsing session files' YAML (60 ms for two at load 20). The session file keeps the record;
+        this log is a cache of it, lost with the state folder (then the start shows no episodes)."""
+        entry = {"id": ended.id, "title": ended.title, "ended_at": ended.updated_at.isoformat(), "episode": episode}
+        path = self.state_dir / EPISODES_NAME
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry, ensure_ascii=False, default=str) + "\n")
+
+    def recent_episodes(self, count: int) -> builtins.list[dict[str, Any]]:
+        """The last `count` logged episodes, newest first (`id`, `title`, `ended_at`, `episode`)."""
+        try:
+            lines = (self.state_dir / EPISODES_NAME).read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return []
+        found: builtins.list[dict[str, Any]] = []
+        for line in reversed(lines):
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue  # a torn last line
+            if isinstance(entry, dict) and entry.get("id"):
+                found.append(entry)
+            if len(found) >= count:
+                break
+        return found
 
 
 def running_path(key: str | None) -> PurePosixPath:

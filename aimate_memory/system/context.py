@@ -31,7 +31,7 @@ from aimate_memory.system.perf import PerfLog, Stopwatch
 from aimate_memory.system.search import Retrieval
 from aimate_memory.system.sessions import Sessions
 from aimate_memory.system.store import Store
-from aimate_memory.vault.filters import ENDED_SESSION_STATUSES, MemoryFilter
+from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Layer, Scope
 from aimate_memory.vault.model import Memory
 
@@ -167,12 +167,10 @@ class ContextBuilder:
         if shown <= 0:
             return []
         vault = self._store.vault_for(None)
-        where = MemoryFilter(layers=(Layer.SESSION,), scopes=(vault.scope,), statuses=ENDED_SESSION_STATUSES)
         items = []
-        for memory, episode in self._sessions.episodes(self._retrieval.query(where, limit=shown, order="updated")):
-            title = f"{memory.updated_at.date().isoformat()} · {memory.title}"
-            body = "\n".join(episode.lines())
-            items.append(ContextItem(memory.id, title, body, vault.scope.value, memory.rel_path.as_posix()))
+        for session_id, title, ended_at, episode in self._sessions.recent_episodes(shown):
+            heading = f"{ended_at[:10]} · {title}"
+            items.append(ContextItem(session_id, heading, "\n".join(episode.lines()), vault.scope.value, ""))
         if not items:
             return []
         ratio = float(self._store.config.get("context.episode_ratio"))

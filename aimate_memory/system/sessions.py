@@ -12,12 +12,11 @@ append's warnings say which kinds were masked; a session title holding one is re
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable
 from datetime import timedelta
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from aimate_memory.errors import AimateError, InvalidInputError
+from aimate_memory.errors import InvalidInputError
 from aimate_memory.git.activity import commits_between, uncommitted_files
 from aimate_memory.sessions import AppendResult, SessionFile, SessionInfo, SessionSettings, summarizer_from_config
 from aimate_memory.sessions.episode import Episode, activity_since, build_episode
@@ -28,7 +27,6 @@ from aimate_memory.system.perf import PerfLog, Stopwatch
 from aimate_memory.system.store import Store
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.layout import Layer, Scope
-from aimate_memory.vault.model import Memory
 from aimate_memory.vault.resolve import id_starts_with
 from aimate_memory.vault.roots import Roots
 
@@ -148,18 +146,16 @@ class Sessions:
                 closed.append(self._end(sessions.keyed(snapshot.key)))
         return closed
 
-    def episodes(self, ended: Iterable[Memory]) -> builtins.list[tuple[Memory, Episode]]:
-        """The episodes of these ended sessions (their files read; one without an episode is left out)."""
-        sessions = self.file()
+    def recent_episodes(self, count: int) -> builtins.list[tuple[str, str, str, Episode]]:
+        """(session id, title, ended_at, episode) of the last `count` sessions of the current vault that
+        ended with one, newest first."""
         found = []
-        for memory in ended:
-            try:
-                doc = sessions.load(memory.rel_path).doc
-            except (AimateError, OSError):  # moved or broken since it was indexed: no episode to show
-                continue
-            episode = Episode.from_frontmatter(doc.get("episode") if doc is not None else None)
+        for entry in self.file().recent_episodes(count):
+            episode = Episode.from_frontmatter(entry.get("episode"))
             if episode is not None and not episode.empty:
-                found.append((memory, episode))
+                found.append(
+                    (str(entry["id"]), str(entry.get("title") or ""), str(entry.get("ended_at") or ""), episode)
+                )
         return found
 
     def running(self) -> builtins.list[SessionInfo]:

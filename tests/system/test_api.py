@@ -39,7 +39,7 @@ def test_open_takes_a_str_project_and_add_takes_layer_and_scope_names(project: P
     [
         ({"layer": "medium_term"}, "layer"),
         ({"scope": "team"}, "scope"),
-        ({"status": "done"}, "status"),
+        ({"status": "finished"}, "status"),  # "done" is a status: a task the person closed
         ({"category": "a/../../b"}, "category"),
         ({"ttl_days": float("nan"), "layer": "short_term"}, "time to live"),
     ],

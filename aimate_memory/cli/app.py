@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 # `aimate mem --help` groups its commands (typer's `rich_help_panel`, drawn in click's plain format by
 # `GroupedHelp`: rich's help cost 45 ms of a cold --help, see `rich_markup_mode=None` below).
 HELP_PANELS: dict[str, tuple[str, ...]] = {
-    "Everyday": ("init", "add", "list", "show", "edit", "set", "rm", "search", "recall", "remember", "context",
+    "Everyday": ("init", "add", "list", "show", "edit", "set", "rm", "done", "search", "recall", "remember", "context",
                  "verify", "stale", "ui"),
     "Assistants": ("install", "uninstall", "agents-md", "session", "mcp", "hook"),
     "Git": ("review", "trust", "untrust", "commit", "diff", "log", "timeline", "sync"),

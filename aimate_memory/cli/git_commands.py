@@ -123,6 +123,8 @@ _KIND = {
 
 def _kind(item: ReviewItem) -> str:
     change = item.change
+    if change.parse_error is not None:
+        return "broken file"
     if change.memory_status == "pending" and change.status in ("added", "modified", "renamed"):
         return "pending capture"
     return _KIND.get(change.status, change.status)
@@ -165,6 +167,8 @@ def _shown(value: object) -> str:
 
 
 def _note(item: ReviewItem) -> str:
+    if item.change.parse_error is not None:
+        return f"does not parse ({item.change.parse_error}): fix it (`aimate mem edit`), then accept it"
     if not item.change.secrets:
         return ""
     first = item.change.secrets[0]
@@ -178,6 +182,8 @@ def _interactive(system: MemorySystem, items: list[ReviewItem], allow_secret: bo
         _print_item(item)
         if change.status == "conflict":
             console.print("[yellow]holds conflict markers: edit the file to resolve them, then review again[/]")
+            continue
+        if change.parse_error is not None:  # said by _print_item; nothing to accept until it parses
             continue
         both = ", keep [b]oth" if item.conflicts else ""
         answer = typer.prompt(f"[a]ccept, [r]eject{both}, [d]iff, [s]kip, [q]uit", default="s").strip().lower()[:1]

@@ -103,7 +103,7 @@ def search(
     for rank, hit in enumerate(found.hits, 1):
         console.print(
             f"[bold]{rank}. {escape(hit.title)}[/]  [dim]{hit.id[:8]} {escape(hit.location)}  {hit.layer}"
-            f"  score {hit.score:.3f}[/]"
+            f"  score {hit.score:.3f}[/]" + ("" if hit.reviewed else f"  [yellow]{PENDING_MARK}[/]")
         )
         if hit.snippet:
             console.print("   " + _highlight(hit.snippet, list(hit.highlights)))
@@ -161,6 +161,8 @@ def eval_(
 
 
 # How `--explain` names the factors: the evidence, the relevance made of it, then the weights that multiply it.
+# A capture waiting for review is shown only marked as such (docs/design.md "Pending is not memory").
+PENDING_MARK = "pending review, not yet a memory"
 _EVIDENCE = (("similarity", "cosine"), ("vector", "vector"), ("keyword", "keyword"))
 _WEIGHTS = (("recency", "recency"), ("importance", "importance"), ("access", "use"))
 

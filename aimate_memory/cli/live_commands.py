@@ -237,7 +237,7 @@ def maintain(
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan; change nothing."),
     as_json: bool = JSON,
 ) -> None:
-    """Expire, promote and archive by the lifecycle rules; fold access counts; report near-duplicates."""
+    """Expire, promote and archive by the lifecycle rules (a read never rewrites a file); report near-duplicates."""
     runs = open_system().upkeep.maintain(dry_run=dry_run)
     if as_json:
         print_json([run.to_dict() for run in runs])

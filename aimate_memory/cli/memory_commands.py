@@ -149,6 +149,9 @@ def list_(
     )
     system = refreshed(open_system(), no_refresh)
     memories = system.list(where, limit=limit)
+    broken = system.broken_warning()
+    if broken:  # stderr: --json stays parseable
+        print_warning(broken)
     if as_json:
         print_json([memory.public_dict() for memory in memories])
     else:
@@ -302,6 +305,13 @@ def rm(
     memory = system.remove(ref, purge=purge)
     verb = "deleted" if purge else "archived to"
     console.print(f"{verb} {memory.scope.value}:{memory.rel_path.as_posix()}")
+
+
+@commands.command()
+def done(ref: str = typer.Argument(..., metavar="ID|PATH|TITLE")) -> None:
+    """Close a task you finished: moved to archive/ with status done (one commit)."""
+    memory = open_system().complete(ref)
+    console.print(f"done: {memory.title}  → {memory.scope.value}:{memory.rel_path.as_posix()}")
 
 
 @commands.command()

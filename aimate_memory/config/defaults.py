@@ -20,6 +20,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "short_term_ratio": 0.25,
         "long_term_ratio": 0.25,
         "recent_days": 7,
+        # The session start shows the episodes of the last sessions in this vault (docs/design.md "Episodes"):
+        # a few lines each, a small share so they never crowd out memories.
+        "episodes": 2,
+        "episode_ratio": 0.1,
     },
     "session": {
         "max_tokens": 128_000,
@@ -27,6 +31,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "critical_ratio": 0.85,
         "trim_target_ratio": 0.5,
         "protected_rounds": 3,
+        # A running session with no turn for this long was left by a client that died (no SessionEnd): the
+        # next session start or maintenance run ends it, so it is distilled and gets its episode.
+        "idle_timeout_minutes": 240,
     },
     "capture": {
         # Confidence routing (docs/design.md, "Capture"): an agent's capture at or above write_threshold is written
@@ -74,7 +81,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "short_term": {
         "default_ttl_days": 14,
+        # Promotion means lasting use (docs/lifecycle.md "Uses"): this many explicit reads (get/show, an MCP
+        # get; never an appearance in a context or a search) on at least promote_min_days different days. A
+        # task is never promoted.
         "promote_threshold": 5,
+        "promote_min_days": 3,
     },
     "long_term": {
         "archive_after_days": 90,

@@ -43,6 +43,8 @@ class PendingChange:
     fields: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     body_diff: str = ""
     memory_status: str | None = None  # the frontmatter's status now ("pending": a capture waiting for review)
+    # The file as it is now does not parse as a memory (`line N: reason`): never accepted until it does.
+    parse_error: str | None = None
 
     @property
     def paths(self) -> list[PurePosixPath]:
@@ -64,6 +66,7 @@ class PendingChange:
             "fields": {key: {"before": before, "after": after} for key, (before, after) in self.fields.items()},
             "body_diff": self.body_diff,
             "memory_status": self.memory_status,
+            "parse_error": self.parse_error,
             "secrets": [{"line": f.line, "kind": f.kind, "excerpt": f.excerpt_masked} for f in self.secrets],
         }
 
@@ -96,6 +99,8 @@ def pending_changes(
         change.staged = path in staged
         text = repo.worktree_text(path) if change.status != "deleted" else repo.blob_text(tree, path)
         change.memory_id, change.title = _identity_of(text, path)
+        if change.status != "deleted":
+            change.parse_error = parse_problem(text, path)
     _pair_moves(repo, changes)
 
     result: list[PendingChange] = []
@@ -220,6 +225,7 @@ def accept(
         raise InvalidInputError(
             f"{change.path} still holds conflict markers", "edit the file to resolve them, then accept it"
         )
+    refuse_unparsable(change)
     title = change.title or change.path.stem
     subject = f'memory: accept {_ACCEPT_WORD[change.status]} "{title}" ({change.path.parent.as_posix()})'
     body = "\n".join([f"- {change.describe()}: accepted in review", *(f"- {extra}: {why}" for extra, why in also)])
@@ -324,6 +330,27 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
+def refuse_unparsable(change: PendingChange) -> None:
+    """A file that does not parse is not a memory a person can accept: committing it would hand the team a
+    file every read skips (docs/design.md "A broken memory is never silent")."""
+    if change.parse_error is not None:
+        raise InvalidInputError(
+            f"{change.path} does not parse as a memory ({change.parse_error}); not accepted",
+            f"fix it (`aimate mem edit {change.path}`; `aimate mem diagnose` checks it), then accept it",
+        )
+
+
+def parse_problem(text: str | None, repo_path: str) -> str | None:
+    """Why a memory file's text does not parse (`line 3: …`), or None when it does (or is not Markdown)."""
+    if text is None or not repo_path.endswith(".md"):
+        return None
+    try:
+        parse_document(text, Path(repo_path), read_only=True)
+    except MemoryFileError as error:
+        return f"line {error.line}: {error.reason}" if error.line else error.reason
+    return None
 
 
 # -- helpers ----------------------------------------------------------------------------------------

@@ -22,6 +22,38 @@ class SessionMark:
     offset: int = 0
     primed: bool = False
     seen: str = ""  # ISO time of the last hook run, to forget the oldest
+    started: str = ""  # ISO time of the transcript's first record: when the session began (its episode)
+    # Where a session-start hook saw it, so the next one can close it if its client died (`idle_sessions`).
+    transcript: str = ""
+    cwd: str = ""
+    client: str = ""
+    ended: bool = False
+
+
+@dataclass(frozen=True)
+class IdleSession:
+    session_id: str
+    client: str
+    transcript: Path
+
+
+def idle_sessions(state_dir: Path, cwd: Path, current: str, idle_seconds: float, now: float) -> list[IdleSession]:
+    """Sessions a hook saw start in `cwd` that never ended and whose transcript has not changed for
+    `idle_seconds`: their client died without a SessionEnd. The transcript's mtime is the liveness signal
+    (every turn writes it), so a window left open over lunch is not taken for dead unless it is."""
+    found = []
+    for session_id, entry in _load(state_dir / STATE_FILE).items():
+        mark = SessionMark(**entry)
+        if session_id == current or mark.ended or not mark.transcript or mark.cwd != str(cwd):
+            continue
+        transcript = Path(mark.transcript)
+        try:
+            quiet = now - transcript.stat().st_mtime
+        except OSError:
+            continue
+        if quiet >= idle_seconds:
+            found.append(IdleSession(session_id, mark.client, transcript))
+    return found
 
 
 @contextlib.contextmanager

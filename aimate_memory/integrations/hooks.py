@@ -23,15 +23,17 @@ first (warm model and index, and nothing of the facade imported here), else the 
 from __future__ import annotations
 
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aimate_memory.integrations.claude_transcript import read_new_turns
+from aimate_memory.integrations.claude_transcript import CLAUDE, TranscriptFormat, read_new
+from aimate_memory.integrations.codex_transcript import CODEX
 from aimate_memory.integrations.hook_events import Client, HookEvent, HookKind, parse_event, render_output
-from aimate_memory.integrations.hook_state import known_session, session_mark
+from aimate_memory.integrations.hook_state import idle_sessions, known_session, session_mark
 from aimate_memory.integrations.remember import extract_remembered
 
 if TYPE_CHECKING:  # a payload that is not one prints nothing without importing these
@@ -50,6 +52,7 @@ MAX_CONTEXT_CHARS = 9_000
 BUDGET_TRIES = 3  # a context over the characters is built again with a budget scaled down to fit
 SNIPPET_CHARS = 240
 PROMPT_TOP_K = 5  # a prompt hook adds to every prompt: a few of the relevant memories, not a page
+IDLE_CLOSED_PER_START = 2  # dead sessions a session start closes: each costs a transcript read and an end
 
 
 # The client for the payload's folder (`watch.client.connect`: the daemon while one answers, else the facade
@@ -112,6 +115,9 @@ def run_hook(
 
 
 def _session_start(event: HookEvent, memory: GetClient, client: Client, state_dir: Path) -> tuple[str, str]:
+    if event.cwd is not None:
+        _close_idle(event.cwd, event.session_id, memory, state_dir)
+        _remember_start(event, client, state_dir)
     return _session_context(memory, state_dir, _refused_config(event, client))
 
 
@@ -127,6 +133,27 @@ def _refused_config(event: HookEvent, client: Client) -> str:
         return warning_once(roots.home, roots.project, session)
     except (AimateError, OSError):  # the line must never cost the session its context
         return ""
+
+
+def _remember_start(event: HookEvent, client: Client, state_dir: Path) -> None:
+    """Where this session's transcript is, so a later session start can close it if its client dies."""
+    if event.transcript_path is None or event.session_id == "unknown":
+        return
+    with session_mark(state_dir, event.session_id, _now()) as mark:
+        mark.transcript, mark.cwd, mark.client = str(event.transcript_path), str(event.cwd), client.value
+
+
+def _close_idle(cwd: Path, current: str, memory: GetClient, state_dir: Path) -> None:
+    """End the sessions of this project whose client died (no SessionEnd, transcript quiet for
+    `session.idle_timeout_minutes`): their last turns saved, then ended — distilled, with an episode — as
+    SessionEnd would have (docs/design.md "Episodes"). At most IDLE_CLOSED_PER_START, oldest first."""
+    from aimate_memory.config.defaults import DEFAULTS  # the hook has no config of its own; the default
+
+    idle_seconds = float(DEFAULTS["session"]["idle_timeout_minutes"]) * 60
+    for idle in idle_sessions(state_dir, cwd, current, idle_seconds, time.time())[:IDLE_CLOSED_PER_START]:
+        client = Client(idle.client) if idle.client in {c.value for c in Client} else Client.CLAUDE
+        dead = HookEvent(HookKind.SESSION_END, "SessionEnd", idle.session_id, cwd, idle.transcript, None, None)
+        _session_end(dead, memory, client, state_dir)
 
 
 def _prompt(event: HookEvent, memory: GetClient, client: Client, state_dir: Path) -> str:
@@ -151,12 +178,35 @@ def _session_end(event: HookEvent, memory: GetClient, client: Client, state_dir:
         return ""
     if event.transcript_path is not None and event.transcript_path.is_file():
         with session_mark(state_dir, event.session_id, _now()) as mark:
-            turns, mark.offset = read_new_turns(event.transcript_path, mark.offset)
-            for turn in turns:
+            read = read_new(event.transcript_path, mark.offset, TRANSCRIPTS.get(client, CLAUDE))
+            mark.offset = read.offset
+            mark.started = mark.started or read.started or ""
+            for turn in read.turns:
                 memory().add_conversation(turn.role, turn.content, session=session)
+            if read.edited or (read.turns and mark.started):  # what the session's episode needs
+                from aimate_memory.sessions.episode import activity_turn  # the sessions package: only when needed
+
+                edited = [_shown_path(path, event.cwd) for path in read.edited]
+                memory().add_conversation("tool", activity_turn(mark.started or None, edited), session=session)
     if event.ends_session:
         memory().end_session(session=session)
+        with session_mark(state_dir, event.session_id, _now()) as mark:
+            mark.ended = True
     return ""
+
+
+# How each client's transcript is read: Claude Code's records, Codex's rollout (Kimi sends no transcript).
+TRANSCRIPTS: dict[Client, TranscriptFormat] = {Client.CLAUDE: CLAUDE, Client.CODEX: CODEX}
+
+
+def _shown_path(path: str, cwd: Path | None) -> str:
+    """A file the assistant edited, relative to the project when inside it (as git names it)."""
+    if cwd is not None and Path(path).is_absolute():
+        try:
+            return Path(path).relative_to(cwd).as_posix()
+        except ValueError:
+            return path
+    return path
 
 
 def _never_ran(event: HookEvent, state_dir: Path) -> bool:
@@ -210,7 +260,9 @@ def _kimi_first_prompt(event: HookEvent, memory: GetClient, state_dir: Path) -> 
 
 
 def _relevant(memory: GetClient, prompt: str) -> str:
-    hits = memory().search(prompt, PROMPT_TOP_K).hits
+    # A capture waiting for review is not memory: the assistant is never handed it as such (docs/design.md
+    # "Pending is not memory").
+    hits = [hit for hit in memory().search(prompt, PROMPT_TOP_K).hits if hit.reviewed]
     return "\n".join([RELEVANT_PREFACE, *map(_hit_line, hits)]) if hits else ""
 
 

@@ -1,1 +1,2 @@
-"""The lifecycle (docs/design.md §5): expire, promote and archive memories, fold access counts, find near-duplicates."""
+"""The lifecycle (docs/design.md §5): expire, promote and archive memories by their uses (kept in the state
+folder, never in the files), find near-duplicates."""

@@ -11,8 +11,9 @@ same layer is scored:
   notes duplicates; text cosine keeps Chinese honest (docs/design.md §11).
 
 Pairs at or above `maintenance.duplicate_threshold` are joined into groups. The survivor of a group is the
-most important, then most used, then most recently updated memory; merging gives it the union of the tags,
-the highest importance, the summed access count and `supersedes`, and moves the others to `archive/` as
+most important, then most used (a legacy frontmatter count), then most recently updated memory; merging
+gives it the union of the tags, the highest importance and `supersedes` (uses stay in the journal, under
+the survivor's and the others' ids), and moves the others to `archive/` as
 `superseded` with `superseded_by` (planned here as pure actions, applied by the executor).
 """
 
@@ -306,17 +307,13 @@ def _best_link(
 def plan_merge(survivor: Memory, others: list[Memory], now: datetime) -> list[Action]:
     """Pure: the actions that merge `others` into `survivor` (absolute values, safe to apply twice)."""
     tags = list(dict.fromkeys([*survivor.tags, *(tag for other in others for tag in other.tags)]))
-    accessed = [m.accessed_at for m in (survivor, *others) if m.accessed_at is not None]
     supersedes = _string_list(survivor.doc.get("supersedes") if survivor.doc is not None else None)
     supersedes = list(dict.fromkeys([*supersedes, *(other.id for other in others)]))
     fields: dict[str, Any] = {
         "tags": tags,
         "importance": max(m.importance for m in (survivor, *others)),
-        "access_count": sum(m.access_count for m in (survivor, *others)),
         "supersedes": supersedes,
     }
-    if accessed:
-        fields["accessed_at"] = max(accessed)
     names = ", ".join(f'"{other.title}"' for other in others)
     actions = [Action(Kind.MERGE, survivor.id, survivor.rel_path, None, fields, f"merged {names}", survivor.title)]
     for other in others:

@@ -2,7 +2,7 @@
 
 How each action stays safe to repeat:
 
-- Field changes (fold, merge) write absolute values computed when the plan was made; writing them again
+- Field changes (merge) write absolute values computed when the plan was made; writing them again
   changes nothing.
 - A move writes the new file (atomically) before removing the old one (`Vault.move`). Before moving,
   the executor looks at the target: a file there holding the same id is the new copy from a run that was

@@ -1,27 +1,26 @@
-"""One maintenance run per vault (docs/design.md §5): plan → write-ahead record → apply → fold the journal →
-sync the index → report near-duplicates → one ChangeSet (the git layer commits it with every reason).
+"""One maintenance run per vault (docs/design.md §5): plan → write-ahead record → apply → sync the index →
+report near-duplicates → one ChangeSet (the git layer commits it with every reason).
 
-Crash safety (kill -9 anywhere, then run again → same end state, nothing lost or counted twice):
+Uses are read from the journal (`lifecycle/journal.py`) and never written into a memory's file: a run
+changes a file only for a lifecycle rule (expire, promote, archive), so review and git show nothing a read
+did (docs/lifecycle.md "Uses").
 
-1. The live access journal is renamed to `state/access.folding.jsonl` under the journal's lock (recalls
-   that come in meanwhile start a fresh journal). A leftover folding file from a killed run is used
-   as is: it was never folded.
-2. The plan — absolute field values, source and target paths — is written atomically to
+Crash safety (kill -9 anywhere, then run again → same end state, nothing lost):
+
+1. The plan — absolute field values, source and target paths — is written atomically to
    `state/maintenance.pending.json` before the first file changes.
-3. Actions are applied by the idempotent executor; then the folding file is removed, the index refreshed,
-   the ChangeSet recorded, and the pending record deleted, in that order.
-4. A run that finds a pending record first re-applies it (finishing half-done moves, re-writing the same
-   counter values), and reports those changes in its own ChangeSet.
-
-So a killed run's accesses are folded exactly once: either the pending record carries them (absolute
-counts) or the folding file still holds them and no file has them yet.
+2. Actions are applied by the idempotent executor; then the index is refreshed, the ChangeSet recorded,
+   and the pending record deleted, in that order.
+3. A run that finds a pending record first re-applies it (finishing half-done moves), and reports those
+   changes in its own ChangeSet.
 
 Hand edits belong to their owner (`git/committer.py`): where the tool commits, a memory a person changed
-and nobody reviewed is left alone — no move, no fold — and listed in the run's warnings; a hand-made file
-without frontmatter is never rewritten to fold counts. Their recalls are carried in
-`state/access.carried.jsonl` to the next run (the pending record holds the carried tallies too, so a
-resumed run writes the same file: still exactly once). A file holding a secret is held out of the commit
-and reported; the rest of the run is committed.
+and nobody reviewed is left alone — no move — and listed in the run's warnings; its uses stay in the
+journal for the next run. A file holding a secret is held out of the commit and reported; the rest of the
+run is committed.
+
+Older versions folded uses into frontmatter through `state/access.folding.jsonl` and
+`state/access.carried.jsonl`; a run that finds either appends it to the journal once (`_absorb_legacy`).
 """
 
 from __future__ import annotations
@@ -29,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
@@ -114,8 +112,10 @@ class StaleMemory:
 
 
 PENDING_FILE = "maintenance.pending.json"
-FOLDING_FILE = "access.folding.jsonl"
-CARRIED_FILE = "access.carried.jsonl"
+# Uses an older version set aside to fold into frontmatter (one a run was folding, one it carried past a
+# hand edit): absorbed into the journal once.
+LEGACY_FILES = ("access.folding.jsonl", "access.carried.jsonl")
+COMPACT_OVER_BYTES = 256_000  # a journal this big is rewritten one line per memory and day
 LOCK_FILE = "maintenance.lock"
 MEMO_FILE = "duplicates.memo.json"
 # Folders whose files the tool writes turn by turn without a commit each (conversation transcripts): an
@@ -186,25 +186,21 @@ def _run_vault(host: MaintenanceHost, vault: Vault, policy: Policy, dry_run: boo
     run = VaultRun(vault.scope.value, dry_run)
     folder = state_dir(host, vault)
     journal = host.journal_for(vault)
-    folding = folder / FOLDING_FILE
     if dry_run:
-        run.resumed = _read_pending(folder)[0]
-        tallies = _tallies(folding) if folding.exists() else journal.tally()[0]
-        _plan_run(host, vault, policy, run, _merge(tallies, _tallies(folder / CARRIED_FILE)))
+        run.resumed = _read_pending(folder)
+        legacy = [AccessJournal(folder / name).tally() for name in LEGACY_FILES]
+        _plan_run(host, vault, policy, run, _merge(journal.tally(), *legacy))
         if report_duplicates:
             run.duplicates = _duplicates(host, vault, run)
         return run
     with maintenance_lock(folder):
         run.resumed, resumed_outcomes = _resume(folder, vault)
         run.warnings.extend(filter(None, [vault.remove_stale_temps()]))
-        _rotate(journal, folding)
-        carried = folder / CARRIED_FILE
-        carry = _plan_run(host, vault, policy, run, _merge(_tallies(folding), _tallies(carried)))
-        if run.actions or run.resumed or carry or carried.exists():
-            _write_pending(folder, [*run.resumed, *run.actions], carry)
+        _absorb_legacy(folder, journal)
+        _plan_run(host, vault, policy, run, journal.tally())
+        if run.actions:
+            _write_pending(folder, [*run.resumed, *run.actions])
         run.outcomes = apply_actions(vault, run.actions)
-        _write_carried(folder, carry)
-        folding.unlink(missing_ok=True)
         changes = [o.change for o in [*resumed_outcomes, *run.outcomes] if o.change is not None]
         run.changeset = ChangeSet(run.subject, _unique(changes))
         _refresh(host, vault, run)
@@ -212,22 +208,20 @@ def _run_vault(host: MaintenanceHost, vault: Vault, policy: Policy, dry_run: boo
             run.duplicates = _duplicates(host, vault, run, refreshed=True)
         _commit(host, vault, run)
         (folder / PENDING_FILE).unlink(missing_ok=True)
+        _compact(journal)
     return run
 
 
 def _plan_run(
     host: MaintenanceHost, vault: Vault, policy: Policy, run: VaultRun, tallies: dict[str, AccessTally]
-) -> dict[str, AccessTally]:
-    """Plan the run into `run.actions`/`run.skipped`; returns the recalls to carry to the next run."""
+) -> None:
+    """Plan the run into `run.actions`/`run.skipped`."""
     # Read-only: the executor reads each file it changes again, with ruamel, right before writing it.
     memories = vault.scan(read_only=True).memories
     planned = plan(memories, tallies, host.clock.now(), policy)
     run.stale = stale_memories(host, memories, host.clock.now(), policy)
-    unreviewed = _person_changed(vault, host.config)
-    bare = {memory.id for memory in memories if memory.doc is None or not memory.doc.has_frontmatter}
-    run.actions, run.skipped, kept_out = leave_hand_edits_alone(planned, unreviewed, bare)
+    run.actions, run.skipped = leave_hand_edits_alone(planned, _person_changed(vault, host.config))
     run.warnings.extend(_skipped_warnings(run.skipped))
-    return {action.memory_id: tallies[action.memory_id] for action in kept_out if action.memory_id in tallies}
 
 
 def stale_memories(
@@ -254,21 +248,12 @@ def _person_changed(vault: Vault, config: Any) -> set[PurePosixPath]:
     return {path for path in unreviewed_paths_for(vault, config) if path.parts[0] not in TOOL_WRITTEN_FOLDERS}
 
 
-def leave_hand_edits_alone(
-    planned: list[Action], unreviewed: set[PurePosixPath], bare_ids: set[str]
-) -> tuple[list[Action], list[Action], list[Action]]:
-    """(actions to apply, actions skipped for an unreviewed edit, every action not applied). A fold into
-    a file without frontmatter is not applied either: the file stays as its author wrote it."""
-    applied, skipped, kept_out = [], [], []
-    for action in planned:
-        if action.rel_path in unreviewed:
-            skipped.append(action)
-            kept_out.append(action)
-        elif action.kind == Kind.FOLD and action.memory_id in bare_ids:
-            kept_out.append(action)
-        else:
-            applied.append(action)
-    return applied, skipped, kept_out
+def leave_hand_edits_alone(planned: list[Action], unreviewed: set[PurePosixPath]) -> tuple[list[Action], list[Action]]:
+    """(actions to apply, actions skipped for an unreviewed edit): a file a person changed and nobody
+    reviewed is theirs until reviewed."""
+    applied = [action for action in planned if action.rel_path not in unreviewed]
+    skipped = [action for action in planned if action.rel_path in unreviewed]
+    return applied, skipped
 
 
 def _commit(host: MaintenanceHost, vault: Vault, run: VaultRun) -> None:
@@ -384,30 +369,35 @@ def _unique(changes: list[FileChange]) -> list[FileChange]:
     return list(dict.fromkeys(changes))
 
 
-def _tallies(path: Path) -> dict[str, AccessTally]:
-    return AccessJournal(path).tally()[0]
+def _absorb_legacy(folder: Path, journal: AccessJournal) -> None:
+    """Uses an older version left set aside, appended to the journal and removed (under the journal's lock;
+    a kill between the two counts them twice, once, on the way to the new layout)."""
+    for name in LEGACY_FILES:
+        path = folder / name
+        try:
+            data = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            continue
+        lines = data[: data.rfind("\n") + 1]
+        if lines:
+            journal.append(lines)
+        path.unlink(missing_ok=True)
 
 
-def _rotate(journal: AccessJournal, folding: Path) -> None:
-    """Move the live journal aside to be folded (under the journal's own lock, so no recall is lost).
-    A folding file left by a killed run is folded first; the live journal waits for the next run."""
-    if folding.exists() or not journal.path.exists():
-        return
-    with journal.lock():
-        if journal.path.exists():
-            os.replace(journal.path, folding)
+def _compact(journal: AccessJournal) -> None:
+    try:
+        if journal.path.stat().st_size > COMPACT_OVER_BYTES:
+            journal.compact()
+    except OSError as exc:  # the journal still holds every use; compacting is only about its size
+        log.warning("could not compact %s: %s", journal.path, exc)
 
 
 def _resume(folder: Path, vault: Vault) -> tuple[list[Action], list[Outcome]]:
-    """Finish a killed run from its pending record. Its folding journal was counted into that record's
-    absolute values (or its carried tallies), so it is dropped here rather than folded again."""
-    actions, carry = _read_pending(folder)
-    if not actions and carry is None:
+    """Finish a killed run from its pending record."""
+    actions = _read_pending(folder)
+    if not actions:
         return [], []
     outcomes = apply_actions(vault, actions)
-    if carry is not None:
-        _write_carried(folder, carry)
-    (folder / FOLDING_FILE).unlink(missing_ok=True)
     log.info("finished %d action(s) of an interrupted maintenance run", len(actions))
     return actions, outcomes
 
@@ -417,55 +407,30 @@ def _merge(*tallies: dict[str, AccessTally]) -> dict[str, AccessTally]:
     for batch in tallies:
         for memory_id, tally in batch.items():
             before = merged.get(memory_id)
-            merged[memory_id] = (
-                tally if before is None else AccessTally(before.count + tally.count, max(before.last, tally.last))
-            )
+            merged[memory_id] = tally if before is None else before.plus(tally)
     return merged
 
 
-def _write_carried(folder: Path, carry: dict[str, AccessTally]) -> None:
-    """Replace the carried recalls (one journal line per recall, at the last time: count and last use kept)."""
-    path = folder / CARRIED_FILE
-    if not carry:
-        if path.exists():
-            path.unlink()
-        return
-    lines = [
-        json.dumps({"id": memory_id, "at": tally.last.isoformat(timespec="seconds")}) + "\n"
-        for memory_id, tally in sorted(carry.items())
-        for _ in range(tally.count)
-    ]
-    atomic_write_text(path, "".join(lines))
-
-
-def _write_pending(folder: Path, actions: list[Action], carry: dict[str, AccessTally] | None = None) -> None:
+def _write_pending(folder: Path, actions: list[Action]) -> None:
     data: dict[str, Any] = {"version": 1, "actions": [action.to_dict() for action in actions]}
-    if carry is not None:
-        data["carried"] = {key: [t.count, t.last.isoformat()] for key, t in carry.items()}
     atomic_write_text(folder / PENDING_FILE, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
 
 
-def _when(value: object) -> datetime:
-    """A carried tally's time; a missing one is an edit by hand like any other unreadable value."""
-    when = to_datetime(value)
-    if when is None:
-        raise ValueError(f"no time in a carried tally: {value!r}")
-    return when
+# A pending record of an older version may hold actions that folded uses into frontmatter: not finished.
+LEGACY_KINDS = frozenset({"fold"})
 
 
-def _read_pending(folder: Path) -> tuple[list[Action], dict[str, AccessTally] | None]:
-    """The pending record's actions and carried tallies (None: a record from before carrying)."""
+def _read_pending(folder: Path) -> list[Action]:
+    """The pending record's actions (a killed run's)."""
     path = folder / PENDING_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        actions = [Action.from_dict(item) for item in data.get("actions", [])]
-        carried = data.get("carried")
-        carry = None if carried is None else {k: AccessTally(int(c), _when(t)) for k, (c, t) in carried.items()}
-        return actions, carry
+        items = [item for item in data.get("actions", []) if item.get("kind") not in LEGACY_KINDS]
+        return [Action.from_dict(item) for item in items]
     except FileNotFoundError:
-        return [], None
-    except (ValueError, KeyError, TypeError):
+        return []
+    except (ValueError, KeyError, TypeError, AttributeError):
         # Written atomically, so this is not a torn write: a person edited it. Keep it for inspection.
         log.warning("ignoring unreadable %s", path)
         path.rename(path.with_suffix(".bad"))
-        return [], None
+        return []

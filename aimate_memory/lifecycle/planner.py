@@ -5,14 +5,16 @@ plan. Each action carries the reason that ends up in the maintenance commit mess
 
 Rules, per memory that is not already under `archive/`:
 
-1. **promote** (short_term): accesses in frontmatter + the journal ≥ `short_term.promote_threshold` →
+1. **promote** (short_term, not a task): explicit uses in the journal (docs/lifecycle.md "Uses") ≥
+   `short_term.promote_threshold`, falling on ≥ `short_term.promote_min_days` different days →
    `long_term/<category>/` with `type: long_term`, the category mapped by `PROMOTED_CATEGORY`, `expires_at`
-   removed, `source: promotion`. Use beats age: a memory that earned promotion is promoted even when its
-   TTL ran out in the same run (the run is hourly; the two only meet when the daemon was off).
+   removed, `source: promotion`. A task is never promoted: it is done (`aimate mem done`) or expires.
+   Use beats age: a memory that earned promotion is promoted even when its TTL ran out in the same run
+   (the run is hourly; the two only meet when the daemon was off).
 2. **expire** (short_term): `expires_at` (else `created_at` + `short_term.default_ttl_days`) ≤ now →
    `archive/short_term/…` with `status: expired`.
-3. **archive** (long_term): last use (`accessed_at`, journal included, else `updated_at`) at least
-   `long_term.archive_after_days` ago and importance < `long_term.archive_exempt_importance` →
+3. **archive** (long_term): last use (the journal's, else a legacy `accessed_at`, else `updated_at`) at
+   least `long_term.archive_after_days` ago and importance < `long_term.archive_exempt_importance` →
    `archive/long_term/…` with `status: archived`.
 4. **archive_session** (session): a file under `sessions/` other than `sessions/current.md`, with
    `status: ended` or an `ended_at` key, that is not yet in its month folder → `sessions/YYYY-MM/<name>`
@@ -22,11 +24,9 @@ Rules, per memory that is not already under `archive/`:
    `capture/supersede.py`) and not changed for `long_term.archive_after_days` (its `updated_at` is when it
    was superseded) → `archive/…`, status kept. Importance does not exempt it: what replaced it carries
    the importance now, and git and `superseded_by` keep the chain.
-6. **fold** (any layer): journal accesses not carried by a move above → `access_count`/`accessed_at`
-   written as absolute values (so applying the same action twice is harmless), `updated_at` untouched.
 
-Moves carry the folded counters in their `fields`, so every memory gets at most one action per run.
-Live core memories never move.
+Uses are never written into a file: a read changes nothing git or review shows (issue 39). Every memory
+gets at most one action per run. Live core memories never move.
 """
 
 from __future__ import annotations
@@ -45,10 +45,12 @@ from aimate_memory.vault.model import Memory, to_datetime
 if TYPE_CHECKING:
     from aimate_memory.config.loader import Config
 
-# Which long-term category a promoted short-term memory joins. A task used again and again is part of
-# how the project works (long_term/projects); notes and context summaries are knowledge. Any other
-# (person-made) category keeps its name.
-PROMOTED_CATEGORY: dict[str, str] = {"task": "project", "note": "knowledge", "context": "knowledge"}
+# Which long-term category a promoted short-term memory joins: notes and context summaries are knowledge.
+# Any other (person-made) category keeps its name.
+PROMOTED_CATEGORY: dict[str, str] = {"note": "knowledge", "context": "knowledge"}
+# A task is work to do, not knowledge: reading it often means it is still open, never that it became how the
+# project works. It is closed when done (`aimate mem done`) or expires (docs/lifecycle.md "Uses").
+NEVER_PROMOTED = frozenset({"task"})
 LIVE = ("active", "pending")
 SESSION_MONTH = re.compile(r"^\d{4}-\d{2}$")
 
@@ -59,18 +61,18 @@ class Kind:
     ARCHIVE = "archive"
     ARCHIVE_SESSION = "archive_session"
     ARCHIVE_SUPERSEDED = "archive_superseded"
-    FOLD = "fold"
-    MERGE = "merge"  # dedupe survivor: union of tags, highest importance, summed count
+    MERGE = "merge"  # dedupe survivor: union of tags, highest importance
     SUPERSEDE = "supersede"  # dedupe loser → archive/ as superseded
 
     MOVES = frozenset({EXPIRE, PROMOTE, ARCHIVE, ARCHIVE_SESSION, ARCHIVE_SUPERSEDED, SUPERSEDE})
-    ORDER = (EXPIRE, PROMOTE, ARCHIVE, ARCHIVE_SESSION, ARCHIVE_SUPERSEDED, FOLD, MERGE, SUPERSEDE)
+    ORDER = (EXPIRE, PROMOTE, ARCHIVE, ARCHIVE_SESSION, ARCHIVE_SUPERSEDED, MERGE, SUPERSEDE)
 
 
 @dataclass(frozen=True)
 class Policy:
     default_ttl_days: float = 14
     promote_threshold: int = 5
+    promote_min_days: int = 3
     archive_after_days: float = 90
     archive_exempt_importance: int = 4
 
@@ -79,6 +81,7 @@ class Policy:
         return cls(
             default_ttl_days=float(config.get("short_term.default_ttl_days")),
             promote_threshold=int(config.get("short_term.promote_threshold")),
+            promote_min_days=int(config.get("short_term.promote_min_days")),
             archive_after_days=float(config.get("long_term.archive_after_days")),
             archive_exempt_importance=int(config.get("long_term.archive_exempt_importance")),
         )
@@ -133,53 +136,46 @@ def plan(
     policy: Policy,
 ) -> list[Action]:
     """The lifecycle actions due at `now`, in the order of docs/design.md §5 (expire, promote, archive,
-    sessions, fold)."""
+    sessions). `tallies`: each memory's explicit uses (the journal)."""
     actions: list[Action] = []
     for memory in memories:
-        tally = tallies.get(memory.id)
-        counters = _counters(memory, tally)
-        if memory.provisional_id:
-            # A hand-made file without an id is known by a path-derived id; write it, so the memory keeps
-            # its identity when it moves (and a resumed run can find it).
-            counters["id"] = memory.id
-        # Archived memories only get their counters folded; core memories never move.
-        action = None if memory.archived else _move_for(memory, counters, now, policy)
+        # A hand-made file without an id is known by a path-derived id; a move writes it, so the memory
+        # keeps its identity (and its uses in the journal) when it moves.
+        fields: dict[str, Any] = {"id": memory.id} if memory.provisional_id else {}
+        # Archived memories never move again; core memories never move.
+        action = None if memory.archived else _move_for(memory, tallies.get(memory.id), fields, now, policy)
         if action is not None:
             actions.append(action)
-        elif tally is not None:
-            actions.append(
-                Action(
-                    Kind.FOLD,
-                    memory.id,
-                    memory.rel_path,
-                    None,
-                    counters,
-                    f"accessed {tally.count} time(s) since the last run",
-                    memory.title,
-                )
-            )
     rank = {kind: position for position, kind in enumerate(Kind.ORDER)}
     actions.sort(key=lambda action: (rank[action.kind], action.rel_path.as_posix()))
     return actions
 
 
-def _counters(memory: Memory, tally: AccessTally | None) -> dict[str, Any]:
-    if tally is None:
-        return {}
-    last = tally.last if memory.accessed_at is None else max(memory.accessed_at, tally.last)
-    return {"access_count": memory.access_count + tally.count, "accessed_at": last}
+def last_use(memory: Memory, tally: AccessTally | None) -> datetime:
+    """When the memory was last read: the journal's last use, a legacy `accessed_at` (files written before
+    uses left the frontmatter), else its last change."""
+    known = [when for when in (tally.last if tally else None, memory.accessed_at) if when is not None]
+    return max(known) if known else memory.updated_at
 
 
-def _move_for(memory: Memory, counters: dict[str, Any], now: datetime, policy: Policy) -> Action | None:
+def promotion_due(memory: Memory, tally: AccessTally | None, policy: Policy) -> bool:
+    """Used often enough, on enough different days (one sitting re-reading a note is not lasting use)."""
+    if memory.category in NEVER_PROMOTED or tally is None:
+        return False
+    return tally.count >= policy.promote_threshold and len(tally.days) >= policy.promote_min_days
+
+
+def _move_for(
+    memory: Memory, tally: AccessTally | None, counters: dict[str, Any], now: datetime, policy: Policy
+) -> Action | None:
     if memory.layer is Layer.SESSION:
         return _session_action(memory, counters, now)
     if memory.status == "superseded":
         return _superseded_action(memory, counters, now, policy)
     if memory.status not in LIVE:
         return None
-    count = counters.get("access_count", memory.access_count)
     if memory.layer is Layer.SHORT_TERM:
-        if count >= policy.promote_threshold:
+        if tally is not None and promotion_due(memory, tally, policy):
             category = PROMOTED_CATEGORY.get(memory.category, memory.category)
             folder = folder_for(Layer.LONG_TERM, category)
             name = memory_file_name(memory.created_at, category, memory.title)
@@ -191,7 +187,10 @@ def _move_for(memory: Memory, counters: dict[str, Any], now: datetime, policy: P
                 "source": "promotion",
                 "promoted_at": now,
             }
-            reason = f"accessed {count} times (threshold {policy.promote_threshold}): {memory.category} → {category}"
+            reason = (
+                f"used {tally.count} times on {len(tally.days)} days (threshold {policy.promote_threshold} on "
+                f"{policy.promote_min_days}): {memory.category} → {category}"
+            )
             return Action(Kind.PROMOTE, memory.id, memory.rel_path, folder / name, fields, reason, memory.title)
         expires = memory.expires_at or memory.created_at + timedelta(days=policy.default_ttl_days)
         if expires <= now:
@@ -204,7 +203,7 @@ def _move_for(memory: Memory, counters: dict[str, Any], now: datetime, policy: P
     if memory.layer is Layer.LONG_TERM:
         if memory.importance >= policy.archive_exempt_importance:
             return None
-        last_used = counters.get("accessed_at") or memory.accessed_at or memory.updated_at
+        last_used = last_use(memory, tally)
         idle = now - last_used
         if idle >= timedelta(days=policy.archive_after_days):
             fields = {**counters, "status": "archived", "archived_at": now}
@@ -265,7 +264,6 @@ def summarize(actions: Iterable[Action]) -> str:
         (Kind.ARCHIVE_SUPERSEDED, "superseded archived"),
         (Kind.MERGE, "merged"),
         (Kind.SUPERSEDE, "superseded"),
-        (Kind.FOLD, "access counts folded"),
     )
     parts = [f"{word} {counts[kind]}" for kind, word in words if counts.get(kind)]
     return ", ".join(parts) or "nothing to do"

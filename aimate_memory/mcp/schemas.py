@@ -35,6 +35,7 @@ class SearchItem(TypedDict):
     location: str  # scope:path, e.g. "project:long_term/decisions/….md"
     layer: str
     category: str
+    status: str  # "active", or "pending": a capture waiting for the person's review, not yet a memory
     tags: list[str]
     updated_at: str
     score: float

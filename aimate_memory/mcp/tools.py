@@ -118,7 +118,7 @@ class MemoryTools:
 
     def memory_get(self, id: MemoryId) -> MemoryOutput:
         system = self.refreshed()
-        memory = _trusted(system, system.get(id))
+        memory = _trusted(system, system.read(id))  # an assistant opening a memory is a use (docs/lifecycle.md "Uses")
         return memory_record(memory, system.staleness(memory))
 
     def memory_context(
@@ -274,6 +274,7 @@ def _search_item(hit: HitRecord) -> SearchItem:
         location=hit.location,
         layer=hit.layer,
         category=hit.category,
+        status=hit.status,
         tags=list(hit.tags),
         updated_at=hit.updated_at,
         score=hit.score,

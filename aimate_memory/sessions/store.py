@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import builtins
 import hashlib
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
@@ -52,6 +53,8 @@ ACTIVE_FOLDER = PurePosixPath(Layer.SESSION.folder, "active")
 MAX_KEY_CHARS = 200
 KEY_SLUG_CHARS = 64  # of the key in the file name; the hash keeps longer keys apart
 LOCK_NAME = "session.lock"
+EPISODES_NAME = "episodes.jsonl"  # the last episodes, for the session start (docs/design.md "Episodes")
+DEFAULT_TITLE_PREFIX = "Session "  # a session nobody titled is named by its start time, until its episode names it
 ROLES = frozenset({"user", "assistant", "system", "tool"})
 
 
@@ -247,12 +250,13 @@ class SessionFile:
         found = ([self._read(CURRENT)] if self.vault.abs_path(CURRENT).exists() else []) + keyed
         return sorted(found, key=lambda snapshot: snapshot.started_at)
 
-    def end(self) -> Memory:
-        """End the active session: `status: ended`, `ended_at`, renamed out of `current.md`."""
+    def end(self, fields: Mapping[str, Any] | None = None) -> Memory:
+        """End the active session: `status: ended`, `ended_at`, `fields` (its episode, a better title),
+        renamed out of `current.md`."""
         with file_lock(self.lock_path):
             if not self.path.exists():
                 raise NoSessionError("no active session", "start one first")
-            return self._end_locked()
+            return self._end_locked(fields)
 
     def load(self, rel_path: PurePosixPath) -> Memory:
         """A past session's file (sessions may exceed `storage.max_file_bytes`)."""
@@ -326,7 +330,7 @@ class SessionFile:
 
     def _write_new(self, title: str | None) -> None:
         now = self.clock.now()
-        title = (title or "").strip() or f"Session {now.strftime('%Y-%m-%d %H:%M')}"
+        title = (title or "").strip() or f"{DEFAULT_TITLE_PREFIX}{now.strftime('%Y-%m-%d %H:%M')}"
         meta: dict[str, Any] = {
             "id": new_id(now),
             "type": Layer.SESSION.value,
@@ -384,9 +388,11 @@ class SessionFile:
         doc.set("content_hash", content_hash(doc.body))
         self.vault.write_document(self.rel, doc)
 
-    def _end_locked(self) -> Memory:
+    def _end_locked(self, fields: Mapping[str, Any] | None = None) -> Memory:
         now = self.clock.now()
         doc = self._doc()
+        for key, value in (fields or {}).items():
+            doc.set(key, value)
         started = to_datetime(doc.get("started_at")) or now
         name = memory_file_name(started, "session", str(doc.get("title") or "session"))
         target = self.vault.unique_path(PurePosixPath(Layer.SESSION.folder), name)
@@ -395,7 +401,37 @@ class SessionFile:
         doc.set("updated_at", now)
         self.vault.write_document(target, doc, origin=self.rel)
         self.path.unlink()
-        return self._load(target)
+        ended = self._load(target)
+        if fields and "episode" in fields:
+            self._log_episode(ended, fields["episode"])
+        return ended
+
+    def _log_episode(self, ended: Memory, episode: Any) -> None:
+        """The episode also goes to `state/episodes.jsonl`: a session start reads the last few lines there
+        instead of parsing session files' YAML (60 ms for two at load 20). The session file keeps the record;
+        this log is a cache of it, lost with the state folder (then the start shows no episodes)."""
+        entry = {"id": ended.id, "title": ended.title, "ended_at": ended.updated_at.isoformat(), "episode": episode}
+        path = self.state_dir / EPISODES_NAME
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry, ensure_ascii=False, default=str) + "\n")
+
+    def recent_episodes(self, count: int) -> builtins.list[dict[str, Any]]:
+        """The last `count` logged episodes, newest first (`id`, `title`, `ended_at`, `episode`)."""
+        try:
+            lines = (self.state_dir / EPISODES_NAME).read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return []
+        found: builtins.list[dict[str, Any]] = []
+        for line in reversed(lines):
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue  # a torn last line
+            if isinstance(entry, dict) and entry.get("id"):
+                found.append(entry)
+            if len(found) >= count:
+                break
+        return found
 
 
 def running_path(key: str | None) -> PurePosixPath:

@@ -8,7 +8,6 @@ The budgeting is `aimate_memory.context` (pure); this module gathers the items."
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -46,8 +45,8 @@ SEARCH_DEPTH = SEARCHED_ITEMS * 3  # one share per searched section: project sho
 
 
 class ContextBuilder:
-    """What an assistant is given. Offers `build_context` (memories fitted into a token budget, each placed
-    one a counted use), `check_warnings` (what needs attention before a prompt), `core_markdown`."""
+    """What an assistant is given. Offers `build_context` (memories fitted into a token budget),
+    `check_warnings` (what needs attention before a prompt), `core_markdown`."""
 
     def __init__(self, store: Store, perf_log: PerfLog, retrieval: Retrieval, sessions: Sessions) -> None:
         self._store = store
@@ -55,16 +54,15 @@ class ContextBuilder:
         self._retrieval = retrieval
         self._sessions = sessions
 
-    def build_context(self, query: str | None = None, budget: int | None = None, *, count_uses: bool = True) -> Context:
+    def build_context(self, query: str | None = None, budget: int | None = None) -> Context:
         """Memories fitted into `budget` tokens (default `context.total_budget`) in the loading order.
-        Every memory placed counts as a use (journaled like `read`, folded in by maintenance): being put
-        in front of an assistant is reading it. The session window is not a memory and is not counted.
-        `count_uses=False`: a preview for a person (the page's context view), which no assistant reads —
-        counting it would let looking at the page promote short-term memories."""
+        Being placed in a context is not a use (docs/lifecycle.md "Uses"): a memory shown at every session
+        start would otherwise be promoted for being shown. Only active memories are placed: a capture
+        waiting for review is never handed over as memory (docs/design.md "Pending is not memory")."""
         with self._store.one_trust_check():
-            return self._build(query, budget, count_uses)
+            return self._build(query, budget)
 
-    def _build(self, query: str | None, budget: int | None, count_uses: bool) -> Context:
+    def _build(self, query: str | None, budget: int | None) -> Context:
         watch = Stopwatch()
         total = self._budget(budget)
         query = query.strip() if query and query.strip() else None
@@ -82,10 +80,8 @@ class ContextBuilder:
         context.warnings.extend(self._trust_warnings())
         # What an assistant reads: a secret a person let into a memory (--allow-secret) is masked here.
         context.text = mask_text(context.text)
+        context.warnings.extend(self._broken_warnings())
         watch.lap("allocate")
-        if count_uses:
-            self._journal_uses(context)
-        watch.lap("journal")
         watch.breakdown["tokens"] = context.total_tokens
         self._perf_log.log("context_build", watch, "query" if query else "")
         return context
@@ -106,11 +102,17 @@ class ContextBuilder:
             *core_warnings(core, capped=cap < total),
             *pending_warnings(pending),
             *self._trust_warnings(),
+            *self._broken_warnings(),
         ]
 
     def _trust_warnings(self) -> list[ContextWarning]:
         """The project memories withheld until the person trusts them, counted (never their text)."""
         return [ContextWarning("untrusted_project", notice) for notice in self._store.trust_notices()]
+
+    def _broken_warnings(self) -> list[ContextWarning]:
+        """A memory file that could not be read is left out of the context, and the person is told which."""
+        message = self._retrieval.broken_warning()
+        return [ContextWarning("broken_files", message)] if message else []
 
     def core_markdown(self, scope: Scope | str | None = None) -> str:
         """Global core then project core as Markdown (for `memory://core`), every memory in full, compactly
@@ -160,6 +162,8 @@ class ContextBuilder:
                 )
             )
         found = self._relevant(query) if query else None
+        if query is None:  # a session start: where the last sessions left off (docs/design.md "Episodes")
+            requests.extend(self._episode_requests())
         long_share = ratios["long_term_ratio"]
         if self._has_project():
             requests.append(self._project_short_term(found, ratios["short_term_ratio"]))
@@ -171,6 +175,22 @@ class ContextBuilder:
             related = self._items(found.memories["global"], found.scores["global"])
             requests.append(SectionRequest("long_term", "global", related, long_share, heading="## Related · global"))
         return requests
+
+    def _episode_requests(self) -> list[SectionRequest]:
+        """The episodes of the last `context.episodes` ended sessions of the current vault, newest first."""
+        shown = int(self._store.config.get("context.episodes"))
+        if shown <= 0:
+            return []
+        vault = self._store.vault_for(None)
+        items = []
+        for session_id, title, ended_at, episode in self._sessions.recent_episodes(shown):
+            heading = f"{ended_at[:10]} · {title}"
+            items.append(ContextItem(session_id, heading, "\n".join(episode.lines()), vault.scope.value, ""))
+        if not items:
+            return []
+        ratio = float(self._store.config.get("context.episode_ratio"))
+        heading = f"## Last sessions · {vault.scope.value}"
+        return [SectionRequest("episode", vault.scope.value, items, ratio, heading=heading)]
 
     def _core_requests(self) -> list[SectionRequest]:
         scopes = (Scope.GLOBAL, Scope.PROJECT) if self._has_project() else (Scope.GLOBAL,)
@@ -240,17 +260,6 @@ class ContextBuilder:
                 ContextItem(memory.id, memory.title, body, memory.scope.value, memory.rel_path.as_posix(), score, stale)
             )
         return items
-
-    def _journal_uses(self, context: Context) -> None:
-        by_scope: dict[str, list[str]] = defaultdict(list)
-        for section in context.sections:
-            if section.layer == "session":
-                continue
-            for placed in section.items:
-                by_scope[placed.item.scope].append(placed.item.id)
-        now = self._store.clock.now()
-        for scope, ids in by_scope.items():
-            self._store.journal_for(self._store.vault_for(scope)).record(ids, now)
 
 
 class _Relevant:

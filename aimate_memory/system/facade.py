@@ -97,7 +97,7 @@ class MemorySystem:
         self.git = GitActions(self.store, self.memories, self.conflicts, self.trust)
         self.memory_page = MemoryPage(self.store, self.memories, self.git)
         self.transfer = Transfer(self.store, self.memories)
-        self.upkeep = Upkeep(self.store)
+        self.upkeep = Upkeep(self.store, self.sessions)
         self.anchoring = Anchoring(self.store, self.memories)
 
     @classmethod
@@ -172,6 +172,8 @@ class MemorySystem:
     search = Delegate("retrieval", Retrieval.search)
     query = Delegate("retrieval", Retrieval.query)
     count = Delegate("retrieval", Retrieval.count)
+    broken_warning = Delegate("retrieval", Retrieval.broken_warning)
+    broken_files = Delegate("retrieval", Retrieval.broken_files)
 
     add = Delegate("memories", Memories.add)
     get = Delegate("memories", Memories.get)
@@ -180,6 +182,7 @@ class MemorySystem:
     update = Delegate("memories", Memories.update)
     set_fields = Delegate("memories", Memories.set_fields)
     remove = Delegate("memories", Memories.remove)
+    complete = Delegate("memories", Memories.complete)
 
     remember = Delegate("capture", Capture.remember)
 

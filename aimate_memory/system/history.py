@@ -235,7 +235,7 @@ class GitActions:
     ) -> list[ReviewOutcome]:
         """Commit each pending change (by vault path, or a path from the cwd), one commit each. A capture
         that may contradict active memories supersedes them in its commit — unless `keep_both`."""
-        from aimate_memory.git.review import accept
+        from aimate_memory.git.review import accept, refuse_unparsable
 
         done = []
         pending = list(paths)
@@ -250,6 +250,7 @@ class GitActions:
         with self._git_vaults(scope) as repos:
             for path in pending:
                 item, change = _find_change(repos, path)
+                refuse_unparsable(change)  # before anything is written for it
                 superseded = self._settle_conflicts(item.vault, change, keep_both)
                 _activate_pending(item.vault, change)
                 sha = accept(
@@ -585,6 +586,8 @@ def _activate_pending(vault: Vault, change: PendingChange) -> None:
 def _skip_reason(change: PendingChange, allow_secret: bool) -> str:
     if change.status == "conflict":
         return "resolve its conflict first"
+    if change.parse_error is not None:
+        return f"does not parse as a memory ({change.parse_error}): fix it, then accept it"
     if change.secrets and not allow_secret:
         first = change.secrets[0]
         return f"holds a secret ({first.location}: {first.kind}: {first.excerpt_masked}); accept it with --allow-secret"

@@ -159,7 +159,7 @@ class Memories:
 
     def read(self, ref: str) -> Memory:
         """`get`, counted as a use: what `show`, `edit` and an assistant's get call (docs/design.md §5).
-        The use is journaled (no file write); maintenance folds it into the frontmatter."""
+        The use is journaled in the state folder, never written into the file (docs/lifecycle.md "Uses")."""
         memory = self.get(ref)
         self._store.journal_for(self._store.vault_for(memory.scope)).record([memory.id], self._store.clock.now())
         return memory
@@ -347,6 +347,20 @@ class Memories:
         archived, change = vault.archive(memory, "archived", "removed by the user")
         self._store.record(vault, ChangeSet(f'memory: archive "{memory.title}"', [change]))
         return archived
+
+    def complete(self, ref: str) -> Memory:
+        """A task the person says is done: archived with `status: done` and `done_at`, one commit. Closing
+        it is the person's word, never inferred from a use (docs/lifecycle.md "Uses")."""
+        memory = self.get(ref)
+        if memory.layer is not Layer.SHORT_TERM or memory.category != "task":
+            raise InvalidInputError(
+                f'"{memory.title}" is a {memory.layer.value} {memory.category}, not a task',
+                "`aimate mem rm ID` archives any memory",
+            )
+        vault = self._store.vault_for(memory.scope)
+        done, change = vault.archive(memory, "done", "done", done_at=self._store.clock.now())
+        self._store.record(vault, ChangeSet(f'memory: done "{memory.title}"', [change]))
+        return done
 
     def fix(self, dry_run: bool = False) -> FixReport:
         """Write what hand-made files lack: a real id, layer/category/scope, timestamps, content hash.

@@ -87,6 +87,13 @@ class HitRecord:
     context_of: str | None = None
     #: an anchored file changed, moved or vanished since the memory was verified (docs/anchors.md)
     stale: Staleness | None = None
+    #: "active", or "pending" (waiting for review: shown marked, never as memory; docs/design.md "Pending")
+    status: str = "active"
+
+    @property
+    def reviewed(self) -> bool:
+        """Whether the hit is a memory an assistant may be handed as such (not waiting for review)."""
+        return self.status != "pending"
 
     @property
     def location(self) -> str:
@@ -111,6 +118,7 @@ class HitRecord:
             factors={key: round(value, 6) for key, value in hit.factors.items()},
             context_of=hit.context_of,
             stale=hit.stale,
+            status=memory.status,
         )
 
     def to_dict(self, explain: bool = False) -> Json:
@@ -122,6 +130,7 @@ class HitRecord:
             "layer": self.layer,
             "scope": self.scope,
             "category": self.category,
+            "status": self.status,
             "tags": list(self.tags),
             "updated_at": self.updated_at,
             "score": self.score,
@@ -152,6 +161,7 @@ class HitRecord:
             factors={str(key): float(value) for key, value in (data.get("factors") or {}).items()},
             context_of=str(data["context_of"]) if data.get("context_of") else None,
             stale=Staleness.from_dict(data["stale"]) if data.get("stale") else None,
+            status=str(data.get("status") or "active"),
         )
 
 

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 
 
 Row = tuple[str, dict[str, Any]]
+# What the index keeps out on purpose (a sensitive file, privacy.sensitive_keywords): not broken, not said.
+NOT_BROKEN_KINDS = frozenset({"Excluded"})
+NAMED_BROKEN = 3  # a warning names this many files; `aimate mem diagnose` lists them all
 NEWEST_FIRST: dict[str, Callable[[Memory], datetime]] = {
     "updated": lambda memory: memory.updated_at,
     "created": lambda memory: memory.created_at,
@@ -63,7 +66,29 @@ class Retrieval:
         response.warnings.extend(self._store.trust_notices())
         for hit in response.results:
             hit.stale = self._store.staleness(hit.memory)
+        response.warnings.extend(filter(None, [self.broken_warning()]))
         return response
+
+    def broken_files(self) -> list[str]:
+        """`scope:path:line (reason)` of every memory file the index could not read (bad YAML, a duplicate
+        id, …): left out of every read, so every read says so (docs/design.md "A broken memory is never
+        silent")."""
+        found = []
+        for index in self._store.readable_indexes:
+            for path, line, kind, reason in index.file_errors():
+                if kind not in NOT_BROKEN_KINDS:
+                    where = f"{index.vault.scope.value}:{path}" + (f":{line}" if line else "")
+                    found.append(f"{where} ({reason})")
+        return found
+
+    def broken_warning(self) -> str | None:
+        """One line naming the broken files a read left out, or None."""
+        broken = self.broken_files()
+        if not broken:
+            return None
+        named = "; ".join(broken[:NAMED_BROKEN]) + ("; …" if len(broken) > NAMED_BROKEN else "")
+        noun = "memory file could not be read and is" if len(broken) == 1 else "memory files could not be read and are"
+        return f"{len(broken)} {noun} left out: {named} — fix and check with `aimate mem diagnose`"
 
     def evaluate(self, queries_text: str, source: str = "queries") -> EvalReport:
         """Recall@1/5/10 and MRR of `search` on the caller's own questions (`aimate mem eval`), one JSON line each:

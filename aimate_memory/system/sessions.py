@@ -12,17 +12,21 @@ append's warnings say which kinds were masked; a session title holding one is re
 from __future__ import annotations
 
 import builtins
-from pathlib import PurePosixPath
+from datetime import timedelta
+from pathlib import Path, PurePosixPath
+from typing import Any
 
 from aimate_memory.errors import InvalidInputError
+from aimate_memory.git.activity import commits_between, uncommitted_files
 from aimate_memory.sessions import AppendResult, SessionFile, SessionInfo, SessionSettings, summarizer_from_config
-from aimate_memory.sessions.store import SessionSnapshot, is_running_path
+from aimate_memory.sessions.episode import Episode, activity_since, build_episode
+from aimate_memory.sessions.store import DEFAULT_TITLE_PREFIX, SessionSnapshot, is_running_path
 from aimate_memory.system.capture import Capture
 from aimate_memory.system.memories import Memories
 from aimate_memory.system.perf import PerfLog, Stopwatch
 from aimate_memory.system.store import Store
 from aimate_memory.vault.changes import ChangeSet, FileChange
-from aimate_memory.vault.layout import Layer
+from aimate_memory.vault.layout import Layer, Scope
 from aimate_memory.vault.resolve import id_starts_with
 from aimate_memory.vault.roots import Roots
 
@@ -128,6 +132,32 @@ class Sessions:
         past = SessionFile(vault, Roots.state_dir(self._store.root_of(vault)), sessions.settings)
         return past.info(past.load(rel))
 
+    def close_idle(self) -> builtins.list[SessionInfo]:
+        """End every running session of the current vault with no turn for `session.idle_timeout_minutes`:
+        its client died without a SessionEnd (a closed window, a crash). Ended like any other — distilled,
+        with its episode — so nothing is left running for ever (docs/design.md "Episodes")."""
+        idle = timedelta(minutes=float(self._store.config.get("session.idle_timeout_minutes")))
+        now = self._store.clock.now()
+        sessions = self.file()
+        closed = []
+        for snapshot in sessions.running():
+            last = max([snapshot.started_at, *(turn.time for turn in snapshot.turns)])
+            if now - last >= idle:
+                closed.append(self._end(sessions.keyed(snapshot.key)))
+        return closed
+
+    def recent_episodes(self, count: int) -> builtins.list[tuple[str, str, str, Episode]]:
+        """(session id, title, ended_at, episode) of the last `count` sessions of the current vault that
+        ended with one, newest first."""
+        found = []
+        for entry in self.file().recent_episodes(count):
+            episode = Episode.from_frontmatter(entry.get("episode"))
+            if episode is not None and not episode.empty:
+                found.append(
+                    (str(entry["id"]), str(entry.get("title") or ""), str(entry.get("ended_at") or ""), episode)
+                )
+        return found
+
     def running(self) -> builtins.list[SessionInfo]:
         """Every running session of the current vault — one per assistant window with hooks, and the one
         the CLI or MCP appends to — oldest first."""
@@ -140,13 +170,38 @@ class Sessions:
         past = [sessions.info(memory) for memory in sessions.list()]
         return self.running() + past
 
+    def _episode_fields(self, sessions: SessionFile) -> dict[str, Any]:
+        """The ending session's episode (docs/design.md "Episodes") and, when the session was only named by
+        its start time, its first request as the title. Nothing when the session holds nothing to say."""
+        snapshot = sessions.read()
+        if snapshot is None:
+            return {}
+        folder = _project_folder(self._store, sessions)
+        # A hook's session file begins when its first turns are saved; the transcript says when it began.
+        since = min(filter(None, [snapshot.started_at, activity_since(snapshot.turns)]))
+        commits = commits_between(folder, since, self._store.clock.now()) if folder else []
+        uncommitted = uncommitted_files(folder) if folder else []
+        episode = build_episode(snapshot.turns, commits, uncommitted)
+        if episode.empty:
+            return {}
+        fields: dict[str, Any] = {"episode": episode.to_frontmatter()}
+        title = episode.title()
+        if title and snapshot.title.startswith(DEFAULT_TITLE_PREFIX):
+            fields["title"] = title
+        return fields
+
     def _end(self, sessions: SessionFile) -> SessionInfo:
-        ended = sessions.end()
+        ended = sessions.end(self._episode_fields(sessions))
         change = FileChange("add", ended.rel_path, "session ended", old_path=None)
         self._store.record(sessions.vault, ChangeSet(f'memory: end session "{ended.title}"', [change]))
         info = sessions.info(ended)
         self._capture.propose_from_session(info.id, [(turn.role, turn.text) for turn in info.turns])
         return info
+
+
+def _project_folder(store: Store, sessions: SessionFile) -> Path | None:
+    """The project folder whose code a session in this vault worked on (None: a global session)."""
+    return store.roots.project_dir if sessions.vault.scope is Scope.PROJECT else None
 
 
 def _only(running: list[SessionSnapshot]) -> SessionSnapshot:

@@ -40,7 +40,7 @@ class Store:
     - the places: `roots`, `config`, `clock`, `global_vault`, `project_vault`, `vaults`, `vault_for`, `root_of`;
     - the indexes: `index_for`, `indexes`, `readable_indexes`, `has_index`, `refresh`, `reindex`, `refresh_vault`;
     - the model: `embedder`, `share_embedder`, `warm_up`, `vectors_enabled`, `model_loaded`;
-    - `journal_for` (uses, folded in by maintenance);
+    - `journal_for` (explicit uses, read by maintenance, never written into files);
     - anchors (docs/anchors.md): `project_files` (the project's files, the project vault's `Anchorer`) and
       `staleness` (whether a memory's anchored files changed since it was verified);
     - `record` (commit what an action changed, then tell the `on_change` listeners);

@@ -107,8 +107,11 @@ class Pages:
             note = None
         except NotFoundError as error:
             cards, note = [], error
+        # Files every read leaves out, named here where the person looks (docs/design.md "A broken memory
+        # is never silent"); a committed broken file is in no review card.
+        broken = await self.run(lambda: self.fresh().broken_files())
         done = {key: request.query_params.get(key, "") for key in ("done", "what", "commit")}
-        return self.render(request, "review.html", cards=cards, not_git=note, done=done)
+        return self.render(request, "review.html", cards=cards, not_git=note, done=done, broken=broken)
 
     async def review_action(self, request: Request) -> Response:
         action = request.path_params["action"]

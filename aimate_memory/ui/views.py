@@ -89,9 +89,11 @@ class ReviewCard:
     # each {"id", "title", "reason", …}; accepting the capture supersedes them.
     conflicts: list[Mapping[str, Any]] = field(default_factory=list)
 
+    parse_error: str | None = None  # the file does not parse: nothing to accept until it does
+
     @property
     def can_accept(self) -> bool:
-        return self.kind != "conflict"
+        return self.kind not in ("conflict", "broken")
 
 
 def review_cards(system: MemorySystem) -> list[ReviewCard]:
@@ -107,6 +109,8 @@ def _card(system: MemorySystem, item: ReviewItem) -> ReviewCard:
     kind = change.status
     if change.memory_status == "pending" and change.status in ("added", "modified", "renamed"):
         kind = "pending"
+    if change.parse_error is not None and change.status != "conflict":
+        kind = "broken"
     return ReviewCard(
         scope=item.scope,
         path=change.path.as_posix(),
@@ -123,6 +127,7 @@ def _card(system: MemorySystem, item: ReviewItem) -> ReviewCard:
         secrets=[f"{s.location}: {s.kind}: {s.excerpt_masked}" for s in change.secrets],
         flags=flags_of(data, _meta(memory)),
         conflicts=[item for item in data.get("conflicts") or () if isinstance(item, Mapping)],
+        parse_error=change.parse_error,
     )
 
 
@@ -184,12 +189,11 @@ class ContextView:
 
 
 def context_view(system: MemorySystem, query: str | None, budget: str | None) -> ContextView:
-    """The context as an assistant would get it (session start without a query, prompt time with one), built
-    without counting a use: nobody but the person looking reads it. The budget defaults to the hooks' one
-    (`hooks.context_budget`), what a session start is given."""
+    """The context as an assistant would get it (session start without a query, prompt time with one). The
+    budget defaults to the hooks' one (`hooks.context_budget`), what a session start is given."""
     wanted = _budget(budget) or int(system.config.get("hooks.context_budget"))
     query = (query or "").strip()
-    record = ContextRecord.of(system.build_context(query or None, wanted, count_uses=False))
+    record = ContextRecord.of(system.build_context(query or None, wanted))
     bars = [
         SectionBar(
             str(section.get("layer")),

@@ -57,6 +57,15 @@ WORDS: dict[str, tuple[str, str]] = {
     "kind.conflict": ("conflict", "冲突"),
     # a project memory others added or changed (a clone, a `git pull`): Accept trusts it as it is
     "kind.team": ("team change, not trusted yet", "团队改动，尚未信任"),
+    "kind.broken": ("broken file", "损坏的文件"),
+    "review.broken": (
+        "Does not parse as a memory ({error}): fix the file, then review again.",
+        "无法解析为记忆（{error}）：请修好文件后再审阅。",
+    ),
+    "banner.broken": (
+        "{n} memory file(s) could not be read: every search, list and context leaves them out until fixed.",
+        "{n} 个记忆文件无法读取：修好之前，所有搜索、列表和上下文都不包含它们。",
+    ),
     "flag.stale": ("stale", "可能过时"),
     "flag.conflict": ("conflicts with another memory", "与其他记忆冲突"),
     # memory fields
@@ -106,6 +115,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "search.count": ("{n} result(s), {mode}, {ms} ms", "{n} 条结果，{mode}，{ms} 毫秒"),
     "search.browse_count": ("{n} memories", "{n} 条记忆"),
     "search.score": ("score", "得分"),
+    "search.pending": ("pending review, not yet a memory", "待审阅，尚未成为记忆"),
     "search.explain": ("Why this score", "得分说明"),
     "search.next_to": ("next to {id} in their conversation", "与 {id} 在同一段对话中相邻"),
     # memory page

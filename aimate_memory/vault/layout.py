@@ -62,7 +62,8 @@ LAYER_SUBFOLDERS: dict[Layer, tuple[str, ...]] = {
     Layer.SHORT_TERM: ("tasks", "notes", "contexts"),
     Layer.LONG_TERM: ("projects", "knowledge", "decisions"),
 }
-STATUSES = ("active", "pending", "archived", "expired", "superseded")
+# `done`: a task the person finished (`aimate mem done`), archived like the rest of what is history.
+STATUSES = ("active", "pending", "archived", "expired", "superseded", "done")
 PROJECT_MARKERS = (".aimate", ".git", "go.mod", "package.json", "Cargo.toml", "pyproject.toml")
 MAX_SLUG_CHARS = 60
 # File names the tool makes stay under this many BYTES (UTF-8): the file system allows 255, and what is

@@ -249,7 +249,6 @@ class Vault:
             "importance": importance,
             "created_at": now,
             "updated_at": now,
-            "access_count": 0,
         }
         if layer is Layer.SHORT_TERM and ttl_days is not None:
             meta["expires_at"] = default_expiry(now, ttl_days)

@@ -41,8 +41,10 @@ def test_a_lifecycle_run_shows_expired_promoted_archived_and_superseded(system, 
     used = system.add("Deploy needs VPN 部署需要 VPN", "Every time.", layer=Layer.SHORT_TERM, ttl_days=1)
     idle = system.add("Old logging choice 旧的日志方案", "log4j", category="decision", importance=2)
     replaced = system.add("Orders live in MySQL 订单存 MySQL", "旧库。", category="decision")
-    for _ in range(6):
-        system.read(used.id)  # used often enough to be promoted (short_term.promote_threshold)
+    for _ in range(3):  # used often enough, on enough days, to be promoted (short_term.promote_*)
+        system.read(used.id)
+        system.read(used.id)
+        clock.advance(days=1)
     system.set_fields(replaced.id, {"status": "superseded"})
     clock.advance(days=400)
     (run,) = system.upkeep.maintain()

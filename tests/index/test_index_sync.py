@@ -145,9 +145,9 @@ def test_reads_are_journaled_not_written_and_results_are_not_uses(system: Memory
     system.refresh()
     before = {p: p.read_bytes() for p in (home / "memory").rglob("*.md")}
     hits = system.search("Redis 缓存", 2).results
-    assert hits and system.store.journal_for(system.global_vault).tally()[0] == {}
+    assert hits and system.store.journal_for(system.global_vault).tally() == {}
     system.read(hits[0].memory.id)
-    tallies, _ = system.store.journal_for(system.global_vault).tally()
+    tallies = system.store.journal_for(system.global_vault).tally()
     assert set(tallies) == {hits[0].memory.id}
     assert {p: p.read_bytes() for p in (home / "memory").rglob("*.md")} == before
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from aimate_memory.clock import FixedClock, SystemClock
-from aimate_memory.lifecycle.maintenance import CARRIED_FILE, PENDING_FILE, leave_hand_edits_alone
+from aimate_memory.lifecycle.maintenance import PENDING_FILE, leave_hand_edits_alone
 from aimate_memory.lifecycle.planner import Action, Kind
 from aimate_memory.system import MemorySystem
 from aimate_memory.vault.changes import ChangeSet, FileChange
@@ -52,7 +52,7 @@ def test_maintain_leaves_unreviewed_edits_and_bare_files_alone(cli, home: Path) 
     bare.write_text("# Bare note 裸笔记\n\nplain words, no frontmatter\n", encoding="utf-8")
     assert cli("mem", "commit", "-m", "memory: a bare note").code == 0
     hand_edit(vault / edited["path"])
-    assert cli("mem", "show", "long_term/knowledge/bare.md").code == 0  # a use to fold (a read, not a search)
+    assert cli("mem", "show", "long_term/knowledge/bare.md").code == 0  # a use (a read, not a search)
     time.sleep(1)
     result = cli("mem", "maintain")
     assert result.code == 0, result.err
@@ -62,8 +62,8 @@ def test_maintain_leaves_unreviewed_edits_and_bare_files_alone(cli, home: Path) 
     assert not (vault / due["path"]).exists()  # the clean one expired, and that was committed
     assert "expired 1" in git(vault, "log", "-1", "--format=%s")
     assert HUMAN in (vault / edited["path"]).read_text(encoding="utf-8")  # left where it was
-    assert bare.read_text(encoding="utf-8").startswith("# Bare note")  # counts not written into it
-    assert (home / "state" / CARRIED_FILE).read_text(encoding="utf-8").count('"id"') == 1
+    assert bare.read_text(encoding="utf-8").startswith("# Bare note")  # a use is never written into a file
+    assert (home / "state" / "access.jsonl").read_text(encoding="utf-8").count('"id"') == 1
     assert git(vault, "status", "--porcelain").split() == ["M", edited["path"]]
     again = cli("mem", "maintain", "--json")
     assert again.code == 0 and again.json()[0]["skipped"][0]["path"] == edited["path"]
@@ -157,8 +157,7 @@ def test_an_automatic_commit_holds_out_a_secret_and_commits_the_rest(home: Path,
 def test_leaving_hand_edits_alone_is_a_pure_decision() -> None:
     from pathlib import PurePosixPath
 
-    fold = Action(Kind.FOLD, "bare", PurePosixPath("a.md"), None, {"access_count": 2})
     move = Action(Kind.EXPIRE, "edited", PurePosixPath("b.md"), PurePosixPath("archive/b.md"))
-    keep = Action(Kind.FOLD, "clean", PurePosixPath("c.md"), None, {"access_count": 1})
-    applied, skipped, kept_out = leave_hand_edits_alone([fold, move, keep], {PurePosixPath("b.md")}, {"bare"})
-    assert (applied, skipped, kept_out) == ([keep], [move], [fold, move])
+    keep = Action(Kind.EXPIRE, "clean", PurePosixPath("c.md"), PurePosixPath("archive/c.md"))
+    applied, skipped = leave_hand_edits_alone([move, keep], {PurePosixPath("b.md")})
+    assert (applied, skipped) == ([keep], [move])

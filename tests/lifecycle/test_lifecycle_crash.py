@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from aimate_memory.clock import FixedClock
-from aimate_memory.lifecycle.maintenance import FOLDING_FILE, PENDING_FILE, run_maintenance
+from aimate_memory.lifecycle.maintenance import PENDING_FILE, run_maintenance
 from aimate_memory.system import MemorySystem
 from aimate_memory.vault.layout import Layer
 
@@ -20,8 +20,7 @@ START = datetime(2026, 3, 1, 12, 0, tzinfo=timezone(timedelta(hours=8)))
 LATER = START + timedelta(days=20)
 
 # Runs one maintenance pass and SIGKILLs itself at the N-th file unlink: between writing a moved file
-# and removing its old copy, before the journal's folding file is dropped, before the pending record
-# is deleted.
+# and removing its old copy (three moves), before the pending record is deleted.
 KILLER = """
 import os, signal, sys
 from datetime import datetime
@@ -54,16 +53,18 @@ def _setup(home: Path) -> dict[str, str]:
             "expire1": system.add("过期任务一", "修复 CI", layer=Layer.SHORT_TERM, category="task").id,
             "expire2": system.add("Expired note two", "temp", layer=Layer.SHORT_TERM, category="note").id,
             "promote": system.add("常用的部署命令", "kubectl apply", layer=Layer.SHORT_TERM, category="note").id,
-            "fold": system.add("Architecture overview", "services", layer=Layer.LONG_TERM, importance=4).id,
+            "used": system.add("Architecture overview", "services", layer=Layer.LONG_TERM, importance=4).id,
         }
         journal = system.store.journal_for(system.global_vault)
-        journal.record([ids["promote"]] * 5 + [ids["fold"]] * 2, START + timedelta(days=1))
+        for day in (1, 2, 3):  # promotion wants uses on several days
+            journal.record([ids["promote"]] * 2, START + timedelta(days=day))
+        journal.record([ids["used"]] * 2, START + timedelta(days=1))
         system.refresh()
     return ids
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kill_at", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("kill_at", [1, 2, 3, 4])
 def test_kill_9_mid_maintenance_then_rerun_completes(home: Path, monkeypatch: pytest.MonkeyPatch, kill_at: int) -> None:
     monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
     ids = _setup(home)
@@ -84,11 +85,12 @@ def test_kill_9_mid_maintenance_then_rerun_completes(home: Path, monkeypatch: py
         assert found[ids["expire1"]].status == "expired" and found[ids["expire1"]].archived
         assert found[ids["expire2"]].status == "expired" and found[ids["expire2"]].archived
         promoted = found[ids["promote"]]
-        assert promoted.layer is Layer.LONG_TERM and promoted.access_count == 5
-        assert found[ids["fold"]].access_count == 2  # folded exactly once
+        assert promoted.layer is Layer.LONG_TERM and promoted.access_count == 0  # uses are never written
+        assert found[ids["used"]].rel_path.parts[0] == "long_term" and found[ids["used"]].access_count == 0
         state = system.roots.home / "state"
-        assert not (state / PENDING_FILE).exists() and not (state / FOLDING_FILE).exists()
-        assert system.store.journal_for(system.global_vault).tally()[0] == {}
+        assert not (state / PENDING_FILE).exists()
+        tallies = system.store.journal_for(system.global_vault).tally()
+        assert (tallies[ids["promote"]].count, tallies[ids["used"]].count) == (6, 2)  # the journal keeps them
         # Every change of the killed run is in the rerun's ChangeSet, so the git layer commits it.
         assert run.changeset is not None and len(run.changeset.changes) >= 1
         # The index agrees with the files.
@@ -107,4 +109,4 @@ def test_pending_record_is_plain_json(home: Path, monkeypatch: pytest.MonkeyPatc
     assert proc.returncode == -9
     data = json.loads((home / "state" / PENDING_FILE).read_text(encoding="utf-8"))
     kinds = sorted(action["kind"] for action in data["actions"])
-    assert kinds == ["expire", "expire", "fold", "promote"]
+    assert kinds == ["expire", "expire", "promote"]

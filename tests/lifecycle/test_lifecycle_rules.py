@@ -1,4 +1,5 @@
-"""Lifecycle rules with an injected clock: expire, promote, archive, sessions, journal fold, idempotence."""
+"""Lifecycle rules with an injected clock: expire, promote (by use on several days), archive, sessions,
+uses never written into files, idempotence."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from aimate_memory.clock import FixedClock
 from aimate_memory.lifecycle.maintenance import run_maintenance
 from aimate_memory.lifecycle.planner import Kind, Policy, plan
 from aimate_memory.system import MemorySystem
-from aimate_memory.vault.changes import ChangeSet
 from aimate_memory.vault.layout import Layer, Scope
 
 START = datetime(2026, 1, 5, 9, 30, tzinfo=timezone(timedelta(hours=8)))
@@ -70,33 +70,62 @@ def test_hand_made_short_term_file_without_expiry_uses_created_at_plus_ttl(syste
     assert f"id: {action.memory_id}" in moved.read_text(encoding="utf-8")
 
 
+def use_on_days(system: MemorySystem, memory_id: str, days: int, per_day: int = 2) -> None:
+    """`per_day` explicit reads (`read`: get/show) on each of `days` days, the clock moving a day between."""
+    for day in range(days):
+        if day:
+            system.clock.advance(days=1)  # type: ignore[attr-defined]
+        for _ in range(per_day):
+            system.read(memory_id)
+
+
 @pytest.mark.parametrize(
-    ("category", "folder", "expected"),
-    [("note", "knowledge", "knowledge"), ("task", "projects", "project"), ("context", "knowledge", "knowledge")],
+    ("category", "folder", "expected", "title"),
+    [("note", "knowledge", "knowledge", "Use Redis 做会话缓存"), ("context", "knowledge", "knowledge", "项目背景说明")],
 )
-def test_promotion_by_journaled_use(system: MemorySystem, category: str, folder: str, expected: str) -> None:
-    memory = system.add("Use Redis 做会话缓存", "We chose Redis.", layer=Layer.SHORT_TERM, category=category)
-    journal = system.store.journal_for(system.global_vault)
-    journal.record([memory.id] * 4, system.clock.now())
-    assert [a.kind for a in run_maintenance(system.store)[0].actions] == [Kind.FOLD]
-    assert by_id(system, memory.id).access_count == 4
-    system.clock.advance(hours=1)  # type: ignore[attr-defined]
-    journal.record([memory.id], system.clock.now())
+def test_promotion_needs_uses_on_several_days(
+    system: MemorySystem, category: str, folder: str, expected: str, title: str
+) -> None:
+    memory = system.add(title, "We chose Redis.", layer=Layer.SHORT_TERM, category=category)
+    before = files(system)
+    use_on_days(system, memory.id, days=2, per_day=3)  # 6 uses, but on 2 days: one stretch of work
+    [run] = run_maintenance(system.store)
+    assert run.actions == [] and not run.changeset
+    assert files(system) == before  # reads never write a file
+    system.clock.advance(days=1)  # type: ignore[attr-defined]
+    system.read(memory.id)  # the third day
     [run] = run_maintenance(system.store)
     assert [a.kind for a in run.actions] == [Kind.PROMOTE]
+    assert "used 7 times on 3 days" in run.actions[0].reason
     promoted = by_id(system, memory.id)
     assert promoted.layer is Layer.LONG_TERM and promoted.category == expected
     assert promoted.rel_path.parts[:2] == ("long_term", folder)
     assert promoted.expires_at is None and promoted.doc.get("expires_at") is None
-    assert promoted.source == "promotion" and promoted.access_count == 5
-    assert promoted.accessed_at == system.clock.now()
+    assert promoted.source == "promotion"
+    assert promoted.doc.get("access_count") is None and promoted.doc.get("accessed_at") is None
     assert run.changeset is not None and run.changeset.subject == "maintenance: promoted 1"
-    assert journal.tally()[0] == {}
+
+
+@pytest.mark.parametrize("title", ["TODO: add pagination to /users", "待办：给 /users 接口加分页"])
+def test_a_task_shown_everywhere_and_read_often_is_never_promoted(system: MemorySystem, title: str) -> None:
+    """Issue 39: a task shown in 5 session starts and 5 searches was "accessed 5 times: task → project"."""
+    task = system.add(title, title, layer=Layer.SHORT_TERM, category="task")
+    system.refresh()
+    before = files(system)
+    for _ in range(5):
+        assert title in system.build_context(title).text
+        assert [hit.memory.id for hit in system.search(title).results] == [task.id]
+    [run] = run_maintenance(system.store)
+    assert run.actions == [] and files(system) == before  # shown is not used; and nothing was written
+    assert system.store.journal_for(system.global_vault).tally() == {}
+    use_on_days(system, task.id, days=5)  # even read on five days, a task stays a task
+    [run] = run_maintenance(system.store)
+    assert run.actions == [] and by_id(system, task.id).layer is Layer.SHORT_TERM
 
 
 def test_promotion_wins_over_expiry(system: MemorySystem) -> None:
     memory = system.add("常用命令 cheat sheet", "pytest -q", layer=Layer.SHORT_TERM, category="note")
-    system.store.journal_for(system.global_vault).record([memory.id] * 5, system.clock.now())
+    use_on_days(system, memory.id, days=3)
     system.clock.advance(days=30)  # type: ignore[attr-defined]
     [run] = run_maintenance(system.store)
     assert [a.kind for a in run.actions] == [Kind.PROMOTE]
@@ -107,8 +136,8 @@ def test_long_term_archived_after_days_unused_unless_important_or_used(system: M
     key = system.add("Production database password rotation", "Quarterly.", layer=Layer.LONG_TERM, importance=4)
     used = system.add("Code review checklist", "Tests first.", layer=Layer.LONG_TERM, importance=2)
     system.clock.advance(days=60)  # type: ignore[attr-defined]
-    system.store.journal_for(system.global_vault).record([used.id], system.clock.now())
-    assert [a.kind for a in run_maintenance(system.store)[0].actions] == [Kind.FOLD]  # the use is folded
+    system.read(used.id)
+    assert run_maintenance(system.store)[0].actions == []  # the use stays in the journal, not in the file
     system.clock.advance(days=30)  # type: ignore[attr-defined]  # 90 days since `old` was written
     [run] = run_maintenance(system.store)
     assert [(a.kind, a.memory_id) for a in run.actions] == [(Kind.ARCHIVE, old.id)]
@@ -150,29 +179,37 @@ def test_ended_sessions_move_to_their_month_folder(system: MemorySystem) -> None
     assert run_maintenance(system.store)[0].actions == []
 
 
-def test_journal_folds_in_one_batch_without_touching_updated_at(system: MemorySystem) -> None:
+def test_reads_never_write_files_and_legacy_counts_are_read(system: MemorySystem) -> None:
+    """Uses live in the state folder; a file that carries access_count/accessed_at (an older version wrote
+    them) is read as it is and never rewritten for a read."""
     a = system.add("选用 Redis 做会话缓存", "因为快", layer=Layer.LONG_TERM, category="decision")
     b = system.add("Prefer tabs", "in Go code", layer=Layer.CORE, category="preference")
+    legacy = system.global_vault.abs_path(a.rel_path)
+    legacy.write_text(
+        legacy.read_text(encoding="utf-8").replace("status: active", "status: active\naccess_count: 7"),
+        encoding="utf-8",
+    )
+    system.git.commit("memory: an older version's counts")
     system.clock.advance(days=2)  # type: ignore[attr-defined]
-    assert [hit.memory.id for hit in system.refresh() and system.search("Redis 会话").results] == [a.id]
-    system.store.journal_for(system.global_vault).record([a.id, b.id, a.id], system.clock.now())
+    assert by_id(system, a.id).access_count == 7  # read (back-compat)
+    before, history = files(system), system.timeline().events
     system.recorded.clear()  # type: ignore[attr-defined]
+    for memory_id in (a.id, b.id, a.id):
+        system.read(memory_id)
+    system.build_context("Redis")
     [run] = run_maintenance(system.store)
-    assert sorted(x.kind for x in run.actions) == [Kind.FOLD, Kind.FOLD]
-    after_a, after_b = by_id(system, a.id), by_id(system, b.id)
-    assert (after_a.access_count, after_b.access_count) == (2, 1)  # the search above is not a use
-    assert after_a.updated_at == a.updated_at and after_a.accessed_at == system.clock.now()
-    [changeset] = system.recorded  # type: ignore[attr-defined]
-    assert isinstance(changeset, ChangeSet)
-    assert changeset.subject == "maintenance: access counts folded 2"
-    assert {c.path for c in changeset.changes} == {a.rel_path, b.rel_path}
-    assert run_maintenance(system.store)[0].actions == []
+    assert run.actions == [] and files(system) == before
+    assert [c for c in system.recorded if c.changes] == []  # type: ignore[attr-defined]
+    assert system.timeline().events == history  # no "edit" nobody made
+    tallies = system.store.journal_for(system.global_vault).tally()
+    assert (tallies[a.id].count, tallies[b.id].count) == (2, 1)
+    assert tallies[a.id].last == system.clock.now()
 
 
 def test_dry_run_changes_nothing_and_a_second_run_does_nothing(system: MemorySystem) -> None:
     task = system.add("整理周报", "每周五", layer=Layer.SHORT_TERM, category="task")
     old = system.add("Legacy build notes", "make all", layer=Layer.LONG_TERM)
-    system.store.journal_for(system.global_vault).record([old.id], system.clock.now())
+    system.read(old.id)
     system.clock.advance(days=200)  # type: ignore[attr-defined]
     state = system.roots.home / "state"
     before, journal_before = files(system), (state / "access.jsonl").read_bytes()

@@ -59,6 +59,7 @@ def test_a_search_record_round_trips_and_prints_what_search_json_printed(project
             "layer": memory.layer.value,
             "scope": memory.scope.value,
             "category": memory.category,
+            "status": memory.status,  # issue 39: a pending capture says so in every result
             "tags": memory.tags,
             "updated_at": memory.updated_at.isoformat(),
             "score": round(original.score, 6),

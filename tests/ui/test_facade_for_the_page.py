@@ -62,16 +62,14 @@ def test_a_refused_value_leaves_the_file_as_it_was(
     assert path.read_bytes() == before
 
 
-def test_a_preview_counts_no_use_and_sections_say_what_they_left_out(system: MemorySystem) -> None:
+def test_a_context_counts_no_use_and_sections_say_what_they_left_out(system: MemorySystem) -> None:
     core_ids = {
         system.add(f"Rule {number}", "Always write the tests first. " * 12, layer="core", category="rule").id
         for number in range(6)
     }
     core_ids.add(system.add("规则", "提交说明用中文写。", layer="core", category="rule").id)
     journal = system.store.journal_for(system.global_vault)
-    uses_before = journal.tally()[1]
-    preview = ContextRecord.of(system.build_context(None, 120, count_uses=False))
-    assert journal.tally()[1] == uses_before
+    preview = ContextRecord.of(system.build_context(None, 120))
     [core] = [section for section in preview.sections if section["layer"] == "core"]
     placed = {item["id"] for item in core["items"]}
     left = {item["id"] for item in core["left_out"]}
@@ -79,5 +77,5 @@ def test_a_preview_counts_no_use_and_sections_say_what_they_left_out(system: Mem
     assert core_ids == placed | left  # every core memory is one or the other
     assert core["allowance"] >= core["tokens"] and core["allowance"] <= 120
     assert sum(section["tokens"] for section in preview.sections) == preview.total_tokens
-    system.build_context(None, 120)  # an assistant's context counts its uses
-    assert journal.tally()[1] > uses_before
+    system.build_context(None, 120)  # neither does an assistant's: shown is not used (docs/lifecycle.md "Uses")
+    assert journal.tally() == {}

@@ -1,0 +1,132 @@
+# ruff: noqa: F811  (the fixtures `hook` and `project` are imported from test_hook_sessions and taken by name)
+"""Sessions carry over (issue 39, seeds 002/004): a session that ends — by SessionEnd, or because its client
+died — leaves an episode (asked, files changed, commits, decided, open) that the next session start in the
+project shows; Codex's rollout transcript is read like Claude Code's. Through `aimate mem hook …` as a
+subprocess with the clients' own payloads and transcript formats, in English and Chinese."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.integrations.test_hook_sessions import (  # noqa: F401  (fixtures used by name)
+    CLAUDE_SID,
+    CODEX_SID,
+    OTHER_SID,
+    claude,
+    codex,
+    context_of,
+    git_identity,
+    hook,
+    project,
+)
+
+pytestmark = pytest.mark.slow  # a few hook subprocesses per case
+
+STAMP = "2026-01-01T00:00:00.000Z"  # before anything the test commits: the session began before its commits
+
+
+def claude_records(project: Path, *turns: tuple[str, str]) -> list[dict]:
+    """Claude Code's JSONL: a user string, or an assistant text with a Write tool call when it says `EDIT path`."""
+    records: list[dict] = []
+    for role, text in turns:
+        content: object = text
+        if role == "assistant":
+            blocks: list[dict] = [{"type": "text", "text": text}]
+            if text.startswith("EDIT "):
+                blocks.append({"type": "tool_use", "name": "Write", "input": {"file_path": str(project / text[5:])}})
+            content = blocks
+        records.append({"type": role, "timestamp": STAMP, "message": {"role": role, "content": content}})
+    return records
+
+
+def codex_records(said: list[str], patch_files: list[str]) -> list[dict]:
+    """Codex's rollout: session_meta, user_message events, one apply_patch custom tool call, an agent reply."""
+    patch = "*** Begin Patch\n" + "".join(f"*** Update File: {path}\n@@\n-a\n+b\n" for path in patch_files)
+    records = [{"timestamp": STAMP, "type": "session_meta", "payload": {"id": CODEX_SID, "cwd": "/x"}}]
+    for text in said:
+        records.append({"timestamp": STAMP, "type": "event_msg", "payload": {"type": "user_message", "message": text}})
+    call = {"type": "custom_tool_call", "name": "apply_patch", "input": patch + "*** End Patch", "call_id": "c1"}
+    records.append({"timestamp": STAMP, "type": "response_item", "payload": call})
+    records.append({"timestamp": STAMP, "type": "event_msg", "payload": {"type": "agent_message", "message": "OK"}})
+    return records
+
+
+def write(path: Path, records: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records), encoding="utf-8")
+
+
+def commit(project: Path, name: str, message: str) -> None:
+    (project / name).write_text("x\n", encoding="utf-8")
+    subprocess.run(["git", "-C", str(project), "add", name], check=True)
+    subprocess.run(["git", "-C", str(project), "commit", "-q", "-m", message], check=True)
+
+
+def last_sessions(context: str) -> str:
+    assert "## Last sessions · project" in context, context
+    return context.split("## Last sessions · project", 1)[1]
+
+
+def test_a_claude_session_leaves_an_episode_the_next_start_shows(hook, project: Path) -> None:
+    end = claude(project, CLAUDE_SID, "SessionEnd", reason="prompt_input_exit")
+    said = (
+        ("user", "Add pagination to the /users endpoint"),
+        ("assistant", "EDIT api/users.py"),
+        ("user", "Let's use cursor pagination instead of offsets. TODO: tests for the last page later."),
+    )
+    write(Path(end["transcript_path"]), claude_records(project, *said))
+    commit(project, "users.py", "Add cursor pagination to /users")
+    (project / "notes.txt").write_text("draft\n", encoding="utf-8")  # left uncommitted
+
+    assert hook("session-end", end) == ""
+    shown = last_sessions(
+        context_of(hook("session-start", claude(project, OTHER_SID, "SessionStart", source="startup")))
+    )
+    assert "Add pagination to the /users endpoint" in shown  # the title and what was asked
+    assert "changed: api/users.py; users.py" in shown
+    assert "Add cursor pagination to /users" in shown  # the commit made during the session
+    assert "decided: Let's use cursor pagination instead of offsets." in shown
+    assert "TODO: tests for the last page later." in shown and "uncommitted: notes.txt" in shown
+
+
+def test_a_codex_session_is_recorded_and_carried_over(cli, hook, project: Path) -> None:
+    end = codex(project, "SessionEnd", reason="other")
+    transcript = project.parent / ".codex" / "sessions" / "rollout-2026-01-01.jsonl"
+    end["transcript_path"] = str(transcript)
+    said = ["给 /users 接口加分页", "决定用游标分页，不用偏移量。最后一页的测试下次再补。"]
+    write(transcript, codex_records(said, ["api/users.py", "tests/test_users.py"]))
+    commit(project, "users.py", "给 /users 加游标分页")
+
+    assert hook("session-end", end, "--client", "codex") == ""
+    ended = [item for item in cli("mem", "session", "list", "--json", cwd=project).json() if item["status"] == "ended"]
+    assert [item["key"] for item in ended] == [f"codex:{CODEX_SID}"]  # recorded, then ended
+    start = codex(project, "SessionStart", source="startup")
+    shown = last_sessions(context_of(hook("session-start", {**start, "session_id": "other"}, "--client", "codex")))
+    assert "给 /users 接口加分页" in shown
+    assert "changed: api/users.py; tests/test_users.py; users.py" in shown
+    assert "给 /users 加游标分页" in shown
+    assert "decided: 决定用游标分页，不用偏移量。" in shown and "open: 最后一页的测试下次再补。" in shown
+
+
+def test_a_session_whose_client_died_is_closed_at_the_next_start(cli, hook, project: Path) -> None:
+    dead = claude(project, CLAUDE_SID, "SessionStart", source="startup")
+    said = (("user", "把配置加载器改名为 settings.py"), ("assistant", "EDIT settings.py"))
+    write(Path(dead["transcript_path"]), claude_records(project, *said))
+    hook("session-start", dead)  # the window opens … and dies: no SessionEnd ever comes
+    quiet = time.time() - 5 * 3600  # past session.idle_timeout_minutes (240)
+    os.utime(dead["transcript_path"], (quiet, quiet))
+
+    alive = claude(project, OTHER_SID, "SessionStart", source="startup")
+    Path(alive["transcript_path"]).write_text("", encoding="utf-8")
+    shown = last_sessions(context_of(hook("session-start", alive)))
+    assert "把配置加载器改名为 settings.py" in shown and "changed: settings.py" in shown
+    ended = [item for item in cli("mem", "session", "list", "--json", cwd=project).json() if item["status"] == "ended"]
+    assert [item["key"] for item in ended] == [f"claude:{CLAUDE_SID}"]
+    hook("session-start", {**alive, "source": "resume"})  # the live window is never taken for dead
+    assert len([i for i in cli("mem", "session", "list", "--json", cwd=project).json() if i["status"] == "ended"]) == 1

@@ -1,0 +1,114 @@
+"""Episodes (issue 39; docs/design.md "Episodes"): built from a session's turns and git facts with no model,
+in English and Chinese; the transcripts' tool calls say which files changed (Claude Code and Codex); a
+running session whose client died is ended by maintenance after `session.idle_timeout_minutes`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from aimate_memory.clock import FixedClock
+from aimate_memory.git.activity import Commit, commits_between
+from aimate_memory.integrations.claude_transcript import parse_records
+from aimate_memory.integrations.codex_transcript import CODEX
+from aimate_memory.sessions.episode import Episode, activity_since, activity_turn, build_episode
+from aimate_memory.sessions.transcript import Turn
+from aimate_memory.system import MemorySystem
+
+T0 = datetime(2026, 11, 24, 10, 0, tzinfo=timezone.utc)
+
+
+def turns(*said: tuple[str, str]) -> list[Turn]:
+    return [Turn(role, T0, 1, text) for role, text in said]
+
+
+@pytest.mark.parametrize(
+    ("said", "decided", "still_open"),
+    [
+        (
+            [
+                "Add pagination to /users",
+                "Let's use cursor pagination instead of offsets. Tests for the last page later.",
+            ],
+            "Let's use cursor pagination instead of offsets.",
+            "Tests for the last page later.",
+        ),
+        (
+            ["给 /users 接口加分页", "决定用游标分页，不用偏移量。最后一页的测试下次再补。"],
+            "决定用游标分页，不用偏移量。",
+            "最后一页的测试下次再补。",
+        ),
+    ],
+)
+def test_an_episode_says_what_was_asked_changed_decided_and_left(
+    said: list[str], decided: str, still_open: str
+) -> None:
+    session = turns(
+        ("user", said[0]),
+        ("assistant", "Done / 完成"),
+        ("tool", activity_turn("2026-11-24T09:00:00Z", ["api/users.py"])),
+        ("user", said[1] + "\n" + "Traceback (most recent call last):\n" * 10),  # a paste: only its head is read
+    )
+    commit = Commit("a1b2c3d4e5f6", "Add cursor pagination", ("api/users.py", "tests/test_users.py"))
+    episode = build_episode(session, [commit], [".aimate/memory/x.md", "notes.txt"])
+    assert episode.asked == [said[0], said[1].split("\n")[0]]
+    assert episode.files == ["api/users.py", "tests/test_users.py"]
+    assert episode.commits == ["a1b2c3d Add cursor pagination"]
+    assert episode.decided == [decided]
+    assert episode.open == [still_open, "uncommitted: notes.txt"]  # the tool's own state is not the code's
+    assert Episode.from_frontmatter(episode.to_frontmatter()) == episode
+    assert episode.title() == said[0]
+    assert activity_since(session) == datetime(2026, 11, 24, 9, 0, tzinfo=timezone.utc)
+
+
+def test_small_talk_makes_no_episode_and_the_transcripts_name_edited_files() -> None:
+    assert build_episode(turns(("assistant", "Hello"))).empty
+    claude = {
+        "type": "assistant",
+        "timestamp": "2026-11-24T09:00:00Z",
+        "message": {"content": [{"type": "tool_use", "name": "Edit", "input": {"file_path": "/p/app.py"}}]},
+    }
+    read = parse_records((json.dumps(claude) + "\n").encode())
+    assert (read.edited, read.started, read.turns) == (["/p/app.py"], "2026-11-24T09:00:00Z", [])
+    patch = "*** Begin Patch\n*** Add File: 新文件.py\n+x\n*** Update File: a.py\n*** Move to: b.py\n*** End Patch"
+    records = [
+        {"timestamp": "t", "type": "event_msg", "payload": {"type": "user_message", "message": "改一下 a.py"}},
+        {"timestamp": "t", "type": "response_item", "payload": {"type": "function_call", "name": "apply_patch",
+                                                                "arguments": json.dumps({"input": patch})}},
+        {"timestamp": "t", "type": "response_item", "payload": {"type": "message", "role": "user", "content": []}},
+    ]  # fmt: skip
+    codex = parse_records("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode(), CODEX)
+    assert [(turn.role, turn.content) for turn in codex.turns] == [("user", "改一下 a.py")]
+    assert codex.edited == ["新文件.py", "a.py", "b.py"]
+
+
+def test_commits_between_reads_the_sessions_commits(tmp_path: Path, isolated_git: None) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "a.py").write_text("x\n", encoding="utf-8")
+    subprocess.run(["git", "-C", str(tmp_path), "add", "a.py"], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "commit", "-q", "-m", "加上 a.py"], check=True)
+    now = datetime.now(timezone.utc)
+    [commit] = commits_between(tmp_path, now - timedelta(minutes=5), now + timedelta(minutes=1))
+    assert (commit.subject, commit.files) == ("加上 a.py", ("a.py",))
+    assert commits_between(tmp_path, now - timedelta(days=2), now - timedelta(days=1)) == []
+
+
+@pytest.mark.parametrize("text", ["Fix the flaky login test", "修复登录的偶发失败测试"])
+def test_maintenance_ends_a_session_left_running_by_a_dead_client(home: Path, monkeypatch, text: str) -> None:
+    monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
+    clock = FixedClock(T0)
+    with MemorySystem.open(global_only=True, clock=clock) as system:
+        system.init()
+        system.add_conversation("user", text, session="kimi:dead")
+        clock.advance(minutes=239)
+        system.upkeep.maintain()
+        assert [info.key for info in system.sessions.running()] == ["kimi:dead"]  # not idle long enough yet
+        clock.advance(minutes=2)
+        system.upkeep.maintain()
+        assert system.sessions.running() == []
+        [ended] = [info for info in system.sessions.list() if info.key == "kimi:dead"]
+        assert ended.status in ("ended", "archived") and ended.title == text  # named by its episode

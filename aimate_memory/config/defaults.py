@@ -62,6 +62,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         # assembled transcripts 8 of 10 proposals were worth accepting (0.6: 10 of 20; 0.8: 5 of 7).
         "distill_confidence": 0.7,
         "distill_max": 10,
+        # A rule is a sentence (issue 38): a capture longer than this many characters (CJK characters count
+        # one each) is refused — a pasted document became one core line that no context could fit. A long
+        # note goes in with `aimate mem add --file`. docs/design.md, "Capture".
+        "max_chars": 2000,
     },
     "summarizer": {
         # An OpenAI-compatible chat endpoint (…/v1/chat/completions); None = the offline extractive one.

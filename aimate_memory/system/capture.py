@@ -92,6 +92,7 @@ class Capture:
             raise InvalidInputError("nothing to remember: the text is empty", "pass the sentence to remember")
         if kind is not None and kind not in PLACES:
             raise InvalidInputError(f"unknown kind {kind!r}", f"use one of: {', '.join(PLACES)}")
+        self._check_length(text)
         thread = thread_name(thread) if thread is not None else None
         # Checked before classifying: a 1 MB text or a secret is refused before any model reads it.
         check_writable_text({"title": title_of(text.strip()), "body": text.strip()})
@@ -148,6 +149,18 @@ class Capture:
         if conflicts:
             return as_conflict(result, conflicts)
         return result
+
+    def _check_length(self, text: str) -> None:
+        """A rule, a preference or a decision is a sentence or a few: a longer text is a note or a document,
+        and capture files nothing that long as one line (docs/design.md, "Capture")."""
+        limit = int(self._store.config.get("capture.max_chars"))
+        length = len(text.strip())
+        if length > limit:
+            raise InvalidInputError(
+                f"too long to remember as one memory: {length:,} characters, over capture.max_chars ({limit:,}); "
+                "nothing was written",
+                "say it in a sentence, or keep a long note as a file: `aimate mem add TITLE --file PATH`",
+            )
 
     def _pending_twin(self, vault: Vault, found: Classification) -> Memory | None:
         """The conflict this capture settles: a pending memory of the same words, same place, that was held

@@ -110,6 +110,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         # `aimate mem install claude|codex|kimi` sets up a warm daemon (a user service, else autostart;
         # docs/agents.md, "A warm daemon with the install"); false: installs leave the daemon alone.
         "with_assistants": True,
+        # When a daemon leaves on its own (watch/leaving.py; docs/agents.md, "When the daemon leaves"): an
+        # autostarted one after this many minutes without a request (0: never); any daemon whose home folder
+        # was deleted, looked for every leave_check_seconds.
+        "idle_exit_minutes": 120.0,
+        "leave_check_seconds": 30.0,
     },
     "maintenance": {
         "enabled": True,

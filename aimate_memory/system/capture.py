@@ -5,10 +5,9 @@ functions of `aimate_memory.capture`; this module gathers their inputs and does 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from aimate_memory.capture import CaptureResult, Classification, classify, decide, route, title_of
 from aimate_memory.capture.distill import distill
@@ -336,33 +335,3 @@ class Capture:
 def as_conflict(result: CaptureResult, conflicts: list[ConflictRecord]) -> CaptureResult:
     """`result` as a conflict: what was written (pending), and the memories it may contradict."""
     return CaptureResult("conflict", result.memory, None, result.reason, tuple(c.to_dict() for c in conflicts))
-
-
-def capture_line(result: CaptureResult) -> str:
-    """The human lines of `remember`: what happened, then why —
-    `remembered 3f2a1c0d as core/preference (global): 我习惯用 Tab 缩进` / `  why: core/preference: a personal …`."""
-    memory: Memory | None = result.memory
-    if memory is None:
-        return f"not remembered: {result.reason}"
-    where = f"{memory.layer.value}/{memory.category} ({memory.scope.value})"
-    verbs = {"written": "remembered", "pending": "pending review:", "exists": "already remembered"}
-    line = f"{verbs.get(result.action, result.action)} {memory.id[:8]} as {where}: {memory.title}"
-    if result.supersedes:
-        line += f" (supersedes {result.supersedes[:8]})"
-    if result.action == "conflict":
-        line = f"pending review: {memory.id[:8]} as {where}: {memory.title}"
-        line += "\n" + conflict_lines(memory.id, result.conflicts)
-    return f"{line}\n  why: {result.reason}"
-
-
-def conflict_lines(memory_id: str, conflicts: Sequence[Mapping[str, Any]]) -> str:
-    """What a person reads about a conflict: the memories it may contradict, and the three ways out."""
-    short = memory_id[:8]
-    others = ", ".join(str(conflict["id"])[:8] for conflict in conflicts)
-    lines = [f'  may contradict {str(c["id"])[:8]} "{c["title"]}" ({c["reason"]})' for c in conflicts]
-    lines += [
-        f"  keep this one: aimate mem review --accept {short}   ({others} becomes superseded)",
-        f"  keep both:     aimate mem review --accept {short} --keep-both",
-        f"  keep the old:  aimate mem review --reject {short}",
-    ]
-    return "\n".join(lines)

@@ -107,15 +107,16 @@ def _last_line(path: Path) -> str:
     return lines[-1].strip()[:300] if lines else ""
 
 
-def spawn_daemon(home: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+def spawn_daemon(home: Path, env: dict[str, str] | None = None, autostarted: bool = False) -> subprocess.Popen[bytes]:
     """Start a daemon process in its own session, output to its log, without waiting for it. A second one
-    started meanwhile finds the instance lock held and exits (ALREADY_RUNNING_EXIT)."""
+    started meanwhile finds the instance lock held and exits (ALREADY_RUNNING_EXIT). `autostarted`: it
+    leaves after `daemon.idle_exit_minutes` without a request (watch/leaving.py)."""
     paths = DaemonPaths.of(home)
     paths.state.mkdir(parents=True, exist_ok=True)
     full_env = {**os.environ, **(env or {}), "AIMATE_HOME": str(home)}
     with open(paths.log, "ab") as log_file:
         return subprocess.Popen(
-            daemon_command(home),
+            daemon_command(home) + (["--autostarted"] if autostarted else []),
             stdin=subprocess.DEVNULL,
             stdout=log_file,
             stderr=log_file,
@@ -139,7 +140,7 @@ def autostart(home: Path) -> bool:
 
         if not load_config(home, None).get("daemon.autostart") or running_pid(home) is not None:
             return False
-        spawn_daemon(home)
+        spawn_daemon(home, autostarted=True)
         return True
     except Exception as exc:  # a broken config or an unwritable state folder: no daemon, nothing else
         log.warning("daemon autostart failed: %s", exc)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -16,7 +17,7 @@ import pytest
 
 from aimate_memory.watch.paths import DaemonPaths
 from aimate_memory.watch.private_socket import socket_path
-from aimate_memory.watch.process import running_pid
+from aimate_memory.watch.process import running_pid, spawn_daemon
 from aimate_memory.watch.registry import register_project, registered_projects
 from aimate_memory.watch.transport import daemon_request
 
@@ -270,3 +271,40 @@ def test_a_stale_memory_says_so_through_the_daemon(daemon, cli, home: Path, tmp_
     assert (hit["stale"]["path"], hit["stale"]["what"], hit["stale"]["commits"]) == ("auth/session.py", "changed", 1)
     through = cli("mem", "search", "令牌刷新", env={"AIMATE_NO_DAEMON": "0"}, cwd=project)
     assert "possibly stale: auth/session.py changed in 1 commit" in through.out, through.out + through.err
+
+
+def test_a_daemon_whose_home_is_deleted_leaves(cli, home: Path) -> None:
+    """Test runs left daemons serving a deleted AIMATE_HOME for as long as the machine was up (issue 38): a
+    real daemon, its home removed under it, exits by itself (watch/leaving.py)."""
+    assert cli("mem", "init").code == 0
+    assert cli("mem", "daemon", "start", env={"AIMATE_DAEMON__LEAVE_CHECK_SECONDS": "0.2"}).code == 0
+    pid = running_pid(home)
+    assert pid and pid > 0 and _alive(pid)
+    try:
+        shutil.rmtree(home)
+        wait_for(lambda: not _alive(pid), timeout=20)
+    finally:
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_an_autostarted_daemon_leaves_when_idle_one_started_by_hand_stays(cli, home: Path) -> None:
+    """`daemon.idle_exit_minutes` without a request: an autostarted daemon exits, one the person started
+    (`daemon start`) does not — it is theirs to stop."""
+    assert cli("mem", "init").code == 0
+    quick = {"AIMATE_DAEMON__LEAVE_CHECK_SECONDS": "0.2", "AIMATE_DAEMON__IDLE_EXIT_MINUTES": "0.01"}  # 0.6 s
+    assert cli("mem", "daemon", "start", env=quick).code == 0
+    by_hand = running_pid(home)
+    assert by_hand and by_hand > 0
+    time.sleep(2.0)  # over three times the idle limit, ten looks
+    assert _alive(by_hand)
+    assert cli("mem", "daemon", "stop").code == 0
+    proc = spawn_daemon(home, env=quick, autostarted=True)
+    try:
+        wait_for(lambda: proc.poll() is not None, timeout=30)
+        assert proc.returncode == 0
+        assert "daemon leaving: autostarted and idle" in DaemonPaths.of(home).log.read_text(encoding="utf-8")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()

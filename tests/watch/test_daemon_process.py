@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -308,3 +309,65 @@ def test_an_autostarted_daemon_leaves_when_idle_one_started_by_hand_stays(cli, h
         if proc.poll() is None:
             proc.kill()
         proc.wait()
+
+
+# `aimate` as installed, reporting afterwards whether the facade was imported (it is not when the daemon answers).
+REPORTING_AIMATE = (
+    "import atexit, sys\n"
+    "atexit.register(lambda: sys.stderr.write('FACADE %s\\n' % ('aimate_memory.system.facade' in sys.modules)))\n"
+    "from aimate_memory.cli import main; sys.argv[0] = 'aimate'; main()"
+)
+
+
+def test_every_wait_of_a_person_is_answered_by_the_daemon(daemon, cli, home: Path, tmp_path: Path) -> None:
+    """remember, list, show, context, review, stale and timeline through a running daemon (issue 38): the CLI
+    process never opens the facade, and each answers exactly what the command answers in process."""
+    project = tmp_path / "proj"
+    (project / "src").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "src" / "app.py").write_text("print('hi')\n")
+    assert cli("mem", "init", cwd=project).code == 0
+    daemon()
+    env = {**os.environ, "AIMATE_HOME": str(home), "AIMATE_EMBEDDING__ENABLED": "false", "COLUMNS": "200"}
+
+    def aimate(*args: str, in_process: bool = False) -> tuple[str, bool]:
+        ran = subprocess.run(
+            [sys.executable, "-c", REPORTING_AIMATE, *args],
+            capture_output=True,
+            text=True,
+            cwd=project,
+            env={**env, "AIMATE_NO_DAEMON": "1"} if in_process else env,
+            timeout=120,
+        )
+        assert ran.returncode == 0, ran.stderr
+        return ran.stdout, "FACADE True" in ran.stderr
+
+    said: list[str] = []
+    for text in ("We decided to deploy with Helm charts", "我们决定用 Redis 做会话缓存"):
+        answer, opened = aimate("mem", "remember", text, "--json")
+        assert not opened and json.loads(answer)["action"] == "written"
+        said.append(json.loads(answer)["memory"]["id"])
+    assert "already remembered" in aimate("mem", "remember", "我们决定用 Redis 做会话缓存", in_process=True)[0]
+    pending, _ = aimate("mem", "remember", "Prefer small pull requests", "--confidence", "0.7", "--source", "mcp")
+    assert pending.startswith("pending review:")
+    for args in (
+        ("list", "--json"),
+        ("list",),
+        ("show", said[1][:8]),
+        ("show", said[0], "--json"),
+        ("stale", "--json"),
+        ("timeline", "--json"),
+        ("timeline",),
+        ("review", "--json"),
+        ("review",),
+        ("context", "Redis 缓存"),  # its --json holds scores that age by the second
+    ):
+        via_daemon, opened = aimate("mem", *args)
+        assert not opened, args
+        assert via_daemon == aimate("mem", *args, in_process=True)[0], args
+    assert "会话缓存" in aimate("mem", "show", said[1][:8])[0]
+    accepted, opened = aimate("mem", "review", "--accept-all", "--json")
+    outcomes = json.loads(accepted)
+    assert not opened and {outcome["action"] for outcome in outcomes} == {"accept"}, outcomes
+    assert any("prefer-small-pull-requests" in outcome["path"] for outcome in outcomes), outcomes
+    assert json.loads(aimate("mem", "review", "--json", in_process=True)[0]) == []

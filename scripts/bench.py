@@ -30,6 +30,7 @@ Steps (each timed):
 
 `--waits` (scripts/bench_waits.py) runs only what a person waits on: remember, list, show, context, review,
 stale and timeline as commands, cold and through the daemon, p50/p95 with the load; and the conflict check.
+`--bulk` (scripts/bench_bulk.py): import, `commit` and `review --accept-all` of N memories, wall and CPU seconds.
 
 `--markdown FILE` writes/updates this size's section in FILE, keeping the sections of other sizes.
 """
@@ -1464,9 +1465,19 @@ def main(argv: list[str] | None = None) -> int:
         "--waits", action="store_true", help="only the waits of each command, cold and daemon (scripts/bench_waits.py)"
     )
     parser.add_argument("--runs", type=int, default=10, help="with --waits: runs of each command")
+    parser.add_argument(
+        "--bulk", action="store_true", help="only the bulk writes: import, commit, review --accept-all (bench_bulk.py)"
+    )
     args = parser.parse_args(argv)
     if args.size < 20 or args.queries < 1:
         parser.error("--size must be at least 20 and --queries at least 1")
+    if args.bulk:
+        from scripts.bench_bulk import bulk
+        from scripts.bench_bulk import table as bulk_table
+
+        say = (lambda message: None) if args.quiet else (lambda message: print(message, file=sys.stderr, flush=True))
+        print(bulk_table(bulk(args.size, say)))
+        return 0
     if args.waits:
         from scripts.bench_waits import table, waits
 

@@ -375,14 +375,18 @@ class Vault:
         return read_document(self.abs_path(memory.rel_path), self.max_file_bytes)
 
     def _write(self, rel_path: PurePosixPath, doc: MemoryDocument) -> None:
-        text = doc.render()
+        self.write_rendered(rel_path, doc.render())
+
+    def write_rendered(self, rel_path: PurePosixPath, text: str, durable: bool = True) -> None:
+        """A memory file already rendered (`MemoryDocument.render`), written atomically within the size
+        limit; `durable=False` for a bulk write that flushes once at its end (`atomic.flush_to_disk`)."""
         size, limit = len(text.encode("utf-8")), self.max_bytes_for(rel_path)
         if size > limit:  # the tool would write a file that it then refuses to read
             raise InvalidInputError(
                 f"the memory would be {size:,} bytes, over the {limit:,}-byte limit; nothing was written",
                 "split it into several memories, or raise storage.max_file_bytes",
             )
-        atomic_write_text(self.abs_path(rel_path), text)
+        atomic_write_text(self.abs_path(rel_path), text, durable)
 
 
 def anchors_value(anchors: tuple[Anchor, ...] | list[Anchor]) -> Any:

@@ -38,7 +38,13 @@ from aimate_memory.watch.leaving import HomeMark, reason_to_leave
 from aimate_memory.watch.paths import DaemonPaths
 from aimate_memory.watch.pending import PendingRefreshes
 from aimate_memory.watch.private_socket import UnsafeSocketFolder, ensure_socket_folder
-from aimate_memory.watch.process import ALREADY_RUNNING_EXIT, UNSAFE_SOCKET_EXIT, hold_instance_lock, rss_bytes
+from aimate_memory.watch.process import (
+    ALREADY_RUNNING_EXIT,
+    UNSAFE_SOCKET_EXIT,
+    hold_instance_lock,
+    release_free_memory,
+    rss_bytes,
+)
 from aimate_memory.watch.registry import ownership_problem, register_project, registered_projects
 from aimate_memory.watch.server import (
     CONFIDENCE,
@@ -468,6 +474,8 @@ class Daemon:
             paths |= still_settling
         report = system.store.refresh_vault(vault, paths)
         self.last_refresh[key] = SystemClock().now().isoformat()
+        if report.changed:
+            release_free_memory()  # its embedding batches' buffers (`process.release_free_memory`)
         if report.changed or report.errors:
             log.info(
                 "refreshed %s: +%d ~%d >%d -%d, %d errors (%.0f ms)",
@@ -485,6 +493,7 @@ class Daemon:
         """Load the search code and the embedding model now, so the first query does not pay for them."""
         system = self.vaults.system(None)
         loaded = system.store.warm_up()
+        release_free_memory()  # what loading the models left freed
         if system.store.vectors_enabled:
             log.info("embedding model %s", "loaded" if loaded else "unavailable")
         return {"ok": True}

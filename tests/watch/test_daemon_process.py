@@ -355,6 +355,7 @@ def test_every_wait_of_a_person_is_answered_by_the_daemon(daemon, cli, home: Pat
         ("list",),
         ("show", said[1][:8]),
         ("show", said[0], "--json"),
+        ("show", said[0], "--details"),
         ("stale", "--json"),
         ("timeline", "--json"),
         ("timeline",),

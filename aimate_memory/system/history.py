@@ -240,7 +240,6 @@ class GitActions:
                 done.extend(ReviewOutcome(item.scope, c.path.as_posix(), "accept", sha, c.describe()) for c in ready)
         return done
 
-
     def reject(self, paths: Sequence[str], scope: Scope | None = None) -> list[ReviewOutcome]:
         """Undo each pending change: tracked files restored, new files moved out of the vault (kept)."""
         from aimate_memory.git.review import reject

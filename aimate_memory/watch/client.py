@@ -141,7 +141,8 @@ class DaemonClient:
             "replaces": replaces,
         }
         fields = {"text": text, "source": source, **{k: v for k, v in optional.items() if v is not None}}
-        reply = self._ask("remember", **fields, force=force, keep_both=keep_both)
+        chosen = {"keep_both": True} if keep_both else {}  # only when set: an older daemon refuses the field
+        reply = self._ask("remember", **fields, **chosen, force=force)
         return CaptureRecord.from_dict(reply.get("result") or {})
 
     def add_conversation(self, role: str, content: str, *, session: str | None = None) -> AppendRecord:

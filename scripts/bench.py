@@ -28,6 +28,10 @@ Steps (each timed):
    `state/` by an earlier process, and without it as after a new commit), and `stale()` over the
    whole vault in process and `aimate mem stale --json` as a command. `--staleness-only` runs this step alone.
 
+`--waits` (scripts/bench_waits.py) runs only what a person waits on: remember, list, show, context, review,
+stale and timeline as commands, cold and through the daemon, p50/p95 with the load; and the conflict check.
+`--bulk` (scripts/bench_bulk.py): import, `commit` and `review --accept-all` of N memories, wall and CPU seconds.
+
 `--markdown FILE` writes/updates this size's section in FILE, keeping the sections of other sizes.
 """
 
@@ -1457,9 +1461,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument("--no-staleness", action="store_true", help="skip the staleness step (anchors)")
     parser.add_argument("--staleness-only", action="store_true", help="run only the staleness step, print JSON")
+    parser.add_argument(
+        "--waits", action="store_true", help="only the waits of each command, cold and daemon (scripts/bench_waits.py)"
+    )
+    parser.add_argument("--runs", type=int, default=10, help="with --waits: runs of each command")
+    parser.add_argument(
+        "--bulk", action="store_true", help="only the bulk writes: import, commit, review --accept-all (bench_bulk.py)"
+    )
     args = parser.parse_args(argv)
     if args.size < 20 or args.queries < 1:
         parser.error("--size must be at least 20 and --queries at least 1")
+    if args.bulk:
+        from scripts.bench_bulk import bulk
+        from scripts.bench_bulk import table as bulk_table
+
+        say = (lambda message: None) if args.quiet else (lambda message: print(message, file=sys.stderr, flush=True))
+        print(bulk_table(bulk(args.size, say)))
+        return 0
+    if args.waits:
+        from scripts.bench_waits import table, waits
+
+        say = (lambda message: None) if args.quiet else (lambda message: print(message, file=sys.stderr, flush=True))
+        found = waits(args.size, args.runs, say, Path(args.keep).resolve() if args.keep else None)
+        if args.json:
+            Path(args.json).write_text(json.dumps(found, indent=2) + "\n", "utf-8")
+        print(table(found))
+        return 0
     if args.staleness_only:
         started = list(os.getloadavg())
         log = (lambda message: None) if args.quiet else (lambda message: print(message, file=sys.stderr, flush=True))

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from aimate_memory.cli.common import JSON, NO_REFRESH, open_system, refreshed
+from aimate_memory.cli.common import JSON, NO_REFRESH, open_system, refreshed, vault_client
 from aimate_memory.cli.render import console, print_json, print_warning
+from aimate_memory.system.records import CaptureRecord, ContextRecord
 
 if TYPE_CHECKING:
     from aimate_memory.sessions import SessionInfo
@@ -47,25 +48,26 @@ def remember(
     the memory it restates. A core memory or decision that may contradict an active one is written pending
     and both are named (`review --accept ID` keeps the new one, `--keep-both` both, `--reject ID` the old);
     --replace ID or --keep-both decide it at once."""
-    from aimate_memory.system.capture import capture_line
-
     if keep_both and replaces:
         raise typer.BadParameter("--keep-both keeps the other memory, --replace supersedes it: give one")
-    result = refreshed(open_system(), no_refresh).remember(
-        text,
-        confidence=confidence,
-        scope=scope,
-        source=source,
-        thread=thread,
-        kind=kind,
-        force=force,
-        keep_both=keep_both,
-        replaces=replaces,
-    )
+    chosen: dict[str, Any] = {
+        "confidence": confidence,
+        "scope": scope,
+        "source": source,
+        "thread": thread,
+        "kind": kind,
+        "force": force,
+        "keep_both": keep_both,
+        "replaces": replaces,
+    }
+    if no_refresh:  # the index as it is: in this process (a daemon's is kept fresh by its watcher)
+        result = CaptureRecord.of(refreshed(open_system(), no_refresh=True).remember(text, **chosen))
+    else:
+        result = vault_client().remember(text, **chosen)
     if as_json:
         print_json(result.to_dict())
     else:
-        console.print(capture_line(result), markup=False)
+        console.print(result.line(), markup=False)
 
 
 @session_commands.command("start")
@@ -174,13 +176,16 @@ def context(
     as_json: bool = JSON,
 ) -> None:
     """The memory context for a prompt, as Markdown: core, session window, recent and relevant memories."""
-    built = refreshed(open_system(search_for=query), no_refresh).build_context(query, budget)
+    if no_refresh:
+        built = ContextRecord.of(refreshed(open_system(search_for=query), no_refresh=True).build_context(query, budget))
+    else:
+        built = vault_client(search_for=query).build_context(query, budget)
     if as_json:
         print_json(built.to_dict())
         return
     sys.stdout.write(built.text)
-    for warning in built.warnings:
-        print_warning(warning.message)
+    for message in built.warning_messages:
+        print_warning(message)
 
 
 @commands.command()

@@ -5,6 +5,7 @@ Command modules declare their commands on their own `commands` Typer and import 
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,18 +13,6 @@ from typing import TYPE_CHECKING
 import typer
 import typer.core
 
-from aimate_memory.cli import (
-    agent_commands,
-    assistant_commands,
-    config_commands,
-    git_commands,
-    index_commands,
-    live_commands,
-    mcp_commands,
-    memory_commands,
-    transfer_commands,
-    ui_commands,
-)
 from aimate_memory.cli.common import options
 from aimate_memory.cli.faults import describe_fault
 from aimate_memory.cli.render import print_error
@@ -97,21 +86,34 @@ mem = typer.Typer(
 )
 app.add_typer(mem, name="mem")
 
-COMMAND_MODULES = (
-    memory_commands,
-    agent_commands,
-    index_commands,
-    git_commands,
-    transfer_commands,
-    live_commands,
-    mcp_commands,
-    config_commands,
-    assistant_commands,
-    ui_commands,
-)
-_set_panels([module.commands for module in COMMAND_MODULES])
-for module in COMMAND_MODULES:
-    mem.add_typer(module.commands)
+# Each command module and the commands (and command groups) it declares. `main` mounts only the module of
+# the command on the command line — every one for `--help`, `mem` alone or a word none declares: importing
+# all of them (rich's syntax and tables, the vault's filters, …) was a third of the app's import, paid by every
+# command, also one the daemon answers (issue 38). tests/cli/test_fast_entry.py checks this table against
+# what the modules declare.
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "memory_commands": ("init", "add", "list", "show", "edit", "set", "rm", "verify", "stale", "fix", "diagnose"),
+    "agent_commands": ("remember", "context", "perf", "session"),
+    "index_commands": ("index", "reindex", "search", "recall", "eval", "stats"),
+    "git_commands": ("review", "commit", "diff", "log", "timeline", "sync"),
+    "transfer_commands": ("export", "import"),
+    "live_commands": ("watch", "maintain", "dedupe", "daemon"),
+    "mcp_commands": ("mcp",),
+    "config_commands": ("config",),
+    "assistant_commands": ("install", "uninstall", "agents-md", "hook"),
+    "ui_commands": ("ui",),
+}
+
+
+def mount_commands(argv: list[str]) -> list[str]:
+    """Mount on `mem` the command module(s) `argv` needs (see `COMMAND_MODULES`); their names."""
+    command = _command_word(argv)
+    names = [name for name, commands in COMMAND_MODULES.items() if command in commands] or list(COMMAND_MODULES)
+    groups = [importlib.import_module(f"aimate_memory.cli.{name}").commands for name in names]
+    _set_panels(groups)
+    for group in groups:
+        mem.add_typer(group)
+    return names
 
 
 @app.callback()
@@ -139,6 +141,7 @@ def mem_options(
 def main() -> None:
     # Standalone mode: typer turns usage errors into exit 2 and `typer.Exit` into its code; what
     # reaches here is ours.
+    mount_commands(sys.argv[1:])
     dash_query = query_starting_with_dash(sys.argv[1:])
     if dash_query is not None:
         print_error(

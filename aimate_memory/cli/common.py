@@ -69,6 +69,13 @@ def say_refused_config(roots: Roots) -> None:
         print_warning(line)
 
 
+def vault_client(search_for: str | None = None) -> RoutedClient:
+    """`connect`, for a command that reads or changes memories: there must be a vault (see `open_system`)."""
+    client = connect(search_for)
+    client.require_vault()
+    return client
+
+
 def open_system(search_for: str | None = None, needs_vault: bool = True) -> MemorySystem:
     """The facade for this command line's options (the client's local one); `search_for`: the query of a
     command that searches. Before `init` there is nothing to read or change: a command that `needs_vault`

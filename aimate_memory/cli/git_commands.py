@@ -11,15 +11,16 @@ from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
 
-from aimate_memory.cli.common import JSON, open_system
+from aimate_memory.cli.common import JSON, open_system, vault_client
 from aimate_memory.cli.render import console, print_json, print_warning
 from aimate_memory.errors import AimateError, InvalidInputError
+from aimate_memory.system.records import TimelineRecord
 from aimate_memory.vault.layout import Scope
 from aimate_memory.wording import plural
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
-    from aimate_memory.system.history import HistoryEntry, ReviewItem, ReviewOutcome
+    from aimate_memory.system.history import HistoryEntry, ReviewItem
     from aimate_memory.system.records import TimelineEvent
 
 commands = typer.Typer()
@@ -31,15 +32,17 @@ def _tag(scope: str) -> str:
     return escape(f"[{scope}]")
 
 
-def _print_outcomes(outcomes: list[ReviewOutcome]) -> None:
+def _print_outcomes(outcomes: list[dict[str, Any]]) -> None:
+    """`ReviewOutcome.to_dict()`s, as a person reads them."""
     for outcome in outcomes:
-        if outcome.action == "skipped":
-            console.print(f"[yellow]skipped[/] {_tag(outcome.scope)} {escape(outcome.path)}: {escape(outcome.detail)}")
-        elif outcome.action == "reject":
-            console.print(f"rejected {_tag(outcome.scope)} {escape(outcome.detail)}")
+        scope, detail = _tag(outcome["scope"]), escape(outcome["detail"])
+        if outcome["action"] == "skipped":
+            console.print(f"[yellow]skipped[/] {scope} {escape(outcome['path'])}: {detail}")
+        elif outcome["action"] == "reject":
+            console.print(f"rejected {scope} {detail}")
         else:
-            to = f" → {outcome.commit[:8]}" if outcome.commit else ""
-            console.print(f"accepted {_tag(outcome.scope)} {escape(outcome.detail)}{to}")
+            to = f" → {outcome['commit'][:8]}" if outcome["commit"] else ""
+            console.print(f"accepted {scope} {detail}{to}")
 
 
 # -- review -----------------------------------------------------------------------------------------
@@ -60,53 +63,59 @@ def review(
     (commit), reject (restore) or skip. Files that are not memories (README, sessions) are not listed.
     A capture that may contradict active memories is shown with them: accepting it keeps it and supersedes
     them (--keep-both keeps both), rejecting it keeps them."""
-    system = open_system()
-    if accept or reject:
-        outcomes = system.git.reject(reject or []) + system.git.accept(
-            accept or [], allow_secret=allow_secret, keep_both=keep_both
-        )
-    elif accept_all:
-        outcomes = system.git.accept_all(allow_secret=allow_secret)
-    else:
-        _list_or_walk(system, as_json, allow_secret)
+    if not (accept or reject or accept_all):
+        _list_or_walk(as_json, allow_secret)
         return
+    decided = {"accept": accept or [], "reject": reject or [], "accept_all": accept_all}
+    outcomes = vault_client().view("review", {**decided, "allow_secret": allow_secret, "keep_both": keep_both})
+    outcomes = outcomes["outcomes"]
     if as_json:
-        print_json([outcome.to_dict() for outcome in outcomes])
+        print_json(outcomes)
     elif outcomes:
         _print_outcomes(outcomes)
     else:
         console.print("nothing to review: every memory change is committed")
 
 
-def _list_or_walk(system: MemorySystem, as_json: bool, allow_secret: bool) -> None:
-    items = system.git.pending_changes()
-    if as_json:
-        print_json([item.to_dict() for item in items])
+def _list_or_walk(as_json: bool, allow_secret: bool) -> None:
+    """The pending changes: as JSON, printed (through the daemon when one runs), or walked one by one at a
+    terminal (here: the answers change the vault as the person gives them)."""
+    if sys.stdin.isatty() and not as_json:
+        system = open_system()
+        items = system.git.pending_changes()
+        if items:
+            _interactive(system, items, allow_secret)
+        else:
+            console.print("nothing to review: every memory change is committed")
+        system.refresh()
+        _print_stale([{**m.public_dict(), "stale_text": s.describe()} for m, s in system.stale()])
         return
+    listed = vault_client().view("review", {"stale": not as_json})
+    if as_json:
+        print_json(listed["items"])
+        return
+    items = listed["items"]
     if not items:
         console.print("nothing to review: every memory change is committed")
-    elif sys.stdin.isatty():
-        _interactive(system, items, allow_secret)
-    else:
-        for item in items:
-            _print_item(item)
+    for item in items:
+        _print_item(item)
+    if items:
         console.print(
             f"[dim]{plural(len(items), 'change')}: accept with `aimate mem review --accept ID` (or --accept-all), "
             "reject with --reject ID; run in a terminal to review one by one[/]"
         )
-    _print_stale(system)
+    _print_stale(listed["stale"])
 
 
-def _print_stale(system: MemorySystem) -> None:
+def _print_stale(stale: list[dict[str, Any]]) -> None:
     """The project memories whose cited code changed since they were verified: also for a person to look
     at (`aimate mem stale` lists them alone, docs/anchors.md)."""
-    system.refresh()
-    stale = system.stale()
     if not stale:
         return
     console.print(f"{plural(len(stale), 'memory', 'memories')} possibly stale (the code they cite changed):")
-    for memory, staleness in stale:
-        console.print(f"[bold]{memory.id[:8]}[/] {escape(memory.title)}: [yellow]{escape(staleness.describe())}[/]")
+    for memory in stale:
+        line = f"[bold]{str(memory['id'])[:8]}[/] {escape(memory['title'])}: [yellow]{escape(memory['stale_text'])}[/]"
+        console.print(line)
     console.print("[dim]check each; `aimate mem verify ID` when it still holds, `aimate mem edit ID` when not[/]")
 
 
@@ -121,36 +130,35 @@ _KIND = {
 }
 
 
-def _kind(item: ReviewItem) -> str:
-    change = item.change
-    if change.parse_error is not None:
+def _kind(item: dict[str, Any]) -> str:
+    if item["parse_error"] is not None:
         return "broken file"
-    if change.memory_status == "pending" and change.status in ("added", "modified", "renamed"):
+    if item["memory_status"] == "pending" and item["status"] in ("added", "modified", "renamed"):
         return "pending capture"
-    return _KIND.get(change.status, change.status)
+    return _KIND.get(str(item["status"]), str(item["status"]))
 
 
-def _print_item(item: ReviewItem) -> None:
-    """One change as a memory: id, scope, what kind of change, title; the fields that changed and the body
-    as a short diff (`aimate mem diff ID` shows the whole file)."""
-    change = item.change
-    memory_id = (change.memory_id or "")[:8] or "-" * 8
-    title = change.title or change.path.as_posix()
-    console.print(f"[bold]{memory_id}[/] {_tag(item.scope)} {_kind(item)}: [bold]{escape(title)}[/]")
-    where = change.path.as_posix() if change.old_path is None else f"{change.old_path} → {change.path}"
+def _print_item(item: dict[str, Any]) -> None:
+    """One change (`ReviewItem.to_dict()`) as a memory: id, scope, what kind of change, title; the fields that
+    changed and the body as a short diff (`aimate mem diff ID` shows the whole file)."""
+    memory_id = (item["id"] or "")[:8] or "-" * 8
+    title = item["title"] or item["path"]
+    console.print(f"[bold]{memory_id}[/] {_tag(item['scope'])} {_kind(item)}: [bold]{escape(title)}[/]")
+    where = item["path"] if item["old_path"] is None else f"{item['old_path']} → {item['path']}"
     console.print(f"    [dim]{escape(where)}[/]")
-    for key, (before, after) in change.fields.items():
-        console.print(f"    {escape(key)}: {escape(_shown(before))} → {escape(_shown(after))}", highlight=False)
-    for line in change.body_diff.splitlines():
+    for key, change in item["fields"].items():
+        before, after = _shown(change["before"]), _shown(change["after"])
+        console.print(f"    {escape(key)}: {escape(before)} → {escape(after)}", highlight=False)
+    for line in item["body_diff"].splitlines():
         style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
         console.print(f"    [{style}]{escape(line)}[/]", highlight=False)
-    for conflict in item.conflicts:
+    for conflict in item["conflicts"]:
         console.print(
-            f"    [yellow]may contradict[/] [bold]{conflict.id[:8]}[/] {_tag(conflict.scope)} "
-            f"{escape(conflict.layer)}/{escape(conflict.category)}: [bold]{escape(conflict.title)}[/]",
+            f"    [yellow]may contradict[/] [bold]{conflict['id'][:8]}[/] {_tag(conflict['scope'])} "
+            f"{escape(conflict['layer'])}/{escape(conflict['category'])}: [bold]{escape(conflict['title'])}[/]",
             highlight=False,
         )
-    if item.conflicts:
+    if item["conflicts"]:
         console.print(
             "    [dim]accept keeps this one and supersedes the other (--keep-both: both); reject keeps the other[/]"
         )
@@ -166,20 +174,21 @@ def _shown(value: object) -> str:
     return str(value)
 
 
-def _note(item: ReviewItem) -> str:
-    if item.change.parse_error is not None:
-        return f"does not parse ({item.change.parse_error}): fix it (`aimate mem edit`), then accept it"
-    if not item.change.secrets:
+def _note(item: dict[str, Any]) -> str:
+    if item["parse_error"] is not None:
+        return f"does not parse ({item['parse_error']}): fix it (`aimate mem edit`), then accept it"
+    if not item["secrets"]:
         return ""
-    first = item.change.secrets[0]
-    return f"secret? {first.location}: {first.kind}: {first.excerpt_masked}"
+    first = item["secrets"][0]
+    where = f"line {first['line']}" if first["line"] else "the file name"
+    return f"secret? {where}: {first['kind']}: {first['excerpt']}"
 
 
 def _interactive(system: MemorySystem, items: list[ReviewItem], allow_secret: bool) -> None:
     for number, item in enumerate(items, start=1):
         change = item.change
         console.rule(f"{number}/{len(items)}")
-        _print_item(item)
+        _print_item(item.to_dict())
         if change.status == "conflict":
             console.print("[yellow]holds conflict markers: edit the file to resolve them, then review again[/]")
             continue
@@ -198,9 +207,10 @@ def _interactive(system: MemorySystem, items: list[ReviewItem], allow_secret: bo
                 accepted = system.git.accept(
                     [change.path.as_posix()], allow_secret=allow_secret, scope=scope, keep_both=answer == "b"
                 )
-                _print_outcomes(accepted)
+                _print_outcomes([outcome.to_dict() for outcome in accepted])
             elif answer == "r":
-                _print_outcomes(system.git.reject([change.path.as_posix()], scope=scope))
+                rejected = system.git.reject([change.path.as_posix()], scope=scope)
+                _print_outcomes([outcome.to_dict() for outcome in rejected])
         except AimateError as error:
             console.print(f"[red]not done:[/] {escape(error.message)}")
             if error.hint:
@@ -333,7 +343,7 @@ def timeline(
     """What the assistant learned and what changed — captures, edits, lifecycle moves — by day or session."""
     if by not in ("day", "session"):
         raise InvalidInputError(f"--by takes day or session, got {by!r}", "e.g. --by session")
-    record = open_system().timeline(since, limit=limit, scope=scope)
+    record = TimelineRecord.from_dict(vault_client().view("timeline", {"since": since, "limit": limit, "scope": scope}))
     if as_json:
         print_json(record.to_dict())
         return

@@ -12,7 +12,15 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from aimate_memory.cli.common import JSON, NO_REFRESH, open_system, prepare_models_ahead, refreshed, when
+from aimate_memory.cli.common import (
+    JSON,
+    NO_REFRESH,
+    open_system,
+    prepare_models_ahead,
+    refreshed,
+    vault_client,
+    when,
+)
 from aimate_memory.cli.render import (
     MEMORY_COLUMNS,
     console,
@@ -22,7 +30,7 @@ from aimate_memory.cli.render import (
     print_warning,
 )
 from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
-from aimate_memory.system.records import LinkedMemory, MemoryDetailsRecord, frontmatter_fields
+from aimate_memory.system.records import LinkedMemory, MemoryDetailsRecord, where_to_dict
 from aimate_memory.vault.fields import parse_assignments
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
 from aimate_memory.vault.lists import split_list
@@ -147,16 +155,15 @@ def list_(
         updated_after=when(since, "--since"),
         updated_before=when(until, "--until"),
     )
-    system = refreshed(open_system(), no_refresh)
-    memories = system.list(where, limit=limit)
-    broken = system.broken_warning()
-    if broken:  # stderr: --json stays parseable
-        print_warning(broken)
+    listed = vault_client().view("list", {"where": where_to_dict(where), "limit": limit, "no_refresh": no_refresh})
+    memories = listed["memories"]
+    if listed.get("broken"):  # stderr: --json stays parseable
+        print_warning(listed["broken"])
     if as_json:
-        print_json([memory.public_dict() for memory in memories])
+        print_json(memories)
     else:
         print_table(MEMORY_COLUMNS, memory_rows(memories), cuttable=("title", "tags"))
-        total = system.count(where) if limit is not None and len(memories) == limit else len(memories)
+        total = int(listed["total"])
         shown = f"{len(memories)} of {plural(total, 'memory', 'memories')}" if total > len(memories) else None
         console.print(f"[dim]{shown or plural(total, 'memory', 'memories')}[/]")
 
@@ -171,29 +178,23 @@ def show(
     ),
 ) -> None:
     """Show one memory: its file exactly as written (with --details, what surrounds it too)."""
-    system = refreshed(open_system(), no_refresh)
+    shown = vault_client().view("show", {"ref": ref, "details": details, "no_refresh": no_refresh})
     if details:
-        _show_details(system.details(ref), as_json)
+        _show_details(MemoryDetailsRecord.from_dict(shown["details"]), as_json)
         return
-    memory = system.read(ref)
-    stale = system.staleness(memory)
+    memory = shown["memory"]
     if as_json:
-        data = memory.public_dict()
-        data["stale"] = stale.to_dict() if stale is not None else None
-        data["frontmatter"] = frontmatter_fields(memory)
-        data["body"] = memory.body
-        print_json(data)
+        print_json(memory)
         return
-    path = system.store.vault_for(memory.scope).abs_path(memory.rel_path)
-    console.print(f"[dim]# {memory.scope.value}:{memory.rel_path.as_posix()}[/]")
-    if stale is not None:
-        console.print(f"[yellow]# possibly stale: {escape(stale.describe())} (`aimate mem verify {memory.id[:8]}`)[/]")
+    console.print(f"[dim]# {escape(shown['location'])}[/]")
+    if shown["stale_text"]:
+        verify = f"`aimate mem verify {str(memory['id'])[:8]}`"
+        console.print(f"[yellow]# possibly stale: {escape(shown['stale_text'])} ({verify})[/]")
     for key, label in (("supersedes", "supersedes"), ("superseded_by", "superseded by")):
-        other = memory.doc.get(key) if memory.doc is not None else None
-        if other:
-            console.print(f"[dim]# {label} {other}[/]")
+        if shown.get(key):
+            console.print(f"[dim]# {label} {shown[key]}[/]")
     sys.stdout.flush()
-    sys.stdout.write(path.read_text(encoding="utf-8"))
+    sys.stdout.write(shown["text"])
 
 
 def _show_details(record: MemoryDetailsRecord, as_json: bool) -> None:
@@ -340,17 +341,19 @@ def verify(ref: str = typer.Argument(..., metavar="ID|PATH|TITLE"), as_json: boo
 def stale(no_refresh: bool = NO_REFRESH, as_json: bool = JSON) -> None:
     """List the project memories that may be out of date: a file they cite changed, moved or was deleted
     since they were verified. Exit 0 either way."""
-    system = refreshed(open_system(), no_refresh)
-    found = system.stale()
-    if system.project_vault is None and not as_json:
+    answer = vault_client().view("stale", {"no_refresh": no_refresh})
+    found = answer["memories"]
+    if not answer["project"] and not as_json:
         console.print("not inside a project: only project memories are anchored to code")
         return
     if as_json:
-        print_json([{**memory.public_dict(), "stale": staleness.to_dict()} for memory, staleness in found])
+        print_json([{key: value for key, value in memory.items() if key != "stale_text"} for memory in found])
         return
-    for memory, staleness in found:
-        console.print(f"[bold]{memory.id[:8]}[/]  {escape(memory.title)}  [dim]project:{memory.rel_path.as_posix()}[/]")
-        console.print(f"   [yellow]{escape(staleness.describe())}[/]")
+    for memory in found:
+        console.print(
+            f"[bold]{str(memory['id'])[:8]}[/]  {escape(memory['title'])}  [dim]project:{escape(memory['path'])}[/]"
+        )
+        console.print(f"   [yellow]{escape(memory['stale_text'])}[/]")
     if found:
         count = plural(len(found), "memory", "memories")
         console.print(f"[dim]{count} possibly stale; `aimate mem verify ID` after checking one[/]")

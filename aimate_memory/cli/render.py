@@ -12,7 +12,6 @@ from rich.console import Console
 
 from aimate_memory.system.masking import mask_data, mask_text
 from aimate_memory.system.records import json_default
-from aimate_memory.vault.model import Memory
 
 
 class _MaskingConsole(Console):
@@ -54,17 +53,18 @@ COLUMN_GAP = "  "
 NARROWEST = 8  # a column cut to fit a terminal keeps at least this many cells
 
 
-def memory_rows(memories: list[Memory]) -> list[tuple[str, ...]]:
+def memory_rows(memories: Sequence[dict[str, Any]]) -> list[tuple[str, ...]]:
+    """The table rows of memories given as `Memory.public_dict()` (what the daemon sends too)."""
     return [
         (
-            memory.id[:8],
-            memory.scope.value,
-            memory.layer.value,
-            memory.category,
-            memory.title,
-            ", ".join(memory.tags),
-            str(memory.importance),
-            memory.updated_at.strftime("%Y-%m-%d"),
+            str(memory["id"])[:8],
+            str(memory["scope"]),
+            str(memory["layer"]),
+            str(memory["category"]),
+            str(memory["title"]),
+            ", ".join(memory.get("tags") or ()),
+            str(memory["importance"]),
+            str(memory["updated_at"])[:10],
         )
         for memory in memories
     ]

@@ -69,6 +69,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         # assembled transcripts 8 of 10 proposals were worth accepting (0.6: 10 of 20; 0.8: 5 of 7).
         "distill_confidence": 0.7,
         "distill_max": 10,
+        # A rule is a sentence (issue 38): a capture longer than this many characters (CJK characters count
+        # one each) is refused — a pasted document became one core line that no context could fit. A long
+        # note goes in with `aimate mem add --file`. docs/design.md, "Capture".
+        "max_chars": 2000,
     },
     "summarizer": {
         # An OpenAI-compatible chat endpoint (…/v1/chat/completions); None = the offline extractive one.
@@ -122,6 +126,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         # `aimate mem install claude|codex|kimi` sets up a warm daemon (a user service, else autostart;
         # docs/agents.md, "A warm daemon with the install"); false: installs leave the daemon alone.
         "with_assistants": True,
+        # When a daemon leaves on its own (watch/leaving.py; docs/agents.md, "When the daemon leaves"): an
+        # autostarted one after this many minutes without a request (0: never); any daemon whose home folder
+        # was deleted, looked for every leave_check_seconds.
+        "idle_exit_minutes": 120.0,
+        "leave_check_seconds": 30.0,
     },
     "maintenance": {
         "enabled": True,

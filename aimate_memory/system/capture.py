@@ -5,10 +5,9 @@ functions of `aimate_memory.capture`; this module gathers their inputs and does 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from aimate_memory.capture import CaptureResult, Classification, classify, decide, route, title_of
 from aimate_memory.capture.distill import distill
@@ -92,6 +91,7 @@ class Capture:
             raise InvalidInputError("nothing to remember: the text is empty", "pass the sentence to remember")
         if kind is not None and kind not in PLACES:
             raise InvalidInputError(f"unknown kind {kind!r}", f"use one of: {', '.join(PLACES)}")
+        self._check_length(text)
         thread = thread_name(thread) if thread is not None else None
         # Checked before classifying: a 1 MB text or a secret is refused before any model reads it.
         check_writable_text({"title": title_of(text.strip()), "body": text.strip()})
@@ -148,6 +148,18 @@ class Capture:
         if conflicts:
             return as_conflict(result, conflicts)
         return result
+
+    def _check_length(self, text: str) -> None:
+        """A rule, a preference or a decision is a sentence or a few: a longer text is a note or a document,
+        and capture files nothing that long as one line (docs/design.md, "Capture")."""
+        limit = int(self._store.config.get("capture.max_chars"))
+        length = len(text.strip())
+        if length > limit:
+            raise InvalidInputError(
+                f"too long to remember as one memory: {length:,} characters, over capture.max_chars ({limit:,}); "
+                "nothing was written",
+                "say it in a sentence, or keep a long note as a file: `aimate mem add TITLE --file PATH`",
+            )
 
     def _pending_twin(self, vault: Vault, found: Classification) -> Memory | None:
         """The conflict this capture settles: a pending memory of the same words, same place, that was held
@@ -323,33 +335,3 @@ class Capture:
 def as_conflict(result: CaptureResult, conflicts: list[ConflictRecord]) -> CaptureResult:
     """`result` as a conflict: what was written (pending), and the memories it may contradict."""
     return CaptureResult("conflict", result.memory, None, result.reason, tuple(c.to_dict() for c in conflicts))
-
-
-def capture_line(result: CaptureResult) -> str:
-    """The human lines of `remember`: what happened, then why —
-    `remembered 3f2a1c0d as core/preference (global): 我习惯用 Tab 缩进` / `  why: core/preference: a personal …`."""
-    memory: Memory | None = result.memory
-    if memory is None:
-        return f"not remembered: {result.reason}"
-    where = f"{memory.layer.value}/{memory.category} ({memory.scope.value})"
-    verbs = {"written": "remembered", "pending": "pending review:", "exists": "already remembered"}
-    line = f"{verbs.get(result.action, result.action)} {memory.id[:8]} as {where}: {memory.title}"
-    if result.supersedes:
-        line += f" (supersedes {result.supersedes[:8]})"
-    if result.action == "conflict":
-        line = f"pending review: {memory.id[:8]} as {where}: {memory.title}"
-        line += "\n" + conflict_lines(memory.id, result.conflicts)
-    return f"{line}\n  why: {result.reason}"
-
-
-def conflict_lines(memory_id: str, conflicts: Sequence[Mapping[str, Any]]) -> str:
-    """What a person reads about a conflict: the memories it may contradict, and the three ways out."""
-    short = memory_id[:8]
-    others = ", ".join(str(conflict["id"])[:8] for conflict in conflicts)
-    lines = [f'  may contradict {str(c["id"])[:8]} "{c["title"]}" ({c["reason"]})' for c in conflicts]
-    lines += [
-        f"  keep this one: aimate mem review --accept {short}   ({others} becomes superseded)",
-        f"  keep both:     aimate mem review --accept {short} --keep-both",
-        f"  keep the old:  aimate mem review --reject {short}",
-    ]
-    return "\n".join(lines)

@@ -1,5 +1,6 @@
 """The one client every face uses — the CLI, the MCP server, the hooks and the daemon itself — for the
-facade's public verbs: search, build_context, remember, add_conversation, end_session, refresh, close.
+facade's public verbs: search, build_context, remember, add_conversation, end_session, refresh, close, and
+the commands' answers by name (`view`: list, show, stale, timeline, review — `system.views`).
 
 It owns three rules that each face used to implement its own way (docs/architecture.md, "One client"):
 
@@ -21,9 +22,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from aimate_memory.errors import NotFoundError
 from aimate_memory.system.records import AppendRecord, CaptureRecord, ContextRecord, SearchRecord
@@ -67,6 +68,8 @@ class MemoryClient(Protocol):
         confidence: float | None = None,
         scope: str | None = None,
         kind: str | None = None,
+        keep_both: bool = False,
+        replaces: str | None = None,
     ) -> CaptureRecord: ...
 
     def add_conversation(self, role: str, content: str, *, session: str | None = None) -> AppendRecord: ...
@@ -74,6 +77,10 @@ class MemoryClient(Protocol):
     def end_session(self, *, session: str | None = None) -> bool: ...
 
     def refresh(self) -> None: ...
+
+    def view(self, name: str, args: Mapping[str, Any]) -> dict[str, Any]:
+        """A command's answer by name (`system.views.VIEWS`), as a JSON object."""
+        ...
 
     def close(self) -> None: ...
 
@@ -156,6 +163,8 @@ class LocalClient:
         confidence: float | None = None,
         scope: str | None = None,
         kind: str | None = None,
+        keep_both: bool = False,
+        replaces: str | None = None,
     ) -> CaptureRecord:
         system = self.fresh()
         if status is None and status_setting:  # the person's consent setting (hooks.capture_status)
@@ -169,6 +178,8 @@ class LocalClient:
             confidence=confidence,
             scope=scope,
             kind=kind,
+            keep_both=keep_both,
+            replaces=replaces,
         )
         return CaptureRecord.of(result)
 
@@ -180,6 +191,20 @@ class LocalClient:
 
     def refresh(self) -> None:
         self.fresh()
+
+    def view(self, name: str, args: Mapping[str, Any]) -> dict[str, Any]:
+        from aimate_memory.system.views import view_named
+
+        view = view_named(name)
+        if not view.fresh:
+            system = self.system
+        elif args.get("no_refresh"):
+            system = self.system
+            if not system.store.has_index:  # reading would create an empty index.db and fail on it
+                raise NotFoundError("there is no index yet", "run `aimate mem index`, or drop --no-refresh")
+        else:
+            system = self.fresh()
+        return view.run(system, args)
 
     def close(self) -> None:
         self._freshness.close()
@@ -273,6 +298,8 @@ class RoutedClient:
         confidence: float | None = None,
         scope: str | None = None,
         kind: str | None = None,
+        keep_both: bool = False,
+        replaces: str | None = None,
     ) -> CaptureRecord:
         def call(client: MemoryClient) -> CaptureRecord:
             return client.remember(
@@ -285,6 +312,8 @@ class RoutedClient:
                 confidence=confidence,
                 scope=scope,
                 kind=kind,
+                keep_both=keep_both,
+                replaces=replaces,
             )
 
         return self._routed(call)
@@ -297,6 +326,9 @@ class RoutedClient:
 
     def refresh(self) -> None:
         self._routed(lambda client: client.refresh())
+
+    def view(self, name: str, args: Mapping[str, Any]) -> dict[str, Any]:
+        return self._routed(lambda client: client.view(name, args))
 
     def close(self) -> None:
         self.local.close()

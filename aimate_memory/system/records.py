@@ -291,6 +291,34 @@ class CaptureRecord:
     def memory_id(self) -> str:
         return str((self.memory or {}).get("id") or "")
 
+    def line(self) -> str:
+        """The human lines of `remember`: what happened, then why —
+        `remembered 3f2a1c0d as core/preference (global): 我习惯用 Tab 缩进` / `  why: core/preference: …`."""
+        memory = self.memory
+        if memory is None:
+            return f"not remembered: {self.reason}"
+        short, title = self.memory_id[:8], memory.get("title")
+        where = f"{memory.get('layer')}/{memory.get('category')} ({memory.get('scope')})"
+        verbs = {"written": "remembered", "pending": "pending review:", "exists": "already remembered"}
+        line = f"{verbs.get(self.action, self.action)} {short} as {where}: {title}"
+        if self.supersedes:
+            line += f" (supersedes {self.supersedes[:8]})"
+        if self.action == "conflict":
+            line = f"pending review: {short} as {where}: {title}\n{self._conflict_lines()}"
+        return f"{line}\n  why: {self.reason}"
+
+    def _conflict_lines(self) -> str:
+        """What a person reads about a conflict: the memories it may contradict, and the three ways out."""
+        short = self.memory_id[:8]
+        others = ", ".join(conflict.id[:8] for conflict in self.conflicts)
+        lines = [f'  may contradict {c.id[:8]} "{c.title}" ({c.reason})' for c in self.conflicts]
+        lines += [
+            f"  keep this one: aimate mem review --accept {short}   ({others} becomes superseded)",
+            f"  keep both:     aimate mem review --accept {short} --keep-both",
+            f"  keep the old:  aimate mem review --reject {short}",
+        ]
+        return "\n".join(lines)
+
     @classmethod
     def of(cls, result: CaptureResult) -> CaptureRecord:
         data = result.to_dict()

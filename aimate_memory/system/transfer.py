@@ -18,7 +18,7 @@ from aimate_memory.errors import AimateError, InvalidInputError, MemoryFileError
 from aimate_memory.system.memories import Memories
 from aimate_memory.system.store import Store
 from aimate_memory.vault.assistant_memories import LEARNED_IMPORTERS, Learned
-from aimate_memory.vault.atomic import atomic_write_text
+from aimate_memory.vault.atomic import atomic_write_text, flush_to_disk
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.codec import decode_memory_bytes
 from aimate_memory.vault.filters import parse_layer
@@ -201,6 +201,8 @@ class Transfer:
             except AimateError as error:
                 outcome = ImportOutcome(entry.line, "error", entry.record.id, detail=error.message, source=entry.source)
             report.outcomes.append(outcome)
+        if pending:
+            flush_to_disk()
         for item in pending.values():
             subject = f"memory: import {len(item.changes)} memories ({source})"
             commit = self._store.record(item.vault, ChangeSet(subject, item.changes))
@@ -244,7 +246,7 @@ class Transfer:
             rel_path, action = _free_path(vault, record), "added"
         if dry_run:
             return outcome(action, path=rel_path.as_posix(), text=text)
-        vault.write_document(rel_path, record.document())
+        vault.write_rendered(rel_path, text, durable=False)  # rendered once; one flush for the whole import
         pending.setdefault(vault.scope.value, _Pending(vault)).changes.append(
             FileChange("add" if action == "added" else "update", rel_path, f"{action} by import")
         )

@@ -379,18 +379,24 @@ class Vault:
         return read_document(self.abs_path(memory.rel_path), self.max_file_bytes)
 
     def _write(self, rel_path: PurePosixPath, doc: MemoryDocument, origin: PurePosixPath | None = None) -> None:
-        """Write `doc` at `rel_path` (`origin`: the file its content comes from, for a move); on a project
-        vault the ledger carries the person's trust to the new bytes (vault/trust.py `carry`)."""
+        self.write_rendered(rel_path, doc.render(), origin=origin)
+
+    def write_rendered(
+        self, rel_path: PurePosixPath, text: str, durable: bool = True, origin: PurePosixPath | None = None
+    ) -> None:
+        """A memory file already rendered (`MemoryDocument.render`), written atomically within the size
+        limit; `durable=False` for a bulk write that flushes once at its end (`atomic.flush_to_disk`).
+        `origin`: the file its content comes from (a move); on a project vault the ledger carries the
+        person's trust to the new bytes (vault/trust.py `carry`)."""
         origin = origin or rel_path
         before = self._digest(origin) if self.ledger is not None else None
-        text = doc.render()
         size, limit = len(text.encode("utf-8")), self.max_bytes_for(rel_path)
         if size > limit:  # the tool would write a file that it then refuses to read
             raise InvalidInputError(
                 f"the memory would be {size:,} bytes, over the {limit:,}-byte limit; nothing was written",
                 "split it into several memories, or raise storage.max_file_bytes",
             )
-        atomic_write_text(self.abs_path(rel_path), text)
+        atomic_write_text(self.abs_path(rel_path), text, durable)
         if self.ledger is not None:
             self.ledger.carry(origin, before, rel_path, file_digest(text.encode("utf-8")))
 

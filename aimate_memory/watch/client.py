@@ -8,7 +8,7 @@ The request/reply shapes of every op are documented in `watch.server`."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -128,6 +128,8 @@ class DaemonClient:
         confidence: float | None = None,
         scope: str | None = None,
         kind: str | None = None,
+        keep_both: bool = False,
+        replaces: str | None = None,
     ) -> CaptureRecord:
         optional = {
             "thread": thread,
@@ -136,9 +138,11 @@ class DaemonClient:
             "confidence": confidence,
             "scope": scope,
             "kind": kind,
+            "replaces": replaces,
         }
         fields = {"text": text, "source": source, **{k: v for k, v in optional.items() if v is not None}}
-        reply = self._ask("remember", **fields, force=force)
+        chosen = {"keep_both": True} if keep_both else {}  # only when set: an older daemon refuses the field
+        reply = self._ask("remember", **fields, **chosen, force=force)
         return CaptureRecord.from_dict(reply.get("result") or {})
 
     def add_conversation(self, role: str, content: str, *, session: str | None = None) -> AppendRecord:
@@ -152,6 +156,13 @@ class DaemonClient:
         """The daemon syncs this project's vaults that are stale (never refreshed, or with changes still
         settling); the rest its watcher keeps fresh."""
         self._ask("refresh")
+
+    def view(self, name: str, args: Mapping[str, Any]) -> dict[str, Any]:
+        """The daemon's op of the view's name (`watch.daemon.VIEW_OPS`): the same record as in process."""
+        result = self._ask(name, args=dict(args)).get("result")
+        if not isinstance(result, dict):
+            raise Unavailable(name)
+        return result
 
     def close(self) -> None:
         """Nothing held: each call is one connection."""

@@ -36,10 +36,17 @@ from aimate_memory.system.records import where_from_dict
 from aimate_memory.vault.layout import Scope
 from aimate_memory.watch import schedule
 from aimate_memory.watch.autosync import AutoSync
+from aimate_memory.watch.leaving import HomeMark, reason_to_leave
 from aimate_memory.watch.paths import DaemonPaths
 from aimate_memory.watch.pending import PendingRefreshes
 from aimate_memory.watch.private_socket import UnsafeSocketFolder, ensure_socket_folder
-from aimate_memory.watch.process import ALREADY_RUNNING_EXIT, UNSAFE_SOCKET_EXIT, hold_instance_lock, rss_bytes
+from aimate_memory.watch.process import (
+    ALREADY_RUNNING_EXIT,
+    UNSAFE_SOCKET_EXIT,
+    hold_instance_lock,
+    release_free_memory,
+    rss_bytes,
+)
 from aimate_memory.watch.registry import ownership_problem, register_project, registered_projects
 from aimate_memory.watch.server import (
     BUDGET_SETTING,
@@ -100,7 +107,14 @@ REMEMBER_FIELDS = {
     "confidence": CONFIDENCE,  # an agent's (MCP's) own: routes the capture (capture/routing.py)
     "scope": OPTIONAL_TEXT,
     "kind": OPTIONAL_TEXT,
+    "keep_both": FLAG,  # the person chose already: written beside what it may contradict
+    "replaces": OPTIONAL_TEXT,  # the id of the active memory it replaces (a conflict resolved)
 }
+# A command's answer by name (`system.views`): the ops list, show, stale, timeline and review, each taking its
+# arguments as one JSON object (the view reads what it needs and ignores the rest).
+ARGS = Field("an object: the command's arguments", lambda value: isinstance(value, dict))
+VIEW_FIELDS = {**PROJECT_FIELDS, "args": ARGS}
+VIEW_OPS = ("list", "show", "stale", "timeline", "review")
 SESSION_FIELDS = {**PROJECT_FIELDS, "session": OPTIONAL_TEXT}  # a client's session id: its own session
 CONVERSE_FIELDS = {**SESSION_FIELDS, "role": TEXT, "content": TEXT}
 
@@ -120,12 +134,16 @@ class Daemon:
         debounce: float = DEBOUNCE_SECONDS,
         echo: bool = False,
         more_operations: Callable[[Daemon], Mapping[str, Operation]] | None = None,
+        autostarted: bool = False,
     ) -> None:
-        """`echo`: the log on stdout too (`aimate mem watch`, the daemon in the foreground);
+        """`autostarted`: started by a command (`process.autostart`), so it leaves when idle (`watch.leaving`);
+        `echo`: the log on stdout too (`aimate mem watch`, the daemon in the foreground);
         `more_operations`: the ops of the layers above watch/ (the hooks', `integrations.daemon`), made with
         this daemon's `queued` and `client_for`."""
         self.home = Path(home).resolve()
         self.echo = echo
+        self.autostarted = autostarted
+        self.last_request = time.monotonic()
         self.paths = DaemonPaths.of(self.home)
         self.tasks = TaskQueue()
         self.pending = PendingRefreshes()
@@ -150,6 +168,8 @@ class Daemon:
                 {**QUEUED_FIELDS, "wait": FLAG},
             ),
         }
+        for name in VIEW_OPS:
+            self.operations[name] = Operation(self.queued(name, self._view, project=True), VIEW_FIELDS)
         if more_operations is not None:
             self.operations.update(more_operations(self))
         self.server = SocketServer(self.home, self.operations)
@@ -191,6 +211,7 @@ class Daemon:
             self.server.start()  # after: a client's request is queued behind the start-up sync, never before it
             self._schedule_maintenance()
             self.autosync.start()
+            self._schedule_leaving()
             self.tasks.run_until_stopped()
         finally:
             self._shutdown()
@@ -220,6 +241,22 @@ class Daemon:
         queue_run = lambda: self.tasks.put("maintenance", self._maintain)  # noqa: E731
         schedule.start_timer(self.tasks.stopping, first, interval, queue_run)
 
+    def _schedule_leaving(self) -> None:
+        """Look every `daemon.leave_check_seconds` whether the daemon has anything left to serve."""
+        config = self.vaults.system(None).config
+        every = float(config.get("daemon.leave_check_seconds"))
+        idle_limit = float(config.get("daemon.idle_exit_minutes")) * 60
+        mark = HomeMark.of(self.home)
+
+        def look() -> None:
+            idle = time.monotonic() - self.last_request
+            reason = reason_to_leave(mark.still_there(self.home), self.autostarted, idle, idle_limit)
+            if reason is not None:
+                log.info("daemon leaving: %s", reason)
+                self.tasks.stop()
+
+        schedule.start_timer(self.tasks.stopping, every, every, look)
+
     # -- operations (socket) ---------------------------------------------------------------------------
 
     def queued(
@@ -230,6 +267,7 @@ class Daemon:
         request's project is admitted first, on the connection's thread (`_admitted_roots`)."""
 
         def handler(request: Request) -> Reply:
+            self.last_request = time.monotonic()  # served something: not idle (`_schedule_leaving`)
             timeout = float(request.get("timeout", DEFAULT_TIMEOUT))
             if project:
                 self._admitted_roots(request)  # a refusal is the reply; nothing is queued
@@ -281,8 +319,14 @@ class Daemon:
             confidence=float(confidence) if confidence is not None else None,
             scope=_text_or_none(request.get("scope")),
             kind=_text_or_none(request.get("kind")),
+            keep_both=bool(request.get("keep_both")),
+            replaces=_text_or_none(request.get("replaces")),
         )
         return {"ok": True, "result": result.to_dict()}
+
+    def _view(self, request: Request) -> Result:
+        result = self.client_for(request).view(str(request["op"]), request.get("args") or {})
+        return {"ok": True, "result": result}
 
     def _converse(self, request: Request) -> Result:
         appended = self.client_for(request).add_conversation(
@@ -437,6 +481,8 @@ class Daemon:
             paths |= still_settling
         report = system.store.refresh_vault(vault, paths)
         self.last_refresh[key] = SystemClock().now().isoformat()
+        if report.changed:
+            release_free_memory()  # its embedding batches' buffers (`process.release_free_memory`)
         if report.changed or report.errors:
             log.info(
                 "refreshed %s: +%d ~%d >%d -%d, %d errors (%.0f ms)",
@@ -454,6 +500,7 @@ class Daemon:
         """Load the search code and the embedding model now, so the first query does not pay for them."""
         system = self.vaults.system(None)
         loaded = system.store.warm_up()
+        release_free_memory()  # what loading the models left freed
         if system.store.vectors_enabled:
             log.info("embedding model %s", "loaded" if loaded else "unavailable")
         return {"ok": True}
@@ -509,13 +556,14 @@ def main(
 
     parser = argparse.ArgumentParser(prog="aimate-daemon", description="AIMate memory daemon (foreground)")
     parser.add_argument("--home", type=Path, default=None)
+    parser.add_argument("--autostarted", action="store_true", help="started by a command: leave when idle")
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore", category=RuntimeWarning, module="watchdog")
     if args.home is not None:
         os.environ["AIMATE_HOME"] = str(args.home)
     from aimate_memory.vault.roots import aimate_home
 
-    return Daemon(aimate_home(), more_operations=more_operations).run()
+    return Daemon(aimate_home(), more_operations=more_operations, autostarted=args.autostarted).run()
 
 
 if __name__ == "__main__":

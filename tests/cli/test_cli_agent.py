@@ -141,6 +141,22 @@ def test_remember_unknown_kind_is_a_one_line_error(cli) -> None:
     assert "rule, preference, decision, knowledge, project, task, note" in done.err
 
 
+@pytest.mark.parametrize("sentence", ["Never push on Fridays. ", "周五不要发布新版本。"])
+def test_a_rule_is_a_sentence_not_a_pasted_document(cli, sentence: str) -> None:
+    """A capture over capture.max_chars (2,000 characters, a CJK character counting one) is refused with the
+    hint for a long note; nothing is written. At the limit it is kept (issue 38)."""
+    assert cli("mem", "init").code == 0
+    before = cli("mem", "list", "--status", "all", "--json").json()
+    pasted = (sentence * (2001 // len(sentence) + 1))[:2000] + "!"  # 2,001 characters, none of them blank
+    done = cli("mem", "remember", pasted, "--kind", "rule")
+    assert done.code != 0 and "Traceback" not in done.err
+    assert "2,001 characters, over capture.max_chars (2,000)" in done.err and "--file" in done.err
+    assert cli("mem", "list", "--status", "all", "--json").json() == before  # nothing written
+    kept = cli("mem", "remember", pasted[:1999] + "!", "--kind", "note", "--json")
+    assert kept.code == 0, kept.err
+    assert kept.json()["action"] == "written"
+
+
 @pytest.mark.parametrize(
     ("text", "typed"),
     [

@@ -152,3 +152,31 @@ def test_version_and_help(cli) -> None:
     assert helped.code == 0 and "UserPromptSubmit" in helped.out  # the typer app's help text
     wrong = cli("mem", "hook", "prompt", "--client", "cursor")
     assert wrong.code == 2 and "cursor" in wrong.err
+
+
+def test_the_apps_table_of_command_modules_names_what_each_declares() -> None:
+    """`cli.app` mounts only the module of the command it runs (issue 38): its table must name every command
+    and group of every module, each in the module that declares it."""
+    import importlib
+
+    from aimate_memory.cli.app import COMMAND_MODULES
+
+    for name, listed in COMMAND_MODULES.items():
+        group = importlib.import_module(f"aimate_memory.cli.{name}").commands
+        declared = {
+            info.name or (info.callback.__name__.rstrip("_").replace("_", "-")) for info in group.registered_commands
+        }  # type: ignore[union-attr]
+        declared |= {info.name for info in group.registered_groups if info.name}
+        assert declared == set(listed), name
+
+
+def test_a_command_imports_only_its_own_command_module(home: Path, workdir: Path) -> None:
+    code = FAST_MAIN.replace(
+        "'mcp') ", "'mcp', 'aimate_memory.cli.git_commands', 'aimate_memory.cli.memory_commands') "
+    )
+    env = {**os.environ, "AIMATE_HOME": str(home), "AIMATE_NO_DAEMON": "1"}
+    listed = run(code, "mem", "list", cwd=workdir, env=env)
+    assert "no memory vault yet" in listed.stderr
+    assert "aimate_memory.cli.memory_commands" in listed.stderr and "git_commands" not in listed.stderr
+    helped = run(code, "mem", "--help", cwd=workdir, env=env)
+    assert "timeline" in helped.stdout and "remember" in helped.stdout and "git_commands" in helped.stderr

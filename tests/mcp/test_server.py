@@ -124,6 +124,9 @@ def test_errors_are_one_line_and_a_hint(shared: McpProcess) -> None:
     assert "unknown layer" in error_text(shared.call("memory_search", query="x", layer="medium_term"))
     assert "unknown tool" in error_text(shared.call("memory_delete_everything", id="x"))
     assert "nothing to update" in error_text(shared.call("memory_update", id="ffff"))
+    for sentence in ("Always rebase before merging. ", "合并前一律先变基。"):  # a rule is a sentence (issue 38)
+        pasted = sentence * (2001 // len(sentence) + 1)
+        assert "over capture.max_chars" in error_text(shared.call("memory_remember", text=pasted, kind="rule"))
 
 
 def test_missing_vault_is_a_tool_error_with_its_hint(spawn, tmp_path: Path) -> None:

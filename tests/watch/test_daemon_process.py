@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -16,7 +18,7 @@ import pytest
 
 from aimate_memory.watch.paths import DaemonPaths
 from aimate_memory.watch.private_socket import socket_path
-from aimate_memory.watch.process import running_pid
+from aimate_memory.watch.process import running_pid, spawn_daemon
 from aimate_memory.watch.registry import register_project, registered_projects
 from aimate_memory.watch.transport import daemon_request
 
@@ -276,3 +278,103 @@ def test_a_stale_memory_says_so_through_the_daemon(daemon, cli, home: Path, tmp_
     assert (hit["stale"]["path"], hit["stale"]["what"], hit["stale"]["commits"]) == ("auth/session.py", "changed", 1)
     through = cli("mem", "search", "令牌刷新", env={"AIMATE_NO_DAEMON": "0"}, cwd=project)
     assert "possibly stale: auth/session.py changed in 1 commit" in through.out, through.out + through.err
+
+
+def test_a_daemon_whose_home_is_deleted_leaves(cli, home: Path) -> None:
+    """Test runs left daemons serving a deleted AIMATE_HOME for as long as the machine was up (issue 38): a
+    real daemon, its home removed under it, exits by itself (watch/leaving.py)."""
+    assert cli("mem", "init").code == 0
+    assert cli("mem", "daemon", "start", env={"AIMATE_DAEMON__LEAVE_CHECK_SECONDS": "0.2"}).code == 0
+    pid = running_pid(home)
+    assert pid and pid > 0 and _alive(pid)
+    try:
+        shutil.rmtree(home)
+        wait_for(lambda: not _alive(pid), timeout=20)
+    finally:
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_an_autostarted_daemon_leaves_when_idle_one_started_by_hand_stays(cli, home: Path) -> None:
+    """`daemon.idle_exit_minutes` without a request: an autostarted daemon exits, one the person started
+    (`daemon start`) does not — it is theirs to stop."""
+    assert cli("mem", "init").code == 0
+    quick = {"AIMATE_DAEMON__LEAVE_CHECK_SECONDS": "0.2", "AIMATE_DAEMON__IDLE_EXIT_MINUTES": "0.01"}  # 0.6 s
+    assert cli("mem", "daemon", "start", env=quick).code == 0
+    by_hand = running_pid(home)
+    assert by_hand and by_hand > 0
+    time.sleep(2.0)  # over three times the idle limit, ten looks
+    assert _alive(by_hand)
+    assert cli("mem", "daemon", "stop").code == 0
+    proc = spawn_daemon(home, env=quick, autostarted=True)
+    try:
+        wait_for(lambda: proc.poll() is not None, timeout=30)
+        assert proc.returncode == 0
+        assert "daemon leaving: autostarted and idle" in DaemonPaths.of(home).log.read_text(encoding="utf-8")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+
+
+# `aimate` as installed, reporting afterwards whether the facade was imported (it is not when the daemon answers).
+REPORTING_AIMATE = (
+    "import atexit, sys\n"
+    "atexit.register(lambda: sys.stderr.write('FACADE %s\\n' % ('aimate_memory.system.facade' in sys.modules)))\n"
+    "from aimate_memory.cli import main; sys.argv[0] = 'aimate'; main()"
+)
+
+
+def test_every_wait_of_a_person_is_answered_by_the_daemon(daemon, cli, home: Path, tmp_path: Path) -> None:
+    """remember, list, show, context, review, stale and timeline through a running daemon (issue 38): the CLI
+    process never opens the facade, and each answers exactly what the command answers in process."""
+    project = tmp_path / "proj"
+    (project / "src").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "src" / "app.py").write_text("print('hi')\n")
+    assert cli("mem", "init", cwd=project).code == 0
+    daemon()
+    env = {**os.environ, "AIMATE_HOME": str(home), "AIMATE_EMBEDDING__ENABLED": "false", "COLUMNS": "200"}
+
+    def aimate(*args: str, in_process: bool = False) -> tuple[str, bool]:
+        ran = subprocess.run(
+            [sys.executable, "-c", REPORTING_AIMATE, *args],
+            capture_output=True,
+            text=True,
+            cwd=project,
+            env={**env, "AIMATE_NO_DAEMON": "1"} if in_process else env,
+            timeout=120,
+        )
+        assert ran.returncode == 0, ran.stderr
+        return ran.stdout, "FACADE True" in ran.stderr
+
+    said: list[str] = []
+    for text in ("We decided to deploy with Helm charts", "我们决定用 Redis 做会话缓存"):
+        answer, opened = aimate("mem", "remember", text, "--json")
+        assert not opened and json.loads(answer)["action"] == "written"
+        said.append(json.loads(answer)["memory"]["id"])
+    assert "already remembered" in aimate("mem", "remember", "我们决定用 Redis 做会话缓存", in_process=True)[0]
+    pending, _ = aimate("mem", "remember", "Prefer small pull requests", "--confidence", "0.7", "--source", "mcp")
+    assert pending.startswith("pending review:")
+    for args in (
+        ("list", "--json"),
+        ("list",),
+        ("show", said[1][:8]),
+        ("show", said[0], "--json"),
+        ("show", said[0], "--details"),
+        ("stale", "--json"),
+        ("timeline", "--json"),
+        ("timeline",),
+        ("review", "--json"),
+        ("review",),
+        ("context", "Redis 缓存"),  # its --json holds scores that age by the second
+    ):
+        via_daemon, opened = aimate("mem", *args)
+        assert not opened, args
+        assert via_daemon == aimate("mem", *args, in_process=True)[0], args
+    assert "会话缓存" in aimate("mem", "show", said[1][:8])[0]
+    accepted, opened = aimate("mem", "review", "--accept-all", "--json")
+    outcomes = json.loads(accepted)
+    assert not opened and {outcome["action"] for outcome in outcomes} == {"accept"}, outcomes
+    assert any("prefer-small-pull-requests" in outcome["path"] for outcome in outcomes), outcomes
+    assert json.loads(aimate("mem", "review", "--json", in_process=True)[0]) == []

@@ -1,0 +1,188 @@
+"""What a person waits on, each command as a subprocess (issue 38): `scripts/bench.py --waits --size N`.
+
+A home with N generated memories (bench.py's generator: at 1,650 about 300 are core memories and decisions,
+the ones capture's conflict check reads), indexed once with the real models. Then each command —
+remember, list, show, context, review, stale, timeline — is run `--runs` times as `aimate mem …`:
+
+- **cold**: no daemon (`AIMATE_NO_DAEMON=1`): the process imports, opens the facade, syncs and answers;
+- **daemon**: a warm daemon answers (`aimate mem daemon start`, its models loaded first).
+
+Printed with p50/p95 wall (ms) and the load average before and after each phase: a figure without its load
+is not comparable (docs/benchmarks.md). Also the conflict check alone, in process and warm (p50/p95 ms of
+`Conflicts.check` over the generated core memories and decisions), the first-run index build (models loaded,
+every chunk embedded) and the daemon's RSS with its models loaded."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+GOALS_MS = {  # issue 38: p95 through the daemon for each; cold for the reads and remember
+    "daemon": 300.0,
+    "cold": {"remember": 1500.0, "list": 1000.0, "show": 1000.0, "context": 1000.0, "review": 1000.0},
+}
+COMMANDS = ("remember", "list", "show", "context", "review", "stale", "timeline")
+REMEMBERED = (  # decisions, so the conflict and supersede checks run; {n} keeps each run a new sentence
+    "We decided to use service-{n} behind the load balancer for the billing API",
+    "我们决定第 {n} 号服务的缓存改用 Redis 集群",
+)
+
+
+def command_line(name: str, run: int, memory_id: str) -> list[str]:
+    if name == "remember":
+        return ["remember", REMEMBERED[run % 2].format(n=run), "--json"]
+    if name == "show":
+        return ["show", memory_id]
+    if name == "context":
+        return ["context", "缓存 redis timeouts"]
+    return [name]
+
+
+def timed_runs(aimate: Path, env: dict[str, str], cwd: Path, runs: int, memory_id: str, tag: str) -> dict[str, Any]:
+    """Each command `runs` times (plus one not counted, to fill the page cache): wall ms, p50/p95, and the
+    command process's own CPU ms (p50; a daemon's work is not in it) — what a loaded machine inflates least."""
+    from scripts.bench import summary
+
+    out: dict[str, Any] = {"loadavg_start": list(os.getloadavg())}
+    for name in COMMANDS:
+        times, cpu = [], []
+        for run in range(runs + 1):
+            argv = [str(aimate), "mem", *command_line(name, run + (1000 if tag == "daemon" else 0), memory_id)]
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+            elapsed = (time.perf_counter() - start) * 1000
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if proc.returncode != 0:
+                raise RuntimeError(f"{' '.join(argv[1:3])} failed: {proc.stderr.strip()[-400:]}")
+            if run:
+                times.append(elapsed)
+                cpu.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+        out[name] = {key: round(value, 1) for key, value in summary(times).items()}
+        out[name]["cpu_p50"] = round(summary(cpu)["p50"], 1)
+    out["loadavg_end"] = list(os.getloadavg())
+    return out
+
+
+def conflict_check(home: Path, checks: int) -> dict[str, Any]:
+    """`Conflicts.check` warm, in process: what remember adds for a core memory or a decision."""
+    from aimate_memory.system import MemorySystem
+    from aimate_memory.vault.filters import MemoryFilter
+    from aimate_memory.vault.layout import Layer
+    from scripts.bench import summary
+
+    with MemorySystem.open(global_only=True) as system:
+        system.refresh()
+        vault = system.global_vault
+        where = MemoryFilter(layers=(Layer.CORE, Layer.LONG_TERM), statuses=("active",))
+        pool = [m for m in system.list(where) if m.layer is Layer.CORE or m.category == "decision"]
+        for warm in range(3):
+            system.conflicts.check(REMEMBERED[warm % 2].format(n=warm), vault)
+        times = []
+        for n in range(checks):
+            start = time.perf_counter()
+            system.conflicts.check(REMEMBERED[n % 2].format(n=n + 50), vault)
+            times.append((time.perf_counter() - start) * 1000)
+    return {"core_and_decisions": len(pool), **{k: round(v, 1) for k, v in summary(times).items()}}
+
+
+def wait_until(check: Callable[[], bool], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.2)
+    raise RuntimeError("the daemon did not warm up in time")
+
+
+def waits(size: int, runs: int, log: Callable[[str], None], keep: Path | None = None) -> dict[str, Any]:
+    from aimate_memory.vault.roots import Roots
+    from scripts.bench import SEED, generate
+
+    aimate = Path(sys.executable).with_name("aimate")
+    root = keep or Path(tempfile.mkdtemp(prefix="aimate-waits-"))
+    if keep is not None and keep.exists():
+        shutil.rmtree(keep)
+    home, user = root / "home", root / "user"
+    user.mkdir(parents=True)
+    env = {**os.environ, "AIMATE_HOME": str(home), "HOME": str(user), "COLUMNS": "120"}
+    env.pop("AIMATE_NO_DAEMON", None)
+    os.environ.update({"AIMATE_HOME": str(home), "HOME": str(user)})
+    result: dict[str, Any] = {"size": size, "runs": runs}
+    try:
+        subprocess.run([str(aimate), "mem", "init"], env=env, cwd=user, check=True, capture_output=True)
+        generate(Roots.vault_dir(home), size, SEED)
+        subprocess.run(
+            [str(aimate), "mem", "commit", "-m", "bench vault"], env=env, cwd=user, check=True, capture_output=True
+        )
+        log(f"generated {size} memories; first index (models loaded, every chunk embedded)…")
+        start = time.perf_counter()
+        subprocess.run([str(aimate), "mem", "index"], env=env, cwd=user, check=True, capture_output=True)
+        result["first_index_s"] = round(time.perf_counter() - start, 1)
+        listed = subprocess.run(
+            [str(aimate), "mem", "list", "--json", "-n", "1"], env=env, cwd=user, check=True, capture_output=True
+        )
+        memory_id = json.loads(listed.stdout)[0]["id"]
+        log("cold runs (no daemon)…")
+        result["cold"] = timed_runs(aimate, {**env, "AIMATE_NO_DAEMON": "1"}, user, runs, memory_id, "cold")
+        log("daemon runs…")
+        subprocess.run([str(aimate), "mem", "daemon", "start"], env=env, cwd=user, check=True, capture_output=True)
+
+        def warm() -> bool:
+            status = subprocess.run(
+                [str(aimate), "mem", "daemon", "status", "--json"], env=env, cwd=user, capture_output=True, text=True
+            )
+            data = json.loads(status.stdout or "{}")
+            return bool(data.get("model_loaded")) and not data.get("queue") and not data.get("current")
+
+        wait_until(warm, 600)
+        result["daemon"] = timed_runs(aimate, env, user, runs, memory_id, "daemon")
+        status = subprocess.run(
+            [str(aimate), "mem", "daemon", "status", "--json"], env=env, cwd=user, capture_output=True, text=True
+        )
+        result["daemon_rss_mb"] = round(json.loads(status.stdout)["rss_bytes"] / 1e6, 1)
+        subprocess.run([str(aimate), "mem", "daemon", "stop"], env=env, cwd=user, capture_output=True)
+        log("conflict check in process…")
+        result["conflict_check_ms"] = conflict_check(home, max(runs * 4, 20))
+    finally:
+        subprocess.run([str(aimate), "mem", "daemon", "stop"], env=env, cwd=user, capture_output=True)
+        if keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+    return result
+
+
+def table(result: dict[str, Any]) -> str:
+    """The waits as a Markdown table: p50/p95 ms cold and through the daemon, each phase's load."""
+    cold, daemon = result["cold"], result["daemon"]
+    lines = [
+        f"vault: {result['size']} generated memories, {result['runs']} runs a command; "
+        f"load cold {cold['loadavg_start'][0]:.1f}→{cold['loadavg_end'][0]:.1f}, "
+        f"daemon {daemon['loadavg_start'][0]:.1f}→{daemon['loadavg_end'][0]:.1f}",
+        "",
+        "| command | daemon p50 / p95 ms (CPU) | goal | cold p50 / p95 ms (CPU) | goal |",
+        "|---|---|---|---|---|",
+    ]
+    for name in COMMANDS:
+        cold_goal = GOALS_MS["cold"].get(name)  # type: ignore[attr-defined]
+        lines.append(
+            f"| {name} | {daemon[name]['p50']:.0f} / {daemon[name]['p95']:.0f} ({daemon[name]['cpu_p50']:.0f}) "
+            f"| ≤ {GOALS_MS['daemon']:.0f} | {cold[name]['p50']:.0f} / {cold[name]['p95']:.0f} "
+            f"({cold[name]['cpu_p50']:.0f}) | {f'≤ {cold_goal:.0f}' if cold_goal else '—'} |"
+        )
+    check = result["conflict_check_ms"]
+    lines += [
+        "",
+        f"conflict check (in process, warm, {check['core_and_decisions']} core memories and decisions): "
+        f"p50 {check['p50']:.1f} ms, p95 {check['p95']:.1f} ms (goal p95 ≤ 50 ms); "
+        f"first index {result['first_index_s']} s; daemon RSS {result['daemon_rss_mb']} MB",
+    ]
+    return "\n".join(lines)

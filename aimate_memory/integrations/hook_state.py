@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,9 @@ class SessionMark:
     offset: int = 0
     primed: bool = False
     seen: str = ""  # ISO time of the last hook run, to forget the oldest
+    # The person's own words of the session's last prompts (integrations/hooks.py `_prompt_query`): a
+    # follow-up ("and the other one?") is searched with what it follows.
+    recent: list[str] = field(default_factory=list)
 
 
 @contextlib.contextmanager

@@ -33,6 +33,7 @@ from aimate_memory.integrations.claude_transcript import read_new_turns
 from aimate_memory.integrations.hook_events import Client, HookEvent, HookKind, parse_event, render_output
 from aimate_memory.integrations.hook_state import known_session, session_mark
 from aimate_memory.integrations.remember import extract_remembered
+from aimate_memory.text.typed import typed_text
 
 if TYPE_CHECKING:  # a payload that is not one prints nothing without importing these
     from aimate_memory.system.client import MemoryClient
@@ -50,6 +51,14 @@ MAX_CONTEXT_CHARS = 9_000
 BUDGET_TRIES = 3  # a context over the characters is built again with a budget scaled down to fit
 SNIPPET_CHARS = 240
 PROMPT_TOP_K = 5  # a prompt hook adds to every prompt: a few of the relevant memories, not a page
+PROMPT_SESSIONS = 2  # past sessions searched when no memory answers
+PAST_SESSION_PREFACE = (
+    "From past conversations (AIMate; no memory answered this prompt; what was said then, by the person or the"
+    " assistant, not a memory):"
+)
+QUERY_TURNS = 2  # earlier prompts of the session the query carries (`_prompt_query`)
+QUERY_TURN_CHARS = 300  # of one prompt's own words
+QUERY_CHARS = 600  # of the whole query
 
 
 # The client for the payload's folder (`watch.client.connect`: the daemon while one answers, else the facade
@@ -124,9 +133,23 @@ def _prompt(event: HookEvent, memory: GetClient, client: Client, state_dir: Path
     if client is Client.KIMI:
         parts.append(_kimi_first_prompt(event, memory, state_dir))
         memory().add_conversation("user", prompt, session=thread)
-    parts.append(_relevant(memory, prompt))
+    parts.append(_relevant(memory, *_prompt_query(event, prompt, state_dir)))
     parts.extend(_capture(memory, text, thread) for text in extract_remembered(prompt))
     return "\n\n".join(part for part in parts if part)
+
+
+def _prompt_query(event: HookEvent, prompt: str, state_dir: Path) -> tuple[str, str]:
+    """What the prompt hook searches with (docs/design.md, "Capture from a conversation"): the person's own
+    words of this prompt (a pasted log or code block left out: it is shown, not asked about), and those
+    words with the session's last prompts after them, so a follow-up ("and the other one?") finds what it
+    follows."""
+    words = typed_text(prompt, QUERY_TURN_CHARS)
+    if event.session_id == "unknown":
+        return words, words
+    with session_mark(state_dir, event.session_id, _now()) as mark:
+        earlier = [turn for turn in mark.recent if isinstance(turn, str)][-QUERY_TURNS:]
+        mark.recent = [*earlier, words][-QUERY_TURNS:]
+    return words, " ".join([words, *reversed(earlier)])[:QUERY_CHARS]
 
 
 def _session_end(event: HookEvent, memory: GetClient, client: Client, state_dir: Path) -> str:
@@ -185,9 +208,24 @@ def _kimi_first_prompt(event: HookEvent, memory: GetClient, state_dir: Path) -> 
     return _session_context(memory)[0]
 
 
-def _relevant(memory: GetClient, prompt: str) -> str:
-    hits = memory().search(prompt, PROMPT_TOP_K).hits
-    return "\n".join([RELEVANT_PREFACE, *map(_hit_line, hits)]) if hits else ""
+def _relevant(memory: GetClient, prompt: str, query: str) -> str:
+    """Curated memories first (every layer, both vaults): those the prompt's own words find, then those found
+    with the session's last prompts too (a follow-up); a past session's transcript only when no memory
+    answers, under a heading that says it is a conversation, not a memory: its words may be the assistant's."""
+    from aimate_memory.vault.filters import MemoryFilter
+    from aimate_memory.vault.layout import Layer
+
+    memories = MemoryFilter(layers=(Layer.CORE, Layer.LONG_TERM, Layer.SHORT_TERM))
+    hits = list(memory().search(prompt, PROMPT_TOP_K, where=memories).hits)
+    if query != prompt and len(hits) < PROMPT_TOP_K:
+        shown = {hit.id for hit in hits}
+        more = memory().search(query, PROMPT_TOP_K, where=memories).hits
+        hits += [hit for hit in more if hit.id not in shown][: PROMPT_TOP_K - len(hits)]
+    if hits:
+        return "\n".join([RELEVANT_PREFACE, *map(_hit_line, hits)])
+    sessions = MemoryFilter(layers=(Layer.SESSION,))
+    found = memory().search(query, PROMPT_SESSIONS, where=sessions).hits
+    return "\n".join([PAST_SESSION_PREFACE, *map(_hit_line, found)]) if found else ""
 
 
 def _hit_line(hit: HitRecord) -> str:

@@ -148,14 +148,28 @@ class ContextBuilder:
         long_share = ratios["long_term_ratio"]
         if self._has_project():
             requests.append(self._project_short_term(found, ratios["short_term_ratio"]))
-            requests.append(self._project_long_term(found, long_share / 2 if query else long_share))
+            requests.append(self._project_long_term(found, long_share / 2))
             long_share /= 2
         else:
             long_share += ratios["short_term_ratio"]
         if found is not None:
             related = self._items(found.memories["global"], found.scores["global"])
             requests.append(SectionRequest("long_term", "global", related, long_share, heading="## Related · global"))
+        elif self._has_project():
+            requests.append(self._global_long_term(long_share))
         return requests
+
+    def _global_long_term(self, ratio: float) -> SectionRequest:
+        """A session start (no query) in a project: the person's global long-term memories too — a fact about
+        their machine or tools ("the filesystem MCP server runs in Docker") matters in every project — most
+        important first, within their share (docs/design.md, "Capture from a conversation")."""
+        memories = self._retrieval.query(
+            MemoryFilter(layers=(Layer.LONG_TERM,), scopes=(Scope.GLOBAL,), statuses=ACTIVE),
+            limit=LISTED_ITEMS,
+            order="updated",
+        )
+        memories.sort(key=lambda memory: -memory.importance)
+        return SectionRequest("long_term", "global", self._items(memories), ratio)
 
     def _core_requests(self) -> list[SectionRequest]:
         scopes = (Scope.GLOBAL, Scope.PROJECT) if self._has_project() else (Scope.GLOBAL,)

@@ -5,7 +5,8 @@ real classifier (its cue-feature weights) files them."""
 from __future__ import annotations
 
 from aimate_memory.capture import classify
-from aimate_memory.capture.distill import DISTILLED_KINDS, distill, sentences, typed_lines
+from aimate_memory.capture.distill import DISTILLED_KINDS, distill, sentences
+from aimate_memory.text.typed import typed_lines
 
 
 def _file(sentence: str):

@@ -38,6 +38,11 @@ from aimate_memory.vault.validate import check_writable_text, thread_name
 
 log = logging.getLogger(__name__)
 SUPERSEDE_CANDIDATES = 5  # the most similar active memories of the same layer, scope and category
+# A cosine at which a capture is the same statement said again, not a new side of it (supersede pairs: the
+# highest "different" pair .68, the supersede bar .70; a restatement across languages scores .85–.89).
+RESTATEMENT = 0.85
+# What a proposal may restate: curated memories, never a session transcript (which holds the sentence itself).
+_MEMORIES = MemoryFilter(layers=(Layer.CORE, Layer.LONG_TERM, Layer.SHORT_TERM), statuses=("active",))
 REJECTED_FILE = "rejected_captures.json"  # in the global state folder: never committed, never synced
 MAX_REJECTED = 5000  # hashes kept, newest last
 
@@ -165,7 +170,7 @@ class Capture:
         if replaced is not None:
             decision = SupersedeDecision("supersede", replaced.id, f"replaces {replaced.id[:8]}, as asked")
         elif not keep_both and takes_sides(found.layer, found.category):
-            conflicts = self._conflicts.check(found.body, vault)
+            conflicts = self._conflicts.check(found.body, vault, exclude=_restated(decision))
             watch.lap("conflicts")
         status = routed.status
         if conflicts:
@@ -347,6 +352,10 @@ class Capture:
         results = []
         for proposal in proposals:
             scope = (Scope.GLOBAL if proposal.personal else Scope.PROJECT).value if has_project else None
+            known = self._known_as(proposal.text)
+            if known is not None:  # said again: evidence the memory is needed, not a second copy to review
+                log.info("session %s turn %d restates %s", session_id[:8], proposal.turn, known[:8])
+                continue
             try:
                 results.append(
                     self.remember(
@@ -365,6 +374,24 @@ class Capture:
                 log.info("session %s turn %d not proposed: %s", session_id[:8], proposal.turn, error)
         return results
 
+    def _known_as(self, text: str) -> str | None:
+        """The active memory (any layer, either vault) this sentence says again — a cosine at or over the
+        supersede bar and nothing it contradicts — or None. A change of mind ("switch to Vuex" after "use
+        Pinia") is close too, but it contradicts: it is proposed, as a conflict for the person to settle."""
+        hits = self._retrieval.search(text, top_k=SUPERSEDE_CANDIDATES, where=_MEMORIES)
+        bodies = [(hit.memory.id, self._memories.get(hit.memory.id).body.strip()) for hit in hits.results]
+        vectors = self._reader.vectors([text, *(body for _, body in bodies)]) if bodies else None
+        if vectors is None:
+            return None
+        bar = self._supersede_thresholds()[0]
+        close = [
+            memory_id for (memory_id, _), row in zip(bodies, vectors[1:], strict=True) if float(vectors[0] @ row) >= bar
+        ]
+        if not close:
+            return None
+        contradicted = {record.id for vault in self._store.vaults for record in self._conflicts.check(text, vault)}
+        return next((memory_id for memory_id in close if memory_id not in contradicted), None)
+
     @property
     def rejections(self) -> RejectedCaptures:
         return RejectedCaptures(Roots.state_dir(self._store.roots.home))
@@ -373,6 +400,13 @@ class Capture:
         """The bodies of the captures already waiting for review: a restatement is never a second copy."""
         pending = self._memories.list(MemoryFilter(statuses=("pending",)))
         return [self._memories.get(listed.id).body for listed in pending]
+
+
+def _restated(decision: SupersedeDecision) -> list[str]:
+    """The memory a capture says again in other words (a cosine at or over `RESTATEMENT`): never a conflict
+    with it — "I prefer pytest to unittest" after "I prefer pytest over unittest" updates that memory."""
+    restates = decision.action == "supersede" and decision.score is not None and decision.score >= RESTATEMENT
+    return [str(decision.target_id)] if restates else []
 
 
 def as_conflict(result: CaptureResult, conflicts: list[ConflictRecord]) -> CaptureResult:

@@ -209,6 +209,9 @@ STANDING_CUES: tuple[re.Pattern[str], ...] = (
         "note that",
         "make sure",
     ),
+    # Sentence-initial "use X" / "使用X": what to build with, said as an instruction.
+    re.compile(r"^\W*(?:stick (?:to|with)|switch to|go with)\b", re.IGNORECASE),
+    re.compile(r"^\W*(?:使用|采用|选用|改用)"),
     *_zh(
         "以后", "今后", "每次", "始终", "永远", "一律", "不要", "别再", "不能", "必须", "应该", "统一", "一直", "总是"
     ),

@@ -56,9 +56,10 @@ PAST_SESSION_PREFACE = (
     "From past conversations (AIMate; no memory answered this prompt; what was said then, by the person or the"
     " assistant, not a memory):"
 )
-QUERY_TURNS = 2  # earlier prompts of the session the query carries (`_prompt_query`)
+QUERY_TURNS = 2  # earlier prompts of the session searched too (`_prompt_query`)
+FOLLOW_UP_HITS = 2  # memories the earlier prompts add at most: the prompt's own come first
 QUERY_TURN_CHARS = 300  # of one prompt's own words
-QUERY_CHARS = 600  # of the whole query
+QUERY_CHARS = 600  # of the earlier prompts' query
 
 
 # The client for the payload's folder (`watch.client.connect`: the daemon while one answers, else the facade
@@ -140,16 +141,16 @@ def _prompt(event: HookEvent, memory: GetClient, client: Client, state_dir: Path
 
 def _prompt_query(event: HookEvent, prompt: str, state_dir: Path) -> tuple[str, str]:
     """What the prompt hook searches with (docs/design.md, "Capture from a conversation"): the person's own
-    words of this prompt (a pasted log or code block left out: it is shown, not asked about), and those
-    words with the session's last prompts after them, so a follow-up ("and the other one?") finds what it
-    follows."""
+    words of this prompt (a pasted log or code block left out: it is shown, not asked about), and those of
+    the session's last prompts, so a follow-up ("and the other one?") finds what the turns before it found.
+    Two queries, not one: the earlier turns' words appended to a short prompt's drown it."""
     words = typed_text(prompt, QUERY_TURN_CHARS)
     if event.session_id == "unknown":
-        return words, words
+        return words, ""
     with session_mark(state_dir, event.session_id, _now()) as mark:
         earlier = [turn for turn in mark.recent if isinstance(turn, str)][-QUERY_TURNS:]
         mark.recent = [*earlier, words][-QUERY_TURNS:]
-    return words, " ".join([words, *reversed(earlier)])[:QUERY_CHARS]
+    return words, " ".join(reversed(earlier))[:QUERY_CHARS]
 
 
 def _session_end(event: HookEvent, memory: GetClient, client: Client, state_dir: Path) -> str:
@@ -208,23 +209,24 @@ def _kimi_first_prompt(event: HookEvent, memory: GetClient, state_dir: Path) -> 
     return _session_context(memory)[0]
 
 
-def _relevant(memory: GetClient, prompt: str, query: str) -> str:
-    """Curated memories first (every layer, both vaults): those the prompt's own words find, then those found
-    with the session's last prompts too (a follow-up); a past session's transcript only when no memory
-    answers, under a heading that says it is a conversation, not a memory: its words may be the assistant's."""
+def _relevant(memory: GetClient, words: str, earlier: str) -> str:
+    """Curated memories first (every layer, both vaults): those the prompt's own words find, then a few
+    found with the session's previous prompts (a follow-up); a past session's transcript only when no
+    memory answers, under a heading that says it is a conversation, not a memory: its words may be the
+    assistant's."""
     from aimate_memory.vault.filters import MemoryFilter
     from aimate_memory.vault.layout import Layer
 
     memories = MemoryFilter(layers=(Layer.CORE, Layer.LONG_TERM, Layer.SHORT_TERM))
-    hits = list(memory().search(prompt, PROMPT_TOP_K, where=memories).hits)
-    if query != prompt and len(hits) < PROMPT_TOP_K:
+    hits = list(memory().search(words, PROMPT_TOP_K, where=memories).hits)
+    if earlier and len(hits) < PROMPT_TOP_K:
         shown = {hit.id for hit in hits}
-        more = memory().search(query, PROMPT_TOP_K, where=memories).hits
-        hits += [hit for hit in more if hit.id not in shown][: PROMPT_TOP_K - len(hits)]
+        more = [hit for hit in memory().search(earlier, PROMPT_TOP_K, where=memories).hits if hit.id not in shown]
+        hits += more[: min(FOLLOW_UP_HITS, PROMPT_TOP_K - len(hits))]
     if hits:
         return "\n".join([RELEVANT_PREFACE, *map(_hit_line, hits)])
     sessions = MemoryFilter(layers=(Layer.SESSION,))
-    found = memory().search(query, PROMPT_SESSIONS, where=sessions).hits
+    found = memory().search(words, PROMPT_SESSIONS, where=sessions).hits
     return "\n".join([PAST_SESSION_PREFACE, *map(_hit_line, found)]) if found else ""
 
 

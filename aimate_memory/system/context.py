@@ -24,6 +24,7 @@ from aimate_memory.context import (
     session_warnings,
 )
 from aimate_memory.context.bodies import body_from_chunks
+from aimate_memory.context.build import PROPOSALS_NAMED
 from aimate_memory.context.render import render_items
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.git.secrets import mask_text
@@ -66,13 +67,14 @@ class ContextBuilder:
         session = self._sessions.current()
         requests = self._requests(query, session)
         watch.lap("gather")
-        pending = len(self._retrieval.query(MemoryFilter(statuses=("pending",))))
+        waiting = self._retrieval.query(MemoryFilter(statuses=("pending",)), order="updated")
         context = build_context(
             requests,
             total,
             core_cap=self._core_cap(),
             session_usage=session.usage if session else None,
-            pending_captures=pending,
+            pending_captures=len(waiting),
+            proposals=[(memory.id, memory.title) for memory in waiting[:PROPOSALS_NAMED]],
         )
         # What an assistant reads: a secret a person let into a memory (--allow-secret) is masked here.
         context.text = mask_text(context.text)

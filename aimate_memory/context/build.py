@@ -11,6 +11,7 @@ from aimate_memory.sessions.trimming import SessionUsage
 from aimate_memory.text.estimate import prompt_tokens
 
 PROPOSALS_NAMED = 3  # pending captures a session start names: a handful, never a page
+PROPOSALS_KIND = "pending_proposals"  # the warning that names them: for the person, not the model
 
 
 def build_context(
@@ -48,19 +49,19 @@ def session_warnings(session_usage: SessionUsage | None) -> list[ContextWarning]
 
 
 def pending_warnings(count: int, proposals: Sequence[tuple[str, str]] = ()) -> list[ContextWarning]:
-    """How many captures wait for review, and the newest few (`proposals`: id, title) each with its id, so
-    the person accepts or rejects it in one step where they already look (the session start's notice)."""
+    """How many captures wait for review; and, for the person only (`PROPOSALS_KIND`: a hook shows it to them,
+    never to the model — a pending capture is not a memory), the newest few (`proposals`: id, title) with the
+    one-step way to accept or reject each, where they already look (the session start's notice)."""
     if count <= 0:
         return []
     noun = "capture waits" if count == 1 else "captures wait"
-    if not proposals:
-        return [ContextWarning("pending_captures", f"{count} pending {noun} for review (aimate mem review)")]
-    named = "; ".join(f'"{title}" [{memory_id[:8]}]' for memory_id, title in proposals[:PROPOSALS_NAMED])
-    first = proposals[0][0][:8]
-    return [
-        ContextWarning(
-            "pending_captures",
-            f"{count} pending {noun} for review: {named} — keep one: aimate mem review --accept {first}; "
-            f"drop it for good: aimate mem review --reject {first}",
+    warnings = [ContextWarning("pending_captures", f"{count} pending {noun} for review (aimate mem review)")]
+    if proposals:
+        named = "; ".join(f'"{title}" [{memory_id[:8]}]' for memory_id, title in proposals[:PROPOSALS_NAMED])
+        first = proposals[0][0][:8]
+        message = (
+            f"to review: {named} — keep one: aimate mem review --accept {first}; "
+            f"drop it for good: aimate mem review --reject {first}"
         )
-    ]
+        warnings.append(ContextWarning(PROPOSALS_KIND, message))
+    return warnings

@@ -196,9 +196,16 @@ def _session_context(memory: GetClient) -> tuple[str, str]:
         smaller = context.budget * MAX_CONTEXT_CHARS * 9 // (len(context.text) * 10)
         context = memory().build_context(budget=max(1, smaller))
     text, warnings = context.text, context.warning_messages
-    notice = f"{NOTICE_PREFACE} " + " ".join(warnings) if warnings else ""
-    parts = [f"{CONTEXT_PREFACE}\n\n{text.strip()}" if text.strip() else "", notice]
-    return "\n\n".join(part for part in parts if part), notice
+    # The pending captures' titles are for the person (their review), not the model: not memory yet.
+    from aimate_memory.context.build import PROPOSALS_KIND
+
+    told = [str(w.get("message")) for w in context.warnings if w.get("kind") != PROPOSALS_KIND]
+    parts = [f"{CONTEXT_PREFACE}\n\n{text.strip()}" if text.strip() else "", _notice(told)]
+    return "\n\n".join(part for part in parts if part), _notice(warnings)
+
+
+def _notice(messages: list[str]) -> str:
+    return f"{NOTICE_PREFACE} " + " ".join(messages) if messages else ""
 
 
 def _kimi_first_prompt(event: HookEvent, memory: GetClient, state_dir: Path) -> str:

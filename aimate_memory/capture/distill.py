@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from aimate_memory.capture.classify import Classification
-from aimate_memory.capture.rules import FACT_CUES, NOT_A_STATEMENT, PERSONAL_CUES, RULES, STANDING_CUES
+from aimate_memory.capture.rules import CHOICE_CUES, FACT_CUES, NOT_A_STATEMENT, PERSONAL_CUES, RULES, STANDING_CUES
 from aimate_memory.text.typed import typed_lines
 
 # The kinds a session may propose: a note is what passes.
@@ -89,15 +89,15 @@ def worth_keeping(sentence: str) -> bool:
     decision or an open task (rules.py, "What a session proposes"); a request for now is not a memory."""
     if _matches(NOT_A_STATEMENT, sentence):
         return False
-    cues = (STANDING_CUES, FACT_CUES, PERSONAL_CUES, _DECISION_CUES, _TASK_CUES)
+    cues = (STANDING_CUES, CHOICE_CUES, FACT_CUES, PERSONAL_CUES, _DECISION_CUES, _TASK_CUES)
     return any(_matches(patterns, sentence) for patterns in cues)
 
 
 def _kind(sentence: str, filed: str) -> str:
-    """The model's kind, except where the words settle it: a decision's cue files a decision (the model
-    reads most decisions as rules or tasks); a fact about the setup is knowledge, not a preference or a
-    passing note."""
-    if _matches(_DECISION_CUES, sentence):
+    """The model's kind, except where the words settle it: a decision's cue or a choice the team lives with
+    files a decision (the model reads most decisions as rules or tasks); a fact about the setup is knowledge,
+    not a preference or a passing note."""
+    if _matches(_DECISION_CUES, sentence) or (filed != "preference" and _matches(CHOICE_CUES, sentence)):
         return "decision"
     if filed in ("preference", "rule", "task", "note") and _matches(FACT_CUES, sentence):
         return filed if _matches(STANDING_CUES, sentence) and filed != "note" else "knowledge"

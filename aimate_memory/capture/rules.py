@@ -217,14 +217,22 @@ STANDING_CUES: tuple[re.Pattern[str], ...] = (
     ),
     *_zh("记住", "注意", "而不是", "代替", "替代", "改用", "采用"),
 )
+# A choice the team lives with, said as a fact ("we use Pinia", "我们用的是 Vue 3") or as a change ("switch the
+# store to Vuex", "instead of", 改用 / 换成 / 不再): filed a decision, so a later change of mind is checked
+# against it (capture/conflict.py reads core rules and decisions).
+CHOICE_CUES: tuple[re.Pattern[str], ...] = (
+    re.compile(rf"^\W*(?:we use|we{_APOSTROPHE}?re using|we are using)\b", re.IGNORECASE),
+    *_en(r"switch(?:ed)? (?:\w+ ){0,4}to", "instead of", "no longer", "rather than"),
+    *_zh("我们用的是", "我们使用", "我们在用", "改用", "换成", "改为", "不再用", "不再使用"),
+)
 FACT_CUES: tuple[re.Pattern[str], ...] = (
     re.compile(
-        rf"^\W*(?:I{_APOSTROPHE}?m (?:using|running|on)|I use|we use|we{_APOSTROPHE}?re using|"
+        rf"^\W*(?:I{_APOSTROPHE}?m (?:using|running|on)|I use|"
         r"(?:my|our) \w+(?: \w+)? (?:is|are|runs)|it is currently|this (?:is|app|project))\b",
         re.IGNORECASE,
     ),
     re.compile(r"\b(?:is|are) (?:running|hosted|deployed|installed) (?:in|on|within|inside)\b", re.IGNORECASE),
-    re.compile(r"我(?:用的是|使用的是|在用|的\S{1,8}是)|我们(?:用的是|使用|在用)|本项目|这个项目|目前(?:是|使用|用)"),
+    re.compile(r"我(?:用的是|使用的是|在用|的\S{1,8}是)|本项目|这个项目|目前(?:是|使用|用)"),
 )
 # About the person wherever they work (the language of replies, their shell, OS or editor): the only
 # proposals filed in the global vault; everything else said in a project is about that project.

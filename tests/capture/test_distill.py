@@ -107,3 +107,14 @@ def test_a_rejected_sentence_is_not_proposed_and_the_limit_keeps_standing_instru
     turns = [("user", "We decided to use Redis for the session cache."), ("user", "Never push to main directly.")]
     assert [p.text for p in distill(turns, _file, 0.2, 10, rejected=lambda s: "Redis" in s)] == [turns[1][1]]
     assert [p.text for p in distill(turns, _file, 0.2, 1)] == [turns[1][1]]
+
+
+def test_a_choice_the_team_lives_with_and_a_change_of_it_are_decisions() -> None:
+    turns = [
+        ("user", "We use Naive UI as the UI component library."),
+        ("user", "Switch the UI component library to Element Plus instead of Naive UI."),
+        ("user", "我们用的是 Vue 3 和 Naive UI。"),
+        ("user", "前端组件库改用 Element Plus，不再用 Naive UI。"),
+    ]
+    proposals = distill(turns, _file, min_confidence=0.0, limit=10)
+    assert [(p.turn, p.kind) for p in proposals] == [(1, "decision"), (2, "decision"), (3, "decision"), (4, "decision")]

@@ -157,7 +157,7 @@ def test_a_long_paste_and_a_follow_up_still_get_their_context(cli_vectors, proje
         result = cli_vectors("mem", "remember", "--kind", kind, "--json", text, cwd=project).json()
         ids[lang] = result["memory"]["id"][:8]
     log = "\n".join(f"2025-06-13 10:{n:02d}:01 INFO worker: job {n} finished in {n * 7} ms" for n in range(60))
-    pasted = {"en": f"How do we deploy the backend? The log:\n{log}", "zh": f"后端怎么部署？日志如下：\n{log}"}
+    pasted = {"en": f"How do we deploy the backend? The log:\n{log}", "zh": f"后端怎么部署？\n{log}"}
     follow_up = {
         "en": ("How do we deploy the backend?", "And the worker process?"),
         "zh": ("后端怎么部署？", "那后台任务进程呢？"),

@@ -150,17 +150,17 @@ def test_a_change_of_mind_supersedes_and_a_rejection_is_final(cli_vectors, proje
 def test_a_long_paste_and_a_follow_up_still_get_their_context(cli_vectors, project: Path) -> None:
     memories = {
         "en": ("decision", "Deploys go out through GitHub Actions to Fly.io."),
-        "zh": ("decision", "部署通过 GitHub Actions 发布到 Fly.io。"),
+        "zh": ("decision", "后端部署：通过 GitHub Actions 发布到 Fly.io。"),
     }
     ids = {}
     for lang, (kind, text) in memories.items():
         result = cli_vectors("mem", "remember", "--kind", kind, "--json", text, cwd=project).json()
         ids[lang] = result["memory"]["id"][:8]
     log = "\n".join(f"2025-06-13 10:{n:02d}:01 INFO worker: job {n} finished in {n * 7} ms" for n in range(60))
-    pasted = {"en": f"How do we deploy the backend? The log:\n{log}", "zh": f"后端怎么部署？\n{log}"}
+    pasted = {"en": f"How do we deploy the backend? The log:\n{log}", "zh": f"后端部署怎么做？\n{log}"}
     follow_up = {
         "en": ("How do we deploy the backend?", "And the worker process?"),
-        "zh": ("后端怎么部署？", "那后台任务进程呢？"),
+        "zh": ("后端部署怎么做？", "那后台任务进程呢？"),
     }
     for lang in ("en", "zh"):
         assert len(pasted[lang]) > 2000

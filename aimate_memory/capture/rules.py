@@ -185,8 +185,9 @@ CUE_FEATURES: dict[str, tuple[re.Pattern[str], ...]] = {
 # What a session proposes (capture/distill.py; docs/design.md, "Capture from a conversation"). Most of what a
 # person types to an assistant is a request for now ("fix this error", "请你修改 README"); a memory is what
 # still holds next week. A sentence is proposed only when it says so in its words: a standing instruction
-# (always/never/from now on, 以后/每次/不要), a fact about the setup (I'm using…, 我用的是…), or a decision
-# or an open task (the decision and task rules' cues above). Without one, a well-filed sentence is a one-off.
+# (always/never/from now on, 以后/每次/不要), a choice or a change of it (we use…, 改用…), a fact about the setup
+# (I'm using…, 我用的是…), about the person (their reply language, shell), a decision or an open task (the
+# decision and task rules' cues above). Without one, a well-filed sentence is a one-off.
 STANDING_CUES: tuple[re.Pattern[str], ...] = (
     *_en(
         "always",

@@ -181,3 +181,92 @@ CUE_FEATURES: dict[str, tuple[re.Pattern[str], ...]] = {
         *_en("please add", "would be nice", "feature request", "support for", "it would be great"),
     ),
 }
+
+# What a session proposes (capture/distill.py; docs/design.md, "Capture from a conversation"). Most of what a
+# person types to an assistant is a request for now ("fix this error", "请你修改 README"); a memory is what
+# still holds next week. A sentence is proposed only when it says so in its words: a standing instruction
+# (always/never/from now on, 以后/每次/不要), a choice or a change of it (we use…, 改用…), a fact about the setup
+# (I'm using…, 我用的是…), about the person (their reply language, shell), a decision or an open task (the
+# decision and task rules' cues above). Without one, a well-filed sentence is a one-off.
+STANDING_CUES: tuple[re.Pattern[str], ...] = (
+    *_en(
+        "always",
+        "never",
+        "from now on",
+        "going forward",
+        "in the future",
+        "every time",
+        "each time",
+        "whenever",
+        f"don{_APOSTROPHE}t",
+        "do not",
+        "must",
+        "should(?:n't)?",
+        "prefer(?:red)?",
+        "instead of",
+        "rather than",
+        "remember",
+        "keep in mind",
+        "note that",
+        "make sure",
+    ),
+    # Sentence-initial "use X" / "使用X": what to build with, said as an instruction.
+    re.compile(r"^\W*(?:stick (?:to|with)|switch to|go with)\b", re.IGNORECASE),
+    re.compile(r"^\W*(?:使用|采用|选用|改用)"),
+    *_zh(
+        "以后", "今后", "每次", "始终", "永远", "一律", "不要", "别再", "不能", "必须", "应该", "统一", "一直", "总是"
+    ),
+    *_zh("记住", "注意", "而不是", "代替", "替代", "改用", "采用"),
+)
+# A choice the team lives with, said as a fact ("we use Pinia", "我们用的是 Vue 3") or as a change ("switch the
+# store to Vuex", "instead of", 改用 / 换成 / 不再): filed a decision, so a later change of mind is checked
+# against it (capture/conflict.py reads core rules and decisions).
+CHOICE_CUES: tuple[re.Pattern[str], ...] = (
+    re.compile(rf"^\W*(?:we use|we{_APOSTROPHE}?re using|we are using)\b", re.IGNORECASE),
+    *_en(r"switch(?:ed)? (?:\w+ ){0,4}to", "instead of", "no longer", "rather than"),
+    *_zh("我们用的是", "我们使用", "我们在用", "改用", "换成", "改为", "不再用", "不再使用"),
+)
+FACT_CUES: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        rf"^\W*(?:I{_APOSTROPHE}?m (?:using|running|on)|I use|"
+        r"(?:my|our) \w+(?: \w+)? (?:is|are|runs)|it is currently|this (?:is|app|project))\b",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\b(?:is|are) (?:running|hosted|deployed|installed) (?:in|on|within|inside)\b", re.IGNORECASE),
+    re.compile(r"我(?:用的是|使用的是|在用|的\S{1,8}是)|本项目|这个项目|目前(?:是|使用|用)"),
+)
+# About the person wherever they work (the language of replies, their shell, OS or editor): the only
+# proposals filed in the global vault; everything else said in a project is about that project.
+PERSONAL_CUES: tuple[re.Pattern[str], ...] = (
+    *_en(
+        r"(?:answer|reply|respond|write|talk)(?: to me)? in (?:english|chinese|german|french|spanish|japanese)",
+        "zsh",
+        "bash",
+        "fish shell",
+        "powershell",
+        "macbook",
+        "macos",
+        "os ?x",
+        "windows",
+        "linux",
+        "my editor",
+        "vs ?code",
+        "neovim",
+        "vim",
+        "emacs",
+    ),
+    *_zh("中文回答", "中文回复", "用中文", "英文回答", "英文回复", "用英文", "我的电脑", "我的系统", "我的编辑器"),
+)
+
+# Never a memory whatever else it says: a question, a guess, or the person saying they do not know.
+NOT_A_STATEMENT: tuple[re.Pattern[str], ...] = (
+    re.compile(r"[?？]\W*$|[吗呢么]\W*$"),
+    re.compile(
+        r"^\W*(?:what|why|how|which|who|when|where|should|shall|can|could|would|will|do|does|did|is|are|was|were|"
+        r"have|has|any idea)\b",
+        re.IGNORECASE,
+    ),
+    *_en(f"I don{_APOSTROPHE}t (?:know|understand|think)", "not sure", "unclear", "I wonder", "it turns out"),
+    *_en("I think", "I assume", "I guess", "possibly", "probably", "maybe", "perhaps"),
+    *_zh("是不是", "不知道", "不确定", "为什么", "怎么", "能否", "是否", "可能", "也许", "大概", "或许"),
+)

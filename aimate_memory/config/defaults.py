@@ -65,10 +65,12 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "embedding": True,
         # Session distillation (capture/distill.py): when a session ends, the person's own sentences filed as a
         # rule, preference, decision, knowledge or task with at least this confidence become pending captures,
-        # at most distill_max per session (docs/design.md, "Capture"). 0 for distill_max turns it off. 0.7: on 20
-        # assembled transcripts 8 of 10 proposals were worth accepting (0.6: 10 of 20; 0.8: 5 of 7).
-        "distill_confidence": 0.7,
-        "distill_max": 10,
+        # at most distill_max per session (docs/design.md, "Capture"). 0 for distill_max turns it off. Only
+        # sentences that say they hold beyond now are read at all (capture/rules.py, "What a session proposes"),
+        # so the model's confidence is a weak second filter: on the replay's development projects, confidence
+        # alone kept precision at .15 at every threshold; the cue gate doubled it. 3: a handful to review.
+        "distill_confidence": 0.2,
+        "distill_max": 3,
         # A rule is a sentence (issue 38): a capture longer than this many characters (CJK characters count
         # one each) is refused — a pasted document became one core line that no context could fit. A long
         # note goes in with `aimate mem add --file`. docs/design.md, "Capture".

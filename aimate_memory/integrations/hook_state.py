@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,9 @@ class SessionMark:
     cwd: str = ""
     client: str = ""
     ended: bool = False
+    # The person's own words of the session's last prompts (integrations/hooks.py `_prompt_query`): a
+    # follow-up ("and the other one?") is searched with what it follows.
+    recent: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

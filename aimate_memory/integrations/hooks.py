@@ -35,6 +35,7 @@ from aimate_memory.integrations.codex_transcript import CODEX
 from aimate_memory.integrations.hook_events import Client, HookEvent, HookKind, parse_event, render_output
 from aimate_memory.integrations.hook_state import idle_sessions, known_session, session_mark
 from aimate_memory.integrations.remember import extract_remembered
+from aimate_memory.text.typed import typed_text
 
 if TYPE_CHECKING:  # a payload that is not one prints nothing without importing these
     from aimate_memory.system.client import MemoryClient
@@ -53,6 +54,15 @@ BUDGET_TRIES = 3  # a context over the characters is built again with a budget s
 SNIPPET_CHARS = 240
 PROMPT_TOP_K = 5  # a prompt hook adds to every prompt: a few of the relevant memories, not a page
 IDLE_CLOSED_PER_START = 2  # dead sessions a session start closes: each costs a transcript read and an end
+PROMPT_SESSIONS = 2  # past sessions searched when no memory answers
+PAST_SESSION_PREFACE = (
+    "From past conversations (AIMate; no memory answered this prompt; what was said then, by the person or the"
+    " assistant, not a memory):"
+)
+QUERY_TURNS = 2  # earlier prompts of the session searched too (`_prompt_query`)
+FOLLOW_UP_HITS = 2  # memories the earlier prompts add at most: the prompt's own come first
+QUERY_TURN_CHARS = 300  # of one prompt's own words
+QUERY_CHARS = 600  # of the earlier prompts' query
 
 
 # The client for the payload's folder (`watch.client.connect`: the daemon while one answers, else the facade
@@ -165,9 +175,23 @@ def _prompt(event: HookEvent, memory: GetClient, client: Client, state_dir: Path
     if client is Client.KIMI:
         parts.append(_kimi_first_prompt(event, memory, state_dir))
         memory().add_conversation("user", prompt, session=thread)
-    parts.append(_relevant(memory, prompt))
+    parts.append(_relevant(memory, *_prompt_query(event, prompt, state_dir)))
     parts.extend(_capture(memory, text, thread) for text in extract_remembered(prompt))
     return "\n\n".join(part for part in parts if part)
+
+
+def _prompt_query(event: HookEvent, prompt: str, state_dir: Path) -> tuple[str, str]:
+    """What the prompt hook searches with (docs/design.md, "Capture from a conversation"): the person's own
+    words of this prompt (a pasted log or code block left out: it is shown, not asked about), and those of
+    the session's last prompts, so a follow-up ("and the other one?") finds what the turns before it found.
+    Two queries, not one: the earlier turns' words appended to a short prompt's drown it."""
+    words = typed_text(prompt, QUERY_TURN_CHARS)
+    if event.session_id == "unknown":
+        return words, ""
+    with session_mark(state_dir, event.session_id, _now()) as mark:
+        earlier = [turn for turn in mark.recent if isinstance(turn, str)][-QUERY_TURNS:]
+        mark.recent = [*earlier, words][-QUERY_TURNS:]
+    return words, " ".join(reversed(earlier))[:QUERY_CHARS]
 
 
 def _session_end(event: HookEvent, memory: GetClient, client: Client, state_dir: Path) -> str:
@@ -235,11 +259,18 @@ def _session_context(memory: GetClient, state_dir: Path | None = None, refused_c
             break
         smaller = context.budget * MAX_CONTEXT_CHARS * 9 // (len(context.text) * 10)
         context = memory().build_context(budget=max(1, smaller))
-    text = context.text
-    warnings = [*context.warning_messages, *_sync_failure(state_dir), *filter(None, [refused_config])]
-    notice = f"{NOTICE_PREFACE} " + " ".join(warnings) if warnings else ""
-    parts = [f"{CONTEXT_PREFACE}\n\n{text.strip()}" if text.strip() else "", notice]
-    return "\n\n".join(part for part in parts if part), notice
+    from aimate_memory.context.build import PROPOSALS_KIND
+
+    extra = [*_sync_failure(state_dir), *filter(None, [refused_config])]
+    # The pending captures' titles are for the person (their review), not the model: not memory yet.
+    told = [str(w.get("message")) for w in context.warnings if w.get("kind") != PROPOSALS_KIND] + extra
+    text = context.text.strip()
+    parts = [f"{CONTEXT_PREFACE}\n\n{text}" if text else "", _notice(told)]
+    return "\n\n".join(part for part in parts if part), _notice([*context.warning_messages, *extra])
+
+
+def _notice(messages: list[str]) -> str:
+    return f"{NOTICE_PREFACE} " + " ".join(messages) if messages else ""
 
 
 def _sync_failure(state_dir: Path | None) -> list[str]:
@@ -259,11 +290,28 @@ def _kimi_first_prompt(event: HookEvent, memory: GetClient, state_dir: Path) -> 
     return _session_context(memory, state_dir, _refused_config(event, Client.KIMI))[0]
 
 
-def _relevant(memory: GetClient, prompt: str) -> str:
+def _relevant(memory: GetClient, words: str, earlier: str) -> str:
+    """Curated memories first (every layer, both vaults): those the prompt's own words find, then a few
+    found with the session's previous prompts (a follow-up); a past session's transcript only when no
+    memory answers, under a heading that says it is a conversation, not a memory: its words may be the
+    assistant's."""
+    from aimate_memory.vault.filters import MemoryFilter
+    from aimate_memory.vault.layout import Layer
+
+    memories = MemoryFilter(layers=(Layer.CORE, Layer.LONG_TERM, Layer.SHORT_TERM))
     # A capture waiting for review is not memory: the assistant is never handed it as such (docs/design.md
     # "Pending is not memory").
-    hits = [hit for hit in memory().search(prompt, PROMPT_TOP_K).hits if hit.reviewed]
-    return "\n".join([RELEVANT_PREFACE, *map(_hit_line, hits)]) if hits else ""
+    hits = [hit for hit in memory().search(words, PROMPT_TOP_K, where=memories).hits if hit.reviewed]
+    if earlier and len(hits) < PROMPT_TOP_K:
+        shown = {hit.id for hit in hits}
+        found = memory().search(earlier, PROMPT_TOP_K, where=memories).hits
+        more = [hit for hit in found if hit.id not in shown and hit.reviewed]
+        hits += more[: min(FOLLOW_UP_HITS, PROMPT_TOP_K - len(hits))]
+    if hits:
+        return "\n".join([RELEVANT_PREFACE, *map(_hit_line, hits)])
+    sessions = MemoryFilter(layers=(Layer.SESSION,))
+    past = memory().search(words, PROMPT_SESSIONS, where=sessions).hits
+    return "\n".join([PAST_SESSION_PREFACE, *map(_hit_line, past)]) if past else ""
 
 
 def _hit_line(hit: HitRecord) -> str:

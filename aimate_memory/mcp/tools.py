@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 from pydantic import Field
 
 from aimate_memory.config.defaults import MAX_CONTEXT_BUDGET
+from aimate_memory.context.build import PROPOSALS_KIND
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.mcp.schemas import (
     AppendOutput,
@@ -133,6 +134,8 @@ class MemoryTools:
     ) -> ContextResult:
         self.client.require_vault()
         data = self.client.build_context(query or None, budget).to_dict()
+        # The pending captures' titles are for the person's review, not the model (context/build.py).
+        data["warnings"] = [warning for warning in data["warnings"] if warning.get("kind") != PROPOSALS_KIND]
         return cast(
             "ContextResult", {key: data[key] for key in ContextResult.__annotations__}
         )  # the keys are the TypedDict's own

@@ -4,6 +4,8 @@ functions of `aimate_memory.capture`; this module gathers their inputs and does 
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
@@ -16,6 +18,7 @@ from aimate_memory.capture.result import CaptureAction
 from aimate_memory.capture.routing import Outcome, Route
 from aimate_memory.capture.supersede import Candidate, SupersedeDecision, normalize
 from aimate_memory.errors import AimateError, InvalidInputError
+from aimate_memory.locks import file_lock
 from aimate_memory.system.conflicts import CONFLICT_FIELD, Conflicts, conflicts_with, takes_sides
 from aimate_memory.system.memories import Memories
 from aimate_memory.system.perf import PerfLog, Stopwatch
@@ -23,15 +26,56 @@ from aimate_memory.system.reading import SentenceReader
 from aimate_memory.system.records import ConflictRecord
 from aimate_memory.system.search import Retrieval
 from aimate_memory.system.store import Store
+from aimate_memory.vault.atomic import atomic_write_text
 from aimate_memory.vault.changes import ChangeSet
 from aimate_memory.vault.filters import MemoryFilter, parse_scope
-from aimate_memory.vault.layout import Layer, folder_for
+from aimate_memory.vault.layout import Layer, Scope, folder_for
 from aimate_memory.vault.model import Memory
+from aimate_memory.vault.roots import Roots
 from aimate_memory.vault.store import Vault
 from aimate_memory.vault.validate import check_writable_text, thread_name
 
 log = logging.getLogger(__name__)
 SUPERSEDE_CANDIDATES = 5  # the most similar active memories of the same layer, scope and category
+# A cosine at which a capture is the same statement said again, not a new side of it (supersede pairs: the
+# highest "different" pair .68, the supersede bar .70; a restatement across languages scores .85–.89).
+RESTATEMENT = 0.85
+# What a proposal may restate: curated memories, never a session transcript (which holds the sentence itself).
+_MEMORIES = MemoryFilter(layers=(Layer.CORE, Layer.LONG_TERM, Layer.SHORT_TERM), statuses=("active",))
+REJECTED_FILE = "rejected_captures.json"  # in the global state folder: never committed, never synced
+MAX_REJECTED = 5000  # hashes kept, newest last
+
+
+class RejectedCaptures:
+    """What the person rejected in review, as hashes of the normalized text (no text kept): a session never
+    proposes it again (docs/design.md, "Capture from a conversation")."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self._path = state_dir / REJECTED_FILE
+
+    @staticmethod
+    def key(text: str) -> str:
+        return hashlib.sha256(normalize(text).encode("utf-8")).hexdigest()[:32]
+
+    def hashes(self) -> set[str]:
+        try:
+            data = json.loads(self._path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return set()  # a damaged file costs a proposal asked again, never a failed session end
+        return {str(item) for item in data} if isinstance(data, list) else set()
+
+    def add(self, text: str) -> None:
+        with file_lock(self._path.with_name(REJECTED_FILE + ".lock")):
+            known = [item for item in self._ordered() if item != self.key(text)]
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(self._path, json.dumps([*known, self.key(text)][-MAX_REJECTED:]) + "\n")
+
+    def _ordered(self) -> list[str]:
+        try:
+            data = json.loads(self._path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return []
+        return [str(item) for item in data] if isinstance(data, list) else []
 
 
 class Capture:
@@ -126,7 +170,7 @@ class Capture:
         if replaced is not None:
             decision = SupersedeDecision("supersede", replaced.id, f"replaces {replaced.id[:8]}, as asked")
         elif not keep_both and takes_sides(found.layer, found.category):
-            conflicts = self._conflicts.check(found.body, vault)
+            conflicts = self._conflicts.check(found.body, vault, exclude=_restated(decision))
             watch.lap("conflicts")
         status = routed.status
         if conflicts:
@@ -299,27 +343,38 @@ class Capture:
         return CaptureResult(action, memory, old.id if old is not None else None, reason)
 
     def propose_from_session(self, session_id: str, turns: Sequence[tuple[str, str]]) -> list[CaptureResult]:
-        """What a finished session leaves for review (capture/distill.py): the person's own sentences filed
-        with high confidence as a rule, preference, decision, knowledge or task, each written pending with
-        the session and turn it came from. A sentence that cannot be kept (a secret, too long) is skipped:
-        ending a session never fails because of what was said in it."""
+        """What a finished session leaves for review (capture/distill.py): the person's own sentences that say
+        they hold beyond now, filed as a rule, preference, decision, knowledge or task, each written pending
+        with the session and turn it came from — in the project's vault unless about the person (their
+        language, shell, machine), never one the person rejected before, never a second copy of one already
+        waiting. A sentence that cannot be kept (a secret, too long) is skipped: ending a session never fails
+        because of what was said in it."""
         limit = int(self._store.config.get("capture.distill_max"))
         if limit <= 0:
             return []
+        rejected = self.rejections.hashes() | {RejectedCaptures.key(text) for text in self._waiting()}
         proposals = distill(
             turns,
             lambda sentence: self._classify(sentence, None),
             float(self._store.config.get("capture.distill_confidence")),
             limit,
+            rejected=lambda sentence: RejectedCaptures.key(sentence) in rejected,
         )
+        has_project = self._store.project_vault is not None and self._store.project_vault.exists
         results = []
         for proposal in proposals:
+            scope = (Scope.GLOBAL if proposal.personal else Scope.PROJECT).value if has_project else None
+            known = self._known_as(proposal.text)
+            if known is not None:  # said again: evidence the memory is needed, not a second copy to review
+                log.info("session %s turn %d restates %s", session_id[:8], proposal.turn, known[:8])
+                continue
             try:
                 results.append(
                     self.remember(
                         proposal.text,
                         source="session",
                         kind=proposal.kind,
+                        scope=scope,
                         origin={
                             "session": session_id,
                             "turn": proposal.turn,
@@ -330,6 +385,40 @@ class Capture:
             except AimateError as error:
                 log.info("session %s turn %d not proposed: %s", session_id[:8], proposal.turn, error)
         return results
+
+    def _known_as(self, text: str) -> str | None:
+        """The active memory (any layer, either vault) this sentence says again — a cosine at or over the
+        supersede bar and nothing it contradicts — or None. A change of mind ("switch to Vuex" after "use
+        Pinia") is close too, but it contradicts: it is proposed, as a conflict for the person to settle."""
+        hits = self._retrieval.search(text, top_k=SUPERSEDE_CANDIDATES, where=_MEMORIES)
+        bodies = [(hit.memory.id, self._memories.get(hit.memory.id).body.strip()) for hit in hits.results]
+        vectors = self._reader.vectors([text, *(body for _, body in bodies)]) if bodies else None
+        if vectors is None:
+            return None
+        bar = self._supersede_thresholds()[0]
+        close = [
+            memory_id for (memory_id, _), row in zip(bodies, vectors[1:], strict=True) if float(vectors[0] @ row) >= bar
+        ]
+        if not close:
+            return None
+        contradicted = {record.id for vault in self._store.vaults for record in self._conflicts.check(text, vault)}
+        return next((memory_id for memory_id in close if memory_id not in contradicted), None)
+
+    @property
+    def rejections(self) -> RejectedCaptures:
+        return RejectedCaptures(Roots.state_dir(self._store.roots.home))
+
+    def _waiting(self) -> list[str]:
+        """The bodies of the captures already waiting for review: a restatement is never a second copy."""
+        pending = self._memories.list(MemoryFilter(statuses=("pending",)))
+        return [self._memories.get(listed.id).body for listed in pending]
+
+
+def _restated(decision: SupersedeDecision) -> list[str]:
+    """The memory a capture says again in other words (a cosine at or over `RESTATEMENT`): never a conflict
+    with it — "I prefer pytest to unittest" after "I prefer pytest over unittest" updates that memory."""
+    restates = decision.action == "supersede" and decision.score is not None and decision.score >= RESTATEMENT
+    return [str(decision.target_id)] if restates else []
 
 
 def as_conflict(result: CaptureResult, conflicts: list[ConflictRecord]) -> CaptureResult:

@@ -24,6 +24,7 @@ from aimate_memory.context import (
     session_warnings,
 )
 from aimate_memory.context.bodies import body_from_chunks
+from aimate_memory.context.build import PROPOSALS_NAMED
 from aimate_memory.context.render import TEAM_FRAME, render_items, section_heading
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.git.secrets import mask_text
@@ -69,13 +70,14 @@ class ContextBuilder:
         session = self._sessions.current()
         requests = _framed(self._requests(query, session))
         watch.lap("gather")
-        pending = len(self._retrieval.query(MemoryFilter(statuses=("pending",))))
+        waiting = self._retrieval.query(MemoryFilter(statuses=("pending",)), order="updated")
         context = build_context(
             requests,
             total,
             core_cap=self._core_cap(),
             session_usage=session.usage if session else None,
-            pending_captures=pending,
+            pending_captures=len(waiting),
+            proposals=[(memory.id, memory.title) for memory in waiting[:PROPOSALS_NAMED]],
         )
         context.warnings.extend(self._trust_warnings())
         # What an assistant reads: a secret a person let into a memory (--allow-secret) is masked here.
@@ -167,13 +169,15 @@ class ContextBuilder:
         long_share = ratios["long_term_ratio"]
         if self._has_project():
             requests.append(self._project_short_term(found, ratios["short_term_ratio"]))
-            requests.append(self._project_long_term(found, long_share / 2 if query else long_share))
+            requests.append(self._project_long_term(found, long_share / 2))
             long_share /= 2
         else:
             long_share += ratios["short_term_ratio"]
         if found is not None:
             related = self._items(found.memories["global"], found.scores["global"])
             requests.append(SectionRequest("long_term", "global", related, long_share, heading="## Related · global"))
+        elif self._has_project():
+            requests.append(self._global_long_term(long_share))
         return requests
 
     def _episode_requests(self) -> list[SectionRequest]:
@@ -191,6 +195,18 @@ class ContextBuilder:
         ratio = float(self._store.config.get("context.episode_ratio"))
         heading = f"## Last sessions · {vault.scope.value}"
         return [SectionRequest("episode", vault.scope.value, items, ratio, heading=heading)]
+
+    def _global_long_term(self, ratio: float) -> SectionRequest:
+        """A session start (no query) in a project: the person's global long-term memories too — a fact about
+        their machine or tools ("the filesystem MCP server runs in Docker") matters in every project — most
+        important first, within their share (docs/design.md, "Capture from a conversation")."""
+        memories = self._retrieval.query(
+            MemoryFilter(layers=(Layer.LONG_TERM,), scopes=(Scope.GLOBAL,), statuses=ACTIVE),
+            limit=LISTED_ITEMS,
+            order="updated",
+        )
+        memories.sort(key=lambda memory: -memory.importance)
+        return SectionRequest("long_term", "global", self._items(memories), ratio)
 
     def _core_requests(self) -> list[SectionRequest]:
         scopes = (Scope.GLOBAL, Scope.PROJECT) if self._has_project() else (Scope.GLOBAL,)

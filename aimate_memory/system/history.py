@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from aimate_memory.errors import AimateError, InvalidInputError, NotFoundError, OutsideVaultError
+from aimate_memory.system.capture import RejectedCaptures
 from aimate_memory.system.conflicts import CONFLICT_FIELD, Conflicts, conflicts_with
 from aimate_memory.system.memories import Memories
 from aimate_memory.system.records import ConflictRecord, TimelineEvent, TimelineRecord
@@ -334,6 +335,9 @@ class GitActions:
         with self._git_vaults(scope) as repos:
             for path in paths:
                 item, change = _find_change(repos, path)
+                rejected = _pending_memory(item.vault, change) if change.status == "added" else None
+                if rejected is not None:  # a capture the person said no to is never proposed again
+                    RejectedCaptures(Roots.state_dir(self._store.roots.home)).add(rejected.body)
                 for result in reject(item.repo, change.path):
                     done.append(ReviewOutcome(item.scope, result.path.as_posix(), "reject", None, result.describe()))
         return done

@@ -5,7 +5,8 @@ real classifier (its cue-feature weights) files them."""
 from __future__ import annotations
 
 from aimate_memory.capture import classify
-from aimate_memory.capture.distill import DISTILLED_KINDS, distill, sentences, typed_lines
+from aimate_memory.capture.distill import DISTILLED_KINDS, distill, sentences, worth_keeping
+from aimate_memory.text.typed import typed_lines
 
 
 def _file(sentence: str):
@@ -50,3 +51,70 @@ def test_distill_keeps_only_confident_kinds_and_the_limit() -> None:
     # The same sentence said twice is proposed once.
     twice = distill([turns[0], ("assistant", "ok"), turns[0]], _file, min_confidence=0.0, limit=10)
     assert [p.turn for p in twice] == [1]
+
+
+def test_typed_lines_leave_out_log_and_trace_lines() -> None:
+    turn = (
+        "Why does the worker stop?\n2025-06-13 10:00:01 INFO worker: job 1 finished\n"
+        "Traceback (most recent call last):\n  File \"a.py\", line 3, in <module>\nKeyError: 'id'\n"
+        '为什么会这样？\n{"id": 1, "items": [1, 2, 3], "ok": true}'
+    )
+    assert typed_lines(turn) == ["Why does the worker stop?", "为什么会这样？"]
+
+
+def test_one_off_requests_questions_and_guesses_are_not_worth_keeping() -> None:
+    for sentence in (
+        "Please create a commit message for these changes.",
+        "Fix this error in the uploader.",
+        "请你修改 README 文件并修复报错。",
+        "继续完成剩下的部分。",
+        "Should we always run the tests first?",
+        "以后是不是都要先跑测试？",
+        "I think the cache should stay in memory.",
+    ):
+        assert not worth_keeping(sentence), sentence
+    for sentence in (
+        "Always run the tests before committing.",
+        "以后都用中文回复。",
+        "We decided to use Pinia for state management.",
+        "我们决定用 Pinia 做状态管理。",
+        "I'm running on a MacBook Pro with zsh.",
+        "TODO: 给导出功能加上进度条。",
+    ):
+        assert worth_keeping(sentence), sentence
+
+
+def test_a_session_proposes_decisions_as_decisions_and_only_the_person_in_general_as_global() -> None:
+    turns = [
+        ("user", "Please create a commit message for these changes."),
+        ("user", "Yes, let's go with the factory approach."),
+        ("user", "请你帮我修复这个报错。"),
+        ("user", "我们决定前端改用 Element Plus。"),
+        ("user", "使用中文回答。"),
+    ]
+    proposals = {p.text: p for p in distill(turns, _file, min_confidence=0.2, limit=10)}
+    assert set(proposals) == {
+        "Yes, let's go with the factory approach.",
+        "我们决定前端改用 Element Plus。",
+        "使用中文回答。",
+    }
+    assert proposals["Yes, let's go with the factory approach."].kind == "decision"
+    assert proposals["我们决定前端改用 Element Plus。"].kind == "decision"
+    assert [p.text for p in proposals.values() if p.personal] == ["使用中文回答。"]
+
+
+def test_a_rejected_sentence_is_not_proposed_and_the_limit_keeps_standing_instructions_first() -> None:
+    turns = [("user", "We decided to use Redis for the session cache."), ("user", "Never push to main directly.")]
+    assert [p.text for p in distill(turns, _file, 0.2, 10, rejected=lambda s: "Redis" in s)] == [turns[1][1]]
+    assert [p.text for p in distill(turns, _file, 0.2, 1)] == [turns[1][1]]
+
+
+def test_a_choice_the_team_lives_with_and_a_change_of_it_are_decisions() -> None:
+    turns = [
+        ("user", "We use Naive UI as the UI component library."),
+        ("user", "Switch the UI component library to Element Plus instead of Naive UI."),
+        ("user", "我们用的是 Vue 3 和 Naive UI。"),
+        ("user", "前端组件库改用 Element Plus，不再用 Naive UI。"),
+    ]
+    proposals = distill(turns, _file, min_confidence=0.0, limit=10)
+    assert [(p.turn, p.kind) for p in proposals] == [(1, "decision"), (2, "decision"), (3, "decision"), (4, "decision")]

@@ -294,7 +294,9 @@ def test_context_order_budget_and_shape(cli, tmp_path: Path) -> None:
     assert ("long_term", "project") in order
     ids = [item["id"] for section in data["sections"] for item in section["items"]]
     assert len(ids) == len(set(ids)) and data["total_tokens"] <= 2000
-    assert [w["kind"] for w in data["warnings"]] == ["pending_captures"]
+    # The pending capture counted, and named for the person's one-step review (docs/design.md).
+    assert [w["kind"] for w in data["warnings"]] == ["pending_captures", "pending_proposals"]
+    assert "short commit messages" in data["warnings"][1]["message"] and "--accept" in data["warnings"][1]["message"]
     text = data["text"]
     assert text.index("Tab 缩进") < text.index(".env") < text.index("缓存该怎么配置") < text.index("Redis")
     tiny = cli("mem", "context", "--budget", "30", "--json", cwd=project).json()

@@ -233,8 +233,10 @@ def test_the_persons_own_remember_is_pending_until_reviewed(cli, hook, project: 
     captured = [item for item in cli("mem", "list", "--json", cwd=project).json() if item["title"] == title]
     assert [item["status"] for item in captured] == ["pending"]
     context = cli("mem", "context", "--budget", "2000", cwd=project).out
-    started = hook("session-start", claude(project, OTHER_SID, "SessionStart", source="startup"))
-    assert title not in context and title not in started  # not a rule before the person accepts it
+    started = json.loads(hook("session-start", claude(project, OTHER_SID, "SessionStart", source="startup")))
+    told = started["hookSpecificOutput"]["additionalContext"]
+    assert title not in context and title not in told  # not a rule before the person accepts it
+    assert title in started["systemMessage"] and "--accept" in started["systemMessage"]  # named for their review
     review = cli("mem", "review", cwd=project)
     assert review.code == 0 and title in review.out
     accepted = cli("mem", "review", "--accept-all", cwd=project)

@@ -1,0 +1,57 @@
+"""What the person typed in a turn, apart from what they pasted (pure; docs/design.md, "Capture from a
+conversation"): fenced and indented code, quoted replies, log and stack-trace lines, and lines too long to have
+been typed as one sentence are left out. Both capture (only the person's own words become memories) and the
+prompt hook's search (a pasted log is not what the person is asking about) read a turn through here."""
+
+from __future__ import annotations
+
+import re
+
+MAX_TYPED_LINE = 400  # longer than a line a person types: a paste (a minified file, a JSON dump, a log)
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_QUOTED = re.compile(r"^\s*>")
+_INDENTED_CODE = re.compile(r"^(?: {4}|\t)\S")
+# A line of a log or a trace: a timestamp, a level, a stack frame, a shell prompt, a path:line:col, a diff line.
+_LOG_LINE = re.compile(
+    r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}[.,]?\d*\]?\s|"
+    r"(?:DEBUG|INFO|WARN(?:ING)?|ERROR|CRITICAL|FATAL|TRACE)\b[\s:\]-]|"
+    r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+|at [\w$.<>]+ \(.*:\d+(?::\d+)?\)|"
+    r"at .+:\d+:\d+\)?$|[$#] \S|PS [A-Z]:\\|[+-]{3} [ab]/|@@ [-+]\d|\w*(?:Error|Exception): )"
+)
+# A line that is mostly symbols (JSON, a table rule, minified code) is not a sentence someone typed.
+_SYMBOLS = re.compile(r"[{}\[\]();=<>|\\/\"'`,:_*#$%^&~+-]")
+SYMBOL_SHARE = 0.25
+
+
+def typed_lines(text: str) -> list[str]:
+    """The lines of a turn the person typed: fenced blocks, indented code, quoted lines, log and trace lines
+    and symbol-heavy lines left out."""
+    kept: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced or _QUOTED.match(line) or _INDENTED_CODE.match(line) or _pasted(line):
+            continue
+        kept.append(line)
+    return kept
+
+
+def _pasted(line: str) -> bool:
+    stripped = line.strip()
+    if not stripped:
+        return False
+    if len(stripped) > MAX_TYPED_LINE or _LOG_LINE.match(stripped):
+        return True
+    symbols = len(_SYMBOLS.findall(stripped))
+    return len(stripped) >= 12 and symbols / len(stripped) >= SYMBOL_SHARE
+
+
+def typed_text(text: str, max_chars: int) -> str:
+    """The person's own words of a turn as one line of at most `max_chars` characters (what a search for it
+    should read); the text's start when nothing in it looks typed."""
+    words = " ".join(" ".join(line.split()) for line in typed_lines(text) if line.strip())
+    if not words:
+        words = " ".join(text.split())
+    return words[:max_chars]

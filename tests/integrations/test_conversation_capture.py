@@ -1,0 +1,172 @@
+"""Capture from a conversation, through the real hook commands as subprocesses over a sequence of prompts, in
+English and Chinese (docs/design.md, "Capture from a conversation"): a session proposes what the person said
+that holds beyond now (a decision — filed as a project decision), not their one-off requests nor what they
+pasted; said again later, it is known — no second copy, no conflict; a change of mind is proposed as the
+conflict it is and, accepted, supersedes; a rejected proposal never comes back. The prompt hook searches what
+the person wrote (not a pasted log) and the session's previous turns (a follow-up)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+NO_DAEMON = {"AIMATE_NO_DAEMON": "1", "AIMATE_HOOK_DETACH": "0"}  # session-end done when the hook returns
+
+
+@pytest.fixture(autouse=True)
+def git_identity(isolated_git: None) -> None:
+    """Git isolated with a fixed identity before the CLI runner copies the environment: accepting commits."""
+
+
+@pytest.fixture
+def project(cli_vectors, tmp_path: Path) -> Path:
+    path = tmp_path / "proj"
+    path.mkdir()
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    assert cli_vectors("mem", "init", cwd=path).code == 0
+    return path
+
+
+class Conversation:
+    """One Claude Code session in `project`: each prompt through `aimate mem hook prompt` (its context kept),
+    the transcript written as Claude Code writes it, and `aimate mem hook session-end` at the end."""
+
+    def __init__(self, cli, project: Path, session_id: str) -> None:
+        self.cli, self.project, self.session_id = cli, project, session_id
+        self.transcript = project.parent / ".claude" / "projects" / "-proj" / f"{session_id}.jsonl"
+        self.transcript.parent.mkdir(parents=True, exist_ok=True)
+
+    def _hook(self, kind: str, event: str, **fields: object) -> str:
+        payload = {
+            "session_id": self.session_id,
+            "transcript_path": str(self.transcript),
+            "cwd": str(self.project),
+            "hook_event_name": event,
+            **fields,
+        }
+        result = self.cli(
+            "mem", "hook", kind, input=json.dumps(payload, ensure_ascii=False), cwd=self.project, env=NO_DAEMON
+        )
+        assert result.code == 0 and "Traceback" not in result.err, result.err
+        return result.out
+
+    def say(self, prompt: str) -> str:
+        """The prompt hook's context for `prompt`; the turn and a short reply go into the transcript."""
+        out = self._hook("prompt", "UserPromptSubmit", prompt=prompt)
+        with open(self.transcript, "a", encoding="utf-8") as handle:
+            for role, content in (("user", prompt), ("assistant", [{"type": "text", "text": "Done."}])):
+                record = {"type": role, "sessionId": self.session_id, "message": {"role": role, "content": content}}
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        return json.loads(out)["hookSpecificOutput"].get("additionalContext", "") if out.strip() else ""
+
+    def end(self) -> None:
+        self._hook("session-end", "SessionEnd", reason="other")
+
+
+def proposals(cli, project: Path) -> list[dict]:
+    items = cli("mem", "review", "--json", cwd=project).json()
+    return [item for item in items if item.get("memory_status") == "pending"]
+
+
+def review(cli, project: Path, *args: str) -> None:
+    result = cli("mem", "review", *args, cwd=project)
+    assert result.code == 0, result.err
+
+
+ERROR = "```\nTypeError: Cannot read properties of undefined (reading 'id')\n    at load (src/a.js:3:7)\n```"
+TURNS = {
+    "en": {
+        "request": "Please create a commit message for these changes.",
+        "decision": "We decided to use Pinia for state management in the frontend.",
+        "paste": f"fix this error:\n{ERROR}",
+        "again": "From now on we use Pinia for state management.",
+        "old": "We use Naive UI as the UI component library.",
+        "new": "Switch the UI component library to Element Plus instead of Naive UI.",
+        "junk": "We decided to keep the old tab open for now.",
+    },
+    "zh": {
+        "request": "请你帮我写一下这次改动的提交信息。",
+        "decision": "我们决定前端的状态管理使用 Pinia。",
+        "paste": f"修复这个报错：\n{ERROR}",
+        "again": "以后前端的状态管理都使用 Pinia。",
+        "old": "使用 Naive UI 作为前端组件库。",
+        "new": "前端组件库改用 Element Plus，不再用 Naive UI。",
+        "junk": "我们决定先把旧的标签页留着。",
+    },
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_decision_is_proposed_once_and_said_again_is_known(cli_vectors, project: Path, lang: str) -> None:
+    said = TURNS[lang]
+    first = Conversation(cli_vectors, project, f"first-{lang}")
+    for prompt in (said["request"], said["decision"], said["paste"]):
+        first.say(prompt)
+    first.end()
+    waiting = proposals(cli_vectors, project)
+    # The decision, filed as a decision of this project; neither the one-off request nor the pasted error.
+    assert [item["title"] for item in waiting] == [said["decision"].rstrip(".。")]
+    assert waiting[0]["scope"] == "project" and waiting[0]["path"].startswith("long_term/decisions/")
+    review(cli_vectors, project, "--accept", waiting[0]["id"])
+
+    second = Conversation(cli_vectors, project, f"second-{lang}")
+    context = second.say(said["again"])
+    second.end()
+    assert waiting[0]["id"][:8] in context  # the prompt hook brings the memory it restates
+    assert proposals(cli_vectors, project) == []  # said again: no second copy, no conflict to settle
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_change_of_mind_supersedes_and_a_rejection_is_final(cli_vectors, project: Path, lang: str) -> None:
+    said = TURNS[lang]
+    first = Conversation(cli_vectors, project, f"old-{lang}")
+    first.say(said["old"])
+    first.say(said["junk"])
+    first.end()
+    waiting = {item["title"]: item for item in proposals(cli_vectors, project)}
+    old, junk = waiting[said["old"].rstrip(".。")], waiting[said["junk"].rstrip(".。")]
+    review(cli_vectors, project, "--accept", old["id"], "--reject", junk["id"])
+
+    second = Conversation(cli_vectors, project, f"new-{lang}")
+    second.say(said["new"])
+    second.say(said["junk"])  # rejected before: never proposed again
+    second.end()
+    (new,) = proposals(cli_vectors, project)
+    assert new["title"] == said["new"].rstrip(".。")
+    assert [conflict["id"] for conflict in new["conflicts"]] == [old["id"]]
+    review(cli_vectors, project, "--accept", new["id"])  # this one holds: the old one is superseded
+
+    listed = {item["id"]: item for item in cli_vectors("mem", "list", "--status", "all", "--json", cwd=project).json()}
+    assert listed[old["id"]]["status"] == "superseded" and listed[new["id"]]["status"] == "active"
+    context = Conversation(cli_vectors, project, f"later-{lang}").say(said["old"])
+    assert new["id"][:8] in context and old["id"][:8] not in context
+
+
+def test_a_long_paste_and_a_follow_up_still_get_their_context(cli_vectors, project: Path) -> None:
+    memories = {
+        "en": ("decision", "Deploys go out through GitHub Actions to Fly.io."),
+        "zh": ("decision", "后端部署：通过 GitHub Actions 发布到 Fly.io。"),
+    }
+    ids = {}
+    for lang, (kind, text) in memories.items():
+        result = cli_vectors("mem", "remember", "--kind", kind, "--json", text, cwd=project).json()
+        ids[lang] = result["memory"]["id"][:8]
+    log = "\n".join(f"2025-06-13 10:{n:02d}:01 INFO worker: job {n} finished in {n * 7} ms" for n in range(60))
+    pasted = {"en": f"How do we deploy the backend? The log:\n{log}", "zh": f"后端部署怎么做？\n{log}"}
+    follow_up = {
+        "en": ("How do we deploy the backend?", "And the worker process?"),
+        "zh": ("后端部署怎么做？", "那后台任务进程呢？"),
+    }
+    for lang in ("en", "zh"):
+        assert len(pasted[lang]) > 2000
+        assert ids[lang] in Conversation(cli_vectors, project, f"paste-{lang}").say(pasted[lang])
+        talk = Conversation(cli_vectors, project, f"follow-{lang}")
+        talk.say(follow_up[lang][0])
+        assert ids[lang] in talk.say(follow_up[lang][1])  # searched with the turn it follows
+        alone = Conversation(cli_vectors, project, f"alone-{lang}").say(follow_up[lang][1])
+        assert ids[lang] not in alone  # the follow-up by itself does not find it: the previous turn did

@@ -124,6 +124,8 @@ def test_fast_hook_prints_what_the_typer_hook_prints(
     for code, aimate_home, project in ((FAST_MAIN, home, vault), (TYPER_APP, twin / "home", twin / "proj")):
         env = {**os.environ, "AIMATE_HOME": str(aimate_home), "AIMATE_NO_DAEMON": "1"}
         env["AIMATE_EMBEDDING__ENABLED"] = "false"
+        if project != vault:  # trust is per project folder: the copy is a checkout the person has not trusted yet
+            assert run(TYPER_APP, "mem", "trust", cwd=project, env=env).returncode == 0
         runs.append(run(code, "mem", "hook", *args, input=payload(project, event, **fields), cwd=project, env=env))
     fast, typer_run = runs
     assert fast.returncode == typer_run.returncode == 0, (fast.stderr, typer_run.stderr)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -277,7 +278,10 @@ def test_session_end_hook_appends_only_new_transcript_turns(run, project: Path) 
     found = run("mem", "search", "Valkey", "--status", "all", "--json").json()  # the ended session
     assert [hit["layer"] for hit in found] == ["session"]
     session_text = (project / ".aimate" / "memory" / found[0]["path"]).read_text(encoding="utf-8")
-    assert session_text.count("把会话缓存迁到 Valkey") == session_text.count("Migrated to Valkey.") == 1
+    # Each turn once (the person's words are also the session's title and its episode's "asked": docs/design.md
+    # "Episodes"); the turns are the `### N · role · time` sections.
+    assert re.findall(r"^### \d+ · (\w+) ·", session_text, re.MULTILINE) == ["user", "assistant"]
+    assert session_text.count("Migrated to Valkey.") == 1
 
 
 def test_kimi_prompt_hook_prints_plain_text(run, project: Path) -> None:

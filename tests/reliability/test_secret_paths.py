@@ -66,6 +66,11 @@ class Box:
         listed = self.run("mem", "list", "--json").json()
         return self.vault / next(item["path"] for item in listed if item["title"] == title)
 
+    def memory_id(self, title: str = "Deploy notes") -> str:
+        """The id of a new long-term memory (not a core one, which a model may not edit at all)."""
+        self.memory_file(title)
+        return next(item["id"] for item in self.run("mem", "list", "--json").json() if item["title"] == title)
+
     def titles(self) -> list[str]:
         return sorted(item["title"] for item in self.run("mem", "list", "--json", "--status", "all").json())
 
@@ -329,22 +334,19 @@ def add_tags(box: Box) -> str:
 
 
 def set_tags(box: Box) -> str:
-    box.memory_file()
-    ref = box.run("mem", "list", "--json").json()[0]["id"]
+    ref = box.memory_id()
     return refused_field(box, box.run("mem", "set", ref, f"tags=ci,{GH}"), "tags")
 
 
 def mcp_update_tags(box: Box) -> str:
-    box.memory_file()
-    ref = box.run("mem", "list", "--json").json()[0]["id"]
+    ref = box.memory_id()
     result = box.mcp("memory_update", id=ref, tags=["ci", AWS])
     assert result.isError and "tags looks like an AWS access key id" in result.content[0].text
     return "refused"
 
 
 def mcp_update_body_password(box: Box) -> str:
-    box.memory_file()
-    ref = box.run("mem", "list", "--json").json()[0]["id"]
+    ref = box.memory_id()
     result = box.mcp("memory_update", id=ref, body=f"The admin password is {PW}.")
     assert result.isError
     return "refused"

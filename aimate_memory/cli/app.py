@@ -92,7 +92,20 @@ app.add_typer(mem, name="mem")
 # command, also one the daemon answers (issue 38). tests/cli/test_fast_entry.py checks this table against
 # what the modules declare.
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
-    "memory_commands": ("init", "add", "list", "show", "edit", "set", "rm", "done", "verify", "stale", "fix", "diagnose"),
+    "memory_commands": (
+        "init",
+        "add",
+        "list",
+        "show",
+        "edit",
+        "set",
+        "rm",
+        "done",
+        "verify",
+        "stale",
+        "fix",
+        "diagnose",
+    ),
     "agent_commands": ("remember", "context", "perf", "session"),
     "index_commands": ("index", "reindex", "search", "recall", "eval", "stats"),
     "git_commands": ("review", "commit", "diff", "log", "timeline", "sync", "trust", "untrust"),

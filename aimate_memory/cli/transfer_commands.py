@@ -16,8 +16,7 @@ from rich.markup import escape
 from aimate_memory.cli.common import JSON, open_system
 from aimate_memory.cli.render import console, print_json
 from aimate_memory.errors import InvalidInputError
-from aimate_memory.system.transfer import learned_digest
-from aimate_memory.vault.assistant_memories import LEARNED_IMPORTERS, claude_project_folder
+from aimate_memory.vault.assistant_memories import LEARNED_IMPORTERS, default_learned_folder
 from aimate_memory.wording import plural
 
 if TYPE_CHECKING:
@@ -120,33 +119,9 @@ def import_command(
 
 
 def _import_learned(system: MemorySystem, kind: str, folder: Path | None, dry_run: bool, as_json: bool) -> None:
-    """Each thing the assistant noted becomes a pending capture (scope decided as for any, `source` the
-    importer, where it was read in `imported_from`); what the vault already says is `exists`. The client's
-    own files are only read (docs/agents.md, "The assistants' own memories")."""
+    """The assistant's own notes as pending captures (`Transfer.import_learned`), printed."""
     path = folder if folder is not None else default_learned_folder(kind, Path.home(), Path.cwd())
-    learned = system.transfer.read_learned(kind, path)
-    before = system.transfer.learned_before(kind)
-    taken: list[str] = []
-    outcomes: list[dict[str, str]] = []
-    for item in learned:
-        outcome = {"text": item.text, "kind": item.kind or "", "from": item.origin, "action": "would capture"}
-        digest = learned_digest(item.text)
-        if digest in before:
-            outcome["action"] = "imported before"  # kept, accepted or rejected by the person: not again
-        elif not dry_run:
-            origin: dict[str, object] = {"imported_from": item.origin}
-            if item.project:
-                origin["imported_cwd"] = item.project
-            result = system.remember(
-                item.text, source=kind, status="pending", kind=item.kind, force=True, origin=origin
-            )
-            outcome["action"] = result.action
-            if result.memory is not None:
-                outcome |= {"id": result.memory.id, "scope": result.memory.scope.value}
-            taken.append(digest)
-        outcomes.append(outcome)
-    if taken:
-        system.transfer.note_learned(kind, taken)
+    outcomes = system.transfer.import_learned(kind, path, dry_run=dry_run)
     if not dry_run:
         system.refresh()
     if as_json:
@@ -162,26 +137,6 @@ def _import_learned(system: MemorySystem, kind: str, folder: Path | None, dry_ru
         console.print(
             "They wait for you: `aimate mem review` accepts or rejects each. The client's own memory is untouched."
         )
-
-
-def default_learned_folder(kind: str, home: Path, cwd: Path) -> Path:
-    """The client's own folder: Claude Code's auto memory of the project around `cwd` (its git root, as Claude
-    Code keys it), or Codex's memories under `$CODEX_HOME`."""
-    import os
-
-    from aimate_memory.vault.layout import find_project_root
-
-    if kind == "codex-memories":
-        return Path(os.environ.get("CODEX_HOME") or home / ".codex") / "memories"
-    project = find_git_root(cwd) or find_project_root(cwd) or cwd
-    return claude_project_folder(home / ".claude", project.resolve())
-
-
-def find_git_root(start: Path) -> Path | None:
-    for folder in (start.resolve(), *start.resolve().parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
 
 
 def _finish(system: MemorySystem, report: ImportReport, dry_run: bool, as_json: bool) -> None:

@@ -152,6 +152,12 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "debounce": 2.0,
         "poll": 15.0,
     },
+    # The daemon's watch of the assistants' own memories (watch/learned.py; docs/agents.md, "The assistants'
+    # own memories"): opt-in; when on, new or changed entries become pending captures, looked for every poll s.
+    "learned": {
+        "watch": False,
+        "poll": 60.0,
+    },
     "privacy": {
         "sensitive_keywords": [],
         "exclude_paths": [],
@@ -232,6 +238,7 @@ KEY_SCOPES: dict[str, str] = {
     **{f"maintenance.{key}": PERSON for key in DEFAULTS["maintenance"]},
     **{f"git.{key}": PERSON for key in DEFAULTS["git"]},
     **{f"sync.{key}": PERSON for key in DEFAULTS["sync"]},
+    **{f"learned.{key}": PERSON for key in DEFAULTS["learned"]},
     **{f"privacy.{key}": ADDS for key in DEFAULTS["privacy"]},
     **{f"hooks.{key}": PERSON for key in DEFAULTS["hooks"]},
     **{f"agents_md.{key}": PERSON for key in DEFAULTS["agents_md"]},

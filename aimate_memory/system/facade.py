@@ -96,7 +96,7 @@ class MemorySystem:
         self.trust = ProjectTrust(self.store)
         self.git = GitActions(self.store, self.memories, self.conflicts, self.trust)
         self.memory_page = MemoryPage(self.store, self.memories, self.git)
-        self.transfer = Transfer(self.store, self.memories)
+        self.transfer = Transfer(self.store, self.memories, self.capture)
         self.upkeep = Upkeep(self.store, self.sessions)
         self.anchoring = Anchoring(self.store, self.memories)
 

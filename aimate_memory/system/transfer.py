@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from aimate_memory.errors import AimateError, InvalidInputError, MemoryFileError
+from aimate_memory.system.capture import Capture
 from aimate_memory.system.memories import Memories
 from aimate_memory.system.store import Store
 from aimate_memory.vault.assistant_memories import LEARNED_IMPORTERS, Learned
@@ -95,11 +96,13 @@ LEDGER_FILE = "learned.json"  # what `import --from claude-auto-memory|codex-mem
 
 class Transfer:
     """Memories in and out, reached as `system.transfer`. Offers `export_lines` (JSON Lines),
-    `import_lines`, `import_from` (another tool's memories, `vault/importers.py`), `import_records`."""
+    `import_lines`, `import_from` (another tool's memories, `vault/importers.py`), `import_records`, and
+    `import_learned` (what an assistant learned by itself, as pending captures)."""
 
-    def __init__(self, store: Store, memories: Memories) -> None:
+    def __init__(self, store: Store, memories: Memories, capture: Capture) -> None:
         self._store = store
         self._memories = memories
+        self._capture = capture
 
     def export_lines(self, layers: Sequence[str] = (), statuses: Sequence[str] = ()) -> Iterator[str]:
         """One JSON line per memory (project first), every frontmatter key and the body; files that do
@@ -162,6 +165,38 @@ class Transfer:
             Learned(item.text, item.kind, f"{source.folder}/{item.origin}", item.project)
             for item in spec.parse(source.files)
         ]
+
+    def import_learned(self, kind: str, path: Path, *, dry_run: bool = False) -> list[dict[str, str]]:
+        """Each thing the assistant noted in `path` becomes a pending capture (scope decided as for any,
+        `source` the importer, where it was read in `imported_from`); what the vault already says is `exists`,
+        an entry imported before (kept, accepted or rejected) is not taken again. The client's own files are
+        only read (docs/agents.md, "The assistants' own memories"). One outcome per entry: `text`, `kind`,
+        `from`, `action` (and `id`, `scope` when written). Both `aimate mem import` and the daemon's watch
+        (`watch/learned.py`) come here."""
+        learned = self.read_learned(kind, path)
+        before = self.learned_before(kind)
+        taken: list[str] = []
+        outcomes: list[dict[str, str]] = []
+        for item in learned:
+            outcome = {"text": item.text, "kind": item.kind or "", "from": item.origin, "action": "would capture"}
+            digest = learned_digest(item.text)
+            if digest in before:
+                outcome["action"] = "imported before"  # kept, accepted or rejected by the person: not again
+            elif not dry_run:
+                origin: dict[str, object] = {"imported_from": item.origin}
+                if item.project:
+                    origin["imported_cwd"] = item.project
+                result = self._capture.remember(
+                    item.text, source=kind, status="pending", kind=item.kind, force=True, origin=origin
+                )
+                outcome["action"] = result.action
+                if result.memory is not None:
+                    outcome |= {"id": result.memory.id, "scope": result.memory.scope.value}
+                taken.append(digest)
+            outcomes.append(outcome)
+        if taken:
+            self.note_learned(kind, taken)
+        return outcomes
 
     def learned_before(self, kind: str) -> set[str]:
         """The entries of `kind` imported before (sha256 of their text), kept in `state/learned.json` so an

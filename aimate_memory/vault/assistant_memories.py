@@ -21,10 +21,13 @@ off the client's memory.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from aimate_memory.vault.layout import find_project_root
 
 INDEX_FILE = "MEMORY.md"
 CLAUDE_KINDS = {"user": "preference", "feedback": "rule", "project": "project", "reference": "knowledge"}
@@ -143,6 +146,22 @@ def _one_paragraph(body: str) -> str:
 def claude_project_folder(claude_home: Path, project: Path) -> Path:
     """Where Claude Code keeps a project's auto memory: its path with every non-alphanumeric character `-`."""
     return claude_home / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project)) / "memory"
+
+
+def default_learned_folder(kind: str, home: Path, cwd: Path) -> Path:
+    """The client's own folder: Claude Code's auto memory of the project around `cwd` (its git root, as Claude
+    Code keys it), or Codex's memories under `$CODEX_HOME`."""
+    if kind == "codex-memories":
+        return Path(os.environ.get("CODEX_HOME") or home / ".codex") / "memories"
+    project = find_git_root(cwd) or find_project_root(cwd) or cwd
+    return claude_project_folder(home / ".claude", project.resolve())
+
+
+def find_git_root(start: Path) -> Path | None:
+    for folder in (start.resolve(), *start.resolve().parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
 
 
 @dataclass(frozen=True)

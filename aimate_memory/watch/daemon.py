@@ -36,6 +36,7 @@ from aimate_memory.system.records import where_from_dict
 from aimate_memory.vault.layout import Scope
 from aimate_memory.watch import schedule
 from aimate_memory.watch.autosync import AutoSync
+from aimate_memory.watch.learned import LearnedWatch
 from aimate_memory.watch.leaving import HomeMark, reason_to_leave
 from aimate_memory.watch.paths import DaemonPaths
 from aimate_memory.watch.pending import PendingRefreshes
@@ -174,6 +175,7 @@ class Daemon:
             self.operations.update(more_operations(self))
         self.server = SocketServer(self.home, self.operations)
         self.autosync = AutoSync(self.tasks, lambda: self.vaults.system(None))
+        self.learned = LearnedWatch(self.tasks, self.vaults)
         self.started = time.time()
         self.last_refresh: dict[str, str] = {}
         self.last_maintenance: str | None = None
@@ -211,6 +213,7 @@ class Daemon:
             self.server.start()  # after: a client's request is queued behind the start-up sync, never before it
             self._schedule_maintenance()
             self.autosync.start()
+            self.learned.start()  # after the start-up syncs: an import is queued behind them
             self._schedule_leaving()
             self.tasks.run_until_stopped()
         finally:

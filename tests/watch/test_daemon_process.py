@@ -325,7 +325,9 @@ REPORTING_AIMATE = (
 )
 
 
-def test_every_wait_of_a_person_is_answered_by_the_daemon(daemon, cli, home: Path, tmp_path: Path) -> None:
+def test_every_wait_of_a_person_is_answered_by_the_daemon(
+    isolated_git: None, daemon, cli, home: Path, tmp_path: Path
+) -> None:
     """remember, list, show, context, review, stale and timeline through a running daemon (issue 38): the CLI
     process never opens the facade, and each answers exactly what the command answers in process."""
     project = tmp_path / "proj"

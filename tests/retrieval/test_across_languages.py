@@ -4,6 +4,7 @@ both directions, through the facade every face searches with."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -143,3 +144,18 @@ def test_a_vault_in_one_script_never_loads_the_lexicon(loaded: LazyEmbedder, tmp
         system.refresh()
         assert "事件总线使用 Kafka" in [hit.memory.title for hit in system.search("event broker", 3).results]
         assert bridge._table.cache_info().currsize > 0
+
+
+@pytest.mark.slow
+def test_the_prompt_hook_finds_it_in_the_other_language_too(cli_vectors, workdir: Path) -> None:
+    """The issue's hook miss, through the real CLI in a cold process: "重试的时候等待多久？" was answered with
+    "回复请使用简体中文" only; and the reverse direction."""
+    assert cli_vectors("mem", "init").code == 0
+    for line in ("Retries wait 2 seconds, doubling up to 30 seconds", "回复请使用简体中文", "事件总线使用 Kafka"):
+        assert cli_vectors("mem", "add", line, "--body", line).code == 0
+    asked = (("重试的时候等待多久？", "Retries wait 2 seconds"), ("which event broker?", "事件总线使用 Kafka"))
+    for prompt, wanted in asked:
+        payload = {"session_id": "s1", "cwd": str(workdir), "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+        result = cli_vectors("mem", "hook", "prompt", input=json.dumps(payload, ensure_ascii=False))
+        assert result.code == 0, result.err
+        assert wanted in json.loads(result.out)["hookSpecificOutput"]["additionalContext"], (prompt, result.out)

@@ -125,6 +125,8 @@ class KeywordSearch:
             return reads[match]
 
         for i, term in enumerate(terms):
+            if not documents[i]:  # held by no chunk (a translation or marked form the vault lacks): no read
+                continue
             match = fts_query_from_terms([term])
             matched[i, todo] = among(f"({scope}) AND {match}" if i in common and match != scope else match)
         outside = todo[~among(scope)] if common else todo[:0]

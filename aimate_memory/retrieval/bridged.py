@@ -28,6 +28,11 @@ class BridgedTerms:
     extra: list[Term]  # the translations that are not among them
     alternatives: list[list[int]]  # per own term: positions in `extra` of its translations
 
+    @classmethod
+    def alone(cls, terms: list[Term]) -> BridgedTerms:
+        """The query's own terms without translations (no memory in the other script to find)."""
+        return cls(list(terms), [], [[] for _ in terms])
+
     def widened(self, matched: np.ndarray) -> np.ndarray:
         """``matched[own + extra, chunk]`` → ``matched[own, chunk]``, a term held when any alternative is."""
         own = np.array(matched[: len(self.terms)], dtype=bool)

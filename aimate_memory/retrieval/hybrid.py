@@ -36,6 +36,7 @@ from aimate_memory.retrieval.bridged import BridgedTerms, bridged_terms
 from aimate_memory.retrieval.fusion import Fused, Ranked, best_per_memory, fuse
 from aimate_memory.retrieval.scoring import ScoreFactors, score
 from aimate_memory.retrieval.snippet import make_snippet, match_pattern
+from aimate_memory.text import bridge
 from aimate_memory.text.scripts import script_of
 from aimate_memory.vault.anchors import Staleness
 from aimate_memory.vault.filters import MemoryFilter
@@ -128,10 +129,7 @@ class HybridSearcher:
         # Reading the keyword list on a second thread while this one embeds the query was tried: on 2
         # cores it was no faster (10k p50/p95 17.4/22.3 threaded, 16.8/21.1 serial).
         terms = query_terms(query)
-        bridged = bridged_terms(query, terms)
-        keyword = _keyword_candidates(indexes, terms, self.candidates)
-        if bridged.extra:  # the query's words in the other script find memories written in it (bridged.py)
-            keyword = Candidates.concat([keyword, _keyword_candidates(indexes, bridged.extra, self.candidates)])
+        script = script_of(query)
         query_vector = self._query_vector(query, indexes, warnings)
         languages = self._languages()
         vector_parts: list[Candidates] = []
@@ -142,6 +140,15 @@ class HybridSearcher:
                 )
                 vector_parts.append(_keyed(position, found))
         vector = Candidates.concat(vector_parts)
+        # The query's words in the other script find memories written in it (bridged.py); when none of the
+        # memories nearest the query is in the other script, the lexicon is not needed (nor loaded: it costs
+        # a cold process 0.1–0.3 s).
+        across = not len(vector.chunk_rowids) or _any_other_script(indexes, vector.chunk_rowids, script)
+        bridged = bridged_terms(query, terms) if across else BridgedTerms.alone(terms)
+        translated = self._translated_vector(query, script) if across and len(vector.chunk_rowids) else None
+        keyword = _keyword_candidates(indexes, terms, self.candidates)
+        if bridged.extra:
+            keyword = Candidates.concat([keyword, _keyword_candidates(indexes, bridged.extra, self.candidates)])
         columns = self._eligible(indexes, np.concatenate([keyword.memory_rowids, vector.memory_rowids]), where)
         keyword_ranked = _best_eligible(keyword, columns.rowids)
         # Past the first few hundred by bm25, keyword-only candidates cannot reach the top k (their fused
@@ -150,14 +157,13 @@ class HybridSearcher:
             keep = np.r_[np.arange(FUSED_KEYWORD_CANDIDATES), len(keyword_ranked) - 1]
             keyword_ranked = keyword_ranked.take(keep)
         keyword_evidence = _keyword_evidence(indexes, bridged, keyword_ranked)
-        script = script_of(query)
         vector_ranked = _best_eligible(vector, columns.rowids)
         threads = _Threads(indexes)  # ranking runs twice, then the placement: each thread is read once
-        ranking = self._rank(threads, vector_ranked, keyword_evidence, columns, script, languages)
+        ranking = self._rank(threads, vector_ranked, keyword_evidence, columns, script, languages, translated)
         contenders = ranking.fused.ids[ranking.order[: max(k, VERIFIED_CANDIDATES)]]
         if query_vector is not None and _verify(indexes, query_vector, vector, contenders):
             vector_ranked = _best_eligible(vector, columns.rowids)  # with the contenders' exact cosines
-            ranking = self._rank(threads, vector_ranked, keyword_evidence, columns, script, languages)
+            ranking = self._rank(threads, vector_ranked, keyword_evidence, columns, script, languages, translated)
         order = ranking.order[:k]
         best_chunks = _best_chunks(ranking.fused.ids[order], keyword_ranked, ranking.vector)
         hits = self._hits(indexes, ranking, order, best_chunks, query)
@@ -174,19 +180,21 @@ class HybridSearcher:
         columns: RankingColumns,
         query_script: str,
         languages: frozenset[str],
+        translated: np.ndarray | None = None,
     ) -> Ranking:
         """Order by min-max fusion of the vector list and the keyword evidence (what measured best: ranking
         by the absolute relevance instead cost LoCoMo R@10 .687 → .672, MADial-zh .738 → .638; the keyword
         half by bm25 instead of its evidence, LoCoMo turn R@5 .651 → .622, docs/benchmarks.md "Keyword
         half"); filter and score by the absolute relevance."""
         indexes = threads.indexes
-        fused = fuse(vector, keyword_evidence, query_script=query_script, vector_languages=languages)
-        fused = _supported(threads, fused)
         trusted = bool(len(vector)) and understands(languages, query_script)
         cross = _other_script(indexes, vector, query_script) if trusted else None
-        found = relevance.evidence(
-            fused.ids, vector, keyword_evidence, query_script, trusted, cross, self._cross_scale()
-        )
+        comparable = relevance.on_own_scale(vector, cross, query_script, self._cross_scale())
+        if translated is not None and cross is not None and cross.any():
+            comparable = _with_translation(indexes, comparable, cross, translated)
+        fused = fuse(comparable, keyword_evidence, query_script=query_script, vector_languages=languages)
+        fused = _supported(threads, fused)
+        found = relevance.evidence(fused.ids, comparable, keyword_evidence, query_script, trusted)
         row = np.searchsorted(columns.rowids, fused.ids)
         weighed = partial(
             score,
@@ -228,6 +236,15 @@ class HybridSearcher:
                 warnings.append(f"{unavailable.message}; keyword results only{hint}")
             return None
         return np.asarray(self.embedder.embed_query(query), dtype=np.float32)
+
+    def _translated_vector(self, query: str, script: str) -> np.ndarray | None:
+        """The vector of the query said in the other script by the lexicon (its words' translations, bridge.py),
+        which a memory of that script is compared with as within one language (`_with_translation`)."""
+        translate = {"cjk": bridge.english_words, "latin": bridge.chinese_words}.get(script)
+        words = translate(query) if translate is not None else []
+        if not words or self.embedder.get() is None:
+            return None
+        return np.asarray(self.embedder.embed_query(" ".join(words)), dtype=np.float32)
 
     def _cross_scale(self) -> float:
         """What undoes the ensemble's weighting of a cross-script cosine: 1 / √(1 − w) for the default
@@ -423,13 +440,38 @@ def _keyword_candidates(indexes: list[MemoryIndex], terms: list[tuple[str, bool]
 
 def _other_script(indexes: list[MemoryIndex], vector: Ranked, query_script: str) -> np.ndarray:
     """Per memory of the vector list: is its best chunk in the other script than the query (Latin vs not)?"""
-    latin_query = query_script == "latin"
-    cross = np.zeros(len(vector), dtype=bool)
+    return _in_other_script(indexes, vector.chunks, query_script)
+
+
+def _with_translation(indexes: list[MemoryIndex], vector: Ranked, cross: np.ndarray, translated: np.ndarray) -> Ranked:
+    """`vector` (on the query's own scale) with each other-script memory's cosine raised to its cosine with the
+    query's translation (HybridSearcher._translated_vector) when that is higher: USE alone compares the two
+    languages, and loses a quarter of what it finds within one. The better of the two measured above their
+    mean and the translation alone (docs/benchmarks.md, "Across languages, second round")."""
+    at = np.flatnonzero(cross)
+    chunks = vector.chunks[at]
+    said = np.zeros(len(at))
     for position, index in enumerate(indexes):
-        mine = np.flatnonzero((vector.chunks >> KEY_SHIFT) == position)
-        if not len(mine):
-            continue
-        cross[mine] = index.latin_chunks(vector.chunks[mine] & ROWID_MASK) != latin_query
+        mine = np.flatnonzero((chunks >> KEY_SHIFT) == position)
+        if len(mine):
+            said[mine] = index.cosines(translated, chunks[mine] & ROWID_MASK)
+    scores = vector.scores.copy()
+    scores[at] = np.maximum(scores[at], said)
+    return Ranked(vector.ids, scores, vector.chunks)
+
+
+def _any_other_script(indexes: list[MemoryIndex], chunks: np.ndarray, query_script: str) -> bool:
+    return bool(_in_other_script(indexes, np.unique(chunks), query_script).any())
+
+
+def _in_other_script(indexes: list[MemoryIndex], chunks: np.ndarray, query_script: str) -> np.ndarray:
+    """Per chunk key: is it in the other script than the query (Latin vs not)?"""
+    latin_query = query_script == "latin"
+    cross = np.zeros(len(chunks), dtype=bool)
+    for position, index in enumerate(indexes):
+        mine = np.flatnonzero((chunks >> KEY_SHIFT) == position)
+        if len(mine):
+            cross[mine] = index.latin_chunks(chunks[mine] & ROWID_MASK) != latin_query
     return cross
 
 

@@ -124,6 +124,20 @@ def cross_script_evidence(cosines: np.ndarray, cross_scale: float) -> np.ndarray
     return CROSS_SCRIPT.evidence(np.asarray(cosines, dtype=np.float64) * cross_scale)
 
 
+def on_own_scale(cosines: Ranked, cross: np.ndarray | None, query_script: str, cross_scale: float) -> Ranked:
+    """The vector list with each other-script memory's cosine said as the same-script cosine of equal evidence
+    (`CROSS_SCRIPT` → the query's calibration, linear, not clipped), for fusion to rank by. In a vault written
+    in both languages the ensemble's cosine of an English question and a Chinese memory is USE's × √(1 − w)
+    (embedding/auto_provider.py) and sat far under every English memory's; in a one-script vault the map is
+    the same for every candidate, which min-max fusion undoes, so the ranking there does not change."""
+    if cross is None or not cross.any():
+        return cosines
+    own = calibration_for(query_script)
+    span = (own.same - own.unrelated) / (CROSS_SCRIPT.same - CROSS_SCRIPT.unrelated)
+    mapped = own.unrelated + (cosines.scores * cross_scale - CROSS_SCRIPT.unrelated) * span
+    return Ranked(cosines.ids, np.where(cross, mapped, cosines.scores), cosines.chunks)
+
+
 def evidence(
     ids: np.ndarray,
     cosines: Ranked,

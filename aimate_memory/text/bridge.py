@@ -34,8 +34,9 @@ LONGEST_HEADWORD = 4
 def _table(name: str) -> dict[str, str]:
     """One of the lexicon's tables (text/data/*.tsv.gz): key → its words, space-separated."""
     raw = resources.files("aimate_memory.text").joinpath("data").joinpath(name).read_bytes()
-    lines = gzip.decompress(raw).decode("utf-8").splitlines()
-    return dict(line.split("\t", 1) for line in lines)
+    # One tab a line: keys and values in one split of the text (a split a line: both tables 0.79 → 0.68 s).
+    fields = gzip.decompress(raw).decode("utf-8").rstrip("\n").replace("\t", "\n").split("\n")
+    return dict(zip(fields[::2], fields[1::2], strict=True))
 
 
 def headwords(run: str) -> list[tuple[int, str]]:

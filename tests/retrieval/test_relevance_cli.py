@@ -15,7 +15,10 @@ VAULT = [
     ("登录测试不稳定", "持续集成里的登录测试时好时坏，需要修复。", "task"),
 ]
 
-RELATED = (("which cache did we choose", "Redis for session cache"), ("会话缓存用什么", "选用 Redis 做会话缓存"))
+# The cache decision is in the vault in both languages; only the Chinese one says it was chosen (选用, 决定), and
+# a memory in the other script competes on one scale (docs/design.md §7, "Across languages"): either answers.
+CACHE_DECISION = {"Redis for session cache", "选用 Redis 做会话缓存"}
+RELATED = (("which cache did we choose", CACHE_DECISION), ("会话缓存用什么", {"选用 Redis 做会话缓存"}))
 
 
 def seed(cli) -> None:
@@ -35,7 +38,7 @@ def test_unrelated_queries_get_nothing_related_ones_keep_their_answer(cli_vector
         assert cli_vectors("mem", "search", unrelated, "--json").json() == []
     for related, answer in RELATED:
         found = cli_vectors("mem", "search", related, "--json").json()
-        assert found and found[0]["title"] == answer, (related, found)
+        assert found and found[0]["title"] in answer, (related, found)
         assert found[0]["score"] < 1.0  # absolute: a good answer is not rescaled to 1.0
     # the last of a list is not dropped for being last: both Redis memories answer
     found = cli_vectors("mem", "search", "in-memory key value store", "-n", "5", "--json").json()
@@ -58,7 +61,7 @@ def test_explain_shows_every_part(cli_vectors) -> None:
     weight = factors["recency"] * factors["importance"] * factors["access"]
     assert factors["vector_part"] + factors["keyword_part"] <= weight + 1e-6
     parts = sum(factors.get(key, 0.0) for key, _ in SCORE_PARTS)
-    assert factors["final"] == pytest.approx(parts, rel=1e-6)
+    assert factors["final"] == pytest.approx(parts, abs=5e-6)  # --json rounds each part to 6 decimals
 
 
 @pytest.mark.slow

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import itertools
 import json
 import os
 import shutil
@@ -191,12 +192,23 @@ def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 LONGEST_FIRST = ("tests/reliability/test_kill9.py",)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Slow tests first, the longest of them before the rest: workers take tests in this order, so the long ones
-    overlap with the short ones instead of running last on one worker each (a 10.5-minute run had a 5-minute
-    tail). scripts/test.sh runs xdist's `worksteal`: an idle worker takes half of a busy one's queue."""
-
-    def order(item: pytest.Item) -> tuple[bool, bool]:
-        return item.get_closest_marker("slow") is None, not item.nodeid.startswith(LONGEST_FIRST)
-
-    items.sort(key=order)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Each worker starts with its share of the slow tests, the longest first, then fast ones. xdist's
+    `worksteal` (scripts/test.sh) hands worker k the k-th contiguous block of this order and lets an idle worker
+    take the back half of a busy one's queue: with every slow test at the front of the order, all of them fell
+    in the first block and ran one after another on one worker, while stealing only ever moved fast tests. Dealt
+    round-robin, the long tests run side by side from the start and a run ends on short ones."""
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    slow.sort(key=lambda item: not item.nodeid.startswith(LONGEST_FIRST))
+    fast = iter([item for item in items if item.get_closest_marker("slow") is None])
+    ordered: list[pytest.Item] = []
+    left = len(items)
+    for k in range(workers):
+        size = left // (workers - k)  # what xdist sends worker k (worksteal's first split)
+        left -= size
+        chunk = slow[k::workers][:size]
+        ordered += chunk + list(itertools.islice(fast, size - len(chunk)))
+    placed = set(map(id, ordered))
+    ordered += [item for item in slow if id(item) not in placed] + list(fast)
+    items[:] = ordered

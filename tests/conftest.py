@@ -197,18 +197,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     `worksteal` (scripts/test.sh) hands worker k the k-th contiguous block of this order and lets an idle worker
     take the back half of a busy one's queue: with every slow test at the front of the order, all of them fell
     in the first block and ran one after another on one worker, while stealing only ever moved fast tests. Dealt
-    round-robin, the long tests run side by side from the start and a run ends on short ones."""
+    out, the long tests run side by side from the start and a run ends on short ones. A slow module goes to one
+    worker whole (its module-scoped models load once); the longest tests, which share what they build across
+    workers (`built_once`), are dealt one by one."""
     workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
     slow = [item for item in items if item.get_closest_marker("slow") is not None]
-    slow.sort(key=lambda item: not item.nodeid.startswith(LONGEST_FIRST))
+    longest = [[item] for item in slow if item.nodeid.startswith(LONGEST_FIRST)]
+    modules = itertools.groupby(
+        (item for item in slow if not item.nodeid.startswith(LONGEST_FIRST)), key=lambda item: item.path
+    )
+    shares: list[list[pytest.Item]] = [[] for _ in range(workers)]
+    for unit in longest + [list(tests) for _, tests in modules]:
+        min(shares, key=len).extend(unit)
     fast = iter([item for item in items if item.get_closest_marker("slow") is None])
     ordered: list[pytest.Item] = []
     left = len(items)
-    for k in range(workers):
+    for k, share in enumerate(shares):
         size = left // (workers - k)  # what xdist sends worker k (worksteal's first split)
         left -= size
-        chunk = slow[k::workers][:size]
-        ordered += chunk + list(itertools.islice(fast, size - len(chunk)))
-    placed = set(map(id, ordered))
-    ordered += [item for item in slow if id(item) not in placed] + list(fast)
-    items[:] = ordered
+        ordered += share + list(itertools.islice(fast, max(0, size - len(share))))
+    items[:] = ordered + list(fast)

@@ -46,5 +46,8 @@ fi
 # core (measured on 2 cores: 217 s with two workers, ~450 s in one). `-n 0` after it runs them in one process.
 # `worksteal`: a worker that runs out takes half of the other's queue. xdist's default (`load`) hands each worker a
 # fixed run of consecutive tests first, so one got every slow test and the other sat idle for the last 12 of 71
-# minutes (2026-11-26, 2 cores at load ~10).
+# minutes (2026-11-26, 2 cores at load ~10). The goal is ten minutes on 2 quiet cores (docs/reliability.md, "Crashes";
+# tests/conftest.py): the package's bytecode is written once before the run (every `aimate` process compiled it
+# again where PYTHONDONTWRITEBYTECODE is set), the model cache and the kill -9 vaults are built once per run, and
+# the long passes do a representative share — `AIMATE_THOROUGH=1 bash scripts/test.sh` runs them in full.
 exec "$VENV/bin/python" -m pytest -n auto --dist worksteal "$@"

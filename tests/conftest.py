@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import itertools
 import json
 import os
 import shutil
@@ -16,6 +17,15 @@ from typing import Any
 import pytest
 
 AIMATE = Path(sys.executable).with_name("aimate")
+# One switch for the long passes (docs/reliability.md, "Crashes"): `AIMATE_THOROUGH=1` runs each kill -9
+# operation 20 times and the concurrent writers for 20 s; a run of the suite does a representative share of
+# each, with fresh random moments every run. Each pass's own variable (AIMATE_KILLS, …) still wins.
+THOROUGH = os.environ.get("AIMATE_THOROUGH", "") not in ("", "0")
+
+
+def thorough_or(variable: str, usual: str, thorough: str) -> str:
+    """`variable`'s value if set, else `thorough` under AIMATE_THOROUGH, else `usual`."""
+    return os.environ.get(variable) or (thorough if THOROUGH else usual)
 
 
 @dataclass
@@ -26,6 +36,19 @@ class Result:
 
     def json(self) -> Any:
         return json.loads(self.out)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile the package once before any test starts a process. Where PYTHONDONTWRITEBYTECODE is set (the
+    sandboxes this project is built in set it), the editable install never gets its bytecode written, so every
+    `aimate` subprocess, MCP server and daemon of a run compiled the ~120 modules it imports again: `mem list`
+    took 0.52 s of CPU, 0.36 s with bytecode (2026-11-28). Python still reads bytecode under that variable;
+    this writes what is out of date into `aimate_memory/__pycache__` (git-ignored), in the controller alone."""
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller did it
+        return
+    import compileall
+
+    compileall.compile_dir(Path(__file__).resolve().parents[1] / "aimate_memory", quiet=2)  # a failure: just slower
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -169,12 +192,28 @@ def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 LONGEST_FIRST = ("tests/reliability/test_kill9.py",)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Slow tests first, the longest of them before the rest: workers take tests in this order, so the long ones
-    overlap with the short ones instead of running last on one worker each (a 10.5-minute run had a 5-minute
-    tail). scripts/test.sh runs xdist's `worksteal`: an idle worker takes half of a busy one's queue."""
-
-    def order(item: pytest.Item) -> tuple[bool, bool]:
-        return item.get_closest_marker("slow") is None, not item.nodeid.startswith(LONGEST_FIRST)
-
-    items.sort(key=order)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Each worker starts with its share of the slow tests, the longest first, then fast ones. xdist's
+    `worksteal` (scripts/test.sh) hands worker k the k-th contiguous block of this order and lets an idle worker
+    take the back half of a busy one's queue: with every slow test at the front of the order, all of them fell
+    in the first block and ran one after another on one worker, while stealing only ever moved fast tests. Dealt
+    out, the long tests run side by side from the start and a run ends on short ones. A slow module goes to one
+    worker whole (its module-scoped models load once); the longest tests, which share what they build across
+    workers (`built_once`), are dealt one by one."""
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    longest = [[item] for item in slow if item.nodeid.startswith(LONGEST_FIRST)]
+    modules = itertools.groupby(
+        (item for item in slow if not item.nodeid.startswith(LONGEST_FIRST)), key=lambda item: item.path
+    )
+    shares: list[list[pytest.Item]] = [[] for _ in range(workers)]
+    for unit in longest + [list(tests) for _, tests in modules]:
+        min(shares, key=len).extend(unit)
+    fast = iter([item for item in items if item.get_closest_marker("slow") is None])
+    ordered: list[pytest.Item] = []
+    left = len(items)
+    for k, share in enumerate(shares):
+        size = left // (workers - k)  # what xdist sends worker k (worksteal's first split)
+        left -= size
+        ordered += share + list(itertools.islice(fast, max(0, size - len(share))))
+    items[:] = ordered + list(fast)

@@ -74,12 +74,13 @@ def _as_text(content: object) -> str:
 
 
 @pytest.fixture
-def workspaces(tmp_path: Path) -> Iterator[Callable[[str], Workspace]]:
-    """`workspaces(name)`: a fresh HOME + project; the daemon an install starts is stopped afterwards."""
+def workspaces(tmp_path: Path, model_cache: Path) -> Iterator[Callable[[str], Workspace]]:
+    """`workspaces(name)`: a fresh HOME + project (the run's model cache linked in, as after a first
+    search); the daemon an install starts is stopped afterwards."""
     made: list[Workspace] = []
 
     def make(name: str) -> Workspace:
-        made.append(Workspace(tmp_path / name).create())
+        made.append(Workspace(tmp_path / name).create(models=model_cache))
         return made[-1]
 
     yield make

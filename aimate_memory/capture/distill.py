@@ -14,7 +14,18 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from aimate_memory.capture.classify import Classification
-from aimate_memory.capture.rules import CHOICE_CUES, FACT_CUES, NOT_A_STATEMENT, PERSONAL_CUES, RULES, STANDING_CUES
+from aimate_memory.capture.rules import (
+    CHOICE_CUES,
+    DIRECTIVE_CUES,
+    FACT_CUES,
+    LASTING_CUES,
+    NOT_A_STATEMENT,
+    ONE_OFF_CUES,
+    PERSONAL_CUES,
+    RULES,
+    STANDING_CUES,
+)
+from aimate_memory.capture.supersede import normalize
 from aimate_memory.text.typed import typed_lines
 
 # The kinds a session may propose: a note is what passes.
@@ -24,9 +35,21 @@ MAX_SENTENCE_CHARS = 300  # longer than a typed sentence: a paste
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])(?=\s)")
 _LATIN_WORD = re.compile(r"[A-Za-z0-9_]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_DECISION_CUES, _TASK_CUES = (
+_DECISION_CUES, _TASK_CUES, _RULE_CUES = (
     tuple(pattern for rule in RULES if rule.name == name for group in rule.patterns.values() for pattern in group)
-    for name in ("decision", "task")
+    for name in ("decision", "task", "rule")
+)
+# A Chinese sentence is often a request and a standing instruction joined by a comma ("修复这个错误，使用中文
+# 回答"): each clause is read on its own, and the one that stands is what is proposed.
+_CJK_CLAUSE = re.compile(r"[，；]")
+# What holds beyond now however it is asked: a rule's always/never/不要/必须, "from now on"/以后/每次, a decision
+# said as one, the person's own setup. A sentence with one of these is not a one-off request.
+_STANDS: tuple[re.Pattern[str], ...] = (
+    *_RULE_CUES,
+    *LASTING_CUES,
+    *PERSONAL_CUES,
+    *_DECISION_CUES,
+    *CHOICE_CUES,
 )
 
 
@@ -35,11 +58,21 @@ class Proposal:
     """One sentence of the person's, filed by capture: what becomes a pending memory."""
 
     text: str
-    turn: int  # the turn's number in the session, 1-based
+    turn: int  # the turn's number in the session, 1-based: the first turn it was said in
     kind: str
     confidence: float
     personal: bool = False  # about the person wherever they work (`rules.PERSONAL_CUES`): the global vault
     standing: bool = False  # says it holds beyond now (`rules.STANDING_CUES`): proposed before the others
+    said: int = 1  # in how many turns of the session the person said it: repetition is evidence
+
+
+@dataclass(frozen=True)
+class Heard:
+    """A statement the person made in one turn (`heard`): what a session's proposals are chosen from."""
+
+    text: str
+    turn: int
+    key: str  # the normalized words: the same statement said again has the same key
 
 
 def sentences(text: str) -> list[str]:
@@ -48,10 +81,32 @@ def sentences(text: str) -> list[str]:
     for line in typed_lines(text):
         for part in _SENTENCE_END.split(line):
             sentence = part.strip(" \t-*•")
-            words = len(_LATIN_WORD.findall(sentence)) + (len(_CJK.findall(sentence)) + 1) // 2
-            if words >= MIN_WORDS and len(sentence) <= MAX_SENTENCE_CHARS:
+            if _long_enough(sentence) and len(sentence) <= MAX_SENTENCE_CHARS:
                 found.append(sentence)
     return found
+
+
+def heard(number: int, text: str) -> list[Heard]:
+    """What one turn of the person's states that may hold beyond now (`worth_keeping`), in order: each typed
+    sentence, or of a Chinese sentence that joins a request and a standing instruction by a comma, the
+    clauses that stand. Pure and cheap (tables of patterns, no model): the prompt hook runs it on every prompt
+    (docs/design.md, "Capture from a conversation")."""
+    found = []
+    for sentence in sentences(text):
+        for unit in _units(sentence):
+            if worth_keeping(unit):
+                found.append(Heard(unit, number, normalize(unit)))
+    return found
+
+
+def _units(sentence: str) -> list[str]:
+    """A sentence as the units capture reads: itself, or its standing clauses when it joins a one-off request
+    with one ("修复 sina.py 中的错误，使用中文回答" → "使用中文回答")."""
+    if not _CJK.search(sentence) or not _CJK_CLAUSE.search(sentence) or not _matches(ONE_OFF_CUES, sentence):
+        return [sentence]
+    clauses = [part.strip() for part in _CJK_CLAUSE.split(sentence)]
+    standing = [c for c in clauses if _long_enough(c) and not _matches(ONE_OFF_CUES, c) and worth_keeping(c)]
+    return standing or [sentence]
 
 
 def distill(
@@ -61,47 +116,70 @@ def distill(
     limit: int,
     rejected: Callable[[str], bool] = lambda sentence: False,
 ) -> list[Proposal]:
-    """Proposals from `turns` ((role, text), in order): the user's sentences that say they hold beyond the
-    moment (`worth_keeping`) and that `classify_one` files as one of `DISTILLED_KINDS` with confidence ≥
-    `min_confidence`, each sentence once, none the person `rejected` before; at most `limit`, standing
-    instructions first, then the most confident (in turn order among equals)."""
-    found: dict[str, Proposal] = {}
+    """Proposals from `turns` ((role, text), in order): what the person stated that holds beyond the moment
+    (`heard`), each statement once however often it was said (at its first turn, `said` counting the turns),
+    filed by `classify_one` as one of `DISTILLED_KINDS` with confidence ≥ `min_confidence`, none the person
+    `rejected` before; at most `limit`: what was said in several turns first, then standing instructions, then
+    the most confident (in turn order among equals)."""
+    said: dict[str, list[Heard]] = {}
     for number, text in _user_turns(turns):
-        for sentence in sentences(text):
-            if sentence in found or not worth_keeping(sentence) or rejected(sentence):
-                continue
-            filed = classify_one(sentence)
-            confidence = filed.confidence or 0.0
-            kind = _kind(sentence, filed.kind)
-            # A decision's or the person's own words settle it even where the model reads small talk
-            # ("Yes, let's go with the factory approach", "使用中文回答").
-            settled = _matches(_DECISION_CUES, sentence) or _matches(PERSONAL_CUES, sentence)
-            if kind not in DISTILLED_KINDS or (not settled and (filed.drop or confidence < min_confidence)):
-                continue
-            standing = _matches(STANDING_CUES, sentence)
-            found[sentence] = Proposal(sentence, number, kind, confidence, _matches(PERSONAL_CUES, sentence), standing)
-    ranked = sorted(found.values(), key=lambda proposal: (not proposal.standing, -proposal.confidence, proposal.turn))
+        for statement in heard(number, text):
+            turns_of = said.setdefault(statement.key, [])
+            if all(earlier.turn != number for earlier in turns_of):
+                turns_of.append(statement)
+    found = [proposal for group in said.values() if (proposal := _proposal(group, classify_one, min_confidence))]
+    found = [proposal for proposal in found if not rejected(proposal.text)]
+    ranked = sorted(found, key=lambda p: (-min(p.said, 2), not p.standing, -p.confidence, p.turn))
     return sorted(ranked[:limit], key=lambda proposal: proposal.turn)
 
 
+def _proposal(
+    group: list[Heard], classify_one: Callable[[str], Classification], min_confidence: float
+) -> Proposal | None:
+    """The proposal for a statement said in the turns of `group` (its first wording), or None when it is
+    filed as a passing note or below `min_confidence`."""
+    first = group[0]
+    filed = classify_one(first.text)
+    confidence = filed.confidence or 0.0
+    kind = _kind(first.text, filed.kind)
+    # A decision's or the person's own words settle it even where the model reads small talk ("Yes, let's go
+    # with the factory approach", "使用中文回答"), and so does saying it again.
+    settled = len(group) > 1 or _matches((*_DECISION_CUES, *PERSONAL_CUES, *DIRECTIVE_CUES), first.text)
+    if kind not in DISTILLED_KINDS or (not settled and (filed.drop or confidence < min_confidence)):
+        return None
+    personal, standing = _matches(PERSONAL_CUES, first.text), _matches(STANDING_CUES, first.text)
+    return Proposal(first.text, first.turn, kind, confidence, personal, standing, len(group))
+
+
 def worth_keeping(sentence: str) -> bool:
-    """Whether the sentence says it holds beyond now: a standing instruction, a fact about the setup, a
-    decision or an open task (rules.py, "What a session proposes"); a request for now is not a memory."""
+    """Whether the sentence says it holds beyond now: a standing instruction, a choice of how the thing is
+    built, a fact about the setup, a decision or an open task (rules.py, "What a session proposes") — and is
+    not a request for now (`ONE_OFF_CUES`) unless it also says it stands (`_STANDS`)."""
     if _matches(NOT_A_STATEMENT, sentence):
         return False
-    cues = (STANDING_CUES, CHOICE_CUES, FACT_CUES, PERSONAL_CUES, _DECISION_CUES, _TASK_CUES)
-    return any(_matches(patterns, sentence) for patterns in cues)
+    cues = (STANDING_CUES, CHOICE_CUES, FACT_CUES, PERSONAL_CUES, DIRECTIVE_CUES, _DECISION_CUES, _TASK_CUES)
+    if not any(_matches(patterns, sentence) for patterns in cues):
+        return False
+    return not _matches(ONE_OFF_CUES, sentence) or _matches(_STANDS, sentence)
 
 
 def _kind(sentence: str, filed: str) -> str:
-    """The model's kind, except where the words settle it: a decision's cue or a choice the team lives with
-    files a decision (the model reads most decisions as rules or tasks); a fact about the setup is knowledge,
-    not a preference or a passing note."""
+    """The model's kind, except where the words settle it: a decision's cue, a choice the team lives with or a
+    choice of how the thing is built files a decision (the model reads most decisions as rules or tasks) —
+    unless a rule's always/never makes it a standing rule; a fact about the setup is knowledge, not a
+    preference or a passing note."""
     if _matches(_DECISION_CUES, sentence) or (filed != "preference" and _matches(CHOICE_CUES, sentence)):
         return "decision"
+    if filed in ("rule", "task", "note", "knowledge") and _matches(DIRECTIVE_CUES, sentence):
+        return "rule" if filed == "rule" and _matches((*_RULE_CUES, *LASTING_CUES), sentence) else "decision"
     if filed in ("preference", "rule", "task", "note") and _matches(FACT_CUES, sentence):
         return filed if _matches(STANDING_CUES, sentence) and filed != "note" else "knowledge"
     return filed
+
+
+def _long_enough(sentence: str) -> bool:
+    words = len(_LATIN_WORD.findall(sentence)) + (len(_CJK.findall(sentence)) + 1) // 2
+    return words >= MIN_WORDS
 
 
 def _matches(patterns: Iterable[re.Pattern[str]], sentence: str) -> bool:

@@ -18,6 +18,18 @@ _LOG_LINE = re.compile(
     r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+|at [\w$.<>]+ \(.*:\d+(?::\d+)?\)|"
     r"at .+:\d+:\d+\)?$|[$#] \S|PS [A-Z]:\\|[+-]{3} [ab]/|@@ [-+]\d|\w*(?:Error|Exception): )"
 )
+# What a tool printed (a shell prompt, npm's and a test runner's lines, `git status`), and what an assistant
+# wrote that is pasted back (its emoji-led headings and checkmarks, bold markup, table rows): never typed as a
+# sentence of the person's own (docs/design.md, "Capture from a conversation").
+_TOOL_OUTPUT = re.compile(
+    r"^\s*(?:\(\w[\w.-]*\)\s+\S*\s*➜|.*\bgit:\(|npm (?:warn|WARN|ERR!|notice)\b|yarn (?:warn|error)\b|"
+    r"(?:FAIL|PASS|SKIP|ok|not ok)\s+\S+\.\w+|[✓✔✗✘×]\s|"
+    r"\(use \"git |(?:On branch|Your branch is|Changes not staged|Changes to be committed|Untracked files)\b|"
+    r"(?:modified|new file|deleted|renamed):\s|[MADRCU?]{1,2} {1,2}[\w./-]+$|\|.*\|\s*$)"
+)
+_ASSISTANT_MARKUP = re.compile(
+    r"^\s*[\u2600-\u27bf\U0001f300-\U0001faff\u25a0-\u25ff]|^\s*(?:[-*+]\s+|\d+\.\s+)?\*\*|\*\*\s*[:：]|^\s*[、，]"
+)
 # A line that is mostly symbols (JSON, a table rule, minified code) is not a sentence someone typed.
 _SYMBOLS = re.compile(r"[{}\[\]();=<>|\\/\"'`,:_*#$%^&~+-]")
 SYMBOL_SHARE = 0.25
@@ -42,7 +54,9 @@ def _pasted(line: str) -> bool:
     stripped = line.strip()
     if not stripped:
         return False
-    if len(stripped) > MAX_TYPED_LINE or _LOG_LINE.match(stripped):
+    if len(stripped) > MAX_TYPED_LINE or _LOG_LINE.match(stripped) or _TOOL_OUTPUT.match(stripped):
+        return True
+    if _ASSISTANT_MARKUP.search(stripped):
         return True
     symbols = len(_SYMBOLS.findall(stripped))
     return len(stripped) >= 12 and symbols / len(stripped) >= SYMBOL_SHARE

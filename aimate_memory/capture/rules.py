@@ -264,7 +264,7 @@ PERSONAL_CUES: tuple[re.Pattern[str], ...] = (
 DIRECTIVE_CUES: tuple[re.Pattern[str], ...] = (
     re.compile(
         r"^\W*(?:(?:yes|ok(?:ay)?|also|and|then|so|please|let['’]s|we should|we will|we['’]ll)\W+)*"
-        r"(?:use|make (?:it|them|this|that|the)|keep|move (?:[\w`.-]+ ){0,4}(?:to|toward|towards|into)|"
+        r"(?:use|make (?:it|them|this|that|the)|keep|move (?!on\b)(?:[\w`.-]+ ){0,4}(?:to|toward|towards|into)|"
         r"place|put|target|"
         r"store|name|prefix|rename|split|separate|merge|combine|replace|adopt|base|structure|organi[sz]e|"
         r"go with|stick (?:to|with)|prefer|avoid|skip|limit|default to)\b",

@@ -187,7 +187,9 @@ CUE_FEATURES: dict[str, tuple[re.Pattern[str], ...]] = {
 # still holds next week. A sentence is proposed only when it says so in its words: a standing instruction
 # (always/never/from now on, 以后/每次/不要), a choice or a change of it (we use…, 改用…), a fact about the setup
 # (I'm using…, 我用的是…), about the person (their reply language, shell), a decision or an open task (the
-# decision and task rules' cues above). Without one, a well-filed sentence is a one-off.
+# decision and task rules' cues above), a choice of how the thing is built (`DIRECTIVE_CUES`) — and it is not a
+# request for now (`ONE_OFF_CUES`) unless it says it stands. Without one, a well-filed sentence is a one-off
+# (capture/heard.py reads these tables; docs/design.md, "Capture from a conversation", "Turn by turn").
 # Words that say it holds from now on, whatever else the sentence asks for.
 LASTING_CUES: tuple[re.Pattern[str], ...] = (
     *_en("from now on", "going forward", "in the future", "every time", "each time", "whenever"),

@@ -2,9 +2,8 @@
 confidence, as a rule, preference, decision, knowledge or task — each a proposal for review, never a memory
 by itself (docs/design.md, "Capture": session distillation).
 
-Only what the person said counts: turns of role `user`, without fenced code, indented code, quoted lines or
-anything that looks pasted (a line too long to have been typed as one sentence). The assistant's turns are
-left out — what it said is not what the person wants kept.
+Only what the person said counts: turns of role `user`, read by `heard.py` (their typed words only, and only
+what says it stands). The assistant's turns are left out — what it said is not what the person wants kept.
 """
 
 from __future__ import annotations
@@ -91,10 +90,9 @@ def _proposal(
 
 def _kind(sentence: str, filed: str) -> str:
     """The model's kind, except where the words settle it: the person's own ways (the language of replies) are
-    a preference or a rule of theirs; a decision's cue, a choice the team lives with or a
-    choice of how the thing is built files a decision (the model reads most decisions as rules or tasks) —
-    unless a rule's always/never makes it a standing rule; a fact about the setup is knowledge, not a
-    preference or a passing note."""
+    a preference or a rule of theirs; a decision's cue, a choice the team lives with or a choice of how the
+    thing is built files a decision (the model reads most decisions as rules or tasks) — unless a rule's
+    always/never makes it a standing rule; a fact about the setup is knowledge, not a preference or a note."""
     if matches(PERSONAL_CUES, sentence) and not matches((*DECISION_CUES, *FACT_CUES), sentence):
         return filed if filed in ("rule", "preference") else "preference"  # how they work, wherever they work
     if matches(DECISION_CUES, sentence) or (filed != "preference" and matches(CHOICE_CUES, sentence)):

@@ -30,9 +30,10 @@ from aimate_memory.text.typed import typed_lines
 
 MIN_WORDS = 3  # "ok", "yes please", "好的" are never worth a proposal
 MAX_SENTENCE_CHARS = 300  # longer than a typed sentence: a paste
-# A turn this long mostly carries what the person pasted (a plan, a report, an assistant's answer): its
-# sentences are proposed only after those of shorter turns (replay dev projects: a sentence of such a turn was
-# a labelled statement 8 times in 58, of a shorter one 45 in 94).
+# A turn this long mostly carries what the person pasted (a plan, a report, an assistant's answer): of its
+# sentences a session proposes only those that say they stand or were said again, and after those of shorter
+# turns (capture/distill.py; replay dev projects: a heard sentence of such a turn was a labelled statement 8
+# times in 58, of a shorter one 45 in 94).
 LONG_TURN_CHARS = 400
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])(?=\s)")
 _LATIN_WORD = re.compile(r"[A-Za-z0-9_]+")

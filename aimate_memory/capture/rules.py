@@ -282,7 +282,7 @@ DIRECTIVE_CUES: tuple[re.Pattern[str], ...] = (
         r"is the most (?:critical|important)",
     ),
     re.compile(r"将.{1,40}?(?:改为|改成|拆分|分离|统一|迁移|合并|整合|放在|放到|存放|替换|指定|设为|设置为|去掉)"),
-    re.compile(r"^\W*(?:使用|采用|选用|改用|统一|基于|避免|跳过|保留|保持|去掉|移除|支持|实现|为每个|所有)"),
+    re.compile(r"^\W*(?:使用|采用|选用|改用|统一|基于|避免|跳过|保留|保持|去掉|移除|为每个|所有)"),
     *_zh("替代", "代替", "取代", "专属", "统一使用", "统一为", "统一到", "分离", "拆分为", "放在", "存放在"),
 )
 # A request for now, the most common thing a person types ("fix the error", "check the logs", "请你修复", "查看

@@ -89,12 +89,13 @@ def _proposal(
 
 
 def _kind(sentence: str, filed: str) -> str:
-    """The model's kind, except where the words settle it: the person's own ways (the language of replies) are
-    a preference or a rule of theirs; a decision's cue, a choice the team lives with or a choice of how the
-    thing is built files a decision (the model reads most decisions as rules or tasks) — unless a rule's
-    always/never makes it a standing rule; a fact about the setup is knowledge, not a preference or a note."""
+    """The model's kind, except where the words settle it: the person's own ways (the language of replies)
+    keep the model's kind (never a decision of the project); a decision's cue, a choice the team lives with or
+    a choice of how the thing is built files a decision (the model reads most decisions as rules or tasks) —
+    unless a rule's always/never makes it a standing rule; a fact about the setup is knowledge, not a
+    preference or a note."""
     if matches(PERSONAL_CUES, sentence) and not matches((*DECISION_CUES, *FACT_CUES), sentence):
-        return filed if filed in ("rule", "preference") else "preference"  # how they work, wherever they work
+        return filed  # how they work, wherever they work: no directive makes it a decision of the project
     if matches(DECISION_CUES, sentence) or (filed != "preference" and matches(CHOICE_CUES, sentence)):
         return "decision"
     if filed in ("rule", "task", "note", "knowledge") and matches(DIRECTIVE_CUES, sentence):

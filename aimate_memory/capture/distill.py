@@ -60,12 +60,14 @@ def distill(
             turns_of = by_key.setdefault(statement.key, [])
             if all(earlier.turn != number for earlier in turns_of):
                 turns_of.append(statement)
-    found = [
-        proposal
-        for group in by_key.values()
-        if (proposal := _proposal(group, len(group) + said_before(group[0].key), classify_one, min_confidence))
+    said = {key: len(group) + said_before(key) for key, group in by_key.items()}
+    # What is left out whatever the model says is left out before it reads anything (a USE vector each).
+    wanted = [
+        group
+        for key, group in by_key.items()
+        if not rejected(group[0].text) and (not group[0].in_paste or said[key] > 1 or matches(STANDS, group[0].text))
     ]
-    found = [p for p in found if not rejected(p.text) and (not p.in_paste or p.said > 1 or matches(STANDS, p.text))]
+    found = [p for group in wanted if (p := _proposal(group, said[group[0].key], classify_one, min_confidence))]
     ranked = sorted(found, key=lambda p: (-min(p.said, 2), p.in_paste, not p.standing, -p.confidence, p.turn))
     return sorted(ranked[:limit], key=lambda proposal: proposal.turn)
 

@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from aimate_memory.capture import CaptureResult, Classification, decide, route, title_of
-from aimate_memory.capture.classify import classify
+from aimate_memory.capture import CaptureResult, Classification, classify, decide, route, title_of
 from aimate_memory.capture.distill import distill
 from aimate_memory.capture.heard import heard
 from aimate_memory.capture.ledger import HeardLedger

@@ -8,8 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aimate_memory.capture import title_of
-from aimate_memory.capture.classify import classify
+from aimate_memory.capture import classify, title_of
 from aimate_memory.capture.model import EMBEDDER, KINDS, exemplars_path, load_models
 from aimate_memory.vault.layout import Layer, Scope
 

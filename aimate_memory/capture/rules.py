@@ -187,17 +187,19 @@ CUE_FEATURES: dict[str, tuple[re.Pattern[str], ...]] = {
 # still holds next week. A sentence is proposed only when it says so in its words: a standing instruction
 # (always/never/from now on, 以后/每次/不要), a choice or a change of it (we use…, 改用…), a fact about the setup
 # (I'm using…, 我用的是…), about the person (their reply language, shell), a decision or an open task (the
-# decision and task rules' cues above). Without one, a well-filed sentence is a one-off.
+# decision and task rules' cues above), a choice of how the thing is built (`DIRECTIVE_CUES`) — and it is not a
+# request for now (`ONE_OFF_CUES`) unless it says it stands. Without one, a well-filed sentence is a one-off
+# (capture/heard.py reads these tables; docs/design.md, "Capture from a conversation", "Turn by turn").
+# Words that say it holds from now on, whatever else the sentence asks for.
+LASTING_CUES: tuple[re.Pattern[str], ...] = (
+    *_en("from now on", "going forward", "in the future", "every time", "each time", "whenever"),
+    *_zh("以后", "今后", "每次", "始终", "永远", "一律", "总是", "一直", "记住"),
+)
 STANDING_CUES: tuple[re.Pattern[str], ...] = (
+    *LASTING_CUES,
     *_en(
         "always",
         "never",
-        "from now on",
-        "going forward",
-        "in the future",
-        "every time",
-        "each time",
-        "whenever",
         f"don{_APOSTROPHE}t",
         "do not",
         "must",
@@ -213,10 +215,8 @@ STANDING_CUES: tuple[re.Pattern[str], ...] = (
     # Sentence-initial "use X" / "使用X": what to build with, said as an instruction.
     re.compile(r"^\W*(?:stick (?:to|with)|switch to|go with)\b", re.IGNORECASE),
     re.compile(r"^\W*(?:使用|采用|选用|改用)"),
-    *_zh(
-        "以后", "今后", "每次", "始终", "永远", "一律", "不要", "别再", "不能", "必须", "应该", "统一", "一直", "总是"
-    ),
-    *_zh("记住", "注意", "而不是", "代替", "替代", "改用", "采用"),
+    *_zh("不要", "别再", "不能", "必须", "应该", "统一"),
+    *_zh("注意", "而不是", "代替", "替代", "改用", "采用"),
 )
 # A choice the team lives with, said as a fact ("we use Pinia", "我们用的是 Vue 3") or as a change ("switch the
 # store to Vuex", "instead of", 改用 / 换成 / 不再): filed a decision, so a later change of mind is checked
@@ -256,6 +256,75 @@ PERSONAL_CUES: tuple[re.Pattern[str], ...] = (
         "emacs",
     ),
     *_zh("中文回答", "中文回复", "用中文", "英文回答", "英文回复", "用英文", "我的电脑", "我的系统", "我的编辑器"),
+)
+
+# A choice of how the thing is built, said as an instruction about its shape rather than a task for now ("Make it
+# an ES6 module", "Target latest Chrome", "Place the plans into docs/plans", "将调度逻辑与爬虫逻辑分离", "使用 aiohttp
+# 替代 requests", "为每个爬虫指定专属数据库"): on the replay's projects most decisions are said this way, without "we
+# decided". Verbs of structure, placement and choice; a sentence with one is a decision unless a rule's cue
+# (always/never/不要/必须) makes it a standing rule.
+DIRECTIVE_CUES: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        r"^\W*(?:(?:yes|ok(?:ay)?|also|and|then|so|please|let['’]s|we should|we will|we['’]ll)\W+)*"
+        r"(?:use|make (?:it|them|this|that|the)|keep|move (?!on\b)(?:[\w`.-]+ ){0,4}(?:to|toward|towards|into)|"
+        r"place|put|target|"
+        r"store|name|prefix|rename|split|separate|merge|combine|replace|adopt|base|structure|organi[sz]e|"
+        r"go with|stick (?:to|with)|prefer|avoid|skip|limit|default to)\b",
+        re.IGNORECASE,
+    ),
+    *_en(
+        r"should (?:be|use|go|live|stay|remain|contain|follow|only)",
+        r"(?:will|shall) (?:use|be using)",
+        "instead of",
+        "rather than",
+        "as the (?:default|standard|source of truth)",
+        "source of truth",
+        r"is the most (?:critical|important)",
+    ),
+    re.compile(r"将.{1,40}?(?:改为|改成|拆分|分离|统一|迁移|合并|整合|放在|放到|存放|替换|指定|设为|设置为|去掉)"),
+    re.compile(r"^\W*(?:使用|采用|选用|改用|统一|基于|避免|跳过|保留|保持|去掉|移除|为每个|所有)"),
+    *_zh("替代", "代替", "取代", "专属", "统一使用", "统一为", "统一到", "分离", "拆分为", "放在", "存放在"),
+)
+# A request for now, the most common thing a person types ("fix the error", "check the logs", "请你修复", "查看
+# 日志"): with none of the cues of something that stands (a rule's always/never, a decision, the person's own
+# setup), a sentence that asks for one of these is not proposed, whatever its other words.
+ONE_OFF_CUES: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        r"^\W*(?:(?:ok(?:ay)?|now|so|then|please|can you|could you|would you)\W+)*"
+        r"(?:fix|check|look(?: at| into)?|analy[sz]e|debug|investigate|explain|run|try|test|show|tell|help|"
+        r"continue|review|find|see|read|commit|create a commit|summari[sz]e|diagnose|troubleshoot|verify|"
+        r"go ahead|proceed|undo|revert|retry)\b",
+        re.IGNORECASE,
+    ),
+    *_en(
+        "(?:this|that|the|an?) (?:error|bug|exception|warning|failure|issue|problem)",
+        r"(?:is|are) (?:not|n['’]t) working",
+        r"does(?: not|n['’]t) work",
+        "still (?:fails|failing|broken|not)",
+        "commit message",
+    ),
+    *_zh(
+        "修复",
+        "检查",
+        "查看",
+        "看看",
+        "看一下",
+        "分析",
+        "排查",
+        "解释",
+        "帮我",
+        "继续",
+        "报错",
+        "出错",
+        "错误",
+        "无法",
+        "不能正确",
+        "运行一下",
+        "测试一下",
+        "核对",
+        "提交",
+        "试试",
+    ),
 )
 
 # Never a memory whatever else it says: a question, a guess, or the person saying they do not know.

@@ -177,7 +177,25 @@ def _prompt(event: HookEvent, memory: GetClient, client: Client, state_dir: Path
         memory().add_conversation("user", prompt, session=thread)
     parts.append(_relevant(memory, *_prompt_query(event, prompt, state_dir)))
     parts.extend(_capture(memory, text, thread) for text in extract_remembered(prompt))
+    if thread is not None:
+        try:
+            _hear(thread, prompt, state_dir)
+        except Exception:  # noting evidence must never cost the prompt its context
+            _log_failure(state_dir, HookKind.PROMPT, client, prompt)
     return "\n\n".join(part for part in parts if part)
+
+
+def _hear(thread: str, prompt: str, state_dir: Path) -> None:
+    """Capture as it is said, at no token cost and without a model (docs/design.md, "Capture from a
+    conversation"): the statements of the person's own words in this prompt (`capture/heard.py`, cue tables)
+    are noted for the session (`capture/ledger.py`, hashes in the state folder). The session's end files
+    them; one heard in another session too is proposed first there."""
+    from aimate_memory.capture.heard import heard  # cue tables only: no model, no numpy
+    from aimate_memory.capture.ledger import HeardLedger
+
+    statements = heard(0, prompt)
+    if statements:
+        HeardLedger(state_dir).note(thread, (statement.key for statement in statements))
 
 
 def _prompt_query(event: HookEvent, prompt: str, state_dir: Path) -> tuple[str, str]:

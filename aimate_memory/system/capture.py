@@ -13,6 +13,8 @@ from pathlib import Path
 
 from aimate_memory.capture import CaptureResult, Classification, classify, decide, route, title_of
 from aimate_memory.capture.distill import distill
+from aimate_memory.capture.heard import heard
+from aimate_memory.capture.ledger import HeardLedger
 from aimate_memory.capture.model import PLACES
 from aimate_memory.capture.result import CaptureAction
 from aimate_memory.capture.routing import Outcome, Route
@@ -342,23 +344,39 @@ class Capture:
         action: CaptureAction = "written" if status == "active" else "pending"
         return CaptureResult(action, memory, old.id if old is not None else None, reason)
 
-    def propose_from_session(self, session_id: str, turns: Sequence[tuple[str, str]]) -> list[CaptureResult]:
+    def propose_from_session(
+        self, session_id: str, turns: Sequence[tuple[str, str]], key: str | None = None
+    ) -> list[CaptureResult]:
         """What a finished session leaves for review (capture/distill.py): the person's own sentences that say
         they hold beyond now, filed as a rule, preference, decision, knowledge or task, each written pending
         with the session and turn it came from — in the project's vault unless about the person (their
         language, shell, machine), never one the person rejected before, never a second copy of one already
-        waiting. A sentence that cannot be kept (a secret, too long) is skipped: ending a session never fails
-        because of what was said in it."""
+        waiting. A statement heard in other sessions too (`capture/ledger.py`, keyed by the client's session
+        `key`, as the prompt hook notes it) is proposed first. A sentence that cannot be kept (a secret, too
+        long) is skipped: ending a session never fails because of what was said in it."""
         limit = int(self._store.config.get("capture.distill_max"))
         if limit <= 0:
             return []
         rejected = self.rejections.hashes() | {RejectedCaptures.key(text) for text in self._waiting()}
+        ledger = HeardLedger(Roots.state_dir(self._store.roots.home))
+        tag = key or session_id
+        ledger.note(
+            tag,
+            (
+                statement.key
+                for number, (role, text) in enumerate(turns, 1)
+                if role == "user"
+                for statement in heard(number, text)
+            ),
+        )
+        elsewhere = ledger.sessions_besides(tag)
         proposals = distill(
             turns,
             lambda sentence: self._classify(sentence, None),
             float(self._store.config.get("capture.distill_confidence")),
             limit,
             rejected=lambda sentence: RejectedCaptures.key(sentence) in rejected,
+            said_before=lambda statement: elsewhere.get(HeardLedger.hashed(statement), 0),
         )
         has_project = self._store.project_vault is not None and self._store.project_vault.exists
         results = []

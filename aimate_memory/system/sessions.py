@@ -195,7 +195,7 @@ class Sessions:
         change = FileChange("add", ended.rel_path, "session ended", old_path=None)
         self._store.record(sessions.vault, ChangeSet(f'memory: end session "{ended.title}"', [change]))
         info = sessions.info(ended)
-        self._capture.propose_from_session(info.id, [(turn.role, turn.text) for turn in info.turns])
+        self._capture.propose_from_session(info.id, [(turn.role, turn.text) for turn in info.turns], key=info.key)
         return info
 
 

@@ -5,7 +5,8 @@ real classifier (its cue-feature weights) files them."""
 from __future__ import annotations
 
 from aimate_memory.capture import classify
-from aimate_memory.capture.distill import DISTILLED_KINDS, distill, sentences, worth_keeping
+from aimate_memory.capture.distill import DISTILLED_KINDS, distill
+from aimate_memory.capture.heard import sentences, worth_keeping
 from aimate_memory.text.typed import typed_lines
 
 

@@ -36,8 +36,8 @@ class Conversation:
     """One Claude Code session in `project`: each prompt through `aimate mem hook prompt` (its context kept),
     the transcript written as Claude Code writes it, and `aimate mem hook session-end` at the end."""
 
-    def __init__(self, cli, project: Path, session_id: str) -> None:
-        self.cli, self.project, self.session_id = cli, project, session_id
+    def __init__(self, cli, project: Path, session_id: str, env: dict[str, str] | None = None) -> None:
+        self.cli, self.project, self.session_id, self.env = cli, project, session_id, env or NO_DAEMON
         self.transcript = project.parent / ".claude" / "projects" / "-proj" / f"{session_id}.jsonl"
         self.transcript.parent.mkdir(parents=True, exist_ok=True)
 
@@ -50,7 +50,7 @@ class Conversation:
             **fields,
         }
         result = self.cli(
-            "mem", "hook", kind, input=json.dumps(payload, ensure_ascii=False), cwd=self.project, env=NO_DAEMON
+            "mem", "hook", kind, input=json.dumps(payload, ensure_ascii=False), cwd=self.project, env=self.env
         )
         assert result.code == 0 and "Traceback" not in result.err, result.err
         return result.out
@@ -145,6 +145,46 @@ def test_a_change_of_mind_supersedes_and_a_rejection_is_final(cli_vectors, proje
     assert listed[old["id"]]["status"] == "superseded" and listed[new["id"]]["status"] == "active"
     context = Conversation(cli_vectors, project, f"later-{lang}").say(said["old"])
     assert new["id"][:8] in context and old["id"][:8] not in context
+
+
+EVIDENCE = {
+    "en": {
+        "standing": "Always run the linter before committing.",
+        "again": "We use pnpm as the package manager.",
+        "new": "Never push directly to the main branch.",
+    },
+    "zh": {
+        "standing": "以后提交前都先运行 lint。",
+        "again": "我们用的是 pnpm 作为包管理器。",
+        "new": "不要直接推送到 main 分支。",
+    },
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_prompt_is_heard_as_it_comes_and_said_in_two_sessions_is_proposed_first(
+    cli_vectors, project: Path, home: Path, lang: str
+) -> None:
+    said = EVIDENCE[lang]
+    one = {**NO_DAEMON, "AIMATE_CAPTURE__DISTILL_MAX": "1"}  # a session proposes one thing: which one is the test
+    ledger = home / "state" / "heard_statements.json"
+    first = Conversation(cli_vectors, project, f"first-{lang}", env=one)
+    first.say(said["standing"])
+    assert ledger.is_file()  # heard at the prompt, before the session ended
+    first.say(said["again"])
+    first.end()
+    (kept,) = proposals(cli_vectors, project)
+    assert kept["title"] == said["standing"].rstrip(".。")  # a standing instruction comes first
+    review(cli_vectors, project, "--accept", kept["id"])
+
+    second = Conversation(cli_vectors, project, f"second-{lang}", env=one)
+    second.say(said["new"])
+    second.say(said["again"])
+    second.end()
+    # Said in the first session too: evidence it holds, so it is the one proposed, not the new instruction.
+    assert [item["title"] for item in proposals(cli_vectors, project)] == [said["again"].rstrip(".。")]
+    stored = ledger.read_text(encoding="utf-8")
+    assert "pnpm" not in stored and lang not in stored  # hashes only: no words, no session ids
 
 
 def test_a_long_paste_and_a_follow_up_still_get_their_context(cli_vectors, project: Path) -> None:

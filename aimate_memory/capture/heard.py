@@ -1,0 +1,122 @@
+"""What a turn of the person's states that may hold beyond now (pure, and cheap: tables of patterns, no model).
+The prompt hook runs it on every prompt as it comes, the session's end on every turn (capture/distill.py
+files what it hears); docs/design.md, "Capture from a conversation".
+
+Only what the person typed counts (`text/typed.py`: no pasted code, logs or quoted replies), and of that only
+what says in its words that it stands: a standing instruction, a choice of how the thing is built, a fact
+about the setup, a decision or an open task (the cue tables of `rules.py`) — never a question, a guess, or a
+request for now.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from aimate_memory.capture.rules import (
+    CHOICE_CUES,
+    DIRECTIVE_CUES,
+    FACT_CUES,
+    LASTING_CUES,
+    NOT_A_STATEMENT,
+    ONE_OFF_CUES,
+    PERSONAL_CUES,
+    RULES,
+    STANDING_CUES,
+)
+from aimate_memory.capture.supersede import normalize
+from aimate_memory.text.typed import typed_lines
+
+MIN_WORDS = 3  # "ok", "yes please", "好的" are never worth a proposal
+MAX_SENTENCE_CHARS = 300  # longer than a typed sentence: a paste
+# A turn this long mostly carries what the person pasted (a plan, a report, an assistant's answer): of its
+# sentences a session proposes only those that say they stand or were said again, and after those of shorter
+# turns (capture/distill.py; replay dev projects: a heard sentence of such a turn was a labelled statement 8
+# times in 58, of a shorter one 45 in 94).
+LONG_TURN_CHARS = 400
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])(?=\s)")
+_LATIN_WORD = re.compile(r"[A-Za-z0-9_]+")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+DECISION_CUES, TASK_CUES, RULE_CUES = (
+    tuple(pattern for rule in RULES if rule.name == name for group in rule.patterns.values() for pattern in group)
+    for name in ("decision", "task", "rule")
+)
+# A Chinese sentence is often a request and a standing instruction joined by a comma ("修复这个错误，使用中文
+# 回答"): each clause is read on its own, and the one that stands is what is proposed.
+_CJK_CLAUSE = re.compile(r"[，；]")
+# What holds beyond now however it is asked: a rule's always/never/不要/必须, "from now on"/以后/每次, a decision
+# said as one, the person's own setup. A sentence with one of these is not a one-off request.
+STANDS: tuple[re.Pattern[str], ...] = (
+    *RULE_CUES,
+    *LASTING_CUES,
+    *PERSONAL_CUES,
+    *DECISION_CUES,
+    *CHOICE_CUES,
+)
+
+
+@dataclass(frozen=True)
+class Heard:
+    """A statement the person made in one turn (`heard`): what a session's proposals are chosen from."""
+
+    text: str
+    turn: int
+    key: str  # the normalized words: the same statement said again has the same key
+    in_paste: bool = False  # said inside a long turn (`LONG_TURN_CHARS`): likely quoted material, asked last
+
+
+def sentences(text: str) -> list[str]:
+    """The typed sentences of a turn, each one capture would take (short ones and pastes left out)."""
+    found: list[str] = []
+    for line in typed_lines(text):
+        for part in _SENTENCE_END.split(line):
+            sentence = part.strip(" \t-*•")
+            if long_enough(sentence) and len(sentence) <= MAX_SENTENCE_CHARS:
+                found.append(sentence)
+    return found
+
+
+def heard(number: int, text: str) -> list[Heard]:
+    """What one turn of the person's states that may hold beyond now (`worth_keeping`), in order: each typed
+    sentence, or of a Chinese sentence that joins a request and a standing instruction by a comma, the
+    clauses that stand. Pure and cheap (tables of patterns, no model): the prompt hook runs it on every prompt
+    (docs/design.md, "Capture from a conversation")."""
+    found = []
+    long_turn = len(text.strip()) > LONG_TURN_CHARS
+    for sentence in sentences(text):
+        for unit in _units(sentence):
+            if worth_keeping(unit):
+                found.append(Heard(unit, number, normalize(unit), long_turn))
+    return found
+
+
+def _units(sentence: str) -> list[str]:
+    """A sentence as the units capture reads: itself, or its standing clauses when it joins a one-off request
+    with one ("修复 sina.py 中的错误，使用中文回答" → "使用中文回答")."""
+    if not _CJK.search(sentence) or not _CJK_CLAUSE.search(sentence) or not matches(ONE_OFF_CUES, sentence):
+        return [sentence]
+    clauses = [part.strip() for part in _CJK_CLAUSE.split(sentence)]
+    standing = [c for c in clauses if long_enough(c) and not matches(ONE_OFF_CUES, c) and worth_keeping(c)]
+    return standing or [sentence]
+
+
+def worth_keeping(sentence: str) -> bool:
+    """Whether the sentence says it holds beyond now: a standing instruction, a choice of how the thing is
+    built, a fact about the setup, a decision or an open task (rules.py, "What a session proposes") — and is
+    not a request for now (`ONE_OFF_CUES`) unless it also says it stands (`STANDS`)."""
+    if matches(NOT_A_STATEMENT, sentence):
+        return False
+    cues = (STANDING_CUES, CHOICE_CUES, FACT_CUES, PERSONAL_CUES, DIRECTIVE_CUES, DECISION_CUES, TASK_CUES)
+    if not any(matches(patterns, sentence) for patterns in cues):
+        return False
+    return not matches(ONE_OFF_CUES, sentence) or matches(STANDS, sentence)
+
+
+def long_enough(sentence: str) -> bool:
+    words = len(_LATIN_WORD.findall(sentence)) + (len(_CJK.findall(sentence)) + 1) // 2
+    return words >= MIN_WORDS
+
+
+def matches(patterns: Iterable[re.Pattern[str]], sentence: str) -> bool:
+    return any(pattern.search(sentence) for pattern in patterns)

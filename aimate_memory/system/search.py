@@ -58,6 +58,7 @@ class Retrieval:
             candidates=retrieval["candidates"],
             vector_candidates=retrieval["vector_candidates"],
             min_relevance=retrieval["min_relevance"],
+            uses=lambda vault: self._store.journal_for(vault).counts(),
         )
         # A result list is not a use (docs/design.md §5): only explicit reads (`read`) are journaled, so a
         # note that keeps showing up in searches is never promoted for it.

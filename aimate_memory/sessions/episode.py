@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import PurePosixPath
 from typing import Any
 
 from aimate_memory.git.activity import Commit
@@ -29,6 +30,8 @@ OWN_PATHS = (".aimate/",)
 MAX_ITEMS = 3  # per kind: an episode is a few lines at the next session start
 MAX_CHARS = 120  # per item
 MAX_FILES = 8
+WORK_KINDS = ("asked", "decided", "open")  # what an episode says of the work, for `work_query`
+WORK_QUERY_CHARS = 400
 # Sentences that state a choice or a rule the person made (English and Chinese, as people write them).
 DECISION_CUES = re.compile(
     r"\b(let'?s (use|go with|keep|switch)|we('ll| will)? (use|go with|switch to|keep)|decided|switch to|"
@@ -76,6 +79,17 @@ class Episode:
         """A few lines for the next session start."""
         labels = {"asked": "asked", "files": "changed", "commits": "commits", "decided": "decided", "open": "open"}
         return [f"{labels[kind]}: " + "; ".join(getattr(self, kind)) for kind in self.KINDS if getattr(self, kind)]
+
+
+def work_query(episodes: Sequence[Episode], commits: Sequence[Commit] = (), limit: int = WORK_QUERY_CHARS) -> str:
+    """What the project is working on now, as a search query for the session start's choice of memories
+    (docs/design.md "What a session start chooses"): the last episodes' requests, decisions and open items,
+    newest first, then the subjects and file names of the latest commits; cut to `limit` characters, so the
+    oldest words are the ones left out."""
+    said = [line for episode in episodes for kind in WORK_KINDS for line in getattr(episode, kind)]
+    committed = [commit.subject for commit in commits]
+    touched = dict.fromkeys(PurePosixPath(path).stem for commit in commits for path in commit.files)
+    return " ".join([*said, *committed, *touched])[:limit].strip()
 
 
 def activity_turn(since: str | None, files: Sequence[str]) -> str:

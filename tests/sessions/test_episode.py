@@ -112,3 +112,44 @@ def test_maintenance_ends_a_session_left_running_by_a_dead_client(home: Path, mo
         assert system.sessions.running() == []
         [ended] = [info for info in system.sessions.list() if info.key == "kimi:dead"]
         assert ended.status in ("ended", "archived") and ended.title == text  # named by its episode
+
+
+@pytest.mark.parametrize(
+    ("topic", "asked", "others"),
+    [
+        (
+            "CSV export streams rows with a generator, never the whole report in memory",
+            "Continue the CSV export of the report page",
+            [f"Decision number {n}: the settings page keeps option {n} behind a feature flag" for n in range(12)],
+        ),
+        (
+            "CSV 导出用生成器逐行输出，绝不把整份报表读进内存",
+            "继续做报表页的 CSV 导出",
+            [f"第 {n} 个决定：设置页的第 {n} 个选项放在功能开关后面" for n in range(12)],
+        ),
+    ],
+)
+def test_a_session_start_chooses_memories_for_the_work_of_the_last_session(
+    home: Path, tmp_path: Path, monkeypatch, topic: str, asked: str, others: list[str]
+) -> None:
+    """At a small budget the session start cannot show every memory: it shows those that bear on what the
+    last session worked on (its episode), not merely the newest (docs/design.md "What a session start
+    chooses")."""
+    monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    clock = FixedClock(T0)
+    with MemorySystem.open(project=str(folder), clock=clock) as system:
+        system.init()
+        system.add(topic, layer="long_term", category="decision")
+        for text in others:  # newer, and about something else
+            clock.advance(minutes=5)
+            system.add(text, layer="long_term", category="decision")
+        system.refresh()
+        assert topic not in system.build_context(budget=200).text  # the newest fill a small budget
+        system.add_conversation("user", asked, session="cli:work")
+        system.end_session(session="cli:work")
+        chosen = system.build_context(budget=200)
+        assert "## Last sessions · project" in chosen.text and asked in chosen.text
+        assert topic in chosen.text
+        assert chosen.total_tokens <= 200

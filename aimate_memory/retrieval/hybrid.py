@@ -68,6 +68,8 @@ class SearchHit:
     context_of: str | None = None
     #: an anchored file changed since the memory was verified (docs/anchors.md); set by the facade
     stale: Staleness | None = None
+    #: an ended session's episode, its lines (docs/design.md "Episodes"); set by the facade
+    episode: tuple[str, ...] = ()
 
 
 @dataclass

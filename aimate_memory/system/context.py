@@ -47,6 +47,7 @@ ACTIVE = ("active",)  # pending captures wait for review; superseded, archived, 
 # The one search of a context build (`_relevant`): what it looks at and how deep.
 SEARCHED = MemoryFilter(layers=(Layer.SHORT_TERM, Layer.LONG_TERM), statuses=ACTIVE)
 SEARCH_DEPTH = SEARCHED_ITEMS * 3  # one share per searched section: project short-term, project long-term, global
+OVERVIEW = "project"  # the long-term category that says what the project is (its stack, its purpose)
 WORK_COMMITS = 5  # the latest commits that say, with the last episodes, what a project is working on now
 
 
@@ -178,7 +179,7 @@ class ContextBuilder:
         long_share = ratios["long_term_ratio"]
         if self._has_project():
             requests.append(self._project_short_term(found, ratios["short_term_ratio"]))
-            requests.append(self._project_long_term(found, long_share / 2, newest_too=at_start))
+            requests.append(self._project_long_term(found, long_share / 2, at_start=at_start))
             long_share /= 2
         else:
             long_share += ratios["short_term_ratio"]
@@ -265,14 +266,16 @@ class ContextBuilder:
         relevant = self._items(found.memories["short_term"], found.scores["short_term"]) if found else []
         return SectionRequest("short_term", "project", [*relevant, *self._newest(where)], ratio)
 
-    def _project_long_term(self, found: _Relevant | None, ratio: float, *, newest_too: bool) -> SectionRequest:
+    def _project_long_term(self, found: _Relevant | None, ratio: float, *, at_start: bool) -> SectionRequest:
         """Relevant first (to the query, or at a session start to the current work), then — at a session
-        start, or with nothing relevant to a query — the newest."""
+        start, or with nothing relevant to a query — the newest. A session start puts the project's overview
+        (category `project`: what it is, its stack) before both: it bears on every session's work."""
         relevant = self._items(found.memories["long_term"], found.scores["long_term"]) if found else []
-        if found is not None and not newest_too:
+        if found is not None and not at_start:
             return SectionRequest("long_term", "project", relevant, ratio)
         where = MemoryFilter(layers=(Layer.LONG_TERM,), scopes=(Scope.PROJECT,), statuses=ACTIVE)
-        return SectionRequest("long_term", "project", [*relevant, *self._newest(where)], ratio)
+        overview = self._newest(replace(where, categories=(OVERVIEW,))) if at_start else []
+        return SectionRequest("long_term", "project", [*overview, *relevant, *self._newest(where)], ratio)
 
     def _newest(self, where: MemoryFilter) -> list[ContextItem]:
         return self._items(self._retrieval.query(where, limit=LISTED_ITEMS, order="updated"))

@@ -115,6 +115,9 @@ def test_maintenance_ends_a_session_left_running_by_a_dead_client(home: Path, mo
         assert ended.status in ("ended", "archived") and ended.title == text  # named by its episode
 
 
+OVERVIEW = {True: "This app is a reporting dashboard built with Nuxt 2", False: "这个应用是用 Nuxt 2 做的报表看板"}
+
+
 @pytest.mark.parametrize(
     ("topic", "asked", "others"),
     [
@@ -154,6 +157,16 @@ def test_a_session_start_chooses_memories_for_the_work_of_the_last_session(
         assert "## Last sessions · project" in chosen.text and asked in chosen.text
         assert topic in chosen.text
         assert chosen.total_tokens <= 200
+        # What the project is bears on every session: its overview comes first at a session start.
+        clock.advance(minutes=5)
+        overview = system.add(OVERVIEW[topic.isascii()], layer="long_term", category="project")
+        for text in others[1:6]:
+            clock.advance(minutes=5)
+            system.add(text + " (later)", layer="long_term", category="decision")
+        system.refresh()
+        section = system.build_context(budget=200).text.split("## Long-term memory · project", 1)[1]
+        items = [line for line in section.splitlines() if line.startswith("- ")]
+        assert items[0].endswith(f"({overview.id[:8]})"), section
 
 
 @pytest.mark.parametrize(

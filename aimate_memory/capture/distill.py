@@ -111,3 +111,9 @@ def _user_turns(turns: Iterable[tuple[str, str]]) -> Iterable[tuple[int, str]]:
     for number, (role, text) in enumerate(turns, start=1):
         if role == "user":
             yield number, text
+
+
+def says(kind: str, sentence: str) -> bool:
+    """Whether the sentence carries a "decision" or "task" cue of rules.py: also what a session's episode
+    takes as decided or left open (sessions/episode.py), one rule for both."""
+    return _matches({"decision": _DECISION_CUES, "task": _TASK_CUES}[kind], sentence)

@@ -35,6 +35,17 @@ def commits_between(folder: Path, since: datetime, until: datetime) -> list[Comm
         f"--format={MARK}%H%x00%s",
         "--name-only",
     )
+    return _parsed(out)
+
+
+def recent_commits(folder: Path, count: int) -> list[Commit]:
+    """The last `count` commits, newest first, each with the files it changed: what the project is working on
+    now, for the session start's choice of memories (docs/design.md "What a session start chooses")."""
+    out = _git(folder, "log", "--no-merges", f"--max-count={count}", f"--format={MARK}%H%x00%s", "--name-only")
+    return _parsed(out)
+
+
+def _parsed(out: str) -> list[Commit]:
     commits = []
     for block in out.split(MARK)[1:]:
         header, _, names = block.partition("\n")

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -147,9 +147,12 @@ class MemoryIndex:
 
     # -- metadata ----------------------------------------------------------------------------------
 
-    def ranking_columns(self, memory_rowids: np.ndarray, where: MemoryFilter) -> RankingColumns:
-        """What ranking needs of these memories, for those that pass the filter (the filter runs in SQL)."""
-        return self._queries.ranking_columns(memory_rowids, where)
+    def ranking_columns(
+        self, memory_rowids: np.ndarray, where: MemoryFilter, uses: Mapping[str, int] | None = None
+    ) -> RankingColumns:
+        """What ranking needs of these memories, for those that pass the filter (the filter runs in SQL);
+        `uses`: the use journal's counts per memory id (MetadataQueries.ranking_columns)."""
+        return self._queries.ranking_columns(memory_rowids, where, uses)
 
     def memories(self, memory_rowids: Iterable[int]) -> dict[int, Memory]:
         return self._queries.memories(memory_rowids)

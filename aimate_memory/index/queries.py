@@ -6,7 +6,7 @@ The index holds each memory's metadata, not its body: enough to list, filter and
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
 from pathlib import PurePosixPath
@@ -49,15 +49,20 @@ class MetadataQueries:
         self.vault = vault
         self._hashes: tuple[tuple[int, int, int], dict[str, str]] | None = None
 
-    def ranking_columns(self, memory_rowids: np.ndarray, where: MemoryFilter) -> RankingColumns:
-        """What ranking needs of these memories, for those that pass the filter (the filter runs in SQL)."""
+    def ranking_columns(
+        self, memory_rowids: np.ndarray, where: MemoryFilter, uses: Mapping[str, int] | None = None
+    ) -> RankingColumns:
+        """What ranking needs of these memories, for those that pass the filter (the filter runs in SQL).
+        `uses`: explicit reads per memory id from the use journal (docs/lifecycle.md "Uses"), added to the
+        count an older version left in the file (the index's `access_count` column)."""
         clause, params = filter_sql(where)
         rows = self.store.conn.execute(
-            "SELECT rowid, layer, importance, access_count, updated_ts FROM memories "
+            "SELECT rowid, layer, importance, access_count, updated_ts, id FROM memories "
             f"WHERE rowid IN (SELECT value FROM json_each(?)){' AND ' + clause if clause else ''}",
             (json.dumps(np.unique(memory_rowids).tolist()), *params),
         ).fetchall()
-        return RankingColumns.from_rows(rows)
+        uses = uses or {}
+        return RankingColumns.from_rows([(*row[:3], row[3] + uses.get(row[5], 0), row[4]) for row in rows])
 
     def memories(self, memory_rowids: Iterable[int]) -> dict[int, Memory]:
         ids = json.dumps(sorted(set(memory_rowids)))

@@ -55,9 +55,16 @@ SNIPPET_CHARS = 240
 PROMPT_TOP_K = 5  # a prompt hook adds to every prompt: a few of the relevant memories, not a page
 IDLE_CLOSED_PER_START = 2  # dead sessions a session start closes: each costs a transcript read and an end
 PROMPT_SESSIONS = 2  # past sessions searched when no memory answers
+FEW_HITS = 2  # fewer memories than this answered: one past session's episode may add what they miss
+EPISODE_CHARS = 320  # of one past session's episode line
 PAST_SESSION_PREFACE = (
     "From past conversations (AIMate; no memory answered this prompt; what was said then, by the person or the"
     " assistant, not a memory):"
+)
+EPISODE_PREFACE = "From a past session (AIMate; what was asked, decided and left open then, not a memory):"
+EPISODES_PREFACE = (
+    "From past sessions (AIMate; no memory answered this prompt; what was asked, decided and left open then,"
+    " not a memory):"
 )
 QUERY_TURNS = 2  # earlier prompts of the session searched too (`_prompt_query`)
 FOLLOW_UP_HITS = 2  # memories the earlier prompts add at most: the prompt's own come first
@@ -310,9 +317,10 @@ def _kimi_first_prompt(event: HookEvent, memory: GetClient, state_dir: Path) -> 
 
 def _relevant(memory: GetClient, words: str, earlier: str) -> str:
     """Curated memories first (every layer, both vaults): those the prompt's own words find, then a few
-    found with the session's previous prompts (a follow-up); a past session's transcript only when no
-    memory answers, under a heading that says it is a conversation, not a memory: its words may be the
-    assistant's."""
+    found with the session's previous prompts (a follow-up). A past session comes back through its episode
+    (docs/design.md "Episodes"): one, labelled, beside fewer than FEW_HITS memories; up to PROMPT_SESSIONS
+    when no memory answers — a session with no episode (an older one) as its matching chunk, under a heading
+    that says it is a conversation, not a memory: its words may be the assistant's."""
     from aimate_memory.vault.filters import MemoryFilter
     from aimate_memory.vault.layout import Layer
 
@@ -325,11 +333,24 @@ def _relevant(memory: GetClient, words: str, earlier: str) -> str:
         found = memory().search(earlier, PROMPT_TOP_K, where=memories).hits
         more = [hit for hit in found if hit.id not in shown and hit.reviewed]
         hits += more[: min(FOLLOW_UP_HITS, PROMPT_TOP_K - len(hits))]
-    if hits:
-        return "\n".join([RELEVANT_PREFACE, *map(_hit_line, hits)])
-    sessions = MemoryFilter(layers=(Layer.SESSION,))
-    past = memory().search(words, PROMPT_SESSIONS, where=sessions).hits
-    return "\n".join([PAST_SESSION_PREFACE, *map(_hit_line, past)]) if past else ""
+    answered = "\n".join([RELEVANT_PREFACE, *map(_hit_line, hits)]) if hits else ""
+    if len(hits) >= FEW_HITS:
+        return answered
+    past = memory().search(words, PROMPT_SESSIONS, where=MemoryFilter(layers=(Layer.SESSION,))).hits
+    if hits:  # memories answered, a few: one past session besides, and only through its episode
+        episodes = [hit for hit in past if hit.episode][:1]
+        return "\n\n".join([answered, *(f"{EPISODE_PREFACE}\n{_episode_line(hit)}" for hit in episodes)])
+    if not past:
+        return ""
+    preface = EPISODES_PREFACE if all(hit.episode for hit in past) else PAST_SESSION_PREFACE
+    return "\n".join([preface, *(_episode_line(hit) if hit.episode else _hit_line(hit) for hit in past)])
+
+
+def _episode_line(hit: HitRecord) -> str:
+    """A past session as its episode: its title and date, then what was asked, decided and left open."""
+    said = " · ".join(" ".join(line.split()) for line in hit.episode)
+    said = said if len(said) <= EPISODE_CHARS else said[: EPISODE_CHARS - 1] + "…"
+    return f"- {hit.title} ({hit.updated_at[:10]}) [session {hit.id[:8]}]: {said}"
 
 
 def _hit_line(hit: HitRecord) -> str:

@@ -23,6 +23,9 @@ from aimate_memory.locks import file_lock
 from aimate_memory.vault.atomic import atomic_write_text
 from aimate_memory.vault.model import to_datetime
 
+# The last counts read per journal, with the (size, mtime) they were read at (AccessJournal.counts).
+_COUNTS: dict[Path, tuple[tuple[int, int], dict[str, int]]] = {}
+
 
 @dataclass(frozen=True)
 class AccessTally:
@@ -68,6 +71,20 @@ class AccessJournal:
                 before = tallies.get(memory_id)
                 tallies[memory_id] = tally if before is None else before.plus(tally)
         return tallies
+
+    def counts(self) -> dict[str, int]:
+        """Uses per memory id, for the ranking's use factor (a search reads it every time: kept while the
+        journal's size and mtime stay the same, which an append or a compaction changes)."""
+        try:
+            stat = self.path.stat()
+        except FileNotFoundError:
+            return {}
+        signature = (stat.st_size, stat.st_mtime_ns)
+        cached = _COUNTS.get(self.path)
+        if cached is None or cached[0] != signature:
+            cached = (signature, {memory_id: tally.count for memory_id, tally in self.tally().items()})
+            _COUNTS[self.path] = cached
+        return cached[1]
 
     def compact(self) -> None:
         """Rewrite the journal as one line per memory and day (same tallies, far fewer lines). Under the lock,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TypeVar
@@ -42,6 +42,7 @@ from aimate_memory.vault.anchors import Staleness
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Scope
 from aimate_memory.vault.model import Memory
+from aimate_memory.vault.store import Vault
 
 T = TypeVar("T")
 
@@ -68,6 +69,8 @@ class SearchHit:
     context_of: str | None = None
     #: an anchored file changed since the memory was verified (docs/anchors.md); set by the facade
     stale: Staleness | None = None
+    #: an ended session's episode, its lines (docs/design.md "Episodes"); set by the facade
+    episode: tuple[str, ...] = ()
 
 
 @dataclass
@@ -98,8 +101,12 @@ class HybridSearcher:
         candidates: int,
         vector_candidates: int,
         min_relevance: float,
+        uses: Callable[[Vault], Mapping[str, int]] | None = None,
     ) -> None:
         self.indexes = indexes  # project first: it wins ties
+        # Explicit reads per memory id, from each vault's use journal (docs/lifecycle.md "Uses"): the
+        # ranking's small use factor counts them (a use lives in state/, never in the file).
+        self.uses = uses
         self.embedder = embedder
         self.clock = clock
         self.decay = decay
@@ -149,7 +156,8 @@ class HybridSearcher:
         keyword = _keyword_candidates(indexes, terms, self.candidates)
         if bridged.extra:
             keyword = Candidates.concat([keyword, _keyword_candidates(indexes, bridged.extra, self.candidates)])
-        columns = self._eligible(indexes, np.concatenate([keyword.memory_rowids, vector.memory_rowids]), where)
+        keys = np.concatenate([keyword.memory_rowids, vector.memory_rowids])
+        columns = self._eligible(indexes, keys, where, self.uses)
         keyword_ranked = _best_eligible(keyword, columns.rowids)
         # Past the first few hundred by bm25, keyword-only candidates cannot reach the top k (their fused
         # score is at most 0.4 × theirs); the last one stays, the weakest match anchoring min-max's low end.
@@ -259,13 +267,19 @@ class HybridSearcher:
         return frozenset(embedder.languages) if embedder is not None else frozenset({"latin", "cjk"})
 
     @staticmethod
-    def _eligible(indexes: list[MemoryIndex], keys: np.ndarray, where: MemoryFilter) -> RankingColumns:
+    def _eligible(
+        indexes: list[MemoryIndex],
+        keys: np.ndarray,
+        where: MemoryFilter,
+        uses: Callable[[Vault], Mapping[str, int]] | None = None,
+    ) -> RankingColumns:
         """Ranking data of every candidate memory that passes the filter, keyed and sorted by key."""
         parts = []
         for position, index in enumerate(indexes):
             mine = keys[(keys >> KEY_SHIFT) == position]
             if len(mine):
-                found = index.ranking_columns(mine & ROWID_MASK, where)
+                counts = uses(index.vault) if uses is not None else None
+                found = index.ranking_columns(mine & ROWID_MASK, where, counts)
                 parts.append(found._replace(rowids=found.rowids | (position << KEY_SHIFT)))
         if not parts:
             return RankingColumns.from_rows([])

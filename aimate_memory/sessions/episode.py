@@ -6,8 +6,11 @@ and the project's git, at no token cost (no model). Pure: the git facts are pass
 - **files**: the files the assistant's tool calls edited (the hook records them as one `tool` turn, see
   `files_turn`), then the files of the commits;
 - **commits**: `sha subject` of the commits made between the session's start and end;
-- **decided**: the person's sentences that state a choice (DECISION_CUES, both languages);
-- **open**: the person's sentences that leave work for later (OPEN_CUES), and files still uncommitted.
+- **decided**: the person's sentences that state a choice;
+- **open**: the person's sentences that leave work for later, and files still uncommitted.
+
+Which sentences a turn holds and which of them state a decision or an open task is capture's rule, not a
+second copy here: the caller passes it as a `SentenceReader` (system/sessions.py passes capture's).
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from pathlib import PurePosixPath
+from typing import Any, Protocol
 
 from aimate_memory.git.activity import Commit
 from aimate_memory.sessions.transcript import Turn
@@ -29,19 +33,18 @@ OWN_PATHS = (".aimate/",)
 MAX_ITEMS = 3  # per kind: an episode is a few lines at the next session start
 MAX_CHARS = 120  # per item
 MAX_FILES = 8
-# Sentences that state a choice or a rule the person made (English and Chinese, as people write them).
-DECISION_CUES = re.compile(
-    r"\b(let'?s (use|go with|keep|switch)|we('ll| will)? (use|go with|switch to|keep)|decided|switch to|"
-    r"instead of|from now on|always|never)\b|决定|改用|就用|统一用|以后|不要再|一律|换成",
-    re.IGNORECASE,
-)
-# Sentences that leave work for later.
-OPEN_CUES = re.compile(
-    r"\b(todo|later|next time|tomorrow|still need|not yet|follow[- ]up|remaining)\b|"
-    r"待办|下次|之后再|明天|还需要|还没|未完成",
-    re.IGNORECASE,
-)
-SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*|\n+")
+WORK_KINDS = ("asked", "decided", "open")  # what an episode says of the work, for `work_query`
+WORK_QUERY_CHARS = 400
+
+
+class SentenceReader(Protocol):
+    """How a turn is read: its typed sentences, and which of them decide something or leave a task open."""
+
+    def sentences(self, text: str) -> list[str]: ...
+
+    def decides(self, sentence: str) -> bool: ...
+
+    def leaves_open(self, sentence: str) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,17 @@ class Episode:
         return [f"{labels[kind]}: " + "; ".join(getattr(self, kind)) for kind in self.KINDS if getattr(self, kind)]
 
 
+def work_query(episodes: Sequence[Episode], commits: Sequence[Commit] = (), limit: int = WORK_QUERY_CHARS) -> str:
+    """What the project is working on now, as a search query for the session start's choice of memories
+    (docs/design.md "What a session start chooses"): the last episodes' requests, decisions and open items,
+    newest first, then the subjects and file names of the latest commits; cut to `limit` characters, so the
+    oldest words are the ones left out."""
+    said = [line for episode in episodes for kind in WORK_KINDS for line in getattr(episode, kind)]
+    committed = [commit.subject for commit in commits]
+    touched = dict.fromkeys(PurePosixPath(path).stem for commit in commits for path in commit.files)
+    return " ".join([*said, *committed, *touched])[:limit].strip()
+
+
 def activity_turn(since: str | None, files: Sequence[str]) -> str:
     """The `tool` turn a hook records from the client's transcript: when the session began (its first
     record) and which files the assistant's tool calls edited. Read back by `activity_since`/`build_episode`."""
@@ -97,28 +111,25 @@ def activity_since(turns: Sequence[Turn]) -> datetime | None:
     return min(known) if known else None
 
 
-def build_episode(turns: Sequence[Turn], commits: Sequence[Commit] = (), uncommitted: Sequence[str] = ()) -> Episode:
+def build_episode(
+    turns: Sequence[Turn], reader: SentenceReader, commits: Sequence[Commit] = (), uncommitted: Sequence[str] = ()
+) -> Episode:
     said = [turn.text for turn in turns if turn.role == "user" and turn.text.strip()]
     edited = [part.strip() for match in _activities(turns) if match["files"] for part in match["files"].split(",")]
     uncommitted = [path for path in uncommitted if not path.startswith(OWN_PATHS)]
     committed = [path for commit in commits for path in commit.files]
     files = list(dict.fromkeys(path for path in [*edited, *committed] if path))
-    sentences = [sentence for text in said for sentence in _sentences(text)]
-    still_open = [sentence for sentence in sentences if OPEN_CUES.search(sentence)]
+    sentences = [sentence for text in said for sentence in reader.sentences(text)]
+    still_open = [sentence for sentence in sentences if reader.leaves_open(sentence)]
     if uncommitted:
         still_open.append("uncommitted: " + ", ".join(list(uncommitted)[:MAX_FILES]))
     return Episode(
         asked=[_cut(_first_line(text)) for text in said[:MAX_ITEMS]],
         files=_listed(files),
         commits=[_cut(f"{commit.sha[:7]} {commit.subject}") for commit in commits[:MAX_ITEMS]],
-        decided=_firsts(sentence for sentence in sentences if DECISION_CUES.search(sentence)),
+        decided=_firsts(sentence for sentence in sentences if reader.decides(sentence)),
         open=_firsts(still_open),
     )
-
-
-def _sentences(text: str) -> list[str]:
-    # A paste (code, a log) is not what the person said: only its first lines are read.
-    return [part.strip() for part in SENTENCE_END.split("\n".join(text.splitlines()[:5])) if part.strip()]
 
 
 def _first_line(text: str) -> str:

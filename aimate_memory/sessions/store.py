@@ -434,6 +434,24 @@ class SessionFile:
         return found
 
 
+def logged_episodes(state_dir: Path) -> dict[str, Any]:
+    """Every logged episode (`state/episodes.jsonl`) by its session's id: a search's session results carry
+    theirs. A torn or foreign line is skipped."""
+    try:
+        lines = (state_dir / EPISODES_NAME).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return {}
+    found: dict[str, Any] = {}
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and entry.get("id"):
+            found[str(entry["id"])] = entry.get("episode")
+    return found
+
+
 def running_path(key: str | None) -> PurePosixPath:
     """Where the running session kept under `key` lives (None: `sessions/current.md`)."""
     if key is None:

@@ -4,6 +4,8 @@ Loading order (docs/design.md, "Context builder"; seed 002 记忆加载策略: c
 project core first and whole, up to `context.core_max_tokens`; then the current session window, project
 short-term of the last `context.recent_days` days (relevant to the query first, then newest), project
 long-term (relevant to the query, else newest), and global short/long-term only when a query finds them.
+A session start (no query) searches with what the project works on now — the last episodes and commits —
+and shows what that finds first, then the newest (docs/design.md "What a session start chooses").
 The budgeting is `aimate_memory.context` (pure); this module gathers the items."""
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ from aimate_memory.context.bodies import body_from_chunks
 from aimate_memory.context.build import PROPOSALS_NAMED
 from aimate_memory.context.render import TEAM_FRAME, render_items, section_heading
 from aimate_memory.errors import InvalidInputError
+from aimate_memory.git.activity import Commit, recent_commits
 from aimate_memory.git.secrets import mask_text
 from aimate_memory.sessions import SessionInfo
+from aimate_memory.sessions.episode import Episode, work_query
 from aimate_memory.system.perf import PerfLog, Stopwatch
 from aimate_memory.system.search import Retrieval
 from aimate_memory.system.sessions import Sessions
@@ -43,6 +47,8 @@ ACTIVE = ("active",)  # pending captures wait for review; superseded, archived, 
 # The one search of a context build (`_relevant`): what it looks at and how deep.
 SEARCHED = MemoryFilter(layers=(Layer.SHORT_TERM, Layer.LONG_TERM), statuses=ACTIVE)
 SEARCH_DEPTH = SEARCHED_ITEMS * 3  # one share per searched section: project short-term, project long-term, global
+OVERVIEW = "project"  # the long-term category that says what the project is (its stack, its purpose)
+WORK_COMMITS = 5  # the latest commits that say, with the last episodes, what a project is working on now
 
 
 class ContextBuilder:
@@ -164,30 +170,40 @@ class ContextBuilder:
                 )
             )
         found = self._relevant(query) if query else None
-        if query is None:  # a session start: where the last sessions left off (docs/design.md "Episodes")
-            requests.extend(self._episode_requests())
+        at_start = query is None
+        if at_start:  # a session start: where the last sessions left off (docs/design.md "Episodes")
+            episodes = self._recent_episodes()
+            requests.extend(self._episode_requests(episodes))
+            work = work_query([episode for *_, episode in episodes], self._recent_commits())
+            found = self._relevant(work) if work else None
         long_share = ratios["long_term_ratio"]
         if self._has_project():
             requests.append(self._project_short_term(found, ratios["short_term_ratio"]))
-            requests.append(self._project_long_term(found, long_share / 2))
+            requests.append(self._project_long_term(found, long_share / 2, at_start=at_start))
             long_share /= 2
         else:
             long_share += ratios["short_term_ratio"]
-        if found is not None:
+        if at_start and self._has_project():
+            requests.append(self._global_long_term(long_share, found))
+        elif found is not None:
             related = self._items(found.memories["global"], found.scores["global"])
             requests.append(SectionRequest("long_term", "global", related, long_share, heading="## Related · global"))
-        elif self._has_project():
-            requests.append(self._global_long_term(long_share))
         return requests
 
-    def _episode_requests(self) -> list[SectionRequest]:
-        """The episodes of the last `context.episodes` ended sessions of the current vault, newest first."""
+    def _recent_episodes(self) -> list[tuple[str, str, str, Episode]]:
         shown = int(self._store.config.get("context.episodes"))
-        if shown <= 0:
-            return []
+        return self._sessions.recent_episodes(shown) if shown > 0 else []
+
+    def _recent_commits(self) -> list[Commit]:
+        """The project's latest commits (none outside a project or git): part of what it is working on."""
+        folder = self._store.roots.project_dir if self._has_project() else None
+        return recent_commits(folder, WORK_COMMITS) if folder is not None else []
+
+    def _episode_requests(self, episodes: list[tuple[str, str, str, Episode]]) -> list[SectionRequest]:
+        """The episodes of the last `context.episodes` ended sessions of the current vault, newest first."""
         vault = self._store.vault_for(None)
         items = []
-        for session_id, title, ended_at, episode in self._sessions.recent_episodes(shown):
+        for session_id, title, ended_at, episode in episodes:
             heading = f"{ended_at[:10]} · {title}"
             items.append(ContextItem(session_id, heading, "\n".join(episode.lines()), vault.scope.value, ""))
         if not items:
@@ -196,17 +212,19 @@ class ContextBuilder:
         heading = f"## Last sessions · {vault.scope.value}"
         return [SectionRequest("episode", vault.scope.value, items, ratio, heading=heading)]
 
-    def _global_long_term(self, ratio: float) -> SectionRequest:
+    def _global_long_term(self, ratio: float, found: _Relevant | None) -> SectionRequest:
         """A session start (no query) in a project: the person's global long-term memories too — a fact about
-        their machine or tools ("the filesystem MCP server runs in Docker") matters in every project — most
-        important first, within their share (docs/design.md, "Capture from a conversation")."""
+        their machine or tools ("the filesystem MCP server runs in Docker") matters in every project — those
+        relevant to the current work first, then the most important, within their share (docs/design.md,
+        "Capture from a conversation")."""
         memories = self._retrieval.query(
             MemoryFilter(layers=(Layer.LONG_TERM,), scopes=(Scope.GLOBAL,), statuses=ACTIVE),
             limit=LISTED_ITEMS,
             order="updated",
         )
         memories.sort(key=lambda memory: -memory.importance)
-        return SectionRequest("long_term", "global", self._items(memories), ratio)
+        relevant = self._items(found.memories["global"], found.scores["global"]) if found else []
+        return SectionRequest("long_term", "global", [*relevant, *self._items(memories)], ratio)
 
     def _core_requests(self) -> list[SectionRequest]:
         scopes = (Scope.GLOBAL, Scope.PROJECT) if self._has_project() else (Scope.GLOBAL,)
@@ -248,12 +266,16 @@ class ContextBuilder:
         relevant = self._items(found.memories["short_term"], found.scores["short_term"]) if found else []
         return SectionRequest("short_term", "project", [*relevant, *self._newest(where)], ratio)
 
-    def _project_long_term(self, found: _Relevant | None, ratio: float) -> SectionRequest:
-        if found is not None:
-            items = self._items(found.memories["long_term"], found.scores["long_term"])
-        else:
-            items = self._newest(MemoryFilter(layers=(Layer.LONG_TERM,), scopes=(Scope.PROJECT,), statuses=ACTIVE))
-        return SectionRequest("long_term", "project", items, ratio)
+    def _project_long_term(self, found: _Relevant | None, ratio: float, *, at_start: bool) -> SectionRequest:
+        """Relevant first (to the query, or at a session start to the current work), then — at a session
+        start, or with nothing relevant to a query — the newest. A session start puts the project's overview
+        (category `project`: what it is, its stack) before both: it bears on every session's work."""
+        relevant = self._items(found.memories["long_term"], found.scores["long_term"]) if found else []
+        if found is not None and not at_start:
+            return SectionRequest("long_term", "project", relevant, ratio)
+        where = MemoryFilter(layers=(Layer.LONG_TERM,), scopes=(Scope.PROJECT,), statuses=ACTIVE)
+        overview = self._newest(replace(where, categories=(OVERVIEW,))) if at_start else []
+        return SectionRequest("long_term", "project", [*overview, *relevant, *self._newest(where)], ratio)
 
     def _newest(self, where: MemoryFilter) -> list[ContextItem]:
         return self._items(self._retrieval.query(where, limit=LISTED_ITEMS, order="updated"))

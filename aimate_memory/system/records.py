@@ -89,6 +89,8 @@ class HitRecord:
     stale: Staleness | None = None
     #: "active", or "pending" (waiting for review: shown marked, never as memory; docs/design.md "Pending")
     status: str = "active"
+    #: a past session's episode (what was asked, decided, left open): how a past session reaches a prompt
+    episode: tuple[str, ...] = ()
 
     @property
     def reviewed(self) -> bool:
@@ -119,6 +121,7 @@ class HitRecord:
             context_of=hit.context_of,
             stale=hit.stale,
             status=memory.status,
+            episode=hit.episode,
         )
 
     def to_dict(self, explain: bool = False) -> Json:
@@ -140,6 +143,8 @@ class HitRecord:
         }
         if self.context_of is not None:
             data["context_of"] = self.context_of
+        if self.episode:
+            data["episode"] = list(self.episode)
         if explain:
             data["factors"] = dict(self.factors)
         return data
@@ -162,6 +167,7 @@ class HitRecord:
             context_of=str(data["context_of"]) if data.get("context_of") else None,
             stale=Staleness.from_dict(data["stale"]) if data.get("stale") else None,
             status=str(data.get("status") or "active"),
+            episode=_strings(data.get("episode")),
         )
 
 

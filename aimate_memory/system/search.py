@@ -7,10 +7,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from aimate_memory.errors import InvalidInputError
+from aimate_memory.sessions.episode import Episode
+from aimate_memory.sessions.store import logged_episodes
 from aimate_memory.system.perf import PerfLog, timed
 from aimate_memory.system.store import Store
 from aimate_memory.vault.filters import ENDED_SESSION_STATUSES, MemoryFilter
+from aimate_memory.vault.layout import Layer
 from aimate_memory.vault.model import Memory
+from aimate_memory.vault.roots import Roots
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -58,6 +62,7 @@ class Retrieval:
             candidates=retrieval["candidates"],
             vector_candidates=retrieval["vector_candidates"],
             min_relevance=retrieval["min_relevance"],
+            uses=lambda vault: self._store.journal_for(vault).counts(),
         )
         # A result list is not a use (docs/design.md §5): only explicit reads (`read`) are journaled, so a
         # note that keeps showing up in searches is never promoted for it.
@@ -66,8 +71,21 @@ class Retrieval:
         response.warnings.extend(self._store.trust_notices())
         for hit in response.results:
             hit.stale = self._store.staleness(hit.memory)
+        self._attach_episodes(response)
         response.warnings.extend(filter(None, [self.broken_warning()]))
         return response
+
+    def _attach_episodes(self, response: SearchResponse) -> None:
+        """Each ended session among the results carries its episode (docs/design.md "Episodes"): a past
+        session comes back to a prompt through what it asked, decided and left, not a chunk of its talk."""
+        sessions = [hit for hit in response.results if hit.memory.layer is Layer.SESSION]
+        for scope in {hit.memory.scope for hit in sessions}:
+            root = self._store.root_of(self._store.vault_for(scope))
+            logged = logged_episodes(Roots.state_dir(root))
+            for hit in sessions:
+                episode = Episode.from_frontmatter(logged.get(hit.memory.id))
+                if hit.memory.scope is scope and episode is not None and not episode.empty:
+                    hit.episode = tuple(episode.lines())
 
     def broken_files(self) -> list[str]:
         """`scope:path:line (reason)` of every memory file the index could not read (bad YAML, a duplicate

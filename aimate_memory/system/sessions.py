@@ -16,8 +16,10 @@ from datetime import timedelta
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from aimate_memory.capture.distill import says, sentences
 from aimate_memory.errors import InvalidInputError
-from aimate_memory.git.activity import commits_between, uncommitted_files
+from aimate_memory.git.activity import Commit, commits_between, uncommitted_files
+from aimate_memory.lifecycle.completion import closing_reports, finished_tasks
 from aimate_memory.sessions import AppendResult, SessionFile, SessionInfo, SessionSettings, summarizer_from_config
 from aimate_memory.sessions.episode import Episode, activity_since, build_episode
 from aimate_memory.sessions.store import DEFAULT_TITLE_PREFIX, SessionSnapshot, is_running_path
@@ -26,9 +28,11 @@ from aimate_memory.system.memories import Memories
 from aimate_memory.system.perf import PerfLog, Stopwatch
 from aimate_memory.system.store import Store
 from aimate_memory.vault.changes import ChangeSet, FileChange
+from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Layer, Scope
 from aimate_memory.vault.resolve import id_starts_with
 from aimate_memory.vault.roots import Roots
+from aimate_memory.vault.store import Vault
 
 
 class Sessions:
@@ -170,33 +174,72 @@ class Sessions:
         past = [sessions.info(memory) for memory in sessions.list()]
         return self.running() + past
 
-    def _episode_fields(self, sessions: SessionFile) -> dict[str, Any]:
+    def _episode_fields(self, sessions: SessionFile) -> tuple[dict[str, Any], builtins.list[Commit]]:
         """The ending session's episode (docs/design.md "Episodes") and, when the session was only named by
-        its start time, its first request as the title. Nothing when the session holds nothing to say."""
+        its start time, its first request as the title (nothing when the session holds nothing to say); and
+        the commits made during it."""
         snapshot = sessions.read()
         if snapshot is None:
-            return {}
+            return {}, []
         folder = _project_folder(self._store, sessions)
         # A hook's session file begins when its first turns are saved; the transcript says when it began.
         since = min(filter(None, [snapshot.started_at, activity_since(snapshot.turns)]))
         commits = commits_between(folder, since, self._store.clock.now()) if folder else []
         uncommitted = uncommitted_files(folder) if folder else []
-        episode = build_episode(snapshot.turns, commits, uncommitted)
+        episode = build_episode(snapshot.turns, CAPTURE_READER, commits, uncommitted)
         if episode.empty:
-            return {}
+            return {}, commits
         fields: dict[str, Any] = {"episode": episode.to_frontmatter()}
         title = episode.title()
         if title and snapshot.title.startswith(DEFAULT_TITLE_PREFIX):
             fields["title"] = title
-        return fields
+        return fields, commits
 
     def _end(self, sessions: SessionFile) -> SessionInfo:
-        ended = sessions.end(self._episode_fields(sessions))
+        fields, commits = self._episode_fields(sessions)
+        ended = sessions.end(fields)
         change = FileChange("add", ended.rel_path, "session ended", old_path=None)
         self._store.record(sessions.vault, ChangeSet(f'memory: end session "{ended.title}"', [change]))
         info = sessions.info(ended)
-        self._capture.propose_from_session(info.id, [(turn.role, turn.text) for turn in info.turns], key=info.key)
+        turns = [(turn.role, turn.text) for turn in info.turns]
+        self._close_finished_tasks(sessions.vault, turns, commits)
+        self._capture.propose_from_session(info.id, turns, key=info.key)
         return info
+
+    def _close_finished_tasks(
+        self, vault: Vault, turns: builtins.list[tuple[str, str]], commits: builtins.list[Commit]
+    ) -> None:
+        """Open tasks of this vault that the session finished — the person said so, or one of its commits
+        closes them (lifecycle/completion.py) — are closed as `aimate mem done` would (docs/lifecycle.md
+        "Tasks the person finishes")."""
+        said = [sentence for role, text in turns if role == "user" for sentence in sentences(text)]
+        reports = closing_reports(said, [commit.subject for commit in commits])
+        if not reports:
+            return
+        self._store.refresh_vault(vault)  # a task written during this session is in the index
+        where = MemoryFilter(
+            layers=(Layer.SHORT_TERM,), categories=("task",), statuses=("active",), scopes=(vault.scope,)
+        )
+        tasks = [(memory.id, memory.text) for memory in self._memories.list(where)]
+        for task_id in finished_tasks(tasks, reports):
+            self._memories.complete(task_id)
+
+
+class _CaptureReader:
+    """An episode reads a turn as capture does (capture/distill.py): its typed sentences, a decision's and an
+    open task's cues."""
+
+    def sentences(self, text: str) -> builtins.list[str]:
+        return sentences(text)
+
+    def decides(self, sentence: str) -> bool:
+        return says("decision", sentence)
+
+    def leaves_open(self, sentence: str) -> bool:
+        return says("task", sentence)
+
+
+CAPTURE_READER = _CaptureReader()
 
 
 def _project_folder(store: Store, sessions: SessionFile) -> Path | None:

@@ -99,7 +99,7 @@ def test_a_codex_session_is_recorded_and_carried_over(cli, hook, project: Path) 
     end = codex(project, "SessionEnd", reason="other")
     transcript = project.parent / ".codex" / "sessions" / "rollout-2026-01-01.jsonl"
     end["transcript_path"] = str(transcript)
-    said = ["给 /users 接口加分页", "决定用游标分页，不用偏移量。最后一页的测试下次再补。"]
+    said = ["给 /users 接口加分页", "决定用游标分页，不用偏移量。回头再补最后一页的测试。"]
     write(transcript, codex_records(said, ["api/users.py", "tests/test_users.py"]))
     commit(project, "users.py", "给 /users 加游标分页")
 
@@ -111,7 +111,7 @@ def test_a_codex_session_is_recorded_and_carried_over(cli, hook, project: Path) 
     assert "给 /users 接口加分页" in shown
     assert "changed: api/users.py; tests/test_users.py; users.py" in shown
     assert "给 /users 加游标分页" in shown
-    assert "decided: 决定用游标分页，不用偏移量。" in shown and "open: 最后一页的测试下次再补。" in shown
+    assert "decided: 决定用游标分页，不用偏移量。" in shown and "open: 回头再补最后一页的测试。" in shown
 
 
 def test_a_session_whose_client_died_is_closed_at_the_next_start(cli, hook, project: Path) -> None:
@@ -130,3 +130,36 @@ def test_a_session_whose_client_died_is_closed_at_the_next_start(cli, hook, proj
     assert [item["key"] for item in ended] == [f"claude:{CLAUDE_SID}"]
     hook("session-start", {**alive, "source": "resume"})  # the live window is never taken for dead
     assert len([i for i in cli("mem", "session", "list", "--json", cwd=project).json() if i["status"] == "ended"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("said", "reply", "decided", "prompt"),
+    [
+        (
+            "Add pagination to the /users endpoint",
+            "I used offset pagination with SQL LIMIT and OFFSET.",
+            "Let's use cursor pagination instead of offsets.",
+            "How does the /users pagination work again?",
+        ),
+        (
+            "给 /users 接口加分页",
+            "我用了 SQL 的 LIMIT 和 OFFSET 做偏移分页。",
+            "决定用游标分页，不用偏移量。",
+            "/users 接口的分页是怎么做的？",
+        ),
+    ],
+)
+def test_a_past_session_reaches_a_prompt_through_its_episode(
+    hook, project: Path, said: str, reply: str, decided: str, prompt: str
+) -> None:
+    """No memory answers the prompt: the past session that does comes back as its episode — what was asked
+    and decided, labelled as a past session — never as the assistant's words (docs/design.md "Episodes")."""
+    end = claude(project, CLAUDE_SID, "SessionEnd", reason="prompt_input_exit")
+    write(
+        Path(end["transcript_path"]), claude_records(project, ("user", said), ("assistant", reply), ("user", decided))
+    )
+    assert hook("session-end", end) == ""
+    given = context_of(hook("prompt", claude(project, OTHER_SID, "UserPromptSubmit", prompt=prompt)))
+    assert given.startswith("From past sessions (AIMate;"), given
+    assert f"asked: {said}" in given and f"decided: {decided}" in given and "[session " in given
+    assert reply not in given and "LIMIT" not in given

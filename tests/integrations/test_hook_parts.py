@@ -215,7 +215,9 @@ def test_a_hook_goes_through_the_daemon_and_falls_back_per_call(tmp_path: Path) 
     context = output["hookSpecificOutput"]["additionalContext"]
     assert "- 选用 Redis 做会话缓存 [long_term 01234567]: 我们决定用 Redis: low latency" in context
     assert "AIMate memory saved: 用 pnpm" in context
-    assert [op for op, _, _ in asked] == ["search", "remember"] and not opened
+    # One memory answered (fewer than FEW_HITS): a second search looks for a past session's episode.
+    assert [op for op, _, _ in asked] == ["search", "search", "remember"] and not opened
+    assert asked[1][1]["where"]["layers"] == ["session"]
     remember = {
         "text": "用 pnpm",
         "source": "hook",
@@ -223,7 +225,7 @@ def test_a_hook_goes_through_the_daemon_and_falls_back_per_call(tmp_path: Path) 
         "status_setting": "hooks.capture_status",
         "force": True,
     }
-    assert asked[1][1] == remember and asked[1][2] == Path("/work/proj")
+    assert asked[2][1] == remember and asked[2][2] == Path("/work/proj")
 
     half = daemon({"search": {"ok": True, "results": [REDIS_HIT]}})  # remember is not answered
     assert run_hook(HookKind.PROMPT, payload, connect_with(broken_open, half), home=tmp_path) == ""

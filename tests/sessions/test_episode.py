@@ -18,6 +18,7 @@ from aimate_memory.integrations.codex_transcript import CODEX
 from aimate_memory.sessions.episode import Episode, activity_since, activity_turn, build_episode
 from aimate_memory.sessions.transcript import Turn
 from aimate_memory.system import MemorySystem
+from aimate_memory.system.sessions import CAPTURE_READER
 
 T0 = datetime(2026, 11, 24, 10, 0, tzinfo=timezone.utc)
 
@@ -32,15 +33,15 @@ def turns(*said: tuple[str, str]) -> list[Turn]:
         (
             [
                 "Add pagination to /users",
-                "Let's use cursor pagination instead of offsets. Tests for the last page later.",
+                "Let's use cursor pagination instead of offsets. TODO: tests for the last page.",
             ],
             "Let's use cursor pagination instead of offsets.",
-            "Tests for the last page later.",
+            "TODO: tests for the last page.",
         ),
         (
-            ["给 /users 接口加分页", "决定用游标分页，不用偏移量。最后一页的测试下次再补。"],
+            ["给 /users 接口加分页", "决定用游标分页，不用偏移量。回头再补最后一页的测试。"],
             "决定用游标分页，不用偏移量。",
-            "最后一页的测试下次再补。",
+            "回头再补最后一页的测试。",
         ),
     ],
 )
@@ -54,7 +55,7 @@ def test_an_episode_says_what_was_asked_changed_decided_and_left(
         ("user", said[1] + "\n" + "Traceback (most recent call last):\n" * 10),  # a paste: only its head is read
     )
     commit = Commit("a1b2c3d4e5f6", "Add cursor pagination", ("api/users.py", "tests/test_users.py"))
-    episode = build_episode(session, [commit], [".aimate/memory/x.md", "notes.txt"])
+    episode = build_episode(session, CAPTURE_READER, [commit], [".aimate/memory/x.md", "notes.txt"])
     assert episode.asked == [said[0], said[1].split("\n")[0]]
     assert episode.files == ["api/users.py", "tests/test_users.py"]
     assert episode.commits == ["a1b2c3d Add cursor pagination"]
@@ -66,7 +67,7 @@ def test_an_episode_says_what_was_asked_changed_decided_and_left(
 
 
 def test_small_talk_makes_no_episode_and_the_transcripts_name_edited_files() -> None:
-    assert build_episode(turns(("assistant", "Hello"))).empty
+    assert build_episode(turns(("assistant", "Hello")), CAPTURE_READER).empty
     claude = {
         "type": "assistant",
         "timestamp": "2026-11-24T09:00:00Z",
@@ -112,3 +113,94 @@ def test_maintenance_ends_a_session_left_running_by_a_dead_client(home: Path, mo
         assert system.sessions.running() == []
         [ended] = [info for info in system.sessions.list() if info.key == "kimi:dead"]
         assert ended.status in ("ended", "archived") and ended.title == text  # named by its episode
+
+
+OVERVIEW = {True: "This app is a reporting dashboard built with Nuxt 2", False: "这个应用是用 Nuxt 2 做的报表看板"}
+
+
+@pytest.mark.parametrize(
+    ("topic", "asked", "others"),
+    [
+        (
+            "CSV export streams rows with a generator, never the whole report in memory",
+            "Continue the CSV export of the report page",
+            [f"Decision number {n}: the settings page keeps option {n} behind a feature flag" for n in range(12)],
+        ),
+        (
+            "CSV 导出用生成器逐行输出，绝不把整份报表读进内存",
+            "继续做报表页的 CSV 导出",
+            [f"第 {n} 个决定：设置页的第 {n} 个选项放在功能开关后面" for n in range(12)],
+        ),
+    ],
+)
+def test_a_session_start_chooses_memories_for_the_work_of_the_last_session(
+    home: Path, tmp_path: Path, monkeypatch, topic: str, asked: str, others: list[str]
+) -> None:
+    """At a small budget the session start cannot show every memory: it shows those that bear on what the
+    last session worked on (its episode), not merely the newest (docs/design.md "What a session start
+    chooses")."""
+    monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    clock = FixedClock(T0)
+    with MemorySystem.open(project=str(folder), clock=clock) as system:
+        system.init()
+        system.add(topic, layer="long_term", category="decision")
+        for text in others:  # newer, and about something else
+            clock.advance(minutes=5)
+            system.add(text, layer="long_term", category="decision")
+        system.refresh()
+        assert topic not in system.build_context(budget=200).text  # the newest fill a small budget
+        system.add_conversation("user", asked, session="cli:work")
+        system.end_session(session="cli:work")
+        chosen = system.build_context(budget=200)
+        assert "## Last sessions · project" in chosen.text and asked in chosen.text
+        assert topic in chosen.text
+        assert chosen.total_tokens <= 200
+        # What the project is bears on every session: its overview comes first at a session start.
+        clock.advance(minutes=5)
+        overview = system.add(OVERVIEW[topic.isascii()], layer="long_term", category="project")
+        for text in others[1:6]:
+            clock.advance(minutes=5)
+            system.add(text + " (later)", layer="long_term", category="decision")
+        system.refresh()
+        section = system.build_context(budget=200).text.split("## Long-term memory · project", 1)[1]
+        items = [line for line in section.splitlines() if line.startswith("- ")]
+        assert items[0].endswith(f"({overview.id[:8]})"), section
+
+
+@pytest.mark.parametrize(
+    ("tasks", "said", "subject"),
+    [
+        (
+            ["TODO: fix the flaky login test", "TODO: add pagination to /users", "TODO: write the migration guide"],
+            "The flaky login test is fixed now. Next, the migration guide is done when the API settles.",
+            "Add pagination to /users",
+        ),
+        (
+            ["待办：修复登录的偶发失败测试", "待办：给 /users 接口加分页", "待办：写迁移指南"],
+            "登录的偶发失败测试已经修好了。迁移指南等接口稳定了再写好了。",
+            "新增 /users 接口加分页",
+        ),
+    ],
+)
+def test_a_task_the_session_finished_is_closed(
+    tmp_path: Path, home: Path, isolated_git: None, monkeypatch, tasks: list[str], said: str, subject: str
+) -> None:
+    """A task the person says is finished, or that a commit of the session closes, is closed as `done` would
+    close it; one only mentioned stays open (docs/lifecycle.md "Tasks the person finishes")."""
+    monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    clock = FixedClock(datetime.now(timezone.utc) - timedelta(minutes=1))
+    with MemorySystem.open(project=str(folder), clock=clock) as system:
+        system.init()
+        ids = [system.add(text, layer="short_term", category="task").id for text in tasks]
+        system.add_conversation("user", said, session="cli:work")
+        (folder / "users.py").write_text("x\n", encoding="utf-8")
+        subprocess.run(["git", "-C", str(folder), "add", "users.py"], check=True)
+        subprocess.run(["git", "-C", str(folder), "commit", "-q", "-m", subject], check=True)
+        clock.advance(minutes=2)
+        system.end_session(session="cli:work")
+        assert [system.get(task_id).status for task_id in ids] == ["done", "done", "active"]

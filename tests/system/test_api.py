@@ -92,6 +92,31 @@ def test_read_is_a_use_and_search_is_not(project: Path) -> None:
         assert [action.kind for run in plan for action in run.actions] == ["promote"]
 
 
+@pytest.mark.parametrize(
+    ("first", "second", "query"),
+    [
+        ("Redis keeps the session keys", "Redis keeps the session tokens", "Redis session"),
+        ("会话缓存用 Redis 保存", "会话缓存用 Redis 存储", "会话缓存 Redis"),
+    ],
+)
+def test_uses_in_the_journal_count_in_the_ranking(project: Path, first: str, second: str, query: str) -> None:
+    """A use lives only in state/access.jsonl (docs/lifecycle.md "Uses") and still feeds the ranking's use
+    factor: of two memories alike, the one read often ranks first; the files are not touched."""
+    with MemorySystem.open(project=project) as system:
+        one = system.add(first, layer="long_term", category="knowledge")
+        other = system.add(second, layer="long_term", category="knowledge")
+        system.refresh()
+        before = {hit.memory.id: hit.factors["access"] for hit in system.search(query).results}
+        assert before[one.id] == before[other.id] == 1.0
+        files = {path: path.read_bytes() for path in (project / ".aimate").rglob("*.md")}
+        for _ in range(9):
+            system.read(other.id[:8])
+        after = system.search(query).results
+        assert after[0].memory.id == other.id
+        assert after[0].factors["access"] == pytest.approx(1.1)  # 1 + 0.1·log10(9 + 1)
+        assert {path: path.read_bytes() for path in files} == files
+
+
 @pytest.mark.parametrize("read", ["list", "search", "stats"])
 def test_reads_work_on_a_fresh_home_before_any_sync(home: Path, monkeypatch: pytest.MonkeyPatch, read: str) -> None:
     monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")

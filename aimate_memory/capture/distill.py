@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from aimate_memory.capture.classify import Classification
-from aimate_memory.capture.heard import DECISION_CUES, RULE_CUES, STANDS, Heard, heard, matches
+from aimate_memory.capture.heard import DECISION_CUES, RULE_CUES, STANDS, TASK_CUES, Heard, heard, matches
 from aimate_memory.capture.rules import (
     CHOICE_CUES,
     DIRECTIVE_CUES,
@@ -116,4 +116,4 @@ def _user_turns(turns: Iterable[tuple[str, str]]) -> Iterable[tuple[int, str]]:
 def says(kind: str, sentence: str) -> bool:
     """Whether the sentence carries a "decision" or "task" cue of rules.py: also what a session's episode
     takes as decided or left open (sessions/episode.py), one rule for both."""
-    return _matches({"decision": _DECISION_CUES, "task": _TASK_CUES}[kind], sentence)
+    return matches({"decision": DECISION_CUES, "task": TASK_CUES}[kind], sentence)

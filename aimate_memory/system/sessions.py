@@ -16,7 +16,8 @@ from datetime import timedelta
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from aimate_memory.capture.distill import says, sentences
+from aimate_memory.capture.distill import says
+from aimate_memory.capture.heard import sentences
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.git.activity import Commit, commits_between, uncommitted_files
 from aimate_memory.lifecycle.completion import closing_reports, finished_tasks

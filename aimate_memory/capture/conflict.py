@@ -301,8 +301,7 @@ def find_conflicts(
     new_text: str, candidates: Sequence[ActiveMemory], thresholds: Thresholds, rules: ConflictRules | None = None
 ) -> list[Conflict]:
     """The candidates `new_text` disagrees with, the most similar first."""
-    rules = rules or default_rules()
-    new = read(new_text, rules)
+    new = read(new_text, rules)  # rules None: the shipped table, and the readings it remembers
     found = []
     for candidate in candidates:
         verdict = judge(new, read(candidate.text, rules), candidate.cosine, thresholds)

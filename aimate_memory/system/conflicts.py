@@ -138,13 +138,10 @@ class Conflicts:
             or (wanted.places and moved(wanted.places, read(pool.sided[row].title).places))
         ]
         picked = picked[:SHARING]  # newest first: a vault of 300 database decisions costs 32 embeddings, not 300
-        picked += self._nearest(text, pool, rows, vault)
-        memories = [pool.load(vault, row) for row in dict.fromkeys(picked)]
+        picked = list(dict.fromkeys([*picked, *self._nearest(text, pool, rows, vault)]))
+        memories = [pool.load(vault, row) for row in picked]
         texts = [memory.body.strip() or memory.title for memory in memories]
-        vectors = self._reader.vectors([text, *texts]) if memories else None
-        cosines: list[float | None] = (
-            [float(vectors[0] @ row) for row in vectors[1:]] if vectors is not None else [None] * len(memories)
-        )
+        cosines = self._cosines(text, texts, pool, picked)
         candidates = [
             ActiveMemory(memory.id, body, cosine) for memory, body, cosine in zip(memories, texts, cosines, strict=True)
         ]
@@ -153,6 +150,16 @@ class Conflicts:
             ConflictRecord.of(by_id[found.memory_id], found.reason, found.slot, found.cosine)
             for found in find_conflicts(text, candidates, self._thresholds())
         ]
+
+    def _cosines(self, text: str, texts: list[str], pool: _Pool, rows: list[int]) -> list[float | None]:
+        """USE cosines of `text` with the picked memories: with their stored vectors when the index has them
+        (a memory's chunks are its title and body, embedded knowing the title: for a sentence or a few, the
+        body's own vector within a few hundredths), else each body read by the model."""
+        query = self._reader.vectors([text]) if texts else None
+        if query is not None and pool.vectors is not None and query.shape[1] == pool.vectors.shape[1]:
+            return [float(value) for value in pool.vectors[rows] @ query[0]]
+        vectors = self._reader.vectors([text, *texts]) if texts else None
+        return [float(vectors[0] @ row) for row in vectors[1:]] if vectors is not None else [None] * len(texts)
 
     def _nearest(self, text: str, pool: _Pool, rows: list[int], vault: Vault) -> list[int]:
         """The `SEARCHED` pool rows most similar to `text`: by the stored USE vectors when the index has them,

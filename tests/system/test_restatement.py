@@ -78,3 +78,28 @@ def test_a_proposal_said_again_counts_instead_of_a_second_copy(system: MemorySys
     waiting = system.list(MemoryFilter(statuses=("pending",)))
     assert [memory.id for memory in waiting] == [proposed.memory.id]
     assert system.get(proposed.memory.id).doc.get(SAID_FIELD) == 2
+
+
+def test_dedupe_finds_paraphrases_in_both_languages_and_never_merges_a_disagreement(system: MemorySystem) -> None:
+    """Issue 39: "do not reset seeds" said several ways were separate core rules and `dedupe` found 0 groups.
+    Written as typed (`add`), as before this check existed, then found by dedupe: a paraphrase, and a
+    translation (search vectors .40 apart, the USE part .89). "I prefer unittest over pytest now" is as
+    close to its opposite (.97) and takes the other side: never merged."""
+    texts = [
+        "Do not reset the seeds",
+        "Never reset seeds",
+        "I prefer pytest over unittest",
+        "我更喜欢用 pytest，而不是 unittest",
+        "I prefer unittest over pytest now",
+    ]
+    ids = [system.add(text, text, layer="core", category="rule").id for text in texts]
+    system.refresh()
+    [run] = [run for run in system.upkeep.dedupe() if run.scope == "global"]
+    groups = {
+        tuple(sorted([group.survivor.id, *(entry.id for entry, _, _ in group.others)])): {
+            method for _, _, method in group.others
+        }
+        for group in run.duplicates
+    }
+    assert set(groups) == {tuple(sorted(ids[:2])), tuple(sorted(ids[2:4]))}
+    assert groups[tuple(sorted(ids[2:4]))] == {"paraphrase"}  # across languages: the USE part decides

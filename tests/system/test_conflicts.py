@@ -18,22 +18,6 @@ from aimate_memory.system.conflicts import conflicts_with
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One model cache for the module: building USE's ready-to-load copy costs seconds per fresh home."""
-    return tmp_path_factory.mktemp("models")
-
-
-@pytest.fixture
-def system(home: Path, workdir: Path, models: Path, isolated_git: None, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("AIMATE_CAPTURE__EMBEDDING", "true")
-    monkeypatch.setenv("AIMATE_EMBEDDING__CACHE_DIR", str(models))
-    with MemorySystem.open(cwd=workdir) as opened:
-        opened.init()
-        opened.refresh()
-        yield opened
-
-
 def git(home: Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(home / "memory"), *args], capture_output=True, text=True, check=True).stdout
 

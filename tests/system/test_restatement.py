@@ -5,8 +5,6 @@ second time but counts (`said: 2` in the waiting file, which review shows)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from aimate_memory.system import MemorySystem
@@ -14,21 +12,6 @@ from aimate_memory.system.capture import SAID_FIELD
 from aimate_memory.vault.filters import MemoryFilter
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("models")
-
-
-@pytest.fixture
-def system(home: Path, workdir: Path, models: Path, isolated_git: None, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("AIMATE_CAPTURE__EMBEDDING", "true")
-    monkeypatch.setenv("AIMATE_EMBEDDING__CACHE_DIR", str(models))
-    with MemorySystem.open(cwd=workdir) as opened:
-        opened.init()
-        opened.refresh()
-        yield opened
 
 
 def uses(system: MemorySystem, memory_id: str) -> int:

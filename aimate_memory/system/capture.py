@@ -161,7 +161,7 @@ class Capture:
         vault = self._store.vault_for(found.scope)
         replaced = self._replaced(replaces, vault) if replaces is not None else None
         decision = decide(found.body, self._similar(vault, found), *self._supersede_thresholds())
-        if decision.action == "new" and replaced is None and not keep_both:
+        if decision.action == "new" and replaced is None and not keep_both and takes_sides(found.layer, found.category):
             decision = self._said_before(found.body, vault) or decision
         watch.lap("similar")
         reason = f"{found.reason}; {routed.reason}"
@@ -392,12 +392,12 @@ class Capture:
         return results
 
     def _said_before(self, text: str, vault: Vault) -> SupersedeDecision | None:
-        """`exists` when an active memory of `vault` in another layer or category says `text` again in other
-        words or another language (a cosine at or over `RESTATEMENT`, and nothing it contradicts): "我更喜欢用
-        pytest，而不是 unittest" after the preference "I prefer pytest over unittest" is that memory, not a
-        second core rule (docs/design.md, "Capture from a conversation")."""
-        where = MemoryFilter(scopes=(vault.scope,), layers=_MEMORIES.layers, statuses=("active",))
-        known = self._known_as(text, where, RESTATEMENT)
+        """`exists` when an active core memory or decision of `vault` in another category says `text` again in
+        other words or another language (a cosine at or over `RESTATEMENT`, and nothing it contradicts): "我更喜欢
+        用 pytest，而不是 unittest" after the preference "I prefer pytest over unittest" is that memory, not a
+        second core rule (docs/design.md, "Capture from a conversation"). Read from the conflict check's pool
+        (its stored vectors): no search of its own."""
+        known = self._conflicts.restated(text, vault, RESTATEMENT)
         if known is None:
             return None
         return SupersedeDecision("exists", known, f"says again what {known[:8]} says (a use of it, not a copy)")
@@ -413,17 +413,17 @@ class Capture:
             return self._store.vault_for(memory.scope).update(memory, {SAID_FIELD: count}, touch=False)
         return self._memories.read(memory_id)
 
-    def _known_as(self, text: str, where: MemoryFilter | None = None, bar: float | None = None) -> str | None:
+    def _known_as(self, text: str) -> str | None:
         """The memory (any layer, either vault; active, or a proposal waiting for review) this sentence says
         again — a cosine at or over the supersede bar and nothing it contradicts — or None. A change of mind
         ("switch to Vuex" after "use Pinia") is close too, but it contradicts: it is proposed, as a conflict
         for the person to settle."""
-        hits = self._retrieval.search(text, top_k=SUPERSEDE_CANDIDATES, where=where or _SAID)
+        hits = self._retrieval.search(text, top_k=SUPERSEDE_CANDIDATES, where=_SAID)
         bodies = [(hit.memory.id, self._memories.get(hit.memory.id).body.strip()) for hit in hits.results]
         vectors = self._reader.vectors([text, *(body for _, body in bodies)]) if bodies else None
         if vectors is None:
             return None
-        bar = self._supersede_thresholds()[0] if bar is None else bar
+        bar = self._supersede_thresholds()[0]
         close = [
             memory_id for (memory_id, _), row in zip(bodies, vectors[1:], strict=True) if float(vectors[0] @ row) >= bar
         ]

@@ -39,6 +39,8 @@ SEARCHED = 8  # the most similar active core memories and decisions, read beside
 SIDES_FOLDERS = (folder_for(Layer.CORE, None), folder_for(Layer.LONG_TERM, "decision"))
 LISTED = 500  # the newest active core memories and decisions whose titles are read for a shared slot
 SHARING = 32  # of those, the newest sharing a slot with the new text are read whole and embedded
+RESTATED = 5  # the nearest by stored vector read as sentences when asking what a text says again
+MARGIN = 0.15  # how far below the restatement bar a stored vector may be and still be read
 
 
 def takes_sides(layer: Layer, category: str) -> bool:
@@ -150,6 +152,27 @@ class Conflicts:
             ConflictRecord.of(by_id[found.memory_id], found.reason, found.slot, found.cosine)
             for found in find_conflicts(text, candidates, self._thresholds())
         ]
+
+    def restated(self, text: str, vault: Vault, bar: float) -> str | None:
+        """The active core memory or decision of `vault` that `text` says again — the closest at a USE cosine
+        ≥ `bar`, and nothing `text` contradicts — or None (also without stored vectors)."""
+        pool = self._pool(vault)
+        query = self._reader.vectors([text]) if pool.vectors is not None else None
+        if query is None or pool.vectors is None or query.shape[1] != pool.vectors.shape[1] or not pool.sided:
+            return None
+        # The stored vectors read "title\nbody" (a one-sentence memory twice): a few hundredths lower than
+        # the sentence's own, so they pick the few near ones and each is then read as the sentence it is.
+        cosines = pool.vectors @ query[0]
+        near = [int(row) for row in np.argsort(-cosines, kind="stable")[:RESTATED] if cosines[row] >= bar - MARGIN]
+        bodies = [pool.load(vault, row).body.strip() or pool.sided[row].title for row in near]
+        exact = self._reader.vectors([text, *bodies]) if bodies else None
+        if exact is None:
+            return None
+        close = [row for row, vector in zip(near, exact[1:], strict=True) if float(exact[0] @ vector) >= bar]
+        if not close:
+            return None
+        contradicted = {record.id for record in self.check(text, vault)}
+        return next((pool.sided[row].id for row in close if pool.sided[row].id not in contradicted), None)
 
     def _cosines(self, text: str, texts: list[str], pool: _Pool, rows: list[int]) -> list[float | None]:
         """USE cosines of `text` with the picked memories: with their stored vectors when the index has them

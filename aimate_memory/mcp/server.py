@@ -173,6 +173,7 @@ class MemoryServer(FastMCP):
         self.memory_tools = tools
         self.worker = worker
         self._warm_up_started = False
+        self.asked = 0  # waiting captures asked of the person in this session (at most ASK_AT_MOST)
         for name in TOOL_NAMES:
             spec = TOOL_SPECS[name]
             self.add_tool(
@@ -253,8 +254,9 @@ class MemoryServer(FastMCP):
             return
         session = self._mcp_server.request_context.session
         asks = types.ClientCapabilities(elicitation=types.ElicitationCapability())
-        if not session.check_client_capability(asks):
+        if self.asked >= ASK_AT_MOST or not session.check_client_capability(asks):
             return
+        self.asked += 1
         try:
             reply = await session.elicit_form(_question(data), KEEP_SCHEMA, self._mcp_server.request_context.request_id)
         except Exception as exc:  # a client that cannot ask after all: the capture waits for review as before
@@ -360,6 +362,7 @@ def _drop_traceback(record: logging.LogRecord) -> bool:
     return True
 
 
+ASK_AT_MOST = 3  # questions a session's person is asked, like a session's proposals (capture.distill_max)
 KEEP_SCHEMA: types.ElicitRequestedSchema = {
     "type": "object",
     "properties": {

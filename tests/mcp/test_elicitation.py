@@ -71,3 +71,18 @@ def test_a_client_that_cannot_ask_is_never_asked(spawn: Any, cli: Any) -> None:
     assert cli("mem", "init").code == 0
     result = spawn().ok("memory_remember", text="Always use double quotes for strings", kind="rule")
     assert result["action"] == "pending" and len(pending(cli)) == 1
+
+
+def test_never_more_than_a_handful_of_questions_a_session(
+    home: Path, workdir: Path, isolated_git: None, cli: Any
+) -> None:
+    assert cli("mem", "init").code == 0
+    asked: list[types.ElicitRequestParams] = []
+    server = McpProcess(["mem", "mcp"], workdir, server_env(home), elicitation=person("accept", True, asked))
+    try:
+        rules = ["Always use double quotes", "函数名一律用 snake_case", "Never push to main", "日志统一用 JSON 格式"]
+        actions = [server.ok("memory_remember", text=rule, kind="rule")["action"] for rule in rules]
+    finally:
+        server.close()
+    assert len(asked) == 3 and actions == ["written", "written", "written", "pending"]
+    assert len(pending(cli)) == 1  # the fourth waits for review, as without a client that asks

@@ -31,6 +31,8 @@ Steps (each timed):
 `--waits` (scripts/bench_waits.py) runs only what a person waits on: remember, list, show, context, review,
 stale and timeline as commands, cold and through the daemon, p50/p95 with the load; and the conflict check.
 `--bulk` (scripts/bench_bulk.py): import, `commit` and `review --accept-all` of N memories, wall and CPU seconds.
+`--conflicts` (scripts/bench_conflicts.py): the conflict check in process, warm, after a write and first, p50/p95
+with the load.
 
 `--markdown FILE` writes/updates this size's section in FILE, keeping the sections of other sizes.
 """
@@ -1464,7 +1466,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--waits", action="store_true", help="only the waits of each command, cold and daemon (scripts/bench_waits.py)"
     )
-    parser.add_argument("--runs", type=int, default=10, help="with --waits: runs of each command")
+    parser.add_argument("--runs", type=int, default=10, help="with --waits: runs of each command (--conflicts: ×10)")
+    parser.add_argument(
+        "--conflicts", action="store_true", help="only the conflict check, in process (scripts/bench_conflicts.py)"
+    )
     parser.add_argument(
         "--bulk", action="store_true", help="only the bulk writes: import, commit, review --accept-all (bench_bulk.py)"
     )
@@ -1477,6 +1482,16 @@ def main(argv: list[str] | None = None) -> int:
 
         say = (lambda message: None) if args.quiet else (lambda message: print(message, file=sys.stderr, flush=True))
         print(bulk_table(bulk(args.size, say)))
+        return 0
+    if args.conflicts:
+        from scripts.bench_conflicts import conflicts
+        from scripts.bench_conflicts import table as conflicts_table
+
+        say = (lambda message: None) if args.quiet else (lambda message: print(message, file=sys.stderr, flush=True))
+        measured = conflicts(args.size, args.runs * 10, say, Path(args.keep).resolve() if args.keep else None)
+        if args.json:
+            Path(args.json).write_text(json.dumps(measured, indent=2) + "\n", "utf-8")
+        print(conflicts_table(measured))
         return 0
     if args.waits:
         from scripts.bench_waits import table, waits

@@ -3,11 +3,16 @@
     .venv/bin/python scripts/conflict_eval.py [--split dev|heldout|all] [--errors]
 
 Each pair is (a: an active memory, b: a new one, label conflict | compatible | unrelated, lang en | zh | mixed,
-split dev | heldout | fresh). The dev and heldout pairs were written by hand before any rule or threshold
+split dev | heldout | fresh | weeks). The dev and heldout pairs were written by hand before any rule or threshold
 existed; the heldout third (chosen by a hash of the text) was never looked at pair by pair while the table and
 the thresholds were chosen — only its totals, once, at the end. Since the table was written by the same hand
 as those pairs, the `fresh` split was written after the table was frozen, on subjects it has no slot for
 (time zones, auth, CSS, state management…): it measures what the cosine and the polarity rule catch alone.
+The `weeks` split holds the kinds the replay of weeks of real sessions showed (issue 39), in new words and
+both languages: changes of mind (a folder of one kind of file moved, one database each against one for all,
+a "don't" turning a rule around) and false alarms (the length of a name against a commit subject's, near
+requests where one says "don't" about something else, a negation inside a condition). It was written after
+the rules for those kinds: a regression check of kinds, not a held-out measure.
 A positive is a pair labelled conflict; the detector is `capture.conflict.find_conflicts` with the real
 multilingual USE cosines capture uses (the reader of `system/reading.py`).
 
@@ -37,7 +42,7 @@ from aimate_memory.capture.conflict import ActiveMemory, Thresholds, find_confli
 from aimate_memory.config.defaults import DEFAULTS
 from aimate_memory.embedding import create_embedder
 
-SPLITS = ("dev", "heldout", "fresh")
+SPLITS = ("dev", "heldout", "fresh", "weeks")
 PAIRS = Path(__file__).resolve().parents[1] / "tests" / "data" / "conflict_pairs.jsonl"
 
 

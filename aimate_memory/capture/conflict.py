@@ -11,9 +11,15 @@ and Chinese in one space); this module decides, from the table in `capture/data/
    换成…") counts against it. Disagreement: one affirms what the other rejects, or both affirm values
    and share none. The slot decides whenever both texts name a value of it — "Use ruff" and "Don't use
    flake8 anymore" agree — at a low cosine bar (`subject_threshold`): a shared slot is itself the subject.
-2. **Otherwise, the same subject by the cosine alone** (`polarity_threshold`, higher) **and** one text
+2. **A place both texts keep one kind of file in, moved**: `docs/plans` here, `notes/plans` there (paths that
+   share a folder below different roots), at the low bar too — "the plans go to notes/plans now".
+3. **Otherwise, the same subject by the cosine alone** (`polarity_threshold`, higher) **and** one text
    negated where the other is not ("Use type hints everywhere" / "Don't add type hints"), or the new text
-   saying it changes something ("…改用…", "switched to", "no longer").
+   saying it changes something ("…改用…", "switched to", "no longer"). In one script, what the negation or
+   the change turns away from ("don't *create extra files*", "instead of *a hyphen*") must share a word with
+   the other text: two requests that are merely near ("fix the imports" / "don't make careless mistakes",
+   cosine .44) are not opposed. A negation inside a condition ("if the docs have not been updated") is not
+   the sentence's stance.
 
 A conflict is not a supersede (capture/supersede.py): a supersede is a restatement, which replaces the old
 memory on its own; a conflict waits for the person to say which one holds. Both thresholds were chosen on
@@ -32,11 +38,18 @@ from functools import cache, lru_cache
 from importlib import resources
 from typing import Any, Literal, NamedTuple
 
+from aimate_memory.capture.supersede import keyword_set
+from aimate_memory.text.scripts import script_of
+
 # Latin patterns never match inside a word: "ts" is not in "tests", "js" not in "vue.js"'s "vue".
 _BEFORE = r"(?<![A-Za-z0-9_.])"
 _AFTER = r"(?![A-Za-z0-9_])"
 NUMBER_VALUE = "#"  # a value name meaning "the pattern's group is the value" (line lengths, versions)
-Evidence = Literal["slot", "polarity", "change"]
+Evidence = Literal["slot", "place", "polarity", "change"]
+PLACE_SLOT = "file location"
+# A folder path as people write it: `docs/plans/`, '../notes/src/', notes\plans, app/core/base.py (not a URL).
+_PATH = re.compile(r"(?<![\w:/\\.])(?:\.{1,2}[/\\]|~[/\\])*([A-Za-z0-9_][\w.-]*(?:[/\\][\w.-]+)+)[/\\]?(?![\w:])")
+_CLAUSE_END = re.compile(r"[,.;:!?，。；：！？、\n]")
 
 
 def _alternation(patterns: Iterable[str]) -> str:
@@ -69,6 +82,7 @@ class ConflictRules:
     negation: re.Pattern[str]
     not_negation: re.Pattern[str]
     change: re.Pattern[str]
+    departure: re.Pattern[str]  # change words naming what is left: "instead of", "而不是"
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ConflictRules:
@@ -94,6 +108,7 @@ class ConflictRules:
             negation=_compile(data["negations"]),
             not_negation=_compile(data["not_negations"]),
             change=_compile(data["changes"]),
+            departure=_compile(data.get("departures", ())),
         )
 
 
@@ -125,6 +140,10 @@ class Reading:
     slots: Mapping[str, SlotReading]  # only the slots it names a value of
     negated: bool
     changes: bool
+    places: frozenset[tuple[str, ...]] = frozenset()  # folders it names, as lower-case segments
+    script: str = "latin"
+    terms: frozenset[str] = frozenset()  # its keywords (capture/supersede.py `keyword_set`)
+    turned_from: frozenset[str] = frozenset()  # the keywords of what it negates or leaves ("don't X", "instead of X")
 
 
 def read(text: str, rules: ConflictRules | None = None) -> Reading:
@@ -157,7 +176,46 @@ def _read(text: str, rules: ConflictRules) -> Reading:
         if affirmed or rejected:
             slots[slot.name] = SlotReading(frozenset(affirmed), frozenset(rejected - affirmed))
     plain = rules.not_negation.sub(" ", text)
-    return Reading(slots, bool(rules.negation.search(plain)), bool(rules.change.search(text)))
+    negations = list(rules.negation.finditer(plain))
+    turned_from = [_clause_after(plain, match.end()) for match in negations]
+    turned_from += [_clause_after(text, match.end()) for match in rules.departure.finditer(text)]
+    return Reading(
+        slots,
+        bool(negations),
+        bool(rules.change.search(text)),
+        places(text),
+        script_of(text),
+        keyword_set(text),
+        frozenset(term for clause in turned_from for term in keyword_set(clause)),
+    )
+
+
+def _clause_after(text: str, start: int) -> str:
+    end = _CLAUSE_END.search(text, start)
+    return text[start : end.start() if end else len(text)]
+
+
+def places(text: str) -> frozenset[tuple[str, ...]]:
+    """The folders `text` names: each path without a file name at its end and without `./`, `../`, `~/`."""
+    found = set()
+    for match in _PATH.finditer(text):
+        parts = [part for part in re.split(r"[/\\]", match[1].casefold()) if part not in ("", ".", "..")]
+        if parts and "." in parts[-1].lstrip("."):
+            parts = parts[:-1]  # a file: its folder is the place
+        if len(parts) >= 2:
+            found.add(tuple(parts))
+    return frozenset(found)
+
+
+def moved(new: frozenset[tuple[str, ...]], old: frozenset[tuple[str, ...]]) -> tuple[str, str] | None:
+    """A folder of one kind of file under a different root (`notes/plans` against `docs/plans`, `notes/src`
+    against `docs/src/color`): the same second segment, another first. None when none moved or both name the
+    other's place too."""
+    for here in sorted(new - old):
+        for there in sorted(old - new):
+            if here[0] != there[0] and here[1] == there[1] and there not in new and here not in old:
+                return "/".join(here), "/".join(there)
+    return None
 
 
 @dataclass(frozen=True)
@@ -201,14 +259,24 @@ def judge(new: Reading, old: Reading, cosine: float | None, thresholds: Threshol
             return Judgement(True, reason, name, "slot")
     if shared:
         return Judgement(False, f"agree on {shared[0]}", shared[0])
-    if cosine is None:
+    place = moved(new.places, old.places)
+    if place is not None and (cosine is None or cosine >= thresholds.subject):
+        return Judgement(True, f"{PLACE_SLOT}: {place[0]} here, {place[1]} there", PLACE_SLOT, "place")
+    if cosine is None or cosine < thresholds.polarity:
         return Judgement(False, "no disagreement found")
-    if cosine >= thresholds.polarity and new.negated != old.negated:
+    if new.negated != old.negated and _opposed(new if new.negated else old, old if new.negated else new):
         side = "this says not to" if new.negated else "that one says not to"
         return Judgement(True, f"same subject (cosine {cosine:.2f}); {side}", None, "polarity")
-    if cosine >= thresholds.polarity and new.changes:
+    if new.changes and (not new.turned_from or _opposed(new, old)):
         return Judgement(True, f"same subject (cosine {cosine:.2f}); this one changes it", None, "change")
     return Judgement(False, "no disagreement found")
+
+
+def _opposed(turning: Reading, other: Reading) -> bool:
+    """Whether what `turning` negates or leaves is something `other` says. English against Chinese shares no
+    word, and the cosine alone has to do; a mixed text ("请你修改 README") shares words with either."""
+    across = turning.script != other.script and "mixed" not in (turning.script, other.script)
+    return across or bool(turning.turned_from & other.terms)
 
 
 class ActiveMemory(NamedTuple):
@@ -233,8 +301,7 @@ def find_conflicts(
     new_text: str, candidates: Sequence[ActiveMemory], thresholds: Thresholds, rules: ConflictRules | None = None
 ) -> list[Conflict]:
     """The candidates `new_text` disagrees with, the most similar first."""
-    rules = rules or default_rules()
-    new = read(new_text, rules)
+    new = read(new_text, rules)  # rules None: the shipped table, and the readings it remembers
     found = []
     for candidate in candidates:
         verdict = judge(new, read(candidate.text, rules), candidate.cosine, thresholds)

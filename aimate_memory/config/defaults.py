@@ -138,6 +138,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "enabled": True,
         "interval_minutes": 60,
         "duplicate_threshold": 0.92,
+        # Paraphrases and translations (lifecycle/dedupe.py): the USE cosine at which two memories say one thing,
+        # the bar capture calls a restatement (system/capture.py RESTATEMENT; supersede pairs: highest
+        # "different" .68, restatements across languages .85–.89). Pairs that disagree are never merged.
+        "paraphrase_threshold": 0.85,
     },
     "git": {
         "auto_commit": True,

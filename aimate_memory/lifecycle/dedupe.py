@@ -10,6 +10,15 @@ same layer is scored:
   tokens). MiniLM reads every Chinese character as [UNK], so its vectors would call any two Chinese
   notes duplicates; text cosine keeps Chinese honest (docs/design.md §11).
 
+Paraphrases (issue 39: "do not reset seeds" said three ways were three core rules, and a search at the
+search vectors' bar found none): where the vectors hold the multilingual USE model's part (the default
+embedder), a pair is also compared there, where a paraphrase or a translation lands close ("Do not reset the
+seeds" / "Never reset seeds" .91; "我更喜欢用 pytest 写测试" / "测试用 pytest 写，我更喜欢它" .93), and a pair
+at or above `maintenance.paraphrase_threshold` (0.85, the bar at which capture calls a sentence a
+restatement) is a near-duplicate too. Close is not the same: "I prefer unittest over pytest now" is .96 from
+"I prefer pytest over unittest". So every pair, by either measure, is first asked whether the two disagree
+(the conflict check's reading, `disagree`); those are left for the person, never merged.
+
 Pairs at or above `maintenance.duplicate_threshold` are joined into groups. The survivor of a group is the
 most important, then most used (a legacy frontmatter count), then most recently updated memory; merging
 gives it the union of the tags, the highest importance and `supersedes` (uses stay in the journal, under
@@ -21,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -38,7 +47,8 @@ from aimate_memory.vault.model import Memory
 NEIGHBORS = 8  # candidates asked of each KNN query
 MAX_QUERY_TERMS = 32
 VECTOR_COARSE = 200
-MEMO_VERSION = 1
+MEMO_VERSION = 2  # 2: paraphrases by the USE part, pairs that disagree left out
+Disagree = Callable[[str, str, float | None], bool]  # (text, text, cosine): do they take different sides?
 
 
 @dataclass(frozen=True)
@@ -122,10 +132,17 @@ class DuplicateSearch:
 
 
 def find_duplicates(
-    index: Any, threshold: float, neighbors: int = NEIGHBORS, memo: DedupeMemo | None = None
+    index: Any,
+    threshold: float,
+    neighbors: int = NEIGHBORS,
+    memo: DedupeMemo | None = None,
+    paraphrase: float | None = None,
+    disagree: Disagree | None = None,
 ) -> DuplicateSearch:
     """Groups of near-duplicates in one vault's index (call `index.refresh()` first). With the `memo` of an
-    earlier search, only memories changed since are searched."""
+    earlier search, only memories changed since are searched. `paraphrase`: the bar in the USE part of the
+    vectors (module docstring; None: the search vectors alone); `disagree`: pairs it says take different
+    sides are never near-duplicates."""
     conn = index.conn
     entries: dict[int, DedupeCandidate] = {}
     hashes: dict[int, str] = {}
@@ -136,6 +153,9 @@ def find_duplicates(
         entries[row[0]] = DedupeCandidate(*row[:8])
         hashes[row[0]] = row[8]
     vectors, languages, identity = _memory_vectors(index, entries)
+    meaning = _use_vectors(index, vectors) if paraphrase is not None else {}
+    if identity is not None and meaning:
+        identity = f"{identity}|paraphrase≥{paraphrase}"
     if memo is None or memo.threshold != threshold or memo.vectors != identity:
         memo = DedupeMemo(threshold, identity)
     rowid_of = {entry.id: rowid for rowid, entry in entries.items()}
@@ -172,9 +192,19 @@ def find_duplicates(
                 continue
             if understood(rowid) and understood(other):
                 pairs[key] = (float(np.dot(vectors[rowid], vectors[other])), "vector")
+                if pairs[key][0] < threshold and rowid in meaning and other in meaning:
+                    pairs[key] = (float(np.dot(meaning[rowid], meaning[other])), "paraphrase")
             else:
                 pairs[key] = (text_cosine(texts.terms(rowid), texts.terms(other)), "text")
-    close = {key: value for key, value in pairs.items() if value[0] >= threshold}
+            bar = paraphrase if pairs[key][1] == "paraphrase" and paraphrase is not None else threshold
+            use = float(np.dot(meaning[rowid], meaning[other])) if rowid in meaning and other in meaning else None
+            if pairs[key][0] >= bar and disagree is not None and disagree(texts.text(rowid), texts.text(other), use):
+                pairs[key] = (0.0, "disagree")  # close, and taking different sides: for the person, not a merge
+    close = {
+        key: value
+        for key, value in pairs.items()
+        if value[0] >= (paraphrase if value[1] == "paraphrase" and paraphrase is not None else threshold)
+    }
     memo = DedupeMemo(
         threshold,
         identity,
@@ -203,6 +233,10 @@ class _MemoryTexts:
                     parts.setdefault(memory_rowid, []).append(text)
             for rowid, entry in entries.items():
                 self._texts[rowid] = entry.title + "\n" + "\n".join(parts.get(rowid, []))
+
+    def text(self, rowid: int) -> str:
+        """The memory's title and chunk texts."""
+        return self._text(rowid)
 
     def _text(self, rowid: int) -> str:
         if rowid not in self._texts:
@@ -247,6 +281,23 @@ def _memory_vectors(
         if norm > 0:
             vectors[rowid] = total / norm
     return vectors, frozenset(embedder.languages), embedder.identity
+
+
+def _use_vectors(index: Any, vectors: Mapping[int, np.ndarray]) -> dict[int, np.ndarray]:
+    """The USE part of each memory vector, unit length, when the embedder is the default pair of models
+    (MiniLM's part first, then USE's); empty otherwise."""
+    embedder = index.embedder.get()
+    latin = getattr(embedder, "latin", None)
+    if latin is None or getattr(embedder, "universal", None) is None:
+        return {}
+    start = int(latin.dimension)
+    found = {}
+    for rowid, vector in vectors.items():
+        part = vector[start:]
+        norm = float(np.linalg.norm(part))
+        if norm > 0:
+            found[rowid] = part / norm
+    return found
 
 
 def _top_terms(counts: Counter[str]) -> list[tuple[str, bool]]:

@@ -88,6 +88,11 @@ class MaintenanceHost(Protocol):
         """Whether a project memory's anchored files changed since it was verified (docs/anchors.md)."""
         ...
 
+    def disagree(self, first: str, second: str, cosine: float | None) -> bool:
+        """Whether two memory texts take different sides (the conflict check's reading; `cosine` in the USE
+        space, None when unknown): near-duplicates that disagree are never merged."""
+        ...
+
 
 @dataclass(frozen=True)
 class StaleMemory:
@@ -346,7 +351,10 @@ def _duplicates(host: MaintenanceHost, vault: Vault, run: VaultRun, refreshed: b
         index = host.index_for(vault)
         if not refreshed:
             index.refresh()
-        search = find_duplicates(index, threshold, memo=_read_memo(memo_path))
+        paraphrase = float(host.config.get("maintenance.paraphrase_threshold"))
+        search = find_duplicates(
+            index, threshold, memo=_read_memo(memo_path), paraphrase=paraphrase, disagree=host.disagree
+        )
     except Exception as exc:
         log.exception("near-duplicate search failed")
         run.warnings.append(f"near-duplicate search failed ({type(exc).__name__}: {exc})")

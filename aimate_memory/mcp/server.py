@@ -173,6 +173,7 @@ class MemoryServer(FastMCP):
         self.memory_tools = tools
         self.worker = worker
         self._warm_up_started = False
+        self.asked = 0  # waiting captures asked of the person in this session (at most ASK_AT_MOST)
         for name in TOOL_NAMES:
             spec = TOOL_SPECS[name]
             self.add_tool(
@@ -231,12 +232,50 @@ class MemoryServer(FastMCP):
         self._start_warm_up(0)  # queued ahead of this call: one model load, never two
         arguments = normalize_arguments(arguments, tool.parameters.get("properties", {}))
         try:
-            return _as_result(await super().call_tool(name, arguments))
+            answer = _as_result(await super().call_tool(name, arguments))
+            if name == "memory_remember" and isinstance(answer, CallToolResult) and not answer.isError:
+                await self._ask_the_person(answer)
+            return answer
         except ToolError as exc:
             cause = exc.__cause__
             if isinstance(cause, ValidationError) and cause.title.endswith("Arguments"):
                 return _error_result(_invalid(name, cause, tool.parameters))
             return _error_result(failure_from(cause or exc, name))
+
+    async def _ask_the_person(self, answer: CallToolResult) -> None:
+        """A capture waiting for review, asked of the person at once where the client can ask them
+        (`elicitation/create`, form mode; docs/agents.md, "Consent"): Keep accepts it as `review --accept`
+        does, Discard rejects it (never proposed again); dismissing leaves it for review. The client shows the
+        question to the person — the model that made the capture never answers it. `answer` then says what
+        they chose: action `written` (kept) or `dropped` (discarded), the reason naming them."""
+        data = answer.structuredContent or {}
+        memory = data.get("memory") or {}
+        if data.get("action") not in ("pending", "conflict") or not memory.get("id"):
+            return
+        session = self._mcp_server.request_context.session
+        asks = types.ClientCapabilities(elicitation=types.ElicitationCapability())
+        if self.asked >= ASK_AT_MOST or not session.check_client_capability(asks):
+            return
+        self.asked += 1
+        try:
+            reply = await session.elicit_form(_question(data), KEEP_SCHEMA, self._mcp_server.request_context.request_id)
+        except Exception as exc:  # a client that cannot ask after all: the capture waits for review as before
+            logger.info("elicitation for %s failed: %s", str(memory["id"])[:8], exc)
+            return
+        keep = (reply.content or {}).get("keep")
+        if reply.action == "cancel" or (reply.action == "accept" and not isinstance(keep, bool)):
+            return
+        verb = "accept" if reply.action == "accept" and keep else "reject"
+        decided = {"accept": [], "reject": [], "accept_all": False, "allow_secret": False, "keep_both": False}
+        await self.worker.run(self.memory_tools.client.view, name="review", args={**decided, verb: [memory["id"]]})
+        if verb == "accept":
+            data.update(action="written", reason=f"{data.get('reason', '')}; the person kept it (asked by the client)")
+            memory["status"] = "active"
+        else:
+            data.update(
+                action="dropped", reason=f"{data.get('reason', '')}; the person discarded it (asked by the client)"
+            )
+        answer.content = [TextContent(type="text", text=json.dumps(data, ensure_ascii=False))]
 
     async def read_resource(self, uri: Any) -> Any:
         """FastMCP's, with an unknown URI answered `-32002` (MCP's "Resource not found") and a failed read
@@ -321,6 +360,32 @@ def _drop_traceback(record: logging.LogRecord) -> bool:
         record.exc_info = None
         record.exc_text = None
     return True
+
+
+ASK_AT_MOST = 3  # questions a session's person is asked, like a session's proposals (capture.distill_max)
+KEEP_SCHEMA: types.ElicitRequestedSchema = {
+    "type": "object",
+    "properties": {
+        "keep": {
+            "type": "boolean",
+            "title": "Keep it as a memory? / 保留为记忆？",
+            "description": "Yes: it is kept (committed). No: it is discarded and not proposed again. "
+            "是：保留（提交）。否：丢弃，不再提议。",
+        }
+    },
+    "required": ["keep"],
+}
+
+
+def _question(data: dict[str, Any]) -> str:
+    """What the person is asked: the sentence, where it would go, and what it would replace, in both languages."""
+    memory = data.get("memory") or {}
+    where = f"{memory.get('layer', '')}/{memory.get('category', '')}, {memory.get('scope', '')}"
+    text = f"Your assistant wants to remember / 助手想记住：\n“{memory.get('title', '')}” ({where})"
+    replaced = [str(other.get("title", "")) for other in data.get("conflicts") or ()]
+    if replaced:
+        text += "\nKeeping it replaces / 保留将取代：" + "; ".join(f"“{title}”" for title in replaced)
+    return text
 
 
 def _on_worker(worker: Worker, method: Callable[..., Any]) -> Callable[..., Any]:

@@ -44,6 +44,8 @@ SUPERSEDE_CANDIDATES = 5  # the most similar active memories of the same layer, 
 RESTATEMENT = 0.85
 # What a proposal may restate: curated memories, never a session transcript (which holds the sentence itself).
 _MEMORIES = MemoryFilter(layers=(Layer.CORE, Layer.LONG_TERM, Layer.SHORT_TERM), statuses=("active",))
+_SAID = MemoryFilter(layers=_MEMORIES.layers, statuses=("active", "pending"))  # what a proposal may say again
+SAID_FIELD = "said"  # frontmatter of a waiting proposal: how many times the person said it (2 and up)
 REJECTED_FILE = "rejected_captures.json"  # in the global state folder: never committed, never synced
 MAX_REJECTED = 5000  # hashes kept, newest last
 
@@ -161,12 +163,14 @@ class Capture:
         vault = self._store.vault_for(found.scope)
         replaced = self._replaced(replaces, vault) if replaces is not None else None
         decision = decide(found.body, self._similar(vault, found), *self._supersede_thresholds())
+        if decision.action == "new" and replaced is None and not keep_both and takes_sides(found.layer, found.category):
+            decision = self._said_before(found.body, vault) or decision
         watch.lap("similar")
         reason = f"{found.reason}; {routed.reason}"
         if decision.action == "exists":
             self._perf_log.log("capture", watch, found.layer.value)
             return CaptureResult(
-                "exists", self._memories.get(str(decision.target_id)), None, f"{decision.reason}; {reason}"
+                "exists", self._strengthen(str(decision.target_id)), None, f"{decision.reason}; {reason}"
             )
         conflicts: list[ConflictRecord] = []
         if replaced is not None:
@@ -385,6 +389,7 @@ class Capture:
             known = self._known_as(proposal.text)
             if known is not None:  # said again: evidence the memory is needed, not a second copy to review
                 log.info("session %s turn %d restates %s", session_id[:8], proposal.turn, known[:8])
+                self._strengthen(known)
                 continue
             try:
                 results.append(
@@ -404,11 +409,34 @@ class Capture:
                 log.info("session %s turn %d not proposed: %s", session_id[:8], proposal.turn, error)
         return results
 
+    def _said_before(self, text: str, vault: Vault) -> SupersedeDecision | None:
+        """`exists` when an active core memory or decision of `vault` in another category says `text` again in
+        other words or another language (a cosine at or over `RESTATEMENT`, and nothing it contradicts): "我更喜欢
+        用 pytest，而不是 unittest" after the preference "I prefer pytest over unittest" is that memory, not a
+        second core rule (docs/design.md, "Capture from a conversation"). Read from the conflict check's pool
+        (its stored vectors): no search of its own."""
+        known = self._conflicts.restated(text, vault, RESTATEMENT)
+        if known is None:
+            return None
+        return SupersedeDecision("exists", known, f"says again what {known[:8]} says (a use of it, not a copy)")
+
+    def _strengthen(self, memory_id: str) -> Memory:
+        """A memory said again: an active one gets a use (uses live in the state folder's journal, never in
+        the file; promotion counts them), a waiting proposal `said: N` in its uncommitted file, which review
+        shows — either way the person's repetition counts, and nothing is copied."""
+        memory = self._memories.get(memory_id)
+        if memory.status == "pending":
+            said = memory.doc.get(SAID_FIELD) if memory.doc is not None else None
+            count = int(said) + 1 if isinstance(said, int) else 2
+            return self._store.vault_for(memory.scope).update(memory, {SAID_FIELD: count}, touch=False)
+        return self._memories.read(memory_id)
+
     def _known_as(self, text: str) -> str | None:
-        """The active memory (any layer, either vault) this sentence says again — a cosine at or over the
-        supersede bar and nothing it contradicts — or None. A change of mind ("switch to Vuex" after "use
-        Pinia") is close too, but it contradicts: it is proposed, as a conflict for the person to settle."""
-        hits = self._retrieval.search(text, top_k=SUPERSEDE_CANDIDATES, where=_MEMORIES)
+        """The memory (any layer, either vault; active, or a proposal waiting for review) this sentence says
+        again — a cosine at or over the supersede bar and nothing it contradicts — or None. A change of mind
+        ("switch to Vuex" after "use Pinia") is close too, but it contradicts: it is proposed, as a conflict
+        for the person to settle."""
+        hits = self._retrieval.search(text, top_k=SUPERSEDE_CANDIDATES, where=_SAID)
         bodies = [(hit.memory.id, self._memories.get(hit.memory.id).body.strip()) for hit in hits.results]
         vectors = self._reader.vectors([text, *(body for _, body in bodies)]) if bodies else None
         if vectors is None:

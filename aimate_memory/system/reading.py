@@ -55,8 +55,15 @@ class SentenceReader:
         return self._own
 
     def vector(self, text: str) -> np.ndarray | None:
+        """One sentence's unit vector, kept with the others: `remember` reads its sentence for the kind model
+        and then for the conflict check, which then costs no second reading."""
+        if text in self._seen:
+            return self._seen[text]
         reader = self.reader()
-        return np.asarray(reader.embed_query(text), dtype=np.float32) if reader is not None else None
+        if reader is None:
+            return None
+        self._seen[text] = row = np.asarray(reader.embed_query(text), dtype=np.float32)
+        return row
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray | None:
         """Unit rows, one per text; texts read before in this process are not read again."""

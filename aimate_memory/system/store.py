@@ -357,6 +357,17 @@ class Store:
             return None
         return self.project_files.staleness(memory.anchors)
 
+    def disagree(self, first: str, second: str, cosine: float | None) -> bool:
+        """Whether two memory texts take different sides (capture/conflict.py at the configured bars): what
+        dedupe never merges, however close (lifecycle/dedupe.py)."""
+        from aimate_memory.capture.conflict import ActiveMemory, Thresholds, find_conflicts
+
+        bars = Thresholds(
+            float(self.config.get("capture.conflict_subject_threshold")),
+            float(self.config.get("capture.conflict_threshold")),
+        )
+        return bool(find_conflicts(second, [ActiveMemory("", first, cosine)], bars))
+
     def journal_for(self, vault: Vault) -> AccessJournal:
         from aimate_memory.lifecycle.journal import AccessJournal
 

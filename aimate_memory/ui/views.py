@@ -90,6 +90,9 @@ class ReviewCard:
     conflicts: list[Mapping[str, Any]] = field(default_factory=list)
 
     parse_error: str | None = None  # the file does not parse: nothing to accept until it does
+    # A session's proposal (docs/design.md, "Capture from a conversation"): the session and turn its words
+    # came from, and how many times the person said it (1 when once); None for anything else.
+    proposal: Mapping[str, Any] | None = None
 
     @property
     def can_accept(self) -> bool:
@@ -128,7 +131,17 @@ def _card(system: MemorySystem, item: ReviewItem) -> ReviewCard:
         flags=flags_of(data, _meta(memory)),
         conflicts=[item for item in data.get("conflicts") or () if isinstance(item, Mapping)],
         parse_error=change.parse_error,
+        proposal=_proposal(_meta(memory)) if kind == "pending" else None,
     )
+
+
+def _proposal(meta: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """Where a session's proposal came from, for its card: the session (short id), the turn, times said."""
+    session, turn = meta.get("session"), meta.get("turn")
+    if meta.get("source") != "session" or session is None:
+        return None
+    said = meta.get("said")
+    return {"session": str(session)[:8], "turn": turn, "said": said if isinstance(said, int) and said > 1 else 1}
 
 
 def _diff_line(line: str) -> tuple[str, str]:

@@ -50,6 +50,10 @@ WORDS: dict[str, tuple[str, str]] = {
         "含有冲突标记：请编辑文件解决冲突后再审阅。",
     ),
     "kind.pending": ("pending capture", "待确认的捕获"),
+    # a session's proposal: the person's own words, from a turn of a session; said again in later sessions
+    "kind.proposal": ("proposal from your conversation", "来自你的对话的提议"),
+    "review.proposal_from": ("you said this in session {session}, turn {turn}", "你在会话 {session} 第 {turn} 轮说过"),
+    "review.said_times": ("said {n} times", "说过 {n} 次"),
     "kind.added": ("new", "新增"),
     "kind.modified": ("edited", "已编辑"),
     "kind.deleted": ("deleted", "已删除"),

@@ -194,7 +194,9 @@ def test_a_long_paste_and_a_follow_up_still_get_their_context(cli_vectors, proje
     }
     ids = {}
     for lang, (kind, text) in memories.items():
-        result = cli_vectors("mem", "remember", "--kind", kind, "--json", text, cwd=project).json()
+        # --keep-both: the Chinese one translates the English one, which `remember` would otherwise answer
+        # `exists` with (said again is not a copy); here both are wanted, one per language.
+        result = cli_vectors("mem", "remember", "--kind", kind, "--keep-both", "--json", text, cwd=project).json()
         ids[lang] = result["memory"]["id"][:8]
     log = "\n".join(f"2025-06-13 10:{n:02d}:01 INFO worker: job {n} finished in {n * 7} ms" for n in range(60))
     pasted = {"en": f"How do we deploy the backend? The log:\n{log}", "zh": f"后端部署怎么做？\n{log}"}

@@ -142,6 +142,7 @@ def test_a_second_search_reads_only_what_changed_and_finds_the_same_groups(syste
 
 
 def test_maintain_keeps_the_memo_and_a_damaged_one_means_a_full_search(system: MemorySystem) -> None:
+    from aimate_memory.lifecycle.dedupe import MEMO_VERSION
     from aimate_memory.lifecycle.maintenance import MEMO_FILE, state_dir
 
     system.add("选用 Redis 做会话缓存", ZH, layer=Layer.LONG_TERM, category="decision")
@@ -152,7 +153,7 @@ def test_maintain_keeps_the_memo_and_a_damaged_one_means_a_full_search(system: M
     memo.write_text("{not json", encoding="utf-8")
     [second] = run_maintenance(system.store, dry_run=True)
     assert [g.to_dict() for g in second.duplicates] == [g.to_dict() for g in first.duplicates]
-    assert memo.read_text(encoding="utf-8").startswith('{"version": 1')
+    assert memo.read_text(encoding="utf-8").startswith(f'{{"version": {MEMO_VERSION}')
 
 
 @pytest.mark.slow

@@ -27,8 +27,11 @@ CALL_TIMEOUT_S = 120
 class McpProcess:
     """One server process and one initialized `ClientSession` on it."""
 
-    def __init__(self, args: list[str], cwd: Path, env: dict[str, str]) -> None:
+    def __init__(self, args: list[str], cwd: Path, env: dict[str, str], elicitation: Any = None) -> None:
+        """`elicitation`: the client's answer to the server's `elicitation/create` (the SDK's callback; with
+        it the client declares the capability), standing in for the person at the client's form."""
         self.params = StdioServerParameters(command=str(AIMATE), args=args, cwd=str(cwd), env=env)
+        self.elicitation = elicitation
         self.session: ClientSession | None = None
         self.initialized: Any = None  # the server's InitializeResult
         self.started = time.perf_counter()
@@ -42,7 +45,10 @@ class McpProcess:
     async def _main(self) -> None:
         self._closed = asyncio.Event()
         try:
-            async with stdio_client(self.params) as (read, write), ClientSession(read, write) as session:
+            async with (
+                stdio_client(self.params) as (read, write),
+                ClientSession(read, write, elicitation_callback=self.elicitation) as session,
+            ):
                 self.initialized = await session.initialize()
                 self.session = session
                 self._ready.set_result(None)

@@ -6,6 +6,7 @@ reject); `remember(keep_both=…, replaces=…)` settles it at once; `add` is ch
 from __future__ import annotations
 
 import subprocess
+import uuid
 from pathlib import Path
 
 import pytest
@@ -15,22 +16,6 @@ from aimate_memory.system import MemorySystem
 from aimate_memory.system.conflicts import conflicts_with
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One model cache for the module: building USE's ready-to-load copy costs seconds per fresh home."""
-    return tmp_path_factory.mktemp("models")
-
-
-@pytest.fixture
-def system(home: Path, workdir: Path, models: Path, isolated_git: None, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("AIMATE_CAPTURE__EMBEDDING", "true")
-    monkeypatch.setenv("AIMATE_EMBEDDING__CACHE_DIR", str(models))
-    with MemorySystem.open(cwd=workdir) as opened:
-        opened.init()
-        opened.refresh()
-        yield opened
 
 
 def git(home: Path, *args: str) -> str:
@@ -79,6 +64,47 @@ def test_a_decision_across_languages_and_an_explicit_change(system: MemorySystem
     moved = system.remember("CI moved from GitHub Actions to GitLab CI", kind="decision")
     assert moved.action == "conflict" and moved.supersedes is None
     assert statuses(system, ci.memory.id) == ["active"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "slot"),
+    [
+        (
+            "Create `docs/plans/refactor.md` with the steps",
+            "Save the plans in `notes/plans` from now on",
+            "file location",
+        ),
+        ("为每个爬虫指定专属数据库", "强制所有模块使用 data/db/news.db 这一个数据库", "database sharing"),
+    ],
+)
+def test_a_change_of_mind_over_weeks_is_a_conflict(system: MemorySystem, old: str, new: str, slot: str) -> None:
+    """Issue 39's replay: a folder of plans moved, one database each became one for all."""
+    first = system.remember(old, kind="decision")
+    for n in range(12):  # other decisions around it: the nearest are picked by the stored vectors
+        system.remember(f"We decided to serve report {n} from the reporting API", kind="decision")
+    result = system.remember(new, kind="decision")
+    assert result.action == "conflict" and [c["id"] for c in result.conflicts] == [first.memory.id]
+    assert result.conflicts[0]["slot"] == slot
+
+
+def test_the_check_sees_files_changed_since_the_last(system: MemorySystem, workdir: Path) -> None:
+    """What a check reads is kept until a file under the core and decision folders changes: an edit by hand,
+    a new file and a deleted one are all seen by the next check."""
+    vault = system.global_vault
+    plans = system.remember("Keep the plans in docs/plans", kind="decision").memory
+    moved = "计划文件改放到 notes/plans"
+    assert [c.id for c in system.conflicts.check(moved, vault)] == [plans.id]
+    assert [c.id for c in system.conflicts.check(moved, vault)] == [plans.id]  # from what the first one kept
+    path = vault.root / plans.rel_path
+    path.write_text(path.read_text(encoding="utf-8").replace("docs/plans", "notes/plans"), encoding="utf-8")
+    assert system.conflicts.check(moved, vault) == []  # edited by hand: they agree now
+    copy = path.with_name("copy-" + path.name)
+    other = str(uuid.uuid4())
+    text = path.read_text(encoding="utf-8").replace(plans.id, other).replace("notes/plans", "docs/plans")
+    copy.write_text(text, encoding="utf-8")
+    assert [c.id for c in system.conflicts.check(moved, vault)] == [other]
+    copy.unlink()
+    assert system.conflicts.check(moved, vault) == []
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,88 @@
+"""Consent without a chore over MCP (issue 39; docs/agents.md, "Consent"): a capture `memory_remember` leaves
+waiting is asked of the person at once through a client that can ask (`elicitation/create`, form mode) — the
+SDK's real client over stdio, its elicitation callback standing in for the person at the form. Keep accepts
+it, Discard rejects it (never proposed again), dismissing leaves it for review; a client that cannot ask is
+never asked, and the capture waits as before. English and Chinese."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import types
+
+from tests.mcp.conftest import McpProcess, server_env
+
+
+def person(action: str, keep: bool | None, asked: list[types.ElicitRequestParams]) -> Any:
+    async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params)
+        return types.ElicitResult(action=action, content=None if keep is None else {"keep": keep})  # type: ignore[arg-type]
+
+    return answer
+
+
+def pending(cli: Any) -> list[dict[str, Any]]:
+    return [item for item in cli("mem", "review", "--json").json() if item.get("memory_status") == "pending"]
+
+
+@pytest.mark.parametrize(
+    ("text", "action", "keep", "after", "waiting"),
+    [
+        ("Always use double quotes for strings", "accept", True, "written", 0),
+        ("提交前一定要先运行 ruff", "accept", False, "dropped", 0),
+        ("Never push straight to main", "decline", None, "dropped", 0),
+        ("函数名一律用 snake_case", "cancel", None, "pending", 1),
+    ],
+)
+def test_a_waiting_capture_is_asked_of_the_person_where_the_client_can(
+    home: Path,
+    workdir: Path,
+    isolated_git: None,
+    cli: Any,
+    text: str,
+    action: str,
+    keep: bool | None,
+    after: str,
+    waiting: int,
+) -> None:
+    assert cli("mem", "init").code == 0
+    asked: list[types.ElicitRequestParams] = []
+    server = McpProcess(["mem", "mcp"], workdir, server_env(home), elicitation=person(action, keep, asked))
+    try:
+        result = server.ok("memory_remember", text=text, kind="rule")
+    finally:
+        server.close()
+    [question] = asked
+    assert text in question.message and "助手想记住" in question.message  # the sentence, in both languages
+    assert result["action"] == after
+    assert len(pending(cli)) == waiting
+    if after == "written":
+        listed = cli("mem", "list", "--json").json()
+        assert any(item["title"] == text for item in listed)
+        assert "the person kept it" in result["reason"]
+    if after == "dropped":  # discarded by the person: never proposed again
+        assert "the person discarded it" in result["reason"]
+        assert (home / "state" / "rejected_captures.json").is_file()
+
+
+def test_a_client_that_cannot_ask_is_never_asked(spawn: Any, cli: Any) -> None:
+    assert cli("mem", "init").code == 0
+    result = spawn().ok("memory_remember", text="Always use double quotes for strings", kind="rule")
+    assert result["action"] == "pending" and len(pending(cli)) == 1
+
+
+def test_never_more_than_a_handful_of_questions_a_session(
+    home: Path, workdir: Path, isolated_git: None, cli: Any
+) -> None:
+    assert cli("mem", "init").code == 0
+    asked: list[types.ElicitRequestParams] = []
+    server = McpProcess(["mem", "mcp"], workdir, server_env(home), elicitation=person("accept", True, asked))
+    try:
+        rules = ["Always use double quotes", "函数名一律用 snake_case", "Never push to main", "日志统一用 JSON 格式"]
+        actions = [server.ok("memory_remember", text=rule, kind="rule")["action"] for rule in rules]
+    finally:
+        server.close()
+    assert len(asked) == 3 and actions == ["written", "written", "written", "pending"]
+    assert len(pending(cli)) == 1  # the fourth waits for review, as without a client that asks

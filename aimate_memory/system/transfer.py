@@ -23,6 +23,7 @@ from aimate_memory.vault.atomic import atomic_write_text, flush_to_disk
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.codec import decode_memory_bytes
 from aimate_memory.vault.filters import parse_layer
+from aimate_memory.vault.hashing import git_blob_id
 from aimate_memory.vault.importers import IMPORTERS, Importer, Parsed, Source
 from aimate_memory.vault.layout import Layer, folder_for, memory_file_name
 from aimate_memory.vault.model import Memory, to_datetime
@@ -89,6 +90,7 @@ class ImportReport:
 class _Pending:
     vault: Vault
     changes: list[FileChange] = field(default_factory=list)
+    scanned_clean: set[str] = field(default_factory=set)  # blob ids of the files written, scanned once
 
 
 LEDGER_FILE = "learned.json"  # what `import --from claude-auto-memory|codex-memories` took before
@@ -240,7 +242,8 @@ class Transfer:
             flush_to_disk()
         for item in pending.values():
             subject = f"memory: import {len(item.changes)} memories ({source})"
-            commit = self._store.record(item.vault, ChangeSet(subject, item.changes))
+            changeset = ChangeSet(subject, item.changes, scanned_clean=frozenset(item.scanned_clean))
+            commit = self._store.record(item.vault, changeset)
             if commit is not None and commit.commit:
                 report.commits.append(commit.commit)
         return report
@@ -282,9 +285,10 @@ class Transfer:
         if dry_run:
             return outcome(action, path=rel_path.as_posix(), text=text)
         vault.write_rendered(rel_path, text, durable=False)  # rendered once; one flush for the whole import
-        pending.setdefault(vault.scope.value, _Pending(vault)).changes.append(
-            FileChange("add" if action == "added" else "update", rel_path, f"{action} by import")
-        )
+        batch = pending.setdefault(vault.scope.value, _Pending(vault))
+        batch.changes.append(FileChange("add" if action == "added" else "update", rel_path, f"{action} by import"))
+        if "\0" not in text:  # scanned above as the commit guard reads these bytes (UTF-8, no NUL: one reading)
+            batch.scanned_clean.add(git_blob_id(text.encode("utf-8")))
         return outcome(action, path=rel_path.as_posix())
 
 

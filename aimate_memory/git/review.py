@@ -94,15 +94,24 @@ class RejectResult:
 
 
 def pending_changes(
-    repo: VaultRepo, with_diff: bool = True, scan_secrets: bool = True, sensitive_keywords: Sequence[str] = ()
+    repo: VaultRepo,
+    with_diff: bool = True,
+    scan_secrets: bool = True,
+    sensitive_keywords: Sequence[str] = (),
+    paths_only: bool = False,
 ) -> list[PendingChange]:
     """Uncommitted changes under the vault (working tree vs HEAD, staged or not), hand moves paired
-    by the memory `id`, plus tracked files that still hold conflict markers."""
+    by the memory `id`, plus tracked files that still hold conflict markers. `paths_only` (without the diff and
+    the scan): no id, title or status — files are read only when a deletion could pair with an addition as a
+    move (20,000 new files to commit need no reading)."""
     changes, staged = _changed_paths(repo)
     tree = repo.head_tree()
     now: dict[str, bytes | None] = {}  # each file read once
+    read_files = not paths_only or with_diff or scan_secrets or any(c.status == "deleted" for c in changes.values())
     for path, change in changes.items():
         change.staged = path in staged
+        if not read_files:
+            continue
         if change.status != "deleted":
             now[path] = repo.worktree_bytes(path)
         data = now[path] if change.status != "deleted" else repo.blob_bytes(tree, path)
@@ -140,7 +149,8 @@ def pending_changes(
 
 def unreviewed_paths(repo: VaultRepo) -> set[PurePosixPath]:
     """Vault paths a person changed and nobody committed yet (both ends of a hand move)."""
-    return {path for change in pending_changes(repo, with_diff=False, scan_secrets=False) for path in change.paths}
+    changes = pending_changes(repo, with_diff=False, scan_secrets=False, paths_only=True)
+    return {path for change in changes for path in change.paths}
 
 
 def _scan_change(

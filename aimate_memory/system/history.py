@@ -366,7 +366,7 @@ class GitActions:
         )
         with self._git_vaults(vault.scope) as repos:
             repo = repos[0].repo
-            pending = pending_changes(repo, with_diff=False, scan_secrets=False)
+            pending = pending_changes(repo, with_diff=False, scan_secrets=False, paths_only=True)
             marked = [change.path for change in pending if change.status == "conflict"]
             if marked:
                 more = f" (and {len(marked) - 1} more)" if len(marked) > 1 else ""

@@ -145,12 +145,12 @@ def _without(changeset: ChangeSet, hold: set[PurePosixPath]) -> tuple[ChangeSet,
         return changeset, []
     kept = [c for c in changeset.changes if not ({c.path, c.old_path} & hold)]
     held = [HeldPath(c.path, UNREVIEWED) for c in changeset.changes if {c.path, c.old_path} & hold]
-    return ChangeSet(changeset.subject, kept, changeset.allow_secret), held
+    return ChangeSet(changeset.subject, kept, changeset.allow_secret, changeset.scanned_clean), held
 
 
 def _commit_holding_secrets(repo: VaultRepo, changeset: ChangeSet, keywords: Sequence[str]) -> CommitReport:
     """Commit the changes whose new lines hold no secret; both ends of a move stay together."""
-    findings = repo.secret_findings(changeset.paths, keywords)
+    findings = repo.secret_findings(changeset.paths, keywords, changeset.scanned_clean)
     flagged = {PurePosixPath(f.path): f for f in findings if f.path}
     kept: list[FileChange] = []
     held: list[HeldPath] = []
@@ -168,7 +168,10 @@ def _commit_holding_secrets(repo: VaultRepo, changeset: ChangeSet, keywords: Seq
     )
     commit = None
     if kept:
-        commit = repo.commit_paths(ChangeSet("", kept).paths, changeset.subject, body, sensitive_keywords=keywords)
+        paths = ChangeSet("", kept).paths
+        commit = repo.commit_paths(
+            paths, changeset.subject, body, sensitive_keywords=keywords, scanned_clean=changeset.scanned_clean
+        )
     return CommitReport(commit, held)
 
 

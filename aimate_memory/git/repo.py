@@ -29,7 +29,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -334,16 +334,18 @@ class VaultRepo:
         *,
         allow_secret: bool = False,
         sensitive_keywords: Sequence[str] = (),
+        scanned_clean: Collection[str] = (),
     ) -> str | None:
         """Commit the current content of these vault paths (deletions included) and nothing else.
 
         Returns the new commit's sha, or None when the paths hold no change. Raises SecretFoundError
         (nothing committed) when what would be committed looks like a secret, unless `allow_secret`.
+        `scanned_clean`: blob ids the caller scanned with the same keywords and found clean (not read again).
         """
         repo_paths = sorted({self.repo_path(path) for path in paths})
         if not repo_paths:
             return None
-        return self._commit_repo_paths(repo_paths, subject, body, allow_secret, sensitive_keywords)
+        return self._commit_repo_paths(repo_paths, subject, body, allow_secret, sensitive_keywords, scanned_clean)
 
     def _commit_repo_paths(
         self,
@@ -352,6 +354,7 @@ class VaultRepo:
         body: str,
         allow_secret: bool,
         sensitive_keywords: Sequence[str],
+        scanned_clean: Collection[str] = (),
     ) -> str | None:
         self.refuse_if_merging()
         locks: list[Path] = []
@@ -362,8 +365,9 @@ class VaultRepo:
             with self._staged(repo_paths, head) as (env, tree):
                 if head and tree == self.git("rev-parse", f"{head}^{{tree}}")[1].strip():
                     return None
+                entries = self._index_entries(env, repo_paths)
                 if not allow_secret:
-                    findings = self._scan_staged(env, head, sensitive_keywords)
+                    findings = self._scan_staged(env, head, sensitive_keywords, scanned_clean)
                     findings += _scan_message(f"{subject}\n\n{body}", sensitive_keywords)
                     if findings:
                         raise SecretFoundError(findings)  # the quarantine goes with its objects
@@ -378,7 +382,7 @@ class VaultRepo:
             # this fail; then the commit is rebuilt on the new HEAD. Nothing is overwritten.
             status, _, _ = self.git("update-ref", "-m", reflog, "HEAD", commit, head or ZERO_SHA, check=False)
             if status == 0:
-                self._reset_index_entries(repo_paths)
+                self._reset_index_entries(repo_paths, entries)
                 return commit
             locks = [lock for lock in self._head_locks() if lock.exists()]
             if locks and attempt >= 10 and all(_remove_stale_lock(lock) for lock in locks):
@@ -407,7 +411,10 @@ class VaultRepo:
             yield env, self.git("write-tree", env=env)[1].strip()
 
     def secret_findings(
-        self, paths: Iterable[PurePosixPath | str], sensitive_keywords: Sequence[str] = ()
+        self,
+        paths: Iterable[PurePosixPath | str],
+        sensitive_keywords: Sequence[str] = (),
+        scanned_clean: Collection[str] = (),
     ) -> list[Finding]:
         """What committing these vault paths would add that looks like a secret (nothing is committed);
         each finding's `path` is vault-relative."""
@@ -416,43 +423,61 @@ class VaultRepo:
             return []
         head = self.head_commit()
         with self._staged(repo_paths, head) as (env, _tree):
-            return self._scan_staged(env, head, sensitive_keywords)
+            return self._scan_staged(env, head, sensitive_keywords, scanned_clean)
 
-    def _reset_index_entries(self, repo_paths: list[str]) -> None:
-        """Make the person's index agree with the new HEAD for exactly these paths."""
-        with tempfile.NamedTemporaryFile("wb", suffix=".pathspec", delete=False) as handle:
-            handle.write("\0".join(repo_paths).encode("utf-8"))
-            spec = handle.name
+    def _index_entries(self, env: dict[str, str], repo_paths: list[str]) -> dict[str, str]:
+        """`mode sha stage` of each of these paths in the temp index (a deleted path has none)."""
+        wanted = set(repo_paths)
+        entries: dict[str, str] = {}
+        for line in self.git("ls-files", "-s", "-z", env=env, strip=False)[1].split("\0"):
+            info, _, path = line.partition("\t")
+            if path in wanted:
+                entries[path] = info
+        return entries
+
+    def _reset_index_entries(self, repo_paths: list[str], entries: dict[str, str]) -> None:
+        """Make the person's index agree with the new HEAD for exactly these paths (what `git reset -- PATHS`
+        does): each path's entry as committed (`entries`, from the temp index), or removed, through
+        `update-index --index-info`, then a stat refresh. `git reset --pathspec-from-file` matched every
+        pathspec against every index entry: 28 s for 20,000 files (issue 38)."""
+        lines = "\0".join(
+            f"{entries[path]}\t{path}" if path in entries else f"0 {ZERO_SHA}\t{path}" for path in repo_paths
+        )
         lock = Path(self.repo.git_dir) / "index.lock"
-        try:
-            for attempt in range(20):  # the index lock may be held by a concurrent git for a moment
-                status = self.git("reset", "-q", f"--pathspec-from-file={spec}", "--pathspec-file-nul", check=False)
-                if status[0] == 0 or not lock.exists():
-                    break
-                time.sleep(0.02 * (attempt + 1))
-            else:
-                if _remove_stale_lock(lock):  # a git killed mid-write (tests/reliability/test_kill9.py)
-                    self.git("reset", "-q", f"--pathspec-from-file={spec}", "--pathspec-file-nul", check=False)
-        finally:
-            os.unlink(spec)
+        for attempt in range(20):  # the index lock may be held by a concurrent git for a moment
+            status = self.git("update-index", "-z", "--index-info", stdin=lines + "\0", check=False)
+            if status[0] == 0 or not lock.exists():
+                break
+            time.sleep(0.02 * (attempt + 1))
+        else:
+            if _remove_stale_lock(lock):  # a git killed mid-write (tests/reliability/test_kill9.py)
+                self.git("update-index", "-z", "--index-info", stdin=lines + "\0", check=False)
+        self.git("update-index", "-q", "--refresh", check=False)  # stat data, so `git status` need not hash them
 
-    def _scan_staged(self, env: dict[str, str], head: str | None, keywords: Sequence[str]) -> list[Finding]:
+    def _scan_staged(
+        self, env: dict[str, str], head: str | None, keywords: Sequence[str], scanned_clean: Collection[str] = ()
+    ) -> list[Finding]:
         """Scan what the temp index would store that HEAD does not: each new or changed blob as bytes (a
         secret already in the version it replaces is not new), and each new path's name. Nothing of git's
-        diff machinery is involved, so attributes (`-diff`, `binary`) and encodings cannot hide a line."""
+        diff machinery is involved, so attributes (`-diff`, `binary`) and encodings cannot hide a line.
+        A blob in `scanned_clean` was scanned by the writer (same bytes, same keywords): not read again; the
+        version a blob replaces is read only when the new one holds something."""
         out = self.git(
             "diff-index", "--cached", "-z", "-M", "--abbrev=40", "--no-ext-diff", head or EMPTY_TREE, env=env
         )[1]
         findings: list[Finding] = []
         changes = list(_raw_changes(out))
-        blobs = self._blobs(env, {sha for change in changes for sha in (change.old_sha, change.new_sha)})
+        clean = set(scanned_clean)
+        blobs = self._blobs(env, {c.new_sha for c in changes if c.new_sha != c.old_sha and c.new_sha not in clean})
+        found_in = {c.new_sha: scan_bytes(blobs[c.new_sha], keywords) for c in changes if c.new_sha in blobs}
+        known = self._blobs(env, {c.old_sha for c in changes if found_in.get(c.new_sha)})
         for change in changes:
             shown = (self.vault_path(change.path) or PurePosixPath(change.path)).as_posix()
             if change.status in "ACR":
                 findings += [Finding(0, f.kind, f.excerpt_masked, shown) for f in scan_text(change.path, keywords)]
-            if change.new_sha == change.old_sha or change.new_sha not in blobs:
+            if not found_in.get(change.new_sha) or change.new_sha == change.old_sha:
                 continue
-            found = scan_bytes(blobs[change.new_sha], keywords, known=blobs.get(change.old_sha))
+            found = scan_bytes(blobs[change.new_sha], keywords, known=known.get(change.old_sha))
             findings += [Finding(f.line, f.kind, f.excerpt_masked, shown) for f in found]
         return findings
 
@@ -496,6 +521,7 @@ class VaultRepo:
             changeset.body(),
             allow_secret=allow_secret,
             sensitive_keywords=sensitive_keywords,
+            scanned_clean=changeset.scanned_clean,
         )
 
 

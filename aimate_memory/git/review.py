@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import difflib
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -16,6 +17,7 @@ from aimate_memory.errors import InvalidInputError, MemoryFileError, NotFoundErr
 from aimate_memory.git.repo import VaultRepo
 from aimate_memory.git.secrets import Finding, mask_text, scan_bytes, scan_text
 from aimate_memory.vault.codec import parse_document
+from aimate_memory.vault.hashing import git_blob_id
 from aimate_memory.vault.model import title_of
 from aimate_memory.vault.roots import Roots
 
@@ -45,6 +47,9 @@ class PendingChange:
     memory_status: str | None = None  # the frontmatter's status now ("pending": a capture waiting for review)
     # The file as it is now does not parse as a memory (`line N: reason`): never accepted until it does.
     parse_error: str | None = None
+    # With the secret scan: the blob id (`hashing.git_blob_id`) of the file's bytes when they hold nothing
+    # that looks like a secret, for the commit guard (`VaultRepo.commit_paths(scanned_clean=…)`).
+    scanned_clean: str | None = None
 
     @property
     def paths(self) -> list[PurePosixPath]:
@@ -89,18 +94,31 @@ class RejectResult:
 
 
 def pending_changes(
-    repo: VaultRepo, with_diff: bool = True, scan_secrets: bool = True, sensitive_keywords: Sequence[str] = ()
+    repo: VaultRepo,
+    with_diff: bool = True,
+    scan_secrets: bool = True,
+    sensitive_keywords: Sequence[str] = (),
+    paths_only: bool = False,
 ) -> list[PendingChange]:
     """Uncommitted changes under the vault (working tree vs HEAD, staged or not), hand moves paired
-    by the memory `id`, plus tracked files that still hold conflict markers."""
+    by the memory `id`, plus tracked files that still hold conflict markers. `paths_only` (without the diff and
+    the scan): no id, title or status — files are read only when a deletion could pair with an addition as a
+    move (20,000 new files to commit need no reading)."""
     changes, staged = _changed_paths(repo)
     tree = repo.head_tree()
+    now: dict[str, bytes | None] = {}  # each file read once
+    read_files = not paths_only or with_diff or scan_secrets or any(c.status == "deleted" for c in changes.values())
     for path, change in changes.items():
         change.staged = path in staged
-        text = repo.worktree_text(path) if change.status != "deleted" else repo.blob_text(tree, path)
-        change.memory_id, change.title = _identity_of(text, path)
+        if not read_files:
+            continue
         if change.status != "deleted":
-            change.parse_error = parse_problem(text, path)
+            now[path] = repo.worktree_bytes(path)
+        data = now[path] if change.status != "deleted" else repo.blob_bytes(tree, path)
+        read = _read_memory(data.decode("utf-8", "replace") if data is not None else None, path)
+        change.memory_id, change.title = read.memory_id, read.title
+        if change.status != "deleted":
+            change.parse_error, change.memory_status = read.problem, read.status
     _pair_moves(repo, changes)
 
     result: list[PendingChange] = []
@@ -110,17 +128,14 @@ def pending_changes(
             continue
         if with_diff or scan_secrets:
             old_repo = repo.repo_path(change.old_path) if change.old_path else path
-            old = "" if change.status == "added" else repo.blob_text(tree, old_repo) or ""
-            new = "" if change.status == "deleted" else repo.worktree_text(path) or ""
+            new_bytes = now.get(path) if change.status != "deleted" else None
             if scan_secrets:
-                change.secrets = added_secrets(
-                    None if change.status == "added" else repo.blob_bytes(tree, old_repo),
-                    None if change.status == "deleted" else repo.worktree_bytes(path),
-                    sensitive_keywords,
-                )
+                _scan_change(change, new_bytes, partial(repo.blob_bytes, tree, old_repo), sensitive_keywords)
                 if change.status in ("added", "renamed"):  # a file NAMED like a token is one too
                     change.secrets[:0] = [Finding(0, f.kind, f.excerpt_masked) for f in scan_text(path)]
             if with_diff:
+                old = "" if change.status == "added" else repo.blob_text(tree, old_repo) or ""
+                new = (new_bytes or b"").decode("utf-8", "replace")
                 # The review list goes to tools too: show where, never the value (old secrets included).
                 change.diff = mask_text(_unified(old, new, old_repo, path, change.status))
                 change.fields, change.body_diff, change.memory_status = memory_delta(old, new, path)
@@ -134,13 +149,23 @@ def pending_changes(
 
 def unreviewed_paths(repo: VaultRepo) -> set[PurePosixPath]:
     """Vault paths a person changed and nobody committed yet (both ends of a hand move)."""
-    return {path for change in pending_changes(repo, with_diff=False, scan_secrets=False) for path in change.paths}
+    changes = pending_changes(repo, with_diff=False, scan_secrets=False, paths_only=True)
+    return {path for change in changes for path in change.paths}
 
 
-def added_secrets(old: bytes | None, new: bytes | None, sensitive_keywords: Sequence[str] = ()) -> list[Finding]:
-    """Suspected secrets `new` holds that `old` does not, read as the commit guard reads them (bytes, any
-    encoding: `secrets.scan_bytes`), line numbers of `new`."""
-    return scan_bytes(new, sensitive_keywords, known=old) if new else []
+def _scan_change(
+    change: PendingChange, new: bytes | None, old: Callable[[], bytes | None], sensitive_keywords: Sequence[str]
+) -> None:
+    """`change.secrets`: suspected secrets `new` holds that the version it replaces (`old`, read only when
+    `new` holds something) does not, read as the commit guard reads them (bytes, any encoding:
+    `secrets.scan_bytes`), line numbers of `new`. Bytes with none at all are `scanned_clean`: the commit
+    guard need not read them again."""
+    found = scan_bytes(new, sensitive_keywords) if new else []
+    if new is not None and not found:
+        change.scanned_clean = git_blob_id(new)
+    elif found and change.status != "added":
+        found = scan_bytes(new or b"", sensitive_keywords, known=old())
+    change.secrets = found
 
 
 def find_pending(repo: VaultRepo, path: PurePosixPath | str) -> PendingChange:
@@ -342,29 +367,32 @@ def refuse_unparsable(change: PendingChange) -> None:
         )
 
 
-def parse_problem(text: str | None, repo_path: str) -> str | None:
-    """Why a memory file's text does not parse (`line 3: …`), or None when it does (or is not Markdown)."""
-    if text is None or not repo_path.endswith(".md"):
-        return None
-    try:
-        parse_document(text, Path(repo_path), read_only=True)
-    except MemoryFileError as error:
-        return f"line {error.line}: {error.reason}" if error.line else error.reason
-    return None
-
-
 # -- helpers ----------------------------------------------------------------------------------------
 
 
-def _identity_of(text: str | None, repo_path: str) -> tuple[str | None, str | None]:
+@dataclass(frozen=True)
+class _Read:
+    """What listing a changed file needs of it, from one parse (at 20,000 files parsing is most of it)."""
+
+    memory_id: str | None = None
+    title: str | None = None
+    status: str | None = None  # the frontmatter's status
+    problem: str | None = None  # why it does not parse: `line 3: …`
+
+
+def _read_memory(text: str | None, repo_path: str) -> _Read:
     if not text or not repo_path.endswith(".md"):
-        return None, None
+        return _Read()
     try:
         doc = parse_document(text, Path(repo_path), read_only=True)
-    except MemoryFileError:
-        return None, None
-    memory_id = doc.get("id")
-    return (str(memory_id) if memory_id else None), title_of(doc, PurePosixPath(repo_path))
+    except MemoryFileError as error:
+        return _Read(problem=f"line {error.line}: {error.reason}" if error.line else error.reason)
+    memory_id, status = doc.get("id"), doc.get("status")
+    return _Read(
+        str(memory_id) if memory_id else None,
+        title_of(doc, PurePosixPath(repo_path)),
+        str(status) if status is not None else None,
+    )
 
 
 def _unified(old: str, new: str, old_path: str, new_path: str, status: str) -> str:

@@ -296,7 +296,8 @@ class GitActions:
                 ready, waiting = [], []
                 changes = pending_changes(item.repo, with_diff=False, sensitive_keywords=self._keywords())
                 for change in filter(is_reviewable, changes):
-                    pending = _pending_memory(item.vault, change)  # read once, for both uses below
+                    # read once, for both uses below; only a capture waiting for review (listing read its status)
+                    pending = _pending_memory(item.vault, change) if change.memory_status == "pending" else None
                     skip = _skip_reason(change, allow_secret) or _conflict_skip(pending)
                     if skip:
                         done.append(ReviewOutcome(item.scope, change.path.as_posix(), "skipped", None, skip))
@@ -310,8 +311,14 @@ class GitActions:
                 paths = [path for change in ready for path in change.paths]
                 body = "\n".join(f"- {change.describe()}: accepted in review" for change in ready)
                 subject = f"memory: accept {len(ready)} reviewed change(s)"
+                clean = {change.scanned_clean for change in ready if change.scanned_clean}
                 sha = item.repo.commit_paths(
-                    paths, subject, body, allow_secret=allow_secret, sensitive_keywords=self._keywords()
+                    paths,
+                    subject,
+                    body,
+                    allow_secret=allow_secret,
+                    sensitive_keywords=self._keywords(),
+                    scanned_clean=clean,
                 )
                 for change in ready:
                     self._trust_accepted(item, change)
@@ -359,7 +366,7 @@ class GitActions:
         )
         with self._git_vaults(vault.scope) as repos:
             repo = repos[0].repo
-            pending = pending_changes(repo, with_diff=False, scan_secrets=False)
+            pending = pending_changes(repo, with_diff=False, scan_secrets=False, paths_only=True)
             marked = [change.path for change in pending if change.status == "conflict"]
             if marked:
                 more = f" (and {len(marked) - 1} more)" if len(marked) > 1 else ""

@@ -23,6 +23,7 @@ from aimate_memory.vault.atomic import atomic_write_text, flush_to_disk
 from aimate_memory.vault.changes import ChangeSet, FileChange
 from aimate_memory.vault.codec import decode_memory_bytes
 from aimate_memory.vault.filters import parse_layer
+from aimate_memory.vault.hashing import git_blob_id
 from aimate_memory.vault.importers import IMPORTERS, Importer, Parsed, Source
 from aimate_memory.vault.layout import Layer, folder_for, memory_file_name
 from aimate_memory.vault.model import Memory, to_datetime
@@ -89,6 +90,8 @@ class ImportReport:
 class _Pending:
     vault: Vault
     changes: list[FileChange] = field(default_factory=list)
+    scanned_clean: set[str] = field(default_factory=set)  # blob ids of the files written, scanned once
+    unchanged: dict[PurePosixPath, str] = field(default_factory=dict)  # files already as a record says: blob ids
 
 
 LEDGER_FILE = "learned.json"  # what `import --from claude-auto-memory|codex-memories` took before
@@ -236,14 +239,31 @@ class Transfer:
             except AimateError as error:
                 outcome = ImportOutcome(entry.line, "error", entry.record.id, detail=error.message, source=entry.source)
             report.outcomes.append(outcome)
-        if pending:
+        for item in pending.values():
+            self._resume(item)
+        if any(item.changes for item in pending.values()):
             flush_to_disk()
         for item in pending.values():
+            if not item.changes:
+                continue
             subject = f"memory: import {len(item.changes)} memories ({source})"
-            commit = self._store.record(item.vault, ChangeSet(subject, item.changes))
+            changeset = ChangeSet(subject, item.changes, scanned_clean=frozenset(item.scanned_clean))
+            commit = self._store.record(item.vault, changeset)
             if commit is not None and commit.commit:
                 report.commits.append(commit.commit)
         return report
+
+    def _resume(self, item: _Pending) -> None:
+        """Files already as their records say that git has not committed were written by an import stopped
+        before its commit (killed, power cut): this import commits them with its own, so running the same
+        import again finishes the one that was stopped (docs/benchmarks.md, "Bulk writes")."""
+        if not item.unchanged:
+            return
+        from aimate_memory.git.committer import unreviewed_paths_for
+
+        left = sorted(set(item.unchanged) & unreviewed_paths_for(item.vault, self._store.config))
+        item.changes += [FileChange("add", path, "added by an import stopped before its commit") for path in left]
+        item.scanned_clean.update(item.unchanged[path] for path in left)
 
     def _import_one(
         self,
@@ -273,6 +293,9 @@ class Transfer:
             memory = known[1]
             rel_path, action = memory.rel_path, "updated"
             if vault.abs_path(rel_path).read_bytes() == text.encode("utf-8"):
+                if not dry_run and "\0" not in text:  # maybe written by an import interrupted before its commit
+                    batch = pending.setdefault(vault.scope.value, _Pending(vault))
+                    batch.unchanged[rel_path] = git_blob_id(text.encode("utf-8"))
                 return outcome("unchanged", path=rel_path.as_posix())
             if not update:
                 detail = "exists with other content; --update replaces it"
@@ -282,9 +305,10 @@ class Transfer:
         if dry_run:
             return outcome(action, path=rel_path.as_posix(), text=text)
         vault.write_rendered(rel_path, text, durable=False)  # rendered once; one flush for the whole import
-        pending.setdefault(vault.scope.value, _Pending(vault)).changes.append(
-            FileChange("add" if action == "added" else "update", rel_path, f"{action} by import")
-        )
+        batch = pending.setdefault(vault.scope.value, _Pending(vault))
+        batch.changes.append(FileChange("add" if action == "added" else "update", rel_path, f"{action} by import"))
+        if "\0" not in text:  # scanned above as the commit guard reads these bytes (UTF-8, no NUL: one reading)
+            batch.scanned_clean.add(git_blob_id(text.encode("utf-8")))
         return outcome(action, path=rel_path.as_posix())
 
 

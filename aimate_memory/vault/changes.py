@@ -35,6 +35,9 @@ class ChangeSet:
     changes: list[FileChange] = field(default_factory=list)
     # A person checked the text and said it is not a secret (`--allow-secret`): the commit guard lets it by.
     allow_secret: bool = False
+    # Blob ids (`hashing.git_blob_id`) of contents the writer scanned for secrets with the configured keywords
+    # and found clean: the commit guard does not read them again (a bulk import scanned each once).
+    scanned_clean: frozenset[str] = frozenset()
 
     @property
     def paths(self) -> list[PurePosixPath]:

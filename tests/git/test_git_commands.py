@@ -196,3 +196,19 @@ def test_cli_commit_and_diff_json(cli, home: Path) -> None:
     committed = cli("mem", "commit", "-m", "memory: hand note", "--json").json()
     assert committed["scope"] == "global" and committed["commit"] and committed["changes"]
     assert json.loads(cli("mem", "review", "--json").out) == []
+
+
+def test_commit_names_a_hand_move_among_new_files(system, run_git) -> None:
+    """`commit` lists files without reading them unless a deletion could be a move: a moved memory (Chinese
+    title) is still named as one move beside a new English one."""
+    project = system.roots.project_dir
+    moved = system.add(TITLE, "我们决定用 Redis。", scope=Scope.PROJECT)
+    system.git.commit("memory: first", scope=Scope.PROJECT)
+    vault = system.store.vault_for(Scope.PROJECT).root
+    target = vault / "long_term" / "moved-by-hand.md"
+    (vault / moved.rel_path).rename(target)
+    system.add("Flaky login test", "Retry it once.", scope=Scope.PROJECT)
+    result = system.git.commit("memory: tidy", scope=Scope.PROJECT)
+    assert f"renamed {moved.rel_path} → long_term/moved-by-hand.md" in result.changes
+    assert sum(change.startswith("added ") for change in result.changes) == 1
+    assert run_git(project, "status", "--porcelain", "--", ".aimate/memory").strip() == ""

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from aimate_memory.git import init_vault_repo
-from aimate_memory.git.repo import BODY_LINES, SUBJECT_CHARS, VaultRepo, commit_message
+from aimate_memory.git.repo import BODY_LINES, SUBJECT_CHARS, SecretFoundError, VaultRepo, commit_message
 from aimate_memory.git.sync import sync
+from aimate_memory.vault.hashing import git_blob_id
 
 # -- the message, pure --------------------------------------------------------------------------------
 
@@ -155,3 +156,42 @@ def test_import_then_sync_sends_everything(cli, home: Path, tmp_path: Path, run_
     assert synced.code == 0, synced.err
     assert "NOT sent" not in synced.out and "pushed" in synced.out
     assert len(run_git(remote, "ls-tree", "-r", "--name-only", "main").splitlines()) == _tracked(run_git, root)
+
+
+# -- the secret guard reads each blob once --------------------------------------------------------------
+
+CLEAN = "---\nid: a\ntitle: 缓存 cache\n---\n选用 Redis 做会话缓存.\n"
+SECRET = "---\nid: a\ntitle: 缓存 cache\n---\npassword = hunter2hunter2\n密码是 Sup3rS3cret!\n"
+
+
+def test_bytes_a_writer_scanned_clean_are_committed_without_a_second_read(tmp_path: Path) -> None:
+    vault = tmp_path / "memory"
+    (vault / "long_term").mkdir(parents=True)
+    init_vault_repo(vault).close()
+    (vault / "long_term" / "a.md").write_text(CLEAN, encoding="utf-8")
+    scanned = {git_blob_id(CLEAN.encode("utf-8"))}
+    with VaultRepo(vault, own_repo=True) as repo:
+        assert repo.commit_paths(["long_term/a.md"], "memory: import 1", scanned_clean=scanned)
+        assert repo.git("show", "HEAD:long_term/a.md", strip=False)[1] == CLEAN
+
+
+@pytest.mark.parametrize("data", [SECRET.encode("utf-8"), SECRET.encode("utf-16")])
+def test_a_file_changed_after_its_scan_is_scanned_again(tmp_path: Path, data: bytes) -> None:
+    """The writer scanned CLEAN; the file now holds a secret (in Chinese and English, also as UTF-16 bytes): its
+    blob id is another, so the guard reads it and refuses, whatever the writer said."""
+    vault = tmp_path / "memory"
+    (vault / "long_term").mkdir(parents=True)
+    init_vault_repo(vault).close()
+    (vault / "long_term" / "a.md").write_bytes(data)
+    scanned = {git_blob_id(CLEAN.encode("utf-8"))}
+    with VaultRepo(vault, own_repo=True) as repo, pytest.raises(SecretFoundError) as refused:
+        repo.commit_paths(["long_term/a.md"], "memory: import 1", scanned_clean=scanned)
+    assert {f.kind for f in refused.value.findings} >= {"password or key assignment"}
+    with VaultRepo(vault, own_repo=True) as repo:
+        assert repo.head_commit() is None or "long_term/a.md" not in repo.git("ls-tree", "-r", "HEAD")[1]
+
+
+def test_git_blob_id_is_the_id_git_gives_the_bytes(tmp_path: Path, run_git) -> None:
+    data = "选用 Redis\ncache\n".encode()
+    (tmp_path / "f").write_bytes(data)
+    assert git_blob_id(data) == run_git(tmp_path, "hash-object", "f").strip()

@@ -218,3 +218,24 @@ def test_import_from_claude_md_and_mcp_memory(tmp_path, monkeypatch) -> None:
     person = next(m for m in system.memories.scan().memories if m.title == "张伟")
     assert "- 喜欢用 Tab 缩进" in person.body and "maintains billing-service" in person.body
     assert "person" in person.tags
+
+
+def test_an_import_stopped_before_its_commit_is_finished_by_running_it_again(source, tmp_path, monkeypatch) -> None:
+    """The files of a first run are on disk but were never committed (stopped before its commit): the same
+    import again commits them, Chinese and English, and a third run changes nothing."""
+    lines = export(source, layers=("long_term", "short_term"))
+    monkeypatch.setenv("AIMATE_GIT__AUTO_COMMIT", "false")
+    stopped = open_home(tmp_path / "home-b", monkeypatch)
+    first = stopped.transfer.import_lines(lines)  # writes the files, commits nothing: as if stopped there
+    assert first.count("added") == 3 and first.commits == []
+    monkeypatch.delenv("AIMATE_GIT__AUTO_COMMIT")
+    target = MemorySystem.open(global_only=True)
+    again = target.transfer.import_lines(lines)
+    assert again.count("unchanged") == 3 and len(again.commits) == 1
+    root = target.global_vault.root
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True).stdout
+    assert status == ""
+    committed = subprocess.run(["git", "show", "--name-only", "--format=%b", "HEAD"], cwd=root, capture_output=True)
+    shown = committed.stdout.decode("utf-8")
+    assert shown.count("stopped before its commit") == 3 and "archive/" in shown
+    assert target.transfer.import_lines(lines).commits == []

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import io
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from aimate_memory.vault.codec import MemoryDocument, load_simple_frontmatter, parse_document
+from aimate_memory.vault.codec import _YAML, MemoryDocument, dump_frontmatter, load_simple_frontmatter, parse_document
 from aimate_memory.vault.model import to_datetime
 
 FAST = [
@@ -96,3 +99,58 @@ def test_list_items_that_plain_flow_style_would_change_are_quoted(tag: str) -> N
     # Found by tests/properties: ruamel wrote ['?0'] as [?0] and read it back as a mapping.
     text = MemoryDocument.new({"id": "x", "tags": ["缓存", tag]}, "body\n").render()
     assert list(parse_document(text, Path("m.md")).meta["tags"]) == ["缓存", tag]
+
+
+# -- writing: dump_frontmatter must write exactly what ruamel writes ------------------------------------
+
+TRICKY = "ab 中文：，。 -?:#,[]{}&*!|>'\"%@`.~0123456789tTfFnNyY\t\n…"
+
+
+def ruamel_text(meta: dict[str, Any]) -> str:
+    doc = MemoryDocument.new(meta, "")
+    stream = io.StringIO()
+    _YAML.dump(doc.meta, stream)
+    return stream.getvalue()
+
+
+WRITTEN = [
+    {"id": "3f2a9c1e-1111", "title": "选用 Redis 做会话缓存", "tags": ["cache", "会话"], "importance": 4},
+    {"title": "Use: colons # and 'quotes'", "source": "it's", "note": "a #b", "x": "a#b", "y": "a:b", "z": "a:"},
+    {"t": "true", "n": None, "i": -3, "b": False, "num": "0123", "date": "2026-01-01", "dots": "...x"},
+    {"dash": "- x", "d2": "-x", "q": "?", "q2": "?x", "c": ":", "c2": ":x", "pct": "%x", "lead": " x", "tail": "x "},
+    {"tags": ["1", "a b", "c++", "数据库", "-x", "?0", " pad", "x,y"], "empty": [], "e": "", "nl": "a\nb"},
+    {"created_at": datetime(2026, 3, 1, 9, 0, 5, 123456, tzinfo=timezone.utc), "naive": datetime(2026, 1, 2, 3, 4)},
+    {"f": 1.5, "anchors": [{"path": "a.py", "symbol": "f"}], "tab": "a\tb", "long": "word " * 900, "emoji": "ok 🙂"},
+    {"null": "x", "True": "y", "on": "yes", "a-b": 1, "long_title": "标题" * 1200},
+]
+
+
+@pytest.mark.parametrize("meta", WRITTEN)
+def test_the_fast_writer_writes_what_ruamel_writes(meta: dict[str, Any]) -> None:
+    assert dump_frontmatter(MemoryDocument.new(meta, "").meta) == ruamel_text(meta)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True),
+        st.one_of(
+            st.text(TRICKY, max_size=12),
+            st.lists(st.text(TRICKY, max_size=6), max_size=3),
+            st.integers(-5, 5),
+            st.booleans(),
+            st.none(),
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_the_fast_writer_agrees_with_ruamel_on_any_simple_mapping(meta: dict[str, Any]) -> None:
+    assert dump_frontmatter(MemoryDocument.new(meta, "").meta) == ruamel_text(meta)
+
+
+def test_a_file_read_with_comments_is_written_by_ruamel_keeping_them() -> None:
+    text = "---\n# kept\nid: x  # here too\ntitle: 标题\n---\nbody\n"
+    doc = parse_document(text, Path("m.md"))
+    doc.set("title", "new 新")
+    assert doc.render() == "---\n# kept\nid: x  # here too\ntitle: new 新\n---\nbody\n"

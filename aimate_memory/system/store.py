@@ -311,6 +311,21 @@ class Store:
         """Rebuild every index from the files into a temp file, swapped in atomically."""
         return {index.vault.scope.value: index.refresh(progress, force_rebuild=True) for index in self.indexes}
 
+    @contextmanager
+    def synced(self) -> Iterator[None]:
+        """Within: every index was brought up to date with every change made before (a full hash-sync, or a
+        watcher's barrier and the paths it saw), so the folder walks an action makes to see "a write of a moment
+        ago" (capture's supersede and conflict checks: two walks of the decisions and core folders a `remember`)
+        are skipped — what a `remember` through the one client does (`LocalClient.remember`)."""
+        indexes = list(self.indexes)
+        for index in indexes:
+            index.synced = True
+        try:
+            yield
+        finally:
+            for index in indexes:
+                index.synced = False
+
     def refresh_vault(self, vault: Vault, paths: Iterable[str] | None = None) -> RefreshReport:
         """Hash-sync one vault's index; `paths` (vault-relative, a folder stands for what is under it)
         limits the walk to what changed, None walks the whole vault."""

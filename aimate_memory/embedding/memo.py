@@ -37,7 +37,7 @@ class VectorMemo:
                 self._kept.move_to_end(text)
                 rows.append(self._kept[text])
             self._trim()
-        return np.vstack(rows) if rows else np.zeros((0, 0), dtype=np.float32)
+        return np.vstack(rows) if rows else np.zeros((0, 0), dtype=np.float32)  # vstack copies
 
     def vector(self, text: str, embed: Callable[[str], np.ndarray]) -> np.ndarray:
         """One text's vector, `embed(text)` when it is not kept (a model's own query path)."""
@@ -45,9 +45,9 @@ class VectorMemo:
             if text not in self._kept:
                 self._kept[text] = np.asarray(embed(text), dtype=np.float32)
             self._kept.move_to_end(text)
-            row = self._kept[text]
+            row: np.ndarray = self._kept[text].copy()
             self._trim()
-        return row
+        return row  # the caller may change its copy in place; the kept one stays as the model gave it
 
     def _trim(self) -> None:
         while len(self._kept) > self._size:

@@ -63,7 +63,9 @@ def remember(
     if no_refresh:  # the index as it is: in this process (a daemon's is kept fresh by its watcher)
         result = CaptureRecord.of(refreshed(open_system(), no_refresh=True).remember(text, **chosen))
     else:
-        result = vault_client().remember(text, **chosen)
+        # `search_for`: answered here (no daemon), the models load on a thread while the facade is imported —
+        # remember searches for what the sentence restates; answered by the daemon, nothing loads here.
+        result = vault_client(search_for=text).remember(text, **chosen)
     if as_json:
         print_json(result.to_dict())
     else:

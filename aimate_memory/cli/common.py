@@ -61,7 +61,10 @@ def connect(search_for: str | None = None) -> RoutedClient:
 
 def say_refused_config(roots: Roots) -> None:
     """The keys the project's config may not set (ignored), named once per shell session on stderr
-    (config/guest.py)."""
+    (config/guest.py). Outside a project there is none, and the config package (YAML, ~30 ms) is not imported:
+    a command the daemon answers reads no config here."""
+    if roots.project is None:
+        return
     from aimate_memory.config.guest import warning_once
 
     line = warning_once(roots.home, roots.project, f"cli:{os.getppid()}")

@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
-from rich.syntax import Syntax
-from rich.table import Table
 
 from aimate_memory.cli.common import JSON, open_system, vault_client
 from aimate_memory.cli.render import console, print_json, print_warning
@@ -19,6 +17,8 @@ from aimate_memory.vault.layout import Scope
 from aimate_memory.wording import plural
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from aimate_memory.system import MemorySystem
     from aimate_memory.system.history import HistoryEntry, ReviewItem
     from aimate_memory.system.records import TimelineEvent
@@ -201,7 +201,7 @@ def _interactive(system: MemorySystem, items: list[ReviewItem], allow_secret: bo
         both = ", keep [b]oth" if item.conflicts else ""
         answer = typer.prompt(f"[a]ccept, [r]eject{both}, [d]iff, [s]kip, [q]uit", default="s").strip().lower()[:1]
         if answer == "d":
-            console.print(Syntax(change.diff, "diff", theme="ansi_dark", word_wrap=True))
+            console.print(_highlighted_diff(change.diff))
             answer = typer.prompt(f"[a]ccept, [r]eject{both}, [s]kip, [q]uit", default="s").strip().lower()[:1]
         if answer == "q":
             break
@@ -301,7 +301,7 @@ def diff(
     if not text:
         console.print("no uncommitted memory changes")
     elif sys.stdout.isatty():
-        console.print(Syntax(text, "diff", theme="ansi_dark", word_wrap=True))
+        console.print(_highlighted_diff(text))
     else:
         sys.stdout.write(text)
 
@@ -323,7 +323,17 @@ def log(
         console.print(_log_table(entries))
 
 
+def _highlighted_diff(text: str) -> Any:
+    """A diff coloured for a terminal. rich's syntax module (pygments) is imported here, not with the module:
+    `review` and `timeline` — which the daemon answers — never show one (~20 ms of every git command's start)."""
+    from rich.syntax import Syntax
+
+    return Syntax(text, "diff", theme="ansi_dark", word_wrap=True)
+
+
 def _log_table(entries: list[HistoryEntry]) -> Table:
+    from rich.table import Table
+
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     for column in ("commit", "date", "scope", "action", "path", "subject"):
         table.add_column(column, overflow="fold", no_wrap=column in ("commit", "date"))

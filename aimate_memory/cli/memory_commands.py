@@ -31,7 +31,6 @@ from aimate_memory.cli.render import (
 )
 from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
 from aimate_memory.system.records import LinkedMemory, MemoryDetailsRecord, where_to_dict
-from aimate_memory.vault.fields import parse_assignments
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
 from aimate_memory.vault.lists import split_list
 from aimate_memory.wording import plural
@@ -283,6 +282,8 @@ def set_(
 ) -> None:
     """Set fields: title, tags (a,b), importance (1-5), status, category, expires_at, related, confidence."""
     system = open_system()
+    from aimate_memory.vault.fields import parse_assignments  # YAML-free but ~15 ms: only `set` needs it
+
     memory = system.set_fields(ref, parse_assignments(assignments))
     if as_json:
         print_json(memory.public_dict())

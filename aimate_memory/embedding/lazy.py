@@ -11,12 +11,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aimate_memory.embedding.base import Embedder, EmbedderUnavailable
+from aimate_memory.embedding.memo import VectorMemo
 
 log = logging.getLogger(__name__)
 
 #: The bundled MiniLM's vectors change with the code, not with the config: this number in the index fingerprint
 #: makes the next sync re-embed every chunk once. 2: it runs dynamically quantized (minilm_quantize.py).
 BUNDLED_MINILM_REVISION = 2
+MEMO_SIZE = 1024  # queries and documents each: ~3.5 MB at 896 dimensions (embedding/memo.py)
 
 
 def uses_bundled_minilm(settings: dict[str, Any]) -> bool:
@@ -56,6 +58,9 @@ class LazyEmbedder:
         self._ahead_ready = threading.Event()
         self._ahead_ready.set()
         self.unavailable: EmbedderUnavailable | None = None
+        # Texts embedded before in this process (the daemon's `remember` reads one sentence several times).
+        self._queries = VectorMemo(MEMO_SIZE)
+        self._documents = VectorMemo(MEMO_SIZE)
         #: why this process uses the offline default instead of the configured endpoint (None: it does not)
         self.fallback: str | None = None
         if not self.settings.get("enabled", True):
@@ -136,7 +141,16 @@ class LazyEmbedder:
             raise self.unavailable or EmbedderUnavailable("no embedder", None)
         if self._ahead is not None and text == self._ahead_for:
             return self._ahead
-        return embedder.embed_query(text)
+        return self._queries.vector(text, embedder.embed_query)
+
+    def embed_documents(self, texts: list[str]) -> Any:
+        """The loaded embedder's unit rows for `texts` as documents (`Embedder.embed`), each text embedded once
+        per process: for comparing a few texts (capture's supersede check), not for syncing an index, whose
+        vectors are cached by chunk in the index itself."""
+        embedder = self.get()
+        if embedder is None:
+            raise self.unavailable or EmbedderUnavailable("no embedder", None)
+        return self._documents.vectors(texts, embedder.embed)
 
     def _load(self) -> None:
         from aimate_memory.embedding import create_embedder

@@ -48,6 +48,7 @@ class MemoryIndex:
         self._store = IndexStore(db_path, embedder)
         self._scan = VaultScan(vault, sensitive_keywords, exclude_globs)
         self._refresh = IndexRefresh(self._store, self._scan, embedder, lock_path)
+        self.synced = False  # `Store.synced`: up to date a moment ago, a `paths` refresh is skipped
         self._keywords = KeywordSearch(self._store)
         self._vectors = VectorSearch(self._store)
         self._queries = MetadataQueries(self._store, vault)
@@ -116,7 +117,10 @@ class MemoryIndex:
         """Bring the index up to date with the files; rebuilds (temp file + swap) when it must.
 
         `paths` (vault-relative; a folder stands for everything under it) limits the walk to what a
-        watcher saw change, so an edit in a 100k vault costs a few stats instead of 100k."""
+        watcher saw change, so an edit in a 100k vault costs a few stats instead of 100k. While `synced` is set
+        (`Store.synced`: the caller synced every change a moment ago) a `paths` refresh walks nothing again."""
+        if self.synced and paths is not None and not force_rebuild:
+            return RefreshReport()
         report = self._refresh.run(progress, force_rebuild, paths)
         self._vectors.forget()  # our own writes do not change PRAGMA data_version
         self._health.record_metric(

@@ -279,7 +279,8 @@ class Capture:
             layers=(found.layer,), scopes=(vault.scope,), categories=(found.category,), statuses=("active",)
         )
         hits = self._retrieval.search(found.body, top_k=SUPERSEDE_CANDIDATES, where=where).results
-        bodies = [(hit.memory.id, self._memories.get(hit.memory.id).body.strip()) for hit in hits]
+        # Read-only: only the bodies are read, and the tool's simple frontmatter then skips ruamel.
+        bodies = [(hit.memory.id, self._memories.get(hit.memory.id, read_only=True).body.strip()) for hit in hits]
         cosines = self._cosines(found.body, [body for _, body in bodies])
         return [Candidate(memory_id, body, cosine) for (memory_id, body), cosine in zip(bodies, cosines, strict=True)]
 
@@ -293,7 +294,7 @@ class Capture:
         if embedder is None or not understands(embedder.languages, script_of(text)):
             return [None] * len(others)
         readable = [understands(embedder.languages, script_of(other)) for other in others]
-        vectors = embedder.embed([text, *others])  # rows are unit length
+        vectors = self._store.embedder.embed_documents([text, *others])  # unit rows, each text embedded once
         return [float(vectors[0] @ vectors[n + 1]) if ok else None for n, ok in enumerate(readable)]
 
     def _write_capture(
@@ -344,7 +345,9 @@ class Capture:
         if status == "active":
             # Pending captures stay uncommitted: `aimate mem review` lists them (accept commits, reject removes).
             where = f"{found.layer.value}/{found.category}"
-            self._store.record(vault, ChangeSet(f'memory: remember "{memory.title}" ({where})', changes))
+            # Deferrable: the files are durable and indexed before the answer; the daemon commits right after it.
+            changeset = ChangeSet(f'memory: remember "{memory.title}" ({where})', changes)
+            self._store.record(vault, changeset, deferrable=True)
         action: CaptureAction = "written" if status == "active" else "pending"
         return CaptureResult(action, memory, old.id if old is not None else None, reason)
 

@@ -169,18 +169,21 @@ class LocalClient:
         system = self.fresh()
         if status is None and status_setting:  # the person's consent setting (hooks.capture_status)
             status = str(system.config.get(status_setting))
-        result = system.remember(
-            text,
-            source=source,
-            thread=thread,
-            status=status,
-            force=force,
-            confidence=confidence,
-            scope=scope,
-            kind=kind,
-            keep_both=keep_both,
-            replaces=replaces,
-        )
+        # Every `Freshness` syncs each change made before it returns (a hash-sync, or a watcher's barrier): the
+        # index is as fresh as capture's own folder walks would make it, so they are skipped (`Store.synced`).
+        with system.store.synced():
+            result = system.remember(
+                text,
+                source=source,
+                thread=thread,
+                status=status,
+                force=force,
+                confidence=confidence,
+                scope=scope,
+                kind=kind,
+                keep_both=keep_both,
+                replaces=replaces,
+            )
         return CaptureRecord.of(result)
 
     def add_conversation(self, role: str, content: str, *, session: str | None = None) -> AppendRecord:

@@ -8,6 +8,7 @@ when the project is one; gitpython (~100–150 ms to import) is imported only by
 from __future__ import annotations
 
 import contextlib
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -125,6 +126,9 @@ class GitActions:
         self._memories = memories
         self._conflicts = conflicts
         self._trust = trust
+        # The timeline's committed events by (vault, HEAD, since, limit): a commit's changes never change, so
+        # a long-lived process (the daemon) reads `git log` again only when HEAD moved (`_committed_events`).
+        self._committed: OrderedDict[tuple[object, ...], tuple[list[TimelineEvent], bool]] = OrderedDict()
 
     # -- which vaults are repositories ------------------------------------------------------------
 
@@ -437,8 +441,6 @@ class GitActions:
         uncommitted changes (`pending`), and, for a vault outside git, its files' own times. Conversation
         transcripts (the session layer) are not events. `since`: a time or what `vault/dates.py` reads
         ("7d", "昨天"); `limit`: the newest that many events (the record says `truncated`)."""
-        from aimate_memory.git.timeline import file_commits
-
         when = parse_optional_when(since, self._store.clock.now(), "since") if isinstance(since, str) else since
         if limit is not None and limit < 1:
             raise InvalidInputError(f"a limit must be at least 1, got {limit}", "e.g. --limit 50")
@@ -449,21 +451,9 @@ class GitActions:
         with self._git_vaults(wanted, required=False) as repos:
             in_git = {item.scope for item in repos}
             for item in repos:
-                changes, vault_cut = file_commits(item.repo, _is_timeline_path, when, limit)
+                committed, vault_cut = self._committed_events(item, when, limit)
                 cut = cut or vault_cut
-                for change in changes:
-                    found = change_event(
-                        change.status,
-                        change.path,
-                        change.old_path,
-                        change.before,
-                        change.after,
-                        item.vault.scope,
-                        change.date,
-                        commit=change.commit,
-                        subject=change.subject,
-                    )
-                    events.extend([found] if found is not None else [])
+                events.extend(committed)
                 events.extend(self._pending_events(item, when))
         for vault in self._store.vaults:
             if (wanted is None or vault.scope is wanted) and vault.scope.value not in in_git:
@@ -474,6 +464,38 @@ class GitActions:
         if limit is not None and len(events) > limit:
             events, cut = events[:limit], True
         return TimelineRecord(tuple(events), cut, tuple(warnings))
+
+    def _committed_events(
+        self, item: _GitVault, since: datetime | None, limit: int | None
+    ) -> tuple[list[TimelineEvent], bool]:
+        """The vault's committed memory changes as events, and whether `limit` cut them; kept by HEAD (the
+        timeline through the daemon read every commit's files again on each call: docs/benchmarks.md)."""
+        from aimate_memory.git.timeline import file_commits
+
+        key = (item.vault.root, item.repo.head_commit(), since, limit)
+        if key[1] is not None and key in self._committed:
+            self._committed.move_to_end(key)
+            events, cut = self._committed[key]
+            return list(events), cut
+        changes, cut = file_commits(item.repo, _is_timeline_path, since, limit)
+        events = []
+        for change in changes:
+            found = change_event(
+                change.status,
+                change.path,
+                change.old_path,
+                change.before,
+                change.after,
+                item.vault.scope,
+                change.date,
+                commit=change.commit,
+                subject=change.subject,
+            )
+            events.extend([found] if found is not None else [])
+        self._committed[key] = (events, cut)
+        while len(self._committed) > TIMELINES_KEPT:
+            self._committed.popitem(last=False)
+        return list(events), cut
 
     def _pending_events(self, item: _GitVault, since: datetime | None) -> list[TimelineEvent]:
         """The vault's uncommitted memory changes as events marked `pending`, at the file's time."""
@@ -554,6 +576,9 @@ class GitActions:
 
         remote = self._store.config.get("git.remote")
         return bool(remote) and remote_moved(self._store.global_vault.root, str(remote))
+
+
+TIMELINES_KEPT = 8  # (vault, HEAD, since, limit) keys whose committed events `GitActions` keeps
 
 
 def _is_timeline_path(path: PurePosixPath) -> bool:

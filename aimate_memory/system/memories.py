@@ -108,10 +108,11 @@ class Memories:
             return self._retrieval.query(where)
         return self._retrieval.query(where, limit, order="updated")
 
-    def get(self, ref: str) -> Memory:
-        """One memory, read from its file, by id, unique id prefix, path or exact title."""
+    def get(self, ref: str, *, read_only: bool = False) -> Memory:
+        """One memory, read from its file, by id, unique id prefix, path or exact title. `read_only`: it will
+        not be written back from this copy (`Vault.load`: the tool's simple frontmatter skips ruamel)."""
         vault, rel = self.locate(ref)
-        return vault.load(rel)
+        return vault.load(rel, read_only=read_only)
 
     def locate(self, ref: str) -> tuple[Vault, PurePosixPath]:
         """Where the memory `ref` names is (id, unique id prefix, path or exact title), without reading it:

@@ -5,13 +5,13 @@ sentences on one subject land close together."""
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
 
 from aimate_memory.capture.model import EMBEDDER as KIND_EMBEDDER
 from aimate_memory.embedding.base import Embedder
+from aimate_memory.embedding.memo import VectorMemo
 from aimate_memory.system.store import Store
 
 log = logging.getLogger(__name__)
@@ -25,7 +25,8 @@ class SentenceReader:
         self._store = store
         self._own: Embedder | None = None
         self._own_tried = False
-        self._seen: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._seen = VectorMemo(REMEMBERED)  # as documents (`embed`): what conflicts compare
+        self._queries = VectorMemo(REMEMBERED)  # through the model's query path: what the kind model reads
 
     def reader(self) -> Embedder | None:
         """The USE half of the default embedder (or USE itself). When vector search is off or uses another
@@ -57,27 +58,10 @@ class SentenceReader:
     def vector(self, text: str) -> np.ndarray | None:
         """One sentence's unit vector, kept with the others: `remember` reads its sentence for the kind model
         and then for the conflict check, which then costs no second reading."""
-        if text in self._seen:
-            return self._seen[text]
         reader = self.reader()
-        if reader is None:
-            return None
-        self._seen[text] = row = np.asarray(reader.embed_query(text), dtype=np.float32)
-        return row
+        return self._queries.vector(text, reader.embed_query) if reader is not None else None
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray | None:
         """Unit rows, one per text; texts read before in this process are not read again."""
         reader = self.reader()
-        if reader is None:
-            return None
-        new = list(dict.fromkeys(text for text in texts if text not in self._seen))
-        if new:
-            for text, row in zip(new, np.asarray(reader.embed(new), dtype=np.float32), strict=True):
-                self._seen[text] = row
-        rows = []
-        for text in texts:
-            self._seen.move_to_end(text)
-            rows.append(self._seen[text])
-        while len(self._seen) > REMEMBERED:
-            self._seen.popitem(last=False)
-        return np.vstack(rows) if rows else np.zeros((0, 0), dtype=np.float32)
+        return self._seen.vectors(texts, reader.embed) if reader is not None else None

@@ -14,8 +14,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from aimate_memory.vault.anchors import Staleness
-
 # The keys of a hit's factors (`search --explain`) that add up to its shown score (`final`), with the names the
 # faces show (retrieval/hybrid.py makes them): each list's share of the fused score and the conversation
 # neighbours' support, each × recency × importance × use, and what placing a neighbour after the first
@@ -32,6 +30,7 @@ if TYPE_CHECKING:
     from aimate_memory.context.model import Context
     from aimate_memory.retrieval.hybrid import SearchHit, SearchResponse
     from aimate_memory.sessions.store import AppendResult
+    from aimate_memory.vault.anchors import Staleness
     from aimate_memory.vault.filters import MemoryFilter
     from aimate_memory.vault.model import Memory
     from aimate_memory.vault.store import Vault
@@ -42,6 +41,14 @@ Json = dict[str, Any]
 def _text(data: Mapping[str, Any], key: str) -> str | None:
     """`data[key]` as a string; None when it is missing or null."""
     return str(data[key]) if data.get(key) is not None else None
+
+
+def _staleness(data: Mapping[str, Any]) -> Staleness:
+    """`Staleness.from_dict`, imported here: `vault.anchors` (hashlib, its patterns) is not needed to print a
+    record, only to rebuild one that says it is stale."""
+    from aimate_memory.vault.anchors import Staleness
+
+    return Staleness.from_dict(data)
 
 
 def _strings(values: Any) -> tuple[str, ...]:
@@ -165,7 +172,7 @@ class HitRecord:
             highlights=tuple((int(span[0]), int(span[1])) for span in data.get("highlights") or ()),
             factors={str(key): float(value) for key, value in (data.get("factors") or {}).items()},
             context_of=str(data["context_of"]) if data.get("context_of") else None,
-            stale=Staleness.from_dict(data["stale"]) if data.get("stale") else None,
+            stale=_staleness(data["stale"]) if data.get("stale") else None,
             status=str(data.get("status") or "active"),
             episode=_strings(data.get("episode")),
         )

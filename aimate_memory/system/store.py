@@ -65,6 +65,9 @@ class Store:
             Vault(Roots.vault_dir(roots.project), Scope.PROJECT, max_bytes, self.clock) if roots.project else None
         )
         self._listeners: list[ChangeListener] = []
+        #: Set by a process that answers before it commits (the daemon: `watch.commits`): takes the commit
+        #: of a `record(..., deferrable=True)` to run once the caller has its answer.
+        self.defer_commit: Callable[[Callable[[], object]], None] | None = None
         self._indexes: dict[Scope, MemoryIndex] = {}
         self._embedder = embedder
         self.project_files: ProjectFiles | None = None
@@ -143,12 +146,25 @@ class Store:
         return GitCommitter(self.config)(vault, changeset, automatic=automatic, hold=hold)
 
     def record(
-        self, vault: Vault, changeset: ChangeSet, automatic: bool = False, hold: Iterable[PurePosixPath] = ()
+        self,
+        vault: Vault,
+        changeset: ChangeSet,
+        automatic: bool = False,
+        hold: Iterable[PurePosixPath] = (),
+        *,
+        deferrable: bool = False,
     ) -> CommitReport | None:
         """Commit what an action changed, then tell the listeners. `automatic`: maintenance, fix, dedupe
         (nobody is there to answer a refused commit); `hold`: paths a person had changed before the action
-        wrote them, left out of the commit (`git/committer.py`)."""
+        wrote them, left out of the commit (`git/committer.py`). `deferrable`: the caller needs no report
+        (its files are written and durable already), so where `defer_commit` is set the listeners are told
+        now and the commit runs after the answer (docs/agents.md, "The daemon commits after it answers")."""
         if not changeset:
+            return None
+        if deferrable and self.defer_commit is not None and not automatic and not hold:
+            for listener in self._listeners:
+                listener(vault, changeset)
+            self.defer_commit(lambda: self._auto_commit(vault, changeset))
             return None
         report = self._auto_commit(vault, changeset, automatic=automatic, hold=hold)
         for listener in self._listeners:
@@ -294,6 +310,21 @@ class Store:
     def reindex(self, progress: Progress | None = None) -> dict[str, RefreshReport]:
         """Rebuild every index from the files into a temp file, swapped in atomically."""
         return {index.vault.scope.value: index.refresh(progress, force_rebuild=True) for index in self.indexes}
+
+    @contextmanager
+    def synced(self) -> Iterator[None]:
+        """Within: every index was brought up to date with every change made before (a full hash-sync, or a
+        watcher's barrier and the paths it saw), so the folder walks an action makes to see "a write of a moment
+        ago" (capture's supersede and conflict checks: two walks of the decisions and core folders a `remember`)
+        are skipped — what a `remember` through the one client does (`LocalClient.remember`)."""
+        indexes = list(self.indexes)
+        for index in indexes:
+            index.synced = True
+        try:
+            yield
+        finally:
+            for index in indexes:
+                index.synced = False
 
     def refresh_vault(self, vault: Vault, paths: Iterable[str] | None = None) -> RefreshReport:
         """Hash-sync one vault's index; `paths` (vault-relative, a folder stands for what is under it)

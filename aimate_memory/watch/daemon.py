@@ -36,6 +36,7 @@ from aimate_memory.system.records import where_from_dict
 from aimate_memory.vault.layout import Scope
 from aimate_memory.watch import schedule
 from aimate_memory.watch.autosync import AutoSync
+from aimate_memory.watch.commits import DueCommits
 from aimate_memory.watch.learned import LearnedWatch
 from aimate_memory.watch.leaving import HomeMark, reason_to_leave
 from aimate_memory.watch.paths import DaemonPaths
@@ -149,7 +150,8 @@ class Daemon:
         self.tasks = TaskQueue()
         self.pending = PendingRefreshes()
         self.watcher = Watcher(self._on_dirty, debounce=debounce)
-        self.vaults = WatchedVaults(self.home, self.watcher.add)
+        self.commits = DueCommits(self.tasks)  # the commits of writes answered already (`watch.commits`)
+        self.vaults = WatchedVaults(self.home, self.watcher.add, on_open=self._on_open)
         # The socket protocol (documented in `server`): op name → handler and the fields it takes.
         self.operations: dict[str, Operation] = {
             "ping": Operation(lambda request: {"ok": True, "pid": os.getpid()}),
@@ -225,7 +227,11 @@ class Daemon:
         # Never block in a signal handler: hand the request to a thread.
         threading.Thread(target=self.tasks.stop, daemon=True).start()
 
+    def _on_open(self, system: MemorySystem) -> None:
+        system.store.defer_commit = self.commits.add  # answer a write first, commit it next (`watch.commits`)
+
     def _shutdown(self) -> None:
+        self.commits.run_all()  # owed for writes already answered: before the vaults close
         with contextlib.suppress(Exception):
             self.watcher.stop()
         self.server.close()
@@ -390,13 +396,16 @@ class Daemon:
         return roots
 
     def _refresh_stale(self, system: MemorySystem) -> None:
-        """Before a search: sync each of its vaults never refreshed yet or with changes still settling."""
+        """Before a read: sync each of its vaults never refreshed yet or with changes not synced yet."""
         for vault in system.vaults:
             key = self.vaults.key_for(vault)
             if key is None:
                 continue
             seen_all = self.watcher.barrier(key)  # a write made a moment ago is among the pending events
-            if key not in self.last_refresh or not seen_all or self.watcher.has_pending(key):
+            # `pending.has`: the watcher handed the events over already and their sync waits behind this read
+            # (a write answered a moment ago, its commit run since: `watch.commits`).
+            settling = self.watcher.has_pending(key) or self.pending.has(key)
+            if key not in self.last_refresh or not seen_all or settling:
                 self._refresh_key(key, full=not seen_all)
 
     def _maintain(self) -> Result:

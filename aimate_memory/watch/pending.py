@@ -27,6 +27,11 @@ class PendingRefreshes:
             self._queued.add(key)
             return True
 
+    def has(self, key: str) -> bool:
+        """Whether changes of `key` are recorded and not taken yet (their sync may still wait in the queue)."""
+        with self._lock:
+            return key in self._paths
+
     def started(self, key: str) -> None:
         """The queued sync of `key` starts: changes from now on need a sync of their own."""
         with self._lock:

@@ -22,10 +22,17 @@ PROJECT_DIR = ".aimate"
 
 
 class WatchedVaults:
-    def __init__(self, home: Path, on_watch: Callable[[str, Path], None]) -> None:
-        """`on_watch(key, folder)` is called once for each vault that starts being watched."""
+    def __init__(
+        self,
+        home: Path,
+        on_watch: Callable[[str, Path], None],
+        on_open: Callable[[MemorySystem], None] | None = None,
+    ) -> None:
+        """`on_watch(key, folder)` is called once for each vault that starts being watched; `on_open(system)`
+        once for each system opened."""
         self.home = home
         self.on_watch = on_watch
+        self.on_open = on_open
         self._systems: dict[Path | None, MemorySystem] = {}  # project `.aimate` folder (None: none) → system
         self._watched: dict[str, tuple[MemorySystem, Vault]] = {}
 
@@ -43,6 +50,8 @@ class WatchedVaults:
         first = self._first()
         if first is not None:
             system.store.share_embedder(first.store)  # one model in memory, not one per project
+        if self.on_open is not None:
+            self.on_open(system)
         return system
 
     def _first(self) -> MemorySystem | None:

@@ -173,3 +173,20 @@ def test_cli_timeline(cli, home: Path) -> None:
     assert wrong.code == 1 and "--by takes day or session" in wrong.err
     bad_date = cli("mem", "timeline", "--since", "someday")
     assert bad_date.code == 1 and "Traceback" not in bad_date.err
+
+
+def test_one_facade_asked_again_sees_each_new_commit(system, clock: FixedClock) -> None:
+    """The committed events are kept by HEAD (`GitActions._committed_events`, what the daemon asks again and
+    again): asked again with nothing new, the same record; after a commit, its event is there — English and
+    Chinese."""
+    first = system.add("Use pnpm for the web app", "Not npm.", category="decision")
+    before = system.timeline()
+    assert system.timeline() == before
+    clock.advance(seconds=5)
+    second = system.add("网站用 pnpm 管理依赖", "不用 npm。", category="decision")
+    after = system.timeline()
+    assert kinds_of(after, second.id) == ["add"] and kinds_of(after, first.id) == ["add"]
+    assert len(after.events) == len(before.events) + 1
+    clock.advance(seconds=5)
+    system.remove(first.id, purge=True)
+    assert kinds_of(system.timeline(), first.id)[-1] == "removed"

@@ -29,9 +29,11 @@ def test_pending_syncs_queue_one_sync_per_vault_and_merge_later_changes() -> Non
     assert pending.add("global", {"a.md"}) is True  # queue a sync
     assert pending.add("global", {"笔记/b.md"}) is False  # merged into the queued one
     assert pending.add("/proj", {"c.md"}) is True  # another vault: its own sync
+    assert pending.has("global") and not pending.has("elsewhere")  # a read before the queued sync syncs first
     pending.started("global")
     assert pending.take("global") == {"a.md", "笔记/b.md"}
     assert pending.take("global") is None  # nothing recorded: the next sync walks the whole vault
+    assert not pending.has("global")
     assert pending.add("global", {"d.md"}) is True  # the earlier sync started: a new one is needed
     assert pending.add("global", None) is False  # lost events: the whole vault…
     assert pending.add("global", {"e.md"}) is False

@@ -380,3 +380,41 @@ def test_every_wait_of_a_person_is_answered_by_the_daemon(
     assert not opened and {outcome["action"] for outcome in outcomes} == {"accept"}, outcomes
     assert any("prefer-small-pull-requests" in outcome["path"] for outcome in outcomes), outcomes
     assert json.loads(aimate("mem", "review", "--json", in_process=True)[0]) == []
+
+
+def test_a_remember_the_daemon_answered_is_on_disk_and_found_at_once_and_committed_after(
+    isolated_git: None, daemon, cli, home: Path
+) -> None:
+    """The daemon answers a `remember` once the file is written (fsynced) and indexed, and commits it right
+    after the answer (`watch.commits`): found by the next search at once, in git as its own commit, and a stop
+    runs a commit still owed before the daemon exits (docs/agents.md, "The daemon commits after it answers")."""
+    daemon()
+    vault = home / "memory"
+    said = {
+        "We decided the audit log lives in the zebra-bucket store": "zebra-bucket",
+        "我们决定审计日志放在斑马存储桶": "斑马存储桶",
+    }
+    for text, words in said.items():
+        reply = daemon_request(home, {"op": "remember", "text": text, "cwd": str(home)}, 60)
+        assert reply is not None and reply.get("ok"), reply
+        written = reply["result"]
+        assert written["action"] == "written", written
+        path = vault / written["memory"]["path"]
+        assert text in path.read_text(encoding="utf-8")  # on disk before the answer
+        found = search(home, words, no_refresh=False)  # the read's own barrier: the write's file event is seen
+        assert [hit["id"] for hit in found][:1] == [written["memory"]["id"]]
+    # Written a moment ago by another process (no daemon): the daemon's read barrier syncs it, so capture's own
+    # folder walks, skipped under `Store.synced`, miss nothing — the same words again write nothing.
+    for text in ("We decided invoices are archived in the plum-vault", "我们决定发票归档到李子库"):
+        written = cli("mem", "remember", text, "--json", env={"AIMATE_NO_DAEMON": "1"})
+        assert json.loads(written.out)["action"] == "written", written.err
+        again = daemon_request(home, {"op": "remember", "text": text, "cwd": str(home)}, 60)
+        assert again is not None and again["result"]["action"] == "exists", again
+    assert cli("mem", "daemon", "stop").code == 0  # the last commit may still be owed: the stop runs it
+    subjects = subprocess.run(
+        ["git", "-C", str(vault), "log", "--format=%s"], capture_output=True, text=True, check=True
+    ).stdout
+    for text in said:
+        assert f'remember "{text[:40]}' in subjects, subjects
+    status = subprocess.run(["git", "-C", str(vault), "status", "--porcelain"], capture_output=True, text=True)
+    assert status.stdout == "", status.stdout

@@ -10,7 +10,7 @@ and the project's git, at no token cost (no model). Pure: the git facts are pass
 - **open**: the person's sentences that leave work for later, and files still uncommitted.
 
 Which sentences a turn holds and which of them state a decision or an open task is capture's rule, not a
-second copy here: the caller passes it as a `SentenceReader` (system/sessions.py passes capture's).
+second copy here: the caller passes it as a `TurnReader` (system/sessions.py passes capture's).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ WORK_KINDS = ("asked", "decided", "open")  # what an episode says of the work, f
 WORK_QUERY_CHARS = 400
 
 
-class SentenceReader(Protocol):
+class TurnReader(Protocol):
     """How a turn is read: its typed sentences, and which of them decide something or leave a task open."""
 
     def sentences(self, text: str) -> list[str]: ...
@@ -112,7 +112,7 @@ def activity_since(turns: Sequence[Turn]) -> datetime | None:
 
 
 def build_episode(
-    turns: Sequence[Turn], reader: SentenceReader, commits: Sequence[Commit] = (), uncommitted: Sequence[str] = ()
+    turns: Sequence[Turn], reader: TurnReader, commits: Sequence[Commit] = (), uncommitted: Sequence[str] = ()
 ) -> Episode:
     said = [turn.text for turn in turns if turn.role == "user" and turn.text.strip()]
     edited = [part.strip() for match in _activities(turns) if match["files"] for part in match["files"].split(",")]

@@ -348,7 +348,8 @@ def _simple_value_text(value: Any) -> str | None:
         return text if _plain_kind(text) == "timestamp" else None
     if kind is CommentedSeq and value.fa.flow_style() and not (value.ca.comment or value.ca.items or value.ca.end):
         items = [_scalar_text(item, flow=True) if type(item) is str else None for item in value]
-        return None if None in items else "[" + ", ".join(items) + "]"  # type: ignore[arg-type]
+        texts = [item for item in items if item is not None]
+        return "[" + ", ".join(texts) + "]" if len(texts) == len(items) else None
     return None
 
 

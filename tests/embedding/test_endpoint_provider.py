@@ -8,7 +8,7 @@ import hashlib
 import json
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -24,6 +24,7 @@ from aimate_memory.embedding import create_embedder
 from aimate_memory.embedding.base import EmbedderUnavailable
 from aimate_memory.embedding.endpoint_provider import EndpointEmbedder
 from aimate_memory.embedding.lazy import embedder_for
+from aimate_memory.retrieval.hybrid import SearchHit
 from aimate_memory.system import MemorySystem
 from aimate_memory.vault.layout import Layer
 from aimate_memory.vault.roots import Roots
@@ -125,6 +126,11 @@ def open_system(home: Path) -> MemorySystem:
 LINES = ["The retry logic lives in net/retry.py", "重试逻辑在 net/retry.py 里", "Use Kafka as the event broker"]
 
 
+def retry_first(results: Sequence[SearchHit]) -> bool:
+    """The two retry memories (English and Chinese) are the first two results, in either order."""
+    return {result.memory.title for result in results[:2]} == {LINES[0], LINES[1]}
+
+
 @pytest.mark.slow
 def test_switching_model_re_embeds_and_a_dead_server_falls_back_with_a_warning(
     server: FakeServer, tmp_path: Path, model_cache: Path
@@ -139,8 +145,10 @@ def test_switching_model_re_embeds_and_a_dead_server_falls_back_with_a_warning(
         system.refresh()
         found = system.search("retry logic", 3)
         assert found.mode == "hybrid" and not found.warnings
-        assert found.results[0].memory.title == LINES[0]
-        assert system.search("重试逻辑", 3).results[0].memory.title == LINES[1]
+        # The retry memory and its translation lead in either language (a question is also compared in the
+        # other script: docs/design.md "Across languages"), the Kafka one after them.
+        assert retry_first(found.results)
+        assert retry_first(system.search("重试逻辑", 3).results)
     assert all(any(line in text for text in server.texts("model-a")) for line in LINES)
 
     configure(home, model="model-b")  # another model: every memory is embedded again, by it
@@ -155,7 +163,7 @@ def test_switching_model_re_embeds_and_a_dead_server_falls_back_with_a_warning(
     with open_system(home) as system:
         system.refresh()
         found = system.search("where is the retry logic", 3)
-        assert found.mode == "hybrid" and found.results[0].memory.title == LINES[0]
+        assert found.mode == "hybrid" and retry_first(found.results)
         assert any("did not answer" in warning and "offline model" in warning for warning in found.warnings)
 
 

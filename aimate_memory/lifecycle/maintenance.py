@@ -396,6 +396,8 @@ def _compact(journal: AccessJournal) -> None:
     try:
         if journal.path.stat().st_size > COMPACT_OVER_BYTES:
             journal.compact()
+    except FileNotFoundError:
+        return  # no use recorded yet (a fresh home): nothing to compact, nothing to warn about
     except OSError as exc:  # the journal still holds every use; compacting is only about its size
         log.warning("could not compact %s: %s", journal.path, exc)
 

@@ -113,9 +113,14 @@ def worth_keeping(sentence: str) -> bool:
     return not matches(ONE_OFF_CUES, sentence) or matches(STANDS, sentence)
 
 
+def word_count(text: str) -> int:
+    """A text's words, a Chinese word ~2 characters (as in text/scripts.py): "好的，收到" is as short as "ok,
+    got it". What `long_enough` and the kind model's length features (capture/model.py) count."""
+    return len(_LATIN_WORD.findall(text)) + (len(_CJK.findall(text)) + 1) // 2
+
+
 def long_enough(sentence: str) -> bool:
-    words = len(_LATIN_WORD.findall(sentence)) + (len(_CJK.findall(sentence)) + 1) // 2
-    return words >= MIN_WORDS
+    return word_count(sentence) >= MIN_WORDS
 
 
 def matches(patterns: Iterable[re.Pattern[str]], sentence: str) -> bool:

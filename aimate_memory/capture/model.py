@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from aimate_memory.capture.heard import word_count
 from aimate_memory.capture.rules import CUE_FEATURES, RULES
 from aimate_memory.vault.layout import Layer
 
@@ -67,8 +68,6 @@ _CODE = re.compile(
     r"`[^`]+`|(?<![\w/.-])(?:[\w.-]+/)+[\w.-]*|\b[\w-]+\.(?:py|js|ts|md|json|ya?ml|toml|go|rs|java|sh)\b"
 )
 _EXCLAIM = re.compile(r"[!！]")
-_LATIN_WORD = re.compile(r"[A-Za-z0-9_]+")
-_CJK = re.compile(r"[\u3400-\u9fff]")
 _NEGATIVE_VOTE = re.compile(r"^\W*[+-]1\b")
 # Words that make a sentence a norm rather than a fact ("should", "only", "应该", "尽量").
 _MODAL = re.compile(
@@ -131,8 +130,7 @@ def cue_features(text: str) -> np.ndarray:
         values.append(float(any(p.search(text) for p in patterns)))
     for _, pattern in _STRUCTURE:
         values.append(float(bool(pattern.search(text))))
-    # A Chinese word is ~2 characters (as in text/scripts.py): "好的，收到" is as short as "ok, got it".
-    words = len(_LATIN_WORD.findall(text)) + (len(_CJK.findall(text)) + 1) // 2
+    words = word_count(text)
     values.append(float(words <= 4))
     values.append(float(words >= 30))
     return np.asarray(values, dtype=np.float32)

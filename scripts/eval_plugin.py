@@ -48,11 +48,15 @@ def _title(text: str) -> str:
     return flat if len(flat) <= TITLE_CHARS else flat[: TITLE_CHARS - 1] + "…"
 
 
-def _write_vault(home: Path, docs: list) -> dict[str, str]:
+def _write_vault(home: Path, docs: list, said: dict[str, datetime] | None = None) -> dict[str, str]:
+    """The docs as memory files; `said`: when each session took place (LoCoMo), which an imported turn keeps
+    as its `created_at` (its `updated_at` is the import, so recency ranks every turn alike)."""
     folder = home / "memory" / "long_term" / "knowledge"
     folder.mkdir(parents=True)
     ids: dict[str, str] = {}
     for number, doc in enumerate(docs):
+        written = WRITTEN_AT + timedelta(seconds=number)
+        created = said[doc.session] + timedelta(seconds=number) if said and doc.session in said else written
         memory_id = str(uuid.uuid4())
         ids[memory_id] = doc.id
         body = doc.text.strip() + "\n"
@@ -65,8 +69,8 @@ def _write_vault(home: Path, docs: list) -> dict[str, str]:
             "tags": [],
             "status": "active",
             "importance": 3,
-            "created_at": WRITTEN_AT + timedelta(seconds=number),
-            "updated_at": WRITTEN_AT + timedelta(seconds=number),
+            "created_at": created,
+            "updated_at": written,
             "access_count": 0,
             "content_hash": content_hash(body),
             "source": "import",
@@ -93,11 +97,12 @@ class BenchVaults:
         settings["cache_dir"] = str(self.workdir / "models")
         self.embedder = LazyEmbedder(settings)  # one loaded model shared by every bench vault
         self.systems: dict[str, tuple[MemorySystem, dict[str, str]]] = {}
+        self.said = _session_times(corpus)
 
     def system_for(self, vault_id: str) -> tuple[MemorySystem, dict[str, str]]:
         if vault_id not in self.systems:
             home = self.workdir / f"vault-{len(self.systems)}"
-            ids = _write_vault(home, self.corpus.vaults[vault_id])
+            ids = _write_vault(home, self.corpus.vaults[vault_id], self.said.get(vault_id))
             cache = _vector_cache(self.embedder)
             started = time.perf_counter()
             if cache is not None:  # keywords first, then the cached vectors in, so the sync embeds only the rest
@@ -127,6 +132,29 @@ class BenchVaults:
         if not question.strip():
             return []
         return [(ids[hit.memory.id], hit) for hit in system.search(question, k).results]
+
+
+def _session_times(corpus) -> dict[str, dict[str, datetime]]:
+    """LoCoMo: when each conversation's sessions took place (UTC), read from the data file the bench loaded (its
+    `--data`, else its default); the bench's own records carry no dates. {} for other data or if unreadable."""
+    main = sys.modules.get("__main__")
+    if getattr(corpus, "name", "") != "locomo" or main is None or not hasattr(main, "l2v"):
+        return {}
+    data = next((sys.argv[i + 1] for i, arg in enumerate(sys.argv[:-1]) if arg == "--data"), None)
+    path = Path(data) if data else Path(main.__file__).parent / "data" / "locomo_dev.json"
+    try:
+        conversations = main.l2v.load_conversations(path)
+    except (OSError, ValueError):
+        return {}
+    times = {
+        conversation["conv_id"]: {
+            f"S{session['n']}": session["created_at"].replace(tzinfo=timezone.utc)
+            for session in conversation["sessions"]
+            if session.get("created_at") is not None
+        }
+        for conversation in conversations
+    }
+    return {vault: sessions for vault, sessions in times.items() if vault in corpus.vaults}
 
 
 def _vector_cache(embedder: LazyEmbedder) -> Path | None:

@@ -67,18 +67,20 @@ class RankingColumns(NamedTuple):
     importance: np.ndarray  # float64
     access_count: np.ndarray  # float64
     updated_ts: np.ndarray  # float64 (epoch seconds)
+    created_ts: np.ndarray  # float64 (epoch seconds): when it was said, for a date the query names (retrieval/when.py)
 
     @classmethod
     def from_rows(cls, rows: list[tuple[Any, ...]]) -> RankingColumns:
-        """From ``(rowid, layer, importance, access_count, updated_ts)`` rows."""
+        """From ``(rowid, layer, importance, access_count, updated_ts, created_ts)`` rows."""
         rows = sorted(rows)
-        columns = list(zip(*rows, strict=True)) if rows else [(), (), (), (), ()]
+        columns = list(zip(*rows, strict=True)) if rows else [(), (), (), (), (), ()]
         return cls(
             np.asarray(columns[0], dtype=np.int64),
             np.asarray(columns[1], dtype=str),
             np.asarray(columns[2], dtype=np.float64),
             np.asarray(columns[3], dtype=np.float64),
             np.asarray(columns[4], dtype=np.float64),
+            np.asarray(columns[5], dtype=np.float64),
         )
 
 

@@ -57,12 +57,12 @@ class MetadataQueries:
         count an older version left in the file (the index's `access_count` column)."""
         clause, params = filter_sql(where)
         rows = self.store.conn.execute(
-            "SELECT rowid, layer, importance, access_count, updated_ts, id FROM memories "
+            "SELECT rowid, layer, importance, access_count, updated_ts, id, created_ts FROM memories "
             f"WHERE rowid IN (SELECT value FROM json_each(?)){' AND ' + clause if clause else ''}",
             (json.dumps(np.unique(memory_rowids).tolist()), *params),
         ).fetchall()
         uses = uses or {}
-        return RankingColumns.from_rows([(*row[:3], row[3] + uses.get(row[5], 0), row[4]) for row in rows])
+        return RankingColumns.from_rows([(*row[:3], row[3] + uses.get(row[5], 0), row[4], row[6]) for row in rows])
 
     def memories(self, memory_rowids: Iterable[int]) -> dict[int, Memory]:
         ids = json.dumps(sorted(set(memory_rowids)))

@@ -75,12 +75,20 @@ class Fused:
     keyword: np.ndarray  # normalized keyword score
     # What conversation neighbours added to `scores` (hybrid._supported; None: nothing was added)
     support: np.ndarray | None = None
-    # `scores` split into what each list contributed (`parts`): vector_part + keyword_part (+ support) = scores
+    # `scores` split into what each list contributed (`parts`): vector_part + keyword_part (+ dated + support) = scores
     vector_part: np.ndarray | None = None
     keyword_part: np.ndarray | None = None
+    # What being said on a date the query names added to `scores` (hybrid._dated, retrieval/when.py)
+    dated: np.ndarray | None = None
 
-    def take(self, positions: np.ndarray, support: np.ndarray | None = None, scores: np.ndarray | None = None) -> Fused:
-        """The candidates at `positions`, in that order (with new scores and support, when given)."""
+    def take(
+        self,
+        positions: np.ndarray,
+        support: np.ndarray | None = None,
+        scores: np.ndarray | None = None,
+        dated: np.ndarray | None = None,
+    ) -> Fused:
+        """The candidates at `positions`, in that order (with new scores, support and date part, when given)."""
 
         def pick(values: np.ndarray | None) -> np.ndarray | None:
             return None if values is None else values[positions]
@@ -93,6 +101,7 @@ class Fused:
             pick(self.support) if support is None else support,
             pick(self.vector_part),
             pick(self.keyword_part),
+            pick(self.dated) if dated is None else dated,
         )
 
     def __len__(self) -> int:

@@ -31,7 +31,7 @@ from aimate_memory.index.candidates import Candidates, RankingColumns
 from aimate_memory.index.memory_index import MemoryIndex
 from aimate_memory.index.queries import ThreadSides
 from aimate_memory.index.textproc import query_terms
-from aimate_memory.retrieval import neighbours, relevance
+from aimate_memory.retrieval import neighbours, relevance, when
 from aimate_memory.retrieval.bridged import BridgedTerms, bridged_terms
 from aimate_memory.retrieval.fusion import Fused, Ranked, best_per_memory, fuse
 from aimate_memory.retrieval.scoring import ScoreFactors, score
@@ -167,11 +167,14 @@ class HybridSearcher:
         keyword_evidence = _keyword_evidence(indexes, bridged, keyword_ranked)
         vector_ranked = _best_eligible(vector, columns.rowids)
         threads = _Threads(indexes)  # ranking runs twice, then the placement: each thread is read once
-        ranking = self._rank(threads, vector_ranked, keyword_evidence, columns, script, languages, translated)
+        periods = when.named_periods(query)
+        ranking = self._rank(threads, vector_ranked, keyword_evidence, columns, script, languages, translated, periods)
         contenders = ranking.fused.ids[ranking.order[: max(k, VERIFIED_CANDIDATES)]]
         if query_vector is not None and _verify(indexes, query_vector, vector, contenders):
             vector_ranked = _best_eligible(vector, columns.rowids)  # with the contenders' exact cosines
-            ranking = self._rank(threads, vector_ranked, keyword_evidence, columns, script, languages, translated)
+            ranking = self._rank(
+                threads, vector_ranked, keyword_evidence, columns, script, languages, translated, periods
+            )
         order = ranking.order[:k]
         best_chunks = _best_chunks(ranking.fused.ids[order], keyword_ranked, ranking.vector)
         hits = self._hits(indexes, ranking, order, best_chunks, query)
@@ -189,6 +192,7 @@ class HybridSearcher:
         query_script: str,
         languages: frozenset[str],
         translated: np.ndarray | None = None,
+        periods: list[when.Period] | None = None,
     ) -> Ranking:
         """Order by min-max fusion of the vector list and the keyword evidence (what measured best: ranking
         by the absolute relevance instead cost LoCoMo R@10 .687 → .672, MADial-zh .738 → .638; the keyword
@@ -201,7 +205,7 @@ class HybridSearcher:
         if translated is not None and cross is not None and cross.any():
             comparable = _with_translation(indexes, comparable, cross, translated)
         fused = fuse(comparable, keyword_evidence, query_script=query_script, vector_languages=languages)
-        fused = _supported(threads, fused)
+        fused = _supported(threads, _dated(fused, columns, periods or []))
         found = relevance.evidence(fused.ids, comparable, keyword_evidence, query_script, trusted)
         row = np.searchsorted(columns.rowids, fused.ids)
         weighed = partial(
@@ -379,6 +383,21 @@ def _supported(threads: _Threads, fused: Fused) -> Fused:
     return fused.take(order, support=(scores - fused.scores)[order], scores=scores[order])
 
 
+def _dated(fused: Fused, columns: RankingColumns, periods: list[when.Period]) -> Fused:
+    """Fusion's scores raised by `when.DATE_WEIGHT` × each candidate's own score × how close it was said to a
+    date the query names (retrieval/when.py), best first again; before support, so the line next to one said
+    then is carried too."""
+    if not periods or not len(fused):
+        return fused
+    said = columns.created_ts[np.searchsorted(columns.rowids, fused.ids)]
+    raised = when.DATE_WEIGHT * fused.scores * when.closeness(periods, said)
+    if not raised.any():
+        return fused
+    scores = fused.scores + raised
+    order = np.argsort(-scores, kind="stable")
+    return fused.take(order, scores=scores[order], dated=raised[order])
+
+
 def _read_sides(index: MemoryIndex, rowids: list[int]) -> dict[int, ThreadSides]:
     return index.thread_sides(rowids, neighbours.SPAN)
 
@@ -418,6 +437,8 @@ def _explained(
     weight = factors["recency"] * factors["importance"] * factors["access"]
     for part, values in (("vector_part", fused.vector_part), ("keyword_part", fused.keyword_part)):
         out[part] = float(values[position]) * weight if values is not None else 0.0
+    if fused.dated is not None and fused.dated[position] > 0:  # said on a date the query names
+        out["date_part"] = float(fused.dated[position]) * weight
     if fused.support is not None and fused.support[position] > 0:  # it moved this hit up the order
         out["neighbour_part"] = float(fused.support[position]) * weight
     factors.pop("base")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 SCORE_PARTS = (
     ("vector_part", "vector"),
     ("keyword_part", "keyword"),
+    ("date_part", "date"),
     ("neighbour_part", "neighbours"),
     ("placement", "placement"),
 )

@@ -218,7 +218,10 @@ STANDING_CUES: tuple[re.Pattern[str], ...] = (
     # Sentence-initial "use X" / "使用X": what to build with, said as an instruction.
     re.compile(r"^\W*(?:stick (?:to|with)|switch to|go with)\b", re.IGNORECASE),
     re.compile(r"^\W*(?:使用|采用|选用|改用)(?!的)"),  # "使用的是…" describes, it does not instruct
-    *_zh("不要", "别再", "不能", "必须", "应该", "统一"),
+    *_zh("不要", "别再", "不能", "必须", "应该"),
+    # "统一用/统一为 X" sets a convention; "统一所有组件的接口" is a refactoring to do once (a directive's
+    # decision at most, `DIRECTIVE_CUES`), not an instruction that stands.
+    re.compile(r"统一(?:使用|用|采用|为|成|到)"),
     *_zh("注意", "而不是", "代替", "替代", "改用", "采用"),
 )
 # A choice the team lives with, said as a fact ("we use Pinia", "我们用的是 Vue 3") or as a change ("switch the
@@ -290,8 +293,9 @@ DIRECTIVE_CUES: tuple[re.Pattern[str], ...] = (
         r"is the most (?:critical|important)",
     ),
     re.compile(r"将.{1,40}?(?:改为|改成|拆分|分离|统一|迁移|合并|整合|放在|放到|存放|替换|指定|设为|设置为|去掉)"),
-    re.compile(r"^\W*(?:使用|采用|选用|改用|统一|基于|避免|跳过|保留|保持|去掉|移除|为每个|所有)"),
-    *_zh("替代", "代替", "取代", "专属", "统一使用", "统一为", "统一到", "分离", "拆分为", "放在", "存放在"),
+    re.compile(r"^\W*(?:(?:使用|采用|选用|改用)(?!的)|统一|基于|避免|跳过|保留|保持|去掉|移除|为每个|所有)"),
+    re.compile(r"(?<![所被])(?:替代|代替|取代)"),  # "被新的 API 所取代" tells what happened, it decides nothing
+    *_zh("专属", "统一使用", "统一为", "统一到", "分离", "拆分为", "放在", "存放在"),
 )
 # A request for now, the most common thing a person types ("fix the error", "check the logs", "请你修复", "查看
 # 日志"): with none of the cues of something that stands (a rule's always/never, a decision, the person's own

@@ -179,3 +179,29 @@ def test_what_a_chinese_turn_states_is_heard_in_the_persons_own_clauses(turn: st
 def test_an_inline_number_that_lists_nothing_does_not_split_the_sentence() -> None:
     said = "以后所有爬虫都统一用 Vue 3 的组件库，有3个页面要改"
     assert [statement.text for statement in heard(1, said)] == [said]
+
+
+@pytest.mark.parametrize(
+    ("convention", "refactoring"),
+    [
+        ("所有爬虫统一使用 aiohttp 发送请求", "统一所有爬虫组件的接口设计"),
+        ("All crawlers always send requests with aiohttp.", "Unify the interface design of all crawler components."),
+    ],
+)
+def test_a_convention_is_proposed_before_a_refactoring_to_do_once(convention: str, refactoring: str) -> None:
+    """Of a session's statements the standing ones come first (capture/distill.py): "统一用 X" sets a convention,
+    "统一所有组件的接口" is a piece of work, as "unify" is in English."""
+    turns = [("user", refactoring), ("user", convention)]
+    [first] = distill(turns, _file, 0.0, limit=1)
+    assert first.text == convention and first.standing
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "使用的是旧版Dart Sass 最初使用的 API，在 Dart Sass 1.45.0 中，它被一个新的现代 API 所取代。",
+        "The legacy JS API is used by old Dart Sass, and it was superseded by a modern API in 1.45.0.",
+    ],
+)
+def test_a_description_of_what_is_used_or_was_replaced_is_not_a_decision(description: str) -> None:
+    assert heard(1, description) == []

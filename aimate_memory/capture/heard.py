@@ -45,6 +45,10 @@ DECISION_CUES, TASK_CUES, RULE_CUES = (
 # A Chinese sentence is often a request and a standing instruction joined by a comma ("修复这个错误，使用中文
 # 回答"): each clause is read on its own, and the one that stands is what is proposed.
 _CJK_CLAUSE = re.compile(r"[，；]")
+# A Chinese line that numbers its items inline ("1 爬取的连接有问题 ，2 去掉api结构选项3 重构该爬虫"): each item
+# is a sentence of its own. A marker is one digit after Chinese text, a Chinese comma or the line's start, then a
+# space or 、/./) and Chinese text; a line is split only when it has two or more ("Vue 3 的组件" is no list).
+_INLINE_ITEM = re.compile(r"(?:^|(?<=[\u3400-\u9fff，,；;：:。]))\s*[1-9](?:[、.．)）]\s*|\s+)(?=[\u3400-\u9fff])")
 # What holds beyond now however it is asked: a rule's always/never/不要/必须, "from now on"/以后/每次, a decision
 # said as one, the person's own setup. A sentence with one of these is not a one-off request.
 STANDS: tuple[re.Pattern[str], ...] = (
@@ -70,8 +74,8 @@ def sentences(text: str) -> list[str]:
     """The typed sentences of a turn, each one capture would take (short ones and pastes left out)."""
     found: list[str] = []
     for line in typed_lines(text):
-        for part in _SENTENCE_END.split(line):
-            sentence = part.strip(" \t-*•")
+        for part in (item for piece in _SENTENCE_END.split(line) for item in _items(piece)):
+            sentence = part.strip(" \t-*•，,")
             if long_enough(sentence) and len(sentence) <= MAX_SENTENCE_CHARS:
                 found.append(sentence)
     return found
@@ -91,13 +95,28 @@ def heard(number: int, text: str) -> list[Heard]:
     return found
 
 
+def _items(piece: str) -> list[str]:
+    """A piece of a line, or its inline numbered items when it numbers two or more (`_INLINE_ITEM`)."""
+    if len(_INLINE_ITEM.findall(piece)) < 2:
+        return [piece]
+    return [item for item in _INLINE_ITEM.split(piece) if item.strip()]
+
+
 def _units(sentence: str) -> list[str]:
     """A sentence as the units capture reads: itself, or its standing clauses when it joins a one-off request
-    with one ("修复 sina.py 中的错误，使用中文回答" → "使用中文回答")."""
+    with them ("修复 sina.py 中的错误，使用中文回答" → "使用中文回答"). Standing clauses said one after the other
+    stay one unit, in the person's words: a fact and the decision it explains ("我们根本没有api获取渠道，去掉api
+    获取部分") are one statement."""
     if not _CJK.search(sentence) or not _CJK_CLAUSE.search(sentence) or not matches(ONE_OFF_CUES, sentence):
         return [sentence]
-    clauses = [part.strip() for part in _CJK_CLAUSE.split(sentence)]
-    standing = [c for c in clauses if long_enough(c) and not matches(ONE_OFF_CUES, c) and worth_keeping(c)]
+    runs: list[list[str]] = [[]]
+    for clause in re.split(r"(?<=[，；])", sentence):  # each clause keeps its comma: joined back verbatim
+        bare = clause.rstrip("，；")
+        if long_enough(bare) and not matches(ONE_OFF_CUES, bare) and worth_keeping(bare):
+            runs[-1].append(clause)
+        elif runs[-1]:
+            runs.append([])
+    standing = ["".join(run).rstrip("，；").strip() for run in runs if run]
     return standing or [sentence]
 
 

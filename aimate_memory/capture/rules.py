@@ -194,6 +194,9 @@ CUE_FEATURES: dict[str, tuple[re.Pattern[str], ...]] = {
 LASTING_CUES: tuple[re.Pattern[str], ...] = (
     *_en("from now on", "going forward", "in the future", "every time", "each time", "whenever"),
     *_zh("以后", "今后", "每次", "始终", "永远", "一律", "总是", "一直", "记住"),
+    # A requirement the person sets ("提交要求分步提交"), not one a change must meet ("符合要求", "按要求") nor
+    # requirements named as a thing ("测试要求需要遵循哪些").
+    re.compile(r"(?<!符合)(?<!满足)(?<!达到)(?<![按的])要求(?=[\u4e00-\u9fff])(?!需要|是|有|等|的)"),
 )
 STANDING_CUES: tuple[re.Pattern[str], ...] = (
     *LASTING_CUES,
@@ -214,8 +217,11 @@ STANDING_CUES: tuple[re.Pattern[str], ...] = (
     ),
     # Sentence-initial "use X" / "使用X": what to build with, said as an instruction.
     re.compile(r"^\W*(?:stick (?:to|with)|switch to|go with)\b", re.IGNORECASE),
-    re.compile(r"^\W*(?:使用|采用|选用|改用)"),
-    *_zh("不要", "别再", "不能", "必须", "应该", "统一"),
+    re.compile(r"^\W*(?:使用|采用|选用|改用)(?!的)"),  # "使用的是…" describes, it does not instruct
+    *_zh("不要", "别再", "不能", "必须", "应该"),
+    # "统一用/统一为 X" sets a convention; "统一所有组件的接口" is a refactoring to do once (a directive's
+    # decision at most, `DIRECTIVE_CUES`), not an instruction that stands.
+    re.compile(r"统一(?:使用|用|采用|为|成|到)"),
     *_zh("注意", "而不是", "代替", "替代", "改用", "采用"),
 )
 # A choice the team lives with, said as a fact ("we use Pinia", "我们用的是 Vue 3") or as a change ("switch the
@@ -225,6 +231,7 @@ CHOICE_CUES: tuple[re.Pattern[str], ...] = (
     re.compile(rf"^\W*(?:we use|we{_APOSTROPHE}?re using|we are using)\b", re.IGNORECASE),
     *_en(r"switch(?:ed)? (?:\w+ ){0,4}to", "instead of", "no longer", "rather than"),
     *_zh("我们用的是", "我们使用", "我们在用", "改用", "换成", "改为", "不再用", "不再使用"),
+    re.compile(r"[：:]\s*选用?\s*[A-Za-z\u3400-\u9fff]"),  # a plan's "桌面端：选 Element Plus"
 )
 FACT_CUES: tuple[re.Pattern[str], ...] = (
     re.compile(
@@ -234,6 +241,10 @@ FACT_CUES: tuple[re.Pattern[str], ...] = (
     ),
     re.compile(r"\b(?:is|are) (?:running|hosted|deployed|installed) (?:in|on|within|inside)\b", re.IGNORECASE),
     re.compile(r"我(?:用的是|使用的是|在用|的\S{1,8}是)|本项目|这个项目|目前(?:是|使用|用)"),
+    # What the person has, lacks or needs, and what it is for ("我们根本没有api获取渠道", "我需要股票基金的数据",
+    # "我是用爬取的数据来学习的"), and what works when ("使用增强命令就可以"): facts a later session builds on.
+    re.compile(r"我们?(?:根本|并|也|还|目前)?(?:没有|需要)|我是用.{1,20}?来"),
+    re.compile(r"(?<!这样)(?<!那样)(?<!这么)(?:就|才)(?:可以|能用|能正常|行)(?![吗了么])"),
 )
 # About the person wherever they work (the language of replies, their shell, OS or editor): the only
 # proposals filed in the global vault; everything else said in a project is about that project.
@@ -282,8 +293,9 @@ DIRECTIVE_CUES: tuple[re.Pattern[str], ...] = (
         r"is the most (?:critical|important)",
     ),
     re.compile(r"将.{1,40}?(?:改为|改成|拆分|分离|统一|迁移|合并|整合|放在|放到|存放|替换|指定|设为|设置为|去掉)"),
-    re.compile(r"^\W*(?:使用|采用|选用|改用|统一|基于|避免|跳过|保留|保持|去掉|移除|为每个|所有)"),
-    *_zh("替代", "代替", "取代", "专属", "统一使用", "统一为", "统一到", "分离", "拆分为", "放在", "存放在"),
+    re.compile(r"^\W*(?:(?:使用|采用|选用|改用)(?!的)|统一|基于|避免|跳过|保留|保持|去掉|移除|为每个|所有)"),
+    re.compile(r"(?<![所被])(?:替代|代替|取代)"),  # "被新的 API 所取代" tells what happened, it decides nothing
+    *_zh("专属", "统一使用", "统一为", "统一到", "分离", "拆分为", "放在", "存放在"),
 )
 # A request for now, the most common thing a person types ("fix the error", "check the logs", "请你修复", "查看
 # 日志"): with none of the cues of something that stands (a rule's always/never, a decision, the person's own
@@ -338,4 +350,6 @@ NOT_A_STATEMENT: tuple[re.Pattern[str], ...] = (
     *_en(f"I don{_APOSTROPHE}t (?:know|understand|think)", "not sure", "unclear", "I wonder", "it turns out"),
     *_en("I think", "I assume", "I guess", "possibly", "probably", "maybe", "perhaps"),
     *_zh("是不是", "不知道", "不确定", "为什么", "怎么", "能否", "是否", "可能", "也许", "大概", "或许"),
+    # A question without its mark ("哪些功能只是创建出来缺不能使用", "需要遵循哪些"), or naming a problem ("…等问题").
+    re.compile(r"哪些|哪个|哪里|哪儿|问题\W*$"),
 )

@@ -133,3 +133,75 @@ def test_a_damaged_ledger_is_no_evidence_and_is_written_over(tmp_path: Path) -> 
     assert ledger.sessions_besides("claude:a") == {}
     ledger.note("claude:a", ["以后都用中文回答"])
     assert len(json.loads((tmp_path / LEDGER_FILE).read_text(encoding="utf-8"))) == 1
+
+
+@pytest.mark.parametrize(
+    ("turn", "heard_as"),
+    [
+        # Standing clauses said one after the other are one statement, in the person's words: the fact and the
+        # decision it explains. In English the sentence is already one unit.
+        (
+            "修复网易爬虫，我们根本没有api获取渠道，去掉api获取部分，在原有文件修复",
+            ["我们根本没有api获取渠道，去掉api获取部分"],
+        ),
+        (
+            "Fix the netease crawler; we have no API access, so never call the API.",
+            ["we have no API access, so never call the API."],
+        ),
+        # Items numbered inline on one line are sentences of their own; one numbered line by line already is.
+        ("@netease.py 1 链接有问题 ，2 去掉api结构选项3 重构该爬虫", ["去掉api结构选项"]),
+        ("1. the links are broken\n2. Avoid the API option\n3. refactor the crawler", ["Avoid the API option"]),
+        # What the person needs, lacks, or found to work is a fact about the project, even beside a request.
+        (
+            "我是用爬取的数据来进行学习的，我需要股票基金等一些重要的数据，我发现这几个链接都有错误请你修复",
+            ["我是用爬取的数据来进行学习的，我需要股票基金等一些重要的数据"],
+        ),
+        ("我发现使用增强命令就可以，但是是不是保存有问题，查看日志", ["我发现使用增强命令就可以"]),
+        # A requirement the person sets stands, however it is asked; one a change must meet is the request's.
+        ("对现在的项目进行git提交要求分步提交，描述准确", ["对现在的项目进行git提交要求分步提交，描述准确"]),
+        (
+            "From now on commit in small steps with accurate messages.",
+            ["From now on commit in small steps with accurate messages."],
+        ),
+        ("按要求修复这个错误", []),
+        # A question without its mark, a problem named, a description of what is used: not statements.
+        ("哪些功能只是创建出来却不能使用", []),
+        ("关于项目的测试要求需要遵循哪些请你列出来", []),
+        ("将文件进行统一存放等问题", []),
+        ("Which features were created but never worked", []),
+        ("这样就可以了", []),
+    ],
+)
+def test_what_a_chinese_turn_states_is_heard_in_the_persons_own_clauses(turn: str, heard_as: list[str]) -> None:
+    assert [statement.text for statement in heard(1, turn)] == heard_as
+
+
+def test_an_inline_number_that_lists_nothing_does_not_split_the_sentence() -> None:
+    said = "以后所有爬虫都统一用 Vue 3 的组件库，有3个页面要改"
+    assert [statement.text for statement in heard(1, said)] == [said]
+
+
+@pytest.mark.parametrize(
+    ("convention", "refactoring"),
+    [
+        ("所有爬虫统一使用 aiohttp 发送请求", "统一所有爬虫组件的接口设计"),
+        ("All crawlers always send requests with aiohttp.", "Unify the interface design of all crawler components."),
+    ],
+)
+def test_a_convention_is_proposed_before_a_refactoring_to_do_once(convention: str, refactoring: str) -> None:
+    """Of a session's statements the standing ones come first (capture/distill.py): "统一用 X" sets a convention,
+    "统一所有组件的接口" is a piece of work, as "unify" is in English."""
+    turns = [("user", refactoring), ("user", convention)]
+    [first] = distill(turns, _file, 0.0, limit=1)
+    assert first.text == convention and first.standing
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "使用的是旧版Dart Sass 最初使用的 API，在 Dart Sass 1.45.0 中，它被一个新的现代 API 所取代。",
+        "The legacy JS API is used by old Dart Sass, and it was superseded by a modern API in 1.45.0.",
+    ],
+)
+def test_a_description_of_what_is_used_or_was_replaced_is_not_a_decision(description: str) -> None:
+    assert heard(1, description) == []

@@ -230,11 +230,7 @@ class HybridSearcher:
             warnings.append(self.embedder.fallback)
         stale = [index for index in indexes if not index.has_vectors]
         if stale:
-            reason = stale[0].vec_error or stale[0].needs_rebuild() or "the index has no vectors yet"
-            warnings.append(
-                f"vector search is off for the {stale[0].vault.scope.value} vault: {reason}; "
-                "keyword results only (run `aimate mem reindex`)"
-            )
+            warnings.append(_vectors_off(stale[0]))
             if len(stale) == len(indexes):
                 return None
         if self.embedder.get() is None:
@@ -423,6 +419,20 @@ def _explained(
     factors.pop("base")
     out.update(factors)
     return out
+
+
+def _vectors_off(index: MemoryIndex) -> str:
+    """Why `index` is searched by keywords only: a worker re-embedding it for a new model (and how far it
+    is), or what else is wrong and its remedy."""
+    scope = index.vault.scope.value
+    reembedding = index.reembedding
+    if reembedding is not None:
+        return (
+            f"vector search is off for the {scope} vault while it is re-embedded for the new model "
+            f"({reembedding.describe()}); keyword results until then"
+        )
+    reason = index.vec_error or index.needs_rebuild() or "the index has no vectors yet"
+    return f"vector search is off for the {scope} vault: {reason}; keyword results only (run `aimate mem reindex`)"
 
 
 def _keyword_evidence(indexes: list[MemoryIndex], bridged: BridgedTerms, keyword: Ranked) -> Ranked:

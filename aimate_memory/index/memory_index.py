@@ -174,10 +174,6 @@ class MemoryIndex:
         """Exact cosines of these chunks with `query` (a unit vector); a chunk just removed scores 0."""
         return self._vectors.cosines(query, chunk_rowids)
 
-    def chunk_vectors(self, chunk_rowids: np.ndarray, dimension: int) -> np.ndarray:
-        """These chunks' vectors, one float32 row each (zeros for a chunk just removed)."""
-        return self._vectors.vectors(chunk_rowids, dimension)
-
     # -- metadata ----------------------------------------------------------------------------------
 
     def ranking_columns(

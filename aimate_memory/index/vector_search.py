@@ -44,11 +44,6 @@ class VectorSearch:
         """Exact cosines of these chunks with `query` (a unit vector), from their float16 vectors.
         A chunk a concurrent sync just removed scores 0."""
         query = np.asarray(query, dtype=np.float32)
-        cosines: np.ndarray = (self.vectors(chunk_rowids, len(query)) @ query).astype(np.float64)
-        return cosines
-
-    def vectors(self, chunk_rowids: np.ndarray, dimension: int) -> np.ndarray:
-        """These chunks' vectors (float32, one row each); a chunk a concurrent sync just removed is zeros."""
         rowids = chunk_rowids.tolist()
         vectors = dict(
             self.store.conn.execute(
@@ -57,9 +52,11 @@ class VectorSearch:
                 (json.dumps(rowids),),
             ).fetchall()
         )
-        missing = bytes(2 * dimension)
+        missing = bytes(2 * len(query))
         raw = b"".join(vectors.get(rowid, missing) for rowid in rowids)
-        return np.frombuffer(raw, dtype=np.float16).reshape(len(rowids), dimension).astype(np.float32)
+        matrix = np.frombuffer(raw, dtype=np.float16).reshape(len(rowids), len(query))
+        cosines: np.ndarray = (matrix.astype(np.float32) @ query).astype(np.float64)
+        return cosines
 
     def latin(self, chunk_rowids: np.ndarray) -> np.ndarray:
         """Whether each chunk is in Latin script (SignBits.latin)."""

@@ -56,6 +56,10 @@ EXACT_VECTOR_CANDIDATES = 200
 VERIFIED_CANDIDATES = 50
 # Keyword candidates that enter fusion (plus the last one as the floor min-max normalization needs).
 FUSED_KEYWORD_CANDIDATES = 500
+# An English question's nearest memories in Chinese that are also read said in English (HybridSearcher.
+# _in_english): each costs one embedding of a short text a search (kept per process). 15 / 30 / 50 measured
+# zh2en R@10 .NNN / .741 / .NNN on the dev split (docs/benchmarks.md, "Across languages, third round").
+IN_ENGLISH_CANDIDATES = 30
 
 
 @dataclass
@@ -153,6 +157,8 @@ class HybridSearcher:
         across = not len(vector.chunk_rowids) or _any_other_script(indexes, vector.chunk_rowids, script)
         bridged = bridged_terms(query, terms) if across else BridgedTerms.alone(terms)
         translated = self._translated_vector(query, script) if across and len(vector.chunk_rowids) else None
+        # An English question is also compared with its nearest Chinese memories said in English (`_in_english`).
+        english = query_vector if translated is not None and script == "latin" else None
         keyword = _keyword_candidates(indexes, terms, self.candidates)
         if bridged.extra:
             keyword = Candidates.concat([keyword, _keyword_candidates(indexes, bridged.extra, self.candidates)])
@@ -167,11 +173,13 @@ class HybridSearcher:
         keyword_evidence = _keyword_evidence(indexes, bridged, keyword_ranked)
         vector_ranked = _best_eligible(vector, columns.rowids)
         threads = _Threads(indexes)  # ranking runs twice, then the placement: each thread is read once
-        ranking = self._rank(threads, vector_ranked, keyword_evidence, columns, script, languages, translated)
+        ranking = self._rank(threads, vector_ranked, keyword_evidence, columns, script, languages, translated, english)
         contenders = ranking.fused.ids[ranking.order[: max(k, VERIFIED_CANDIDATES)]]
         if query_vector is not None and _verify(indexes, query_vector, vector, contenders):
             vector_ranked = _best_eligible(vector, columns.rowids)  # with the contenders' exact cosines
-            ranking = self._rank(threads, vector_ranked, keyword_evidence, columns, script, languages, translated)
+            ranking = self._rank(
+                threads, vector_ranked, keyword_evidence, columns, script, languages, translated, english
+            )
         order = ranking.order[:k]
         best_chunks = _best_chunks(ranking.fused.ids[order], keyword_ranked, ranking.vector)
         hits = self._hits(indexes, ranking, order, best_chunks, query)
@@ -189,6 +197,7 @@ class HybridSearcher:
         query_script: str,
         languages: frozenset[str],
         translated: np.ndarray | None = None,
+        english: np.ndarray | None = None,
     ) -> Ranking:
         """Order by min-max fusion of the vector list and the keyword evidence (what measured best: ranking
         by the absolute relevance instead cost LoCoMo R@10 .687 → .672, MADial-zh .738 → .638; the keyword
@@ -200,6 +209,8 @@ class HybridSearcher:
         comparable = relevance.on_own_scale(vector, cross, query_script, self._cross_scale())
         if translated is not None and cross is not None and cross.any():
             comparable = _with_translation(indexes, comparable, cross, translated)
+            if english is not None:
+                comparable = self._in_english(indexes, comparable, cross, english)
         fused = fuse(comparable, keyword_evidence, query_script=query_script, vector_languages=languages)
         fused = _supported(threads, fused)
         found = relevance.evidence(fused.ids, comparable, keyword_evidence, query_script, trusted)
@@ -249,6 +260,26 @@ class HybridSearcher:
         if not words or self.embedder.get() is None:
             return None
         return np.asarray(self.embedder.embed_query(" ".join(words)), dtype=np.float32)
+
+    def _in_english(self, indexes: list[MemoryIndex], vector: Ranked, cross: np.ndarray, query: np.ndarray) -> Ranked:
+        """`vector` with the `IN_ENGLISH_CANDIDATES` nearest Chinese memories of an English question scored by
+        the mean of what they had and their cosine with the question said in English (bridge.in_english:
+        their Han characters by the lexicon's English words, their names and code kept). CC-CEDICT is a
+        Chinese → English dictionary and English is what both default models read (MiniLM English only):
+        a Chinese question is said in English (`_translated_vector`), and so are an English question's
+        Chinese memories; saying the English question in Chinese instead reads the reversed table's wrong
+        senses ("log" → 登出). Measured in docs/benchmarks.md, "Across languages, third round"."""
+        at = np.flatnonzero(cross)
+        top = at[np.argsort(-vector.scores[at], kind="stable")[:IN_ENGLISH_CANDIDATES]]
+        texts = _by_key(indexes, vector.chunks[top], MemoryIndex.chunk_texts)
+        said = [bridge.in_english(texts.get(chunk, "")) for chunk in vector.chunks[top].tolist()]
+        top = top[[bool(text) for text in said]]
+        if not len(top):
+            return vector
+        found = np.asarray(self.embedder.embed_documents([text for text in said if text]), dtype=np.float32)
+        scores = vector.scores.copy()
+        scores[top] = (scores[top] + found @ query) / 2
+        return Ranked(vector.ids, scores, vector.chunks)
 
     def _cross_scale(self) -> float:
         """What undoes the ensemble's weighting of a cross-script cosine: 1 / √(1 − w) for the default

@@ -205,3 +205,36 @@ def test_an_unknown_provider_is_refused_at_once_with_the_list(cli) -> None:
     assert all(name in refused.err for name in ("auto", "fastembed", "use", "endpoint")), refused.err
     assert cli("mem", "config", "set", "embedding.provider", "endpoint").code == 0
     assert cli("mem", "config", "get", "embedding.provider").out.strip() == "endpoint"
+
+
+@pytest.mark.slow
+def test_a_switch_of_model_through_the_cli_answers_at_once_and_says_how_far(
+    server: FakeServer, cli_vectors, home: Path
+) -> None:
+    """The same switch through the real CLI (a process a command): the search after it answers by keywords,
+    in either language, while the worker it started waits for the server; once the server answers, a search
+    is by vectors again with nothing to warn about."""
+    settings = {"provider": "endpoint", "base_url": server.url, "model": "model-a"}
+    for key, value in settings.items():
+        assert cli_vectors("mem", "config", "set", f"embedding.{key}", value).code == 0
+    assert cli_vectors("mem", "init").code == 0
+    for line in LINES:
+        assert cli_vectors("mem", "add", line, "--body", line).code == 0
+    assert "Use Kafka" in cli_vectors("mem", "search", "event broker").out
+
+    server.held["model-b"] = threading.Event()
+    assert cli_vectors("mem", "config", "set", "embedding.model", "model-b").code == 0
+    for question, wanted in (("event broker", "Use Kafka"), ("重试逻辑", "重试逻辑在 net/retry.py 里")):
+        found = cli_vectors("mem", "search", question, timeout=60)
+        assert found.code == 0 and wanted in found.out, found
+        assert "re-embed" in found.out + found.err, found
+    server.held["model-b"].set()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        found = cli_vectors("mem", "search", "event broker")
+        if "re-embed" not in found.out + found.err and "vector search is off" not in found.out + found.err:
+            break
+        time.sleep(0.5)
+    else:
+        raise AssertionError((home / "state" / "reembed.log").read_text())
+    assert "Use Kafka" in found.out and all(any(line in t for t in server.texts("model-b")) for line in LINES)

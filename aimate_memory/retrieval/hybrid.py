@@ -57,8 +57,8 @@ VERIFIED_CANDIDATES = 50
 # Keyword candidates that enter fusion (plus the last one as the floor min-max normalization needs).
 FUSED_KEYWORD_CANDIDATES = 500
 # An English question's nearest memories in Chinese that are also read said in English (HybridSearcher.
-# _in_english): each costs one embedding of a short text a search (kept per process). 15 / 30 measured zh2en
-# R@10 .726 / .741 on the dev split (docs/benchmarks.md, "Across languages, third round").
+# _in_english): each costs one embedding of a short text a search (kept per process). 30 / 50 deep measured
+# zh2en R@10 .731 / .742, MRR .659 / .652 on the dev split (docs/benchmarks.md, "Across languages, third round").
 IN_ENGLISH_CANDIDATES = 30
 
 

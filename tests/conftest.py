@@ -9,12 +9,16 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from aimate_memory.system import MemorySystem
 
 AIMATE = Path(sys.executable).with_name("aimate")
 # One switch for the long passes (docs/reliability.md, "Crashes"): `AIMATE_THOROUGH=1` runs each kill -9
@@ -110,6 +114,18 @@ def linked_models(cache: Path, target: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copytree(cache, target, copy_function=os.link, symlinks=True)
     return target
+
+
+def reembedded(system: MemorySystem, timeout: float = 120.0) -> bool:
+    """Wait until the worker re-embedding the global vault for a new model has swapped its index in
+    (system/reembed.py); False when it had not after `timeout` seconds (its log: state/reembed.log)."""
+    index = system.store.index_for(system.global_vault)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if index.reembedding is None and index.needs_rebuild() is None:
+            return True
+        time.sleep(0.1)
+    return False
 
 
 def seed_models(home: Path, cache: Path) -> None:

@@ -22,6 +22,7 @@ from aimate_memory.index.candidates import Candidates, RankingColumns
 from aimate_memory.index.health import METRICS_KEPT, IndexHealth, MetricRow
 from aimate_memory.index.keyword_search import KeywordSearch, TermMatches
 from aimate_memory.index.queries import MetadataQueries, ThreadSides, filter_sql, memory_from_row
+from aimate_memory.index.reembed import Launch, Reembed, ReembedProgress
 from aimate_memory.index.refresh import IndexRefresh
 from aimate_memory.index.refresh_report import Progress, RefreshReport
 from aimate_memory.index.refresh_scan import VaultScan
@@ -44,10 +45,14 @@ class MemoryIndex:
         embedder: LazyEmbedder,
         sensitive_keywords: Iterable[str] = (),
         exclude_globs: Iterable[str] = (),
+        reembed_launch: Launch | None = None,
     ) -> None:
+        """`reembed_launch` starts the worker that re-embeds the vault after a switch of model (reembed.py);
+        without it the refresh that notices the switch re-embeds, and waits."""
         self._store = IndexStore(db_path, embedder)
         self._scan = VaultScan(vault, sensitive_keywords, exclude_globs)
-        self._refresh = IndexRefresh(self._store, self._scan, embedder, lock_path)
+        self._reembed = Reembed(self._store, reembed_launch)
+        self._refresh = IndexRefresh(self._store, self._scan, embedder, lock_path, self._reembed)
         self.synced = False  # `Store.synced`: up to date a moment ago, a `paths` refresh is skipped
         self._keywords = KeywordSearch(self._store)
         self._vectors = VectorSearch(self._store)
@@ -102,12 +107,31 @@ class MemoryIndex:
 
     @property
     def has_vectors(self) -> bool:
-        """True when the index holds vectors made by the configured embedder."""
+        """True when the index holds vectors made by the configured embedder (a search asks first: a file
+        another process swapped in is read from then on)."""
+        self._follow_swap()
         return self._store.has_vectors
+
+    def _follow_swap(self) -> None:
+        """Read the file another process swapped in (a rebuild, a re-embedding worker), not the old one."""
+        if self._store.replaced():
+            self.close()
 
     def needs_rebuild(self) -> str | None:
         """Why the index must be rebuilt from the files, or None."""
+        self._follow_swap()
         return self._store.needs_rebuild()
+
+    @property
+    def reembedding(self) -> ReembedProgress | None:
+        """How far the worker re-embedding this vault for a new model is, or None when none runs."""
+        return self._reembed.progress()
+
+    def reembed_now(self) -> RefreshReport:
+        """The worker's part of a switch of model: a new index with the new model's vectors, swapped in."""
+        report = self._refresh.reembed_now()
+        self._vectors.forget()
+        return report
 
     # -- sync --------------------------------------------------------------------------------------
 
@@ -119,6 +143,7 @@ class MemoryIndex:
         `paths` (vault-relative; a folder stands for everything under it) limits the walk to what a
         watcher saw change, so an edit in a 100k vault costs a few stats instead of 100k. While `synced` is set
         (`Store.synced`: the caller synced every change a moment ago) a `paths` refresh walks nothing again."""
+        self._follow_swap()
         if self.synced and paths is not None and not force_rebuild:
             return RefreshReport()
         report = self._refresh.run(progress, force_rebuild, paths)

@@ -16,12 +16,13 @@ import sqlean
 
 from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.index import db
+from aimate_memory.index.reembed import Reembed
 from aimate_memory.index.refresh_apply import BATCH_FILES, apply_plan
 from aimate_memory.index.refresh_embed import embed_missing
 from aimate_memory.index.refresh_plan import ReadResult, plan_reads, plan_refresh
 from aimate_memory.index.refresh_report import Progress, RefreshReport
 from aimate_memory.index.refresh_scan import VaultScan, error_records, expand_scope, indexed_files
-from aimate_memory.index.store import IndexStore
+from aimate_memory.index.store import MODEL_CHANGED, IndexStore
 from aimate_memory.locks import file_lock
 from aimate_memory.vault.model import Memory
 
@@ -31,11 +32,14 @@ REBUILD_BATCH_FILES = 4096  # files per transaction while building a new file no
 class IndexRefresh:
     """Refreshes one vault's index with its files; one refresh at a time across processes (a file lock)."""
 
-    def __init__(self, store: IndexStore, scan: VaultScan, embedder: LazyEmbedder, lock_path: Path) -> None:
+    def __init__(
+        self, store: IndexStore, scan: VaultScan, embedder: LazyEmbedder, lock_path: Path, reembed: Reembed
+    ) -> None:
         self.store = store
         self.scan = scan
         self.embedder = embedder
         self.lock_path = lock_path
+        self.reembed = reembed
 
     def run(
         self, progress: Progress | None = None, force_rebuild: bool = False, paths: Iterable[str] | None = None
@@ -47,7 +51,11 @@ class IndexRefresh:
         with file_lock(self.lock_path):
             self.store.remove_rebuild_leftovers()  # a reindex killed earlier leaves nothing behind
             reason = "requested" if force_rebuild else self.store.rebuild_reason()
-            if reason is not None:
+            if reason == MODEL_CHANGED and self.reembed.in_background:
+                # The old index stays in step with the files by keywords while a worker re-embeds (reembed.py).
+                report = self._refresh_into(self.store.conn, progress, paths, embed=False)
+                report.warnings.append(self.reembed.start())
+            elif reason is not None:
                 report = self._rebuild(progress)
                 if reason not in ("requested", "no index yet"):
                     report.warnings.append(f"rebuilt the {self.scan.vault.scope.value} index: {reason}")
@@ -57,10 +65,31 @@ class IndexRefresh:
         return report
 
     def _rebuild(self, progress: Progress | None) -> RefreshReport:
-        """Build a fresh index beside the old one and swap it in: readers keep the old one until then.
-        Vectors already computed for the same model are carried over, so a rebuild re-embeds nothing
-        that did not change."""
+        """Build a fresh index beside the old one and swap it in: readers keep the old one until then."""
         tmp_path = self.store.rebuild_path()
+        report = self.build(tmp_path, progress)
+        self.store.swap_in(tmp_path)
+        report.rebuilt = True
+        return report
+
+    def reembed_now(self) -> RefreshReport:
+        """A model switch's worker (reembed.py): the new index is built without the sync lock, so every
+        other process keeps syncing and searching the old one by keywords, and swapped in under it."""
+        return self.reembed.work(self._model_changed, self.build, self._swap_reembedded)
+
+    def _model_changed(self) -> bool:
+        return self.store.rebuild_reason() == MODEL_CHANGED
+
+    def _swap_reembedded(self, built: Path) -> bool:
+        with file_lock(self.lock_path):
+            if not self._model_changed():  # rebuilt meanwhile (a reindex): nothing to do
+                return False
+            self.store.swap_in(built)
+            return True
+
+    def build(self, tmp_path: Path, progress: Progress | None) -> RefreshReport:
+        """A fresh index of the files at `tmp_path` (closed, checkpointed). Vectors already computed for the
+        same model are carried over, so a rebuild re-embeds nothing that did not change."""
         carried, carried_embedder = self._carry_vectors()
         conn = self.store.open(tmp_path)
         # The rebuild file is not the index until `swap_in`, and a crash leaves only debris the next refresh
@@ -78,8 +107,6 @@ class IndexRefresh:
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             conn.close()
-        self.store.swap_in(tmp_path)
-        report.rebuilt = True
         return report
 
     def _carry_vectors(self) -> tuple[dict[str, bytes], str | None]:
@@ -101,7 +128,9 @@ class IndexRefresh:
         progress: Progress | None,
         paths: Iterable[str] | None = None,
         batch_files: int = BATCH_FILES,
+        embed: bool = True,
     ) -> RefreshReport:
+        """`embed`: False while the index's vectors belong to another model than the configured one."""
         report = RefreshReport()
         indexed = indexed_files(conn)
         errors = error_records(conn)
@@ -136,7 +165,8 @@ class IndexRefresh:
         ]
         plan = plan_refresh(reads, indexed, read_plan.vanished, errors)
         apply_plan(conn, plan, parsed, report, progress, batch_files)
-        embed_missing(conn, self.embedder, self.store.vec_error, report, progress)
+        if embed:
+            embed_missing(conn, self.embedder, self.store.vec_error, report, progress)
         db.set_meta(conn, "last_refresh", datetime.now().astimezone().isoformat(timespec="seconds"))
         if report.changed:
             # Fresh statistics let the planner use updated_ts for time-range queries instead of the layer

@@ -46,6 +46,8 @@ def embed_missing(
             return
         embedder_id = model.identity
         db.set_meta(conn, "vector_embedder", embedder_id)
+        if progress and need:
+            progress("embedding", 0, len(need))  # how much there is, before the first batch's wait
         for start in range(0, len(need), EMBED_BATCH * 4):
             batch = need[start : start + EMBED_BATCH * 4]
             vectors = np.asarray(model.embed([texts[h] for h in batch]), dtype=np.float16)

@@ -14,6 +14,8 @@ import sqlean
 from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.index import db
 
+MODEL_CHANGED = "the embedding model changed"  # a rebuild reason a worker can handle (reembed.py)
+
 
 class IndexStore:
     """`index.db` of one vault. Many readers; one writer at a time (the sync's file lock + SQLite WAL)."""
@@ -23,12 +25,19 @@ class IndexStore:
         self.embedder = embedder
         self._conn: sqlean.Connection | None = None
         self.vec_error: str | None = None  # why vectors are off (sqlite-vec did not load), or None
+        self._inode: int | None = None  # of the file `_conn` opened
 
     @property
     def conn(self) -> sqlean.Connection:
         if self._conn is None:
             self._conn = self.open(self.db_path)
+            self._inode = _inode(self.db_path)
         return self._conn
+
+    def replaced(self) -> bool:
+        """Whether another process swapped a new file in (a rebuild, a re-embedding worker) since this one
+        opened its connection, which still reads the old file."""
+        return self._conn is not None and _inode(self.db_path) not in (self._inode, None)
 
     def open(self, path: Path) -> sqlean.Connection:
         """A new connection to `path` (the index, or a rebuild beside it) with sqlite-vec loaded if it can be."""
@@ -69,7 +78,7 @@ class IndexStore:
             return "the index format changed"
         fingerprint = db.get_meta(self.conn, "embedder_fingerprint")
         if fingerprint is not None and fingerprint != self.embedder.fingerprint:
-            return "the embedding model changed"
+            return MODEL_CHANGED
         return None
 
     def rebuild_reason(self) -> str | None:
@@ -100,6 +109,13 @@ class IndexStore:
 
     def size_bytes(self) -> int:
         return sum(path.stat().st_size for path in sqlite_files(self.db_path) if path.exists())
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return path.stat().st_ino
+    except FileNotFoundError:
+        return None
 
 
 def has_table(conn: sqlean.Connection, name: str) -> bool:

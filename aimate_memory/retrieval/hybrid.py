@@ -56,6 +56,10 @@ EXACT_VECTOR_CANDIDATES = 200
 VERIFIED_CANDIDATES = 50
 # Keyword candidates that enter fusion (plus the last one as the floor min-max normalization needs).
 FUSED_KEYWORD_CANDIDATES = 500
+# An English question's nearest memories in Chinese that are also read said in English (HybridSearcher.
+# _in_english): each costs one embedding of a short text a search (kept per process). 30 / 50 deep measured
+# zh2en R@10 .731 / .742, MRR .659 / .652 on the dev split (docs/benchmarks.md, "Across languages, third round").
+IN_ENGLISH_CANDIDATES = 30
 
 
 @dataclass
@@ -153,6 +157,8 @@ class HybridSearcher:
         across = not len(vector.chunk_rowids) or _any_other_script(indexes, vector.chunk_rowids, script)
         bridged = bridged_terms(query, terms) if across else BridgedTerms.alone(terms)
         translated = self._translated_vector(query, script) if across and len(vector.chunk_rowids) else None
+        # An English question is also compared with its nearest Chinese memories said in English (`_in_english`).
+        english = query_vector if translated is not None and script == "latin" else None
         keyword = _keyword_candidates(indexes, terms, self.candidates)
         if bridged.extra:
             keyword = Candidates.concat([keyword, _keyword_candidates(indexes, bridged.extra, self.candidates)])
@@ -168,12 +174,14 @@ class HybridSearcher:
         vector_ranked = _best_eligible(vector, columns.rowids)
         threads = _Threads(indexes)  # ranking runs twice, then the placement: each thread is read once
         periods = when.named_periods(query)
-        ranking = self._rank(threads, vector_ranked, keyword_evidence, columns, script, languages, translated, periods)
+        ranking = self._rank(
+            threads, vector_ranked, keyword_evidence, columns, script, languages, translated, english, periods
+        )
         contenders = ranking.fused.ids[ranking.order[: max(k, VERIFIED_CANDIDATES)]]
         if query_vector is not None and _verify(indexes, query_vector, vector, contenders):
             vector_ranked = _best_eligible(vector, columns.rowids)  # with the contenders' exact cosines
             ranking = self._rank(
-                threads, vector_ranked, keyword_evidence, columns, script, languages, translated, periods
+                threads, vector_ranked, keyword_evidence, columns, script, languages, translated, english, periods
             )
         order = ranking.order[:k]
         best_chunks = _best_chunks(ranking.fused.ids[order], keyword_ranked, ranking.vector)
@@ -192,6 +200,7 @@ class HybridSearcher:
         query_script: str,
         languages: frozenset[str],
         translated: np.ndarray | None = None,
+        english: np.ndarray | None = None,
         periods: list[when.Period] | None = None,
     ) -> Ranking:
         """Order by min-max fusion of the vector list and the keyword evidence (what measured best: ranking
@@ -204,6 +213,8 @@ class HybridSearcher:
         comparable = relevance.on_own_scale(vector, cross, query_script, self._cross_scale())
         if translated is not None and cross is not None and cross.any():
             comparable = _with_translation(indexes, comparable, cross, translated)
+            if english is not None:
+                comparable = self._in_english(indexes, comparable, cross, english)
         fused = fuse(comparable, keyword_evidence, query_script=query_script, vector_languages=languages)
         fused = _supported(threads, _dated(fused, columns, periods or []))
         found = relevance.evidence(fused.ids, comparable, keyword_evidence, query_script, trusted)
@@ -234,11 +245,7 @@ class HybridSearcher:
             warnings.append(self.embedder.fallback)
         stale = [index for index in indexes if not index.has_vectors]
         if stale:
-            reason = stale[0].vec_error or stale[0].needs_rebuild() or "the index has no vectors yet"
-            warnings.append(
-                f"vector search is off for the {stale[0].vault.scope.value} vault: {reason}; "
-                "keyword results only (run `aimate mem reindex`)"
-            )
+            warnings.append(_vectors_off(stale[0]))
             if len(stale) == len(indexes):
                 return None
         if self.embedder.get() is None:
@@ -257,6 +264,26 @@ class HybridSearcher:
         if not words or self.embedder.get() is None:
             return None
         return np.asarray(self.embedder.embed_query(" ".join(words)), dtype=np.float32)
+
+    def _in_english(self, indexes: list[MemoryIndex], vector: Ranked, cross: np.ndarray, query: np.ndarray) -> Ranked:
+        """`vector` with the `IN_ENGLISH_CANDIDATES` nearest Chinese memories of an English question scored by
+        the mean of what they had and their cosine with the question said in English (bridge.in_english:
+        their Han characters by the lexicon's English words, their names and code kept). CC-CEDICT is a
+        Chinese → English dictionary and English is what both default models read (MiniLM English only):
+        a Chinese question is said in English (`_translated_vector`), and so are an English question's
+        Chinese memories; saying the English question in Chinese instead reads the reversed table's wrong
+        senses ("log" → 登出). Measured in docs/benchmarks.md, "Across languages, third round"."""
+        at = np.flatnonzero(cross)
+        top = at[np.argsort(-vector.scores[at], kind="stable")[:IN_ENGLISH_CANDIDATES]]
+        texts = _by_key(indexes, vector.chunks[top], MemoryIndex.chunk_texts)
+        said = [bridge.in_english(texts.get(chunk, "")) for chunk in vector.chunks[top].tolist()]
+        top = top[[bool(text) for text in said]]
+        if not len(top):
+            return vector
+        found = np.asarray(self.embedder.embed_documents([text for text in said if text]), dtype=np.float32)
+        scores = vector.scores.copy()
+        scores[top] = (scores[top] + found @ query) / 2
+        return Ranked(vector.ids, scores, vector.chunks)
 
     def _cross_scale(self) -> float:
         """What undoes the ensemble's weighting of a cross-script cosine: 1 / √(1 − w) for the default
@@ -444,6 +471,20 @@ def _explained(
     factors.pop("base")
     out.update(factors)
     return out
+
+
+def _vectors_off(index: MemoryIndex) -> str:
+    """Why `index` is searched by keywords only: a worker re-embedding it for a new model (and how far it
+    is), or what else is wrong and its remedy."""
+    scope = index.vault.scope.value
+    reembedding = index.reembedding
+    if reembedding is not None:
+        return (
+            f"vector search is off for the {scope} vault while it is re-embedded for the new model "
+            f"({reembedding.describe()}); keyword results until then"
+        )
+    reason = index.vec_error or index.needs_rebuild() or "the index has no vectors yet"
+    return f"vector search is off for the {scope} vault: {reason}; keyword results only (run `aimate mem reindex`)"
 
 
 def _keyword_evidence(indexes: list[MemoryIndex], bridged: BridgedTerms, keyword: Ranked) -> Ranked:

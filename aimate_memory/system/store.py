@@ -273,6 +273,7 @@ class Store:
     def index_for(self, vault: Vault) -> MemoryIndex:
         if vault.scope not in self._indexes:
             from aimate_memory.index.memory_index import MemoryIndex
+            from aimate_memory.system.reembed import launch as launch_reembed
 
             root = self.root_of(vault)
             self._indexes[vault.scope] = MemoryIndex(
@@ -282,6 +283,7 @@ class Store:
                 self.embedder,
                 sensitive_keywords=self.config.get("privacy.sensitive_keywords"),
                 exclude_globs=self.config.get("privacy.exclude_paths"),
+                reembed_launch=lambda: launch_reembed(self.roots, vault.scope, self.embedder.fingerprint),
             )
         return self._indexes[vault.scope]
 

@@ -21,6 +21,7 @@ Each table is loaded once per process, on first use (the daemon and the MCP serv
 from __future__ import annotations
 
 import gzip
+import re
 from functools import cache
 from importlib import resources
 
@@ -28,15 +29,37 @@ from aimate_memory.text.scripts import CJK_RUN, WORD, is_cjk
 from aimate_memory.text.stopwords import EN_STOPWORDS
 
 LONGEST_HEADWORD = 4
+# Software senses CC-CEDICT lacks or lists after others (密钥 "key" but not "secret", 日志 "journal" first,
+# "log" → 登出): hand-written for this project (text/data/LEXICON.md), read before the dictionary's own.
+SOFTWARE = "zh_en_software.tsv"
 
 
 @cache
 def _table(name: str) -> dict[str, str]:
-    """One of the lexicon's tables (text/data/*.tsv.gz): key → its words, space-separated."""
+    """One of the lexicon's tables (text/data/*.tsv.gz): key → its words, space-separated; with the
+    software senses (`SOFTWARE`) first."""
     raw = resources.files("aimate_memory.text").joinpath("data").joinpath(name).read_bytes()
+    table = _pairs(gzip.decompress(raw).decode("utf-8"))
+    software = _pairs(resources.files("aimate_memory.text").joinpath("data").joinpath(SOFTWARE).read_text("utf-8"))
+    if name == "en_zh.tsv.gz":  # each English word of a software sense says its headword first
+        software = _reversed(software)
+    for key, words in software.items():
+        table[key] = " ".join(dict.fromkeys([*words.split(), *table.get(key, "").split()]))
+    return table
+
+
+def _pairs(text: str) -> dict[str, str]:
     # One tab a line: keys and values in one split of the text (a split a line: both tables 0.79 → 0.68 s).
-    fields = gzip.decompress(raw).decode("utf-8").rstrip("\n").replace("\t", "\n").split("\n")
+    fields = text.rstrip("\n").replace("\t", "\n").split("\n")
     return dict(zip(fields[::2], fields[1::2], strict=True))
+
+
+def _reversed(table: dict[str, str]) -> dict[str, str]:
+    out: dict[str, list[str]] = {}
+    for key, words in table.items():
+        for word in words.split():
+            out.setdefault(word, []).append(key)
+    return {word: " ".join(keys) for word, keys in out.items()}
 
 
 def headwords(run: str) -> list[tuple[int, str]]:
@@ -85,3 +108,15 @@ def chinese_words(text: str) -> list[str]:
     for word in WORD.findall(text):
         out.update(dict.fromkeys(chinese_of(word)))
     return list(out)
+
+
+def in_english(text: str) -> str:
+    """`text` with each run of Han characters replaced by the English words of its headwords, the rest (names,
+    code, Latin words) kept where it was: "日志统一用 structlog 输出 JSON" → "journal log unify … structlog export
+    output JSON". What a model that reads English compares with an English question."""
+
+    def said(run: re.Match[str]) -> str:
+        words = dict.fromkeys(word for _, head in headwords(run.group()) for word in english_of(head))
+        return f" {' '.join(words)} "
+
+    return " ".join(CJK_RUN.sub(said, text).split())

@@ -8,6 +8,7 @@ import hashlib
 import json
 import re
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,11 +25,11 @@ from aimate_memory.embedding import create_embedder
 from aimate_memory.embedding.base import EmbedderUnavailable
 from aimate_memory.embedding.endpoint_provider import EndpointEmbedder
 from aimate_memory.embedding.lazy import embedder_for
-from aimate_memory.retrieval.hybrid import SearchHit
+from aimate_memory.retrieval.hybrid import SearchHit, SearchResponse
 from aimate_memory.system import MemorySystem
 from aimate_memory.vault.layout import Layer
 from aimate_memory.vault.roots import Roots
-from tests.conftest import seed_models
+from tests.conftest import reembedded, seed_models
 
 DIMENSION = 48
 KEY = "sk-test-endpoint-key"
@@ -41,11 +42,15 @@ class FakeServer:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.keys: list[str | None] = []
+        self.held: dict[str, threading.Event] = {}  # by model: its requests (not its probe) wait until set
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                gate = server.held.get(body["model"])
+                if gate is not None and body["input"] != ["dimension probe"]:
+                    gate.wait(60)
                 server.requests.append(body)
                 server.keys.append(self.headers.get("Authorization"))
                 size = int(body.get("dimensions") or DIMENSION)
@@ -131,8 +136,17 @@ def retry_first(results: Sequence[SearchHit]) -> bool:
     return {result.memory.title for result in results[:2]} == {LINES[0], LINES[1]}
 
 
+def progress_shown(system: MemorySystem, query: str, timeout: float = 60.0) -> SearchResponse:
+    """The search made once the worker said how much it has to embed."""
+    index = system.store.index_for(system.global_vault)
+    deadline = time.monotonic() + timeout
+    while (index.reembedding is None or not index.reembedding.total) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return system.search(query, 3)
+
+
 @pytest.mark.slow
-def test_switching_model_re_embeds_and_a_dead_server_falls_back_with_a_warning(
+def test_switching_model_re_embeds_in_the_background_and_a_dead_server_falls_back_with_a_warning(
     server: FakeServer, tmp_path: Path, model_cache: Path
 ) -> None:
     home = tmp_path / "home"
@@ -151,17 +165,35 @@ def test_switching_model_re_embeds_and_a_dead_server_falls_back_with_a_warning(
         assert retry_first(system.search("重试逻辑", 3).results)
     assert all(any(line in text for text in server.texts("model-a")) for line in LINES)
 
-    configure(home, model="model-b")  # another model: every memory is embedded again, by it
+    # Another model: the sync that notices answers at once and a worker embeds every memory again, by it;
+    # meanwhile searches run on keywords and say how far the re-embedding is, in either language.
+    server.held["model-b"] = threading.Event()
+    configure(home, model="model-b")
     with open_system(home) as system:
-        system.refresh()
+        report = system.refresh()["global"]
+        assert not report.rebuilt and any("re-embedding in the background" in w for w in report.warnings)
+        system.add("日志统一用 structlog 输出 JSON", "日志统一用 structlog 输出 JSON", layer=Layer.LONG_TERM)
+        system.refresh()  # the old index keeps up with the files by keywords
+        found = progress_shown(system, "event broker")
+        assert found.mode == "keyword" and found.results[0].memory.title == LINES[2]
+        # 3 or 4 chunks: whether the worker's walk saw the memory written after it started
+        assert any(re.search(r"re-embedded for the new model \(0 of [34] chunks\)", w) for w in found.warnings)
+        found = system.search("日志 structlog", 3)
+        assert found.mode == "keyword" and found.results[0].memory.title.startswith("日志统一用")
+        assert server.texts("model-b") == ["dimension probe"] * len(server.texts("model-b"))  # the worker waits
+        server.held["model-b"].set()
+        assert reembedded(system), (home / "state" / "reembed.log").read_text()
+        system.refresh()  # the memory written while the worker ran gets its vector now
         found = system.search("event broker", 3)
-        assert found.mode == "hybrid" and found.results[0].memory.title == LINES[2]
+        assert found.mode == "hybrid" and not found.warnings and found.results[0].memory.title == LINES[2]
+        assert system.search("structlog JSON 日志", 3).results[0].memory.title.startswith("日志统一用")
     assert all(any(line in text for text in server.texts("model-b")) for line in LINES)
 
     server.stop()  # the server is gone: the offline model answers, and the search says why
     seed_models(home, model_cache)
     with open_system(home) as system:
         system.refresh()
+        assert reembedded(system), (home / "state" / "reembed.log").read_text()
         found = system.search("where is the retry logic", 3)
         assert found.mode == "hybrid" and retry_first(found.results)
         assert any("did not answer" in warning and "offline model" in warning for warning in found.warnings)
@@ -173,3 +205,36 @@ def test_an_unknown_provider_is_refused_at_once_with_the_list(cli) -> None:
     assert all(name in refused.err for name in ("auto", "fastembed", "use", "endpoint")), refused.err
     assert cli("mem", "config", "set", "embedding.provider", "endpoint").code == 0
     assert cli("mem", "config", "get", "embedding.provider").out.strip() == "endpoint"
+
+
+@pytest.mark.slow
+def test_a_switch_of_model_through_the_cli_answers_at_once_and_says_how_far(
+    server: FakeServer, cli_vectors, home: Path
+) -> None:
+    """The same switch through the real CLI (a process a command): the search after it answers by keywords,
+    in either language, while the worker it started waits for the server; once the server answers, a search
+    is by vectors again with nothing to warn about."""
+    settings = {"provider": "endpoint", "base_url": server.url, "model": "model-a"}
+    for key, value in settings.items():
+        assert cli_vectors("mem", "config", "set", f"embedding.{key}", value).code == 0
+    assert cli_vectors("mem", "init").code == 0
+    for line in LINES:
+        assert cli_vectors("mem", "add", line, "--body", line).code == 0
+    assert "Use Kafka" in cli_vectors("mem", "search", "event broker").out
+
+    server.held["model-b"] = threading.Event()
+    assert cli_vectors("mem", "config", "set", "embedding.model", "model-b").code == 0
+    for question, wanted in (("event broker", "Use Kafka"), ("重试逻辑", "重试逻辑在 net/retry.py 里")):
+        found = cli_vectors("mem", "search", question, timeout=60)
+        assert found.code == 0 and wanted in found.out, found
+        assert "re-embed" in found.out + found.err, found
+    server.held["model-b"].set()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        found = cli_vectors("mem", "search", "event broker")
+        if "re-embed" not in found.out + found.err and "vector search is off" not in found.out + found.err:
+            break
+        time.sleep(0.5)
+    else:
+        raise AssertionError((home / "state" / "reembed.log").read_text())
+    assert "Use Kafka" in found.out and all(any(line in t for t in server.texts("model-b")) for line in LINES)

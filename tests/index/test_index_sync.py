@@ -16,7 +16,7 @@ from aimate_memory.system import MemorySystem
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Layer
 from aimate_memory.vault.roots import Roots
-from tests.conftest import linked_models
+from tests.conftest import linked_models, reembedded, seed_models
 
 MEMORIES = [
     ("选用 Redis 做会话缓存", "我们决定用 Redis 做会话缓存，因为延迟低，而且支持过期时间。", "decision"),
@@ -288,9 +288,13 @@ def test_a_move_seen_half_way_by_a_sync_ends_up_indexed(system: MemorySystem, ho
     assert system.search("数据库迁移", 3).results[0].memory.id == memory.id
 
 
-def test_vectors_of_an_older_bundled_minilm_are_all_embedded_again(system: MemorySystem) -> None:
+def test_vectors_of_an_older_bundled_minilm_are_all_embedded_again(
+    system: MemorySystem, home: Path, model_cache: Path
+) -> None:
     # An index written before the bundled MiniLM ran quantized carries the fingerprint without its revision:
-    # its vectors are from the float model, so the next sync rebuilds and re-embeds every chunk.
+    # its vectors are from the float model, so the next sync starts a worker that re-embeds every chunk
+    # (a process of its own, which loads the models from the home like any command).
+    seed_models(home, model_cache)
     system.refresh()
     index = system.store.index_for(system.global_vault)
     chunks = index.conn.execute("SELECT COUNT(DISTINCT chunk_hash) FROM chunks").fetchone()[0]
@@ -299,5 +303,8 @@ def test_vectors_of_an_older_bundled_minilm_are_all_embedded_again(system: Memor
     )
     assert index.needs_rebuild() == "the embedding model changed"
     report = system.refresh()["global"]
-    assert report.rebuilt and report.embedded_chunks == chunks
-    assert index.needs_rebuild() is None and ranked_titles(system, "会话缓存用的是什么")[0] == "选用 Redis 做会话缓存"
+    assert not report.rebuilt and "re-embedding in the background" in report.warnings[0]
+    assert ranked_titles(system, "Redis 会话缓存")[0] == "选用 Redis 做会话缓存"  # by keywords meanwhile
+    assert reembedded(system), (home / "state" / "reembed.log").read_text()
+    assert index.conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] == chunks
+    assert ranked_titles(system, "会话缓存用的是什么")[0] == "选用 Redis 做会话缓存"

@@ -48,11 +48,12 @@ VAULT = [
     "接口文档用 OpenAPI 生成",
     "Docker images are built on Debian slim",
     "错误信息要对用户友好",
+    "API 密钥放在环境变量里",
+    "Logs are JSON lines written by structlog",
 ]
 # (question, the memory it must find in the first three): English asking for Chinese and the reverse. Not
 # here: "web framework choice" → "我们决定用 FastAPI 而不是 Flask" shares no word with it in any language (the
-# default models do not know FastAPI is a web framework), nor 密钥 → "Never commit secrets or .env files" (the
-# lexicon says 密钥 is a "key", USE does not put them near; docs/design.md §7, "Across languages").
+# default models do not know FastAPI is a web framework; docs/design.md §7, "Across languages").
 MISSES = [
     ("event broker", "事件总线使用 Kafka"),
     ("事件总线", "Use Kafka as the event broker"),
@@ -62,6 +63,12 @@ MISSES = [
     ("订单用什么数据库", "We decided to use PostgreSQL for orders"),
     ("deploy on friday", "周五下午不发布新版本"),
     ("smoke tests before deploy", "部署前先跑冒烟测试"),
+    # found since the third round: the lexicon's software senses and Chinese memories said in English
+    ("密钥", "Never commit secrets or .env files"),
+    ("不要提交密钥", "Never commit secrets or .env files"),
+    ("secret keys", "API 密钥放在环境变量里"),
+    ("logging format", "日志统一用 structlog 输出 JSON"),
+    ("日志用什么格式", "Logs are JSON lines written by structlog"),
 ]
 
 
@@ -70,6 +77,15 @@ def test_the_lexicon_says_a_query_in_the_other_script() -> None:
     assert "事件" in bridge.chinese_words("event broker") and "数据库" in bridge.chinese_words("databases")
     assert bridge.chinese_words("qwertyuiop the") == [] and bridge.english_words("的了吗") == []
     assert bridge.headwords("事件总线使用") == [(0, "事件"), (2, "总线"), (4, "使用")]
+
+
+def test_software_senses_come_first_and_a_memory_is_said_in_english_with_its_names_kept() -> None:
+    assert bridge.english_of("密钥")[:2] == ["key", "secret"] and bridge.english_of("日志")[0] == "log"
+    assert bridge.chinese_of("log")[0] == "日志" and bridge.chinese_of("secrets")[0] == "密钥"
+    assert "journal" in bridge.english_of("日志")  # the dictionary's own senses stay, after
+    said = bridge.in_english("日志统一用 structlog 输出 JSON")
+    assert said.startswith("log logging") and "structlog" in said.split() and said.endswith("JSON")
+    assert bridge.in_english("Use Kafka") == "Use Kafka" and bridge.in_english("的了吗") == ""
 
 
 def test_a_translation_is_an_alternative_of_its_term_not_a_term_more() -> None:

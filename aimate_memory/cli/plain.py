@@ -75,6 +75,8 @@ def char_cells(char: str) -> int:
 
 
 def cell_len(text: str) -> int:
+    if text.isascii():  # nearly every cell of a table: one cell a character, no lookups
+        return len(text)
     return sum(char_cells(char) for char in text)
 
 

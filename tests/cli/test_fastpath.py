@@ -15,6 +15,7 @@ import pytest
 
 from aimate_memory.cli.fast import fast_command, parse
 from aimate_memory.cli.served import parse_served
+from tests.cli.test_fast_entry import vault  # noqa: F401  (the fixture)
 from tests.watch.test_daemon_process import daemon  # noqa: F401  (the fixture)
 
 PYTHON = str(Path(sys.executable))
@@ -124,23 +125,11 @@ def both_ways(*args: str, cwd: Path, home: Path) -> str:
 
 
 @pytest.fixture
-def project(cli, tmp_path: Path) -> Path:
-    """A project with memories in Chinese and English, global and project scope, one edited by hand."""
-    path = tmp_path / "proj"
-    path.mkdir()
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    assert cli("mem", "init", cwd=path).code == 0
-    for args in (
-        ("mem", "add", "Package manager", "--layer", "core", "--category", "rule", "--body", "Always use pnpm"),
-        ("mem", "add", "提交说明", "--layer", "core", "--category", "rule", "--body", "始终用中文写提交说明"),
-        ("mem", "add", "We chose Redis as the session cache", "--body", "Low latency, TTL support.", "--scope",
-         "global"),
-        ("mem", "add", "决定：会话缓存用 Redis", "--body", "延迟低，支持过期。"),
-    ):  # fmt: skip
-        assert cli(*args, cwd=path).code == 0, args
-    edited = next(file for file in (path / ".aimate" / "memory").rglob("*.md") if "延迟低" in file.read_text("utf-8"))
+def project(vault: Path) -> Path:  # noqa: F811  (the imported fixture)
+    """test_fast_entry's project (memories in Chinese and English), one of them edited by hand since."""
+    edited = next(file for file in (vault / ".aimate" / "memory").rglob("*.md") if "延迟低" in file.read_text("utf-8"))
     edited.write_text(edited.read_text("utf-8").replace("延迟低", "延迟很低"), "utf-8")
-    return path
+    return vault
 
 
 @pytest.mark.slow

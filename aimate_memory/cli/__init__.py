@@ -30,21 +30,27 @@ def main() -> None:
 
 
 def _run_fast(command: Callable[[], int | None]) -> int | None:
-    """The app's error contract for a fast command: an AimateError is one line plus a hint, exit 1 (the
-    traceback with `--debug` or AIMATE_DEBUG=1)."""
+    """The app's error contract for a fast command: an error is one line plus a hint, exit 1 (the traceback
+    with `--debug` or AIMATE_DEBUG=1); output cut short by a closed pipe (`| head`) ends quietly, exit 1, as
+    click ends the typer app's."""
     from aimate_memory.errors import AimateError
 
     try:
         return command()
-    except AimateError as exc:
-        if "--debug" in sys.argv or os.environ.get("AIMATE_DEBUG") == "1":
-            raise
-        from aimate_memory.cli.plain import print_error
-
-        print_error(exc.message, exc.hint)
-        return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's flush writes nowhere
+        return 1
+    except Exception as exc:
+        if "--debug" in sys.argv or os.environ.get("AIMATE_DEBUG") == "1":
+            raise
+        from aimate_memory.cli.faults import fault_or_bug
+        from aimate_memory.cli.plain import print_error
+
+        message, hint = (exc.message, exc.hint) if isinstance(exc, AimateError) else fault_or_bug(exc)
+        print_error(message, hint)
+        return 1
 
 
 __all__ = ["main"]

@@ -143,7 +143,7 @@ def parse_served(command: str, words: list[str]) -> dict[str, Any] | None:
 def run_served(command: str, fields: dict[str, Any], project: Path | None, global_only: bool) -> int | None:
     """Answer `command` through the running daemon and print it as the typer command does: exit code 0, or
     None — nothing printed — when the typer app must run it (no daemon, none answered, a shape it refuses)."""
-    from aimate_memory.system.client import Unavailable
+    from aimate_memory.errors import AimateError
     from aimate_memory.vault.roots import aimate_home
     from aimate_memory.watch.private_socket import socket_path
     from aimate_memory.watch.transport import NO_DAEMON_ENV
@@ -154,12 +154,14 @@ def run_served(command: str, fields: dict[str, Any], project: Path | None, globa
         return None  # walked one by one at a terminal: in process
     if command == "remember" and fields["keep_both"] and fields["replaces"]:
         return None  # a usage error, the typer app's to say
-    client = vault_client(project, global_only)
-    if client.remote is None:
-        return None
     try:
+        client = vault_client(project, global_only)
+        if client.remote is None:
+            return None
         answer = ASK[command](client.remote, fields)
-    except Unavailable:
+    except AimateError:
+        raise  # "no vault yet", an unknown id: the answer, which the typer app would print the same way
+    except Exception:  # Unavailable, or anything unexpected before a byte is printed: the typer app runs it
         return None
     answer()
     return 0

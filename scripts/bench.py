@@ -29,7 +29,8 @@ Steps (each timed):
    whole vault in process and `aimate mem stale --json` as a command. `--staleness-only` runs this step alone.
 
 `--waits` (scripts/bench_waits.py) runs only what a person waits on: remember, list, show, context, review,
-stale and timeline as commands, cold and through the daemon, p50/p95 with the load; and the conflict check.
+stale and timeline as commands and the three hooks (session-start, prompt, session-end, a payload on stdin), cold
+and through the daemon, p50/p95 wall and CPU with the vault's size and the load; and the conflict check.
 `--bulk` (scripts/bench_bulk.py): import, `commit` and `review --accept-all` of N memories, wall and CPU seconds.
 `--conflicts` (scripts/bench_conflicts.py): the conflict check in process, warm, after a write and first, p50/p95
 with the load.

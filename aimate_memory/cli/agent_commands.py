@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from aimate_memory.cli.answers import print_capture, print_context
 from aimate_memory.cli.common import JSON, NO_REFRESH, open_system, refreshed, vault_client
 from aimate_memory.cli.render import console, print_json, print_warning
 from aimate_memory.system.records import CaptureRecord, ContextRecord
@@ -66,10 +67,7 @@ def remember(
         # `search_for`: answered here (no daemon), the models load on a thread while the facade is imported —
         # remember searches for what the sentence restates; answered by the daemon, nothing loads here.
         result = vault_client(search_for=text).remember(text, **chosen)
-    if as_json:
-        print_json(result.to_dict())
-    else:
-        console.print(result.line(), markup=False)
+    print_capture(result, as_json)
 
 
 @session_commands.command("start")
@@ -182,12 +180,7 @@ def context(
         built = ContextRecord.of(refreshed(open_system(search_for=query), no_refresh=True).build_context(query, budget))
     else:
         built = vault_client(search_for=query).build_context(query, budget)
-    if as_json:
-        print_json(built.to_dict())
-        return
-    sys.stdout.write(built.text)
-    for message in built.warning_messages:
-        print_warning(message)
+    print_context(built, as_json)
 
 
 @commands.command()

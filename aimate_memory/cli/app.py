@@ -14,7 +14,7 @@ import typer
 import typer.core
 
 from aimate_memory.cli.common import options
-from aimate_memory.cli.faults import describe_fault
+from aimate_memory.cli.faults import fault_or_bug
 from aimate_memory.cli.render import print_error
 from aimate_memory.errors import AimateError
 
@@ -173,10 +173,7 @@ def main() -> None:
     except Exception as exc:  # the environment's fault, or a bug: one line, the traceback with --debug
         if options.debug:
             raise
-        fault = describe_fault(exc)
-        if fault is None:
-            fault = (f"unexpected {type(exc).__name__}: {exc}", "run again with --debug and report the traceback")
-        print_error(*fault)
+        print_error(*fault_or_bug(exc))
         sys.exit(1)
 
 

@@ -16,12 +16,12 @@ import typer
 from aimate_memory.cli.faults import describe_fault
 from aimate_memory.cli.progress import LazyProgress
 from aimate_memory.cli.render import print_warning
+from aimate_memory.cli.served import say_refused_config
 from aimate_memory.errors import NotFoundError
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
     from aimate_memory.system.client import RoutedClient
-    from aimate_memory.vault.roots import Roots
 
 JSON = typer.Option(False, "--json", help="Print JSON for tools.")
 # `--no-sync` is the flag's old name, kept as an alias: `aimate mem sync` is git's pull/push (issue 28 §7).
@@ -57,19 +57,6 @@ def connect(search_for: str | None = None) -> RoutedClient:
     client = connect_client(None, options.project, options.global_only, search_for=search_for, freshness=ShownRefresh())
     say_refused_config(client.roots)
     return client
-
-
-def say_refused_config(roots: Roots) -> None:
-    """The keys the project's config may not set (ignored), named once per shell session on stderr
-    (config/guest.py). Outside a project there is none, and the config package (YAML, ~30 ms) is not imported:
-    a command the daemon answers reads no config here."""
-    if roots.project is None:
-        return
-    from aimate_memory.config.guest import warning_once
-
-    line = warning_once(roots.home, roots.project, f"cli:{os.getppid()}")
-    if line:
-        print_warning(line)
 
 
 def vault_client(search_for: str | None = None) -> RoutedClient:

@@ -1,4 +1,5 @@
-"""The fast faces: `aimate mem hook …`, `aimate mem mcp` and `aimate --version` without typer, rich or the
+"""The fast faces: `aimate mem hook …`, `aimate mem mcp`, `aimate --version` and the commands a running daemon
+answers (`cli.served`: list, show, stale, context, review, timeline, remember) without typer, rich or the
 whole command app. The assistants start these as a fresh process on every prompt and every session, and the
 full app's imports (typer and rich, then every command module) cost more than the hook's own work — see
 docs/agents.md, "Latency". `aimate_memory.cli.main` tries `fast_command(argv)` first and falls back to the
@@ -15,6 +16,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+from aimate_memory.cli.served import NO_FASTPATH_ENV, SHAPES, parse_served, run_served
 
 if TYPE_CHECKING:
     from aimate_memory.system.client import RoutedClient
@@ -39,23 +42,31 @@ class FastArgs(NamedTuple):
     project: Path | None = None
     global_only: bool = False
     debug: bool = False
+    fields: dict[str, Any] | None = None  # a served command's own options (`cli.served.parse_served`)
 
 
-def fast_command(argv: list[str]) -> Callable[[], int] | None:
-    """The command for `argv` (without the program name) when the fast path serves it, else None."""
+def fast_command(argv: list[str]) -> Callable[[], int | None] | None:
+    """The command for `argv` (without the program name) when the fast path serves it, else None. A served
+    command's callable may itself return None: the daemon did not answer, the typer app runs it."""
+    if os.environ.get(NO_FASTPATH_ENV) == "1":
+        return None
     if argv == ["--version"]:
         return print_version
     args = parse(argv)
     if args is None:
         return None
+    if args.fields is not None:
+        fields = args.fields
+        return lambda: run_served(args.command, fields, args.project, args.global_only)
     if args.command == "hook":
         return lambda: run_hook_command(args.kind, args.client, args.project, args.global_only)
     return lambda: run_mcp_command(args.project, args.global_only)
 
 
 def parse(argv: list[str]) -> FastArgs | None:
-    """`mem [group options] hook KIND [--client C]` or `mem [group options] mcp [--project P]`; None for
-    anything else (help, an unknown option, a missing or extra argument): the typer app answers those."""
+    """`mem [group options] hook KIND [--client C]`, `mem [group options] mcp [--project P]` or a served
+    command in one of its shapes (`cli.served.SHAPES`); None for anything else (help, an unknown option, a
+    missing or extra argument): the typer app answers those."""
     if not argv or argv[0] != "mem":
         return None
     args: dict[str, Any] = {}
@@ -69,6 +80,11 @@ def parse(argv: list[str]) -> FastArgs | None:
     elif words[:1] == ["mcp"]:
         args["command"] = "mcp"
         rest = words[1:]
+    elif words and words[0] in SHAPES:
+        fields = parse_served(words[0], words[1:])
+        if fields is None:
+            return None
+        return FastArgs(**args, command=words[0], fields=fields)
     else:
         return None
     while rest:

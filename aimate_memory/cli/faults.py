@@ -41,3 +41,12 @@ def describe_fault(exc: BaseException) -> tuple[str, str] | None:
             if fragment in text.lower():
                 return f"index error: {text}", hint
     return None
+
+
+def fault_or_bug(exc: BaseException) -> tuple[str, str]:
+    """What a command prints for an exception that is not an AimateError: the fault's line, or an unexpected
+    error's (a bug) with how to report it — the typer app and the fast path alike."""
+    return describe_fault(exc) or (
+        f"unexpected {type(exc).__name__}: {exc}",
+        "run again with --debug and report the traceback",
+    )

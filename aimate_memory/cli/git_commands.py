@@ -9,8 +9,17 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.markup import escape
 
+from aimate_memory.cli.answers import (
+    NOTHING_TO_REVIEW,
+    print_outcomes,
+    print_possibly_stale,
+    print_review_item,
+    print_review_list,
+    print_timeline,
+)
 from aimate_memory.cli.common import JSON, open_system, vault_client
-from aimate_memory.cli.render import console, print_json, print_warning
+from aimate_memory.cli.plain import say
+from aimate_memory.cli.render import console, print_json
 from aimate_memory.errors import AimateError, InvalidInputError
 from aimate_memory.system.records import TimelineRecord
 from aimate_memory.vault.layout import Scope
@@ -21,32 +30,10 @@ if TYPE_CHECKING:
 
     from aimate_memory.system import MemorySystem
     from aimate_memory.system.history import HistoryEntry, ReviewItem
-    from aimate_memory.system.records import TimelineEvent
 
 commands = typer.Typer()
 
 ALLOW_SECRET = typer.Option(False, "--allow-secret", help="Commit even if a secret is suspected.")
-
-
-def _tag(scope: str) -> str:
-    return escape(f"[{scope}]")
-
-
-def _print_outcomes(outcomes: list[dict[str, Any]]) -> None:
-    """`ReviewOutcome.to_dict()`s, as a person reads them: one print (one write), not one a line — 20,000
-    accepted files printed line by line took longer than committing them."""
-    lines = []
-    for outcome in outcomes:
-        scope, detail = _tag(outcome["scope"]), escape(outcome["detail"])
-        if outcome["action"] == "skipped":
-            lines.append(f"[yellow]skipped[/] {scope} {escape(outcome['path'])}: {detail}")
-        elif outcome["action"] == "reject":
-            lines.append(f"rejected {scope} {detail}")
-        else:
-            to = f" → {outcome['commit'][:8]}" if outcome["commit"] else ""
-            lines.append(f"accepted {scope} {detail}{to}")
-    if lines:
-        console.print("\n".join(lines))
 
 
 # -- review -----------------------------------------------------------------------------------------
@@ -76,9 +63,9 @@ def review(
     if as_json:
         print_json(outcomes)
     elif outcomes:
-        _print_outcomes(outcomes)
+        print_outcomes(outcomes)
     else:
-        console.print("nothing to review: every memory change is committed")
+        say(NOTHING_TO_REVIEW)
 
 
 def _list_or_walk(as_json: bool, allow_secret: bool) -> None:
@@ -90,113 +77,22 @@ def _list_or_walk(as_json: bool, allow_secret: bool) -> None:
         if items:
             _interactive(system, items, allow_secret)
         else:
-            console.print("nothing to review: every memory change is committed")
+            say(NOTHING_TO_REVIEW)
         system.refresh()
-        _print_stale([{**m.public_dict(), "stale_text": s.describe()} for m, s in system.stale()])
+        print_possibly_stale([{**m.public_dict(), "stale_text": s.describe()} for m, s in system.stale()])
         return
-    listed = vault_client().view("review", {"stale": not as_json})
-    if as_json:
-        print_json(listed["items"])
-        return
-    items = listed["items"]
-    if not items:
-        console.print("nothing to review: every memory change is committed")
-    for item in items:
-        _print_item(item)
-    if items:
-        console.print(
-            f"[dim]{plural(len(items), 'change')}: accept with `aimate mem review --accept ID` (or --accept-all), "
-            "reject with --reject ID; run in a terminal to review one by one[/]"
-        )
-    _print_stale(listed["stale"])
-
-
-def _print_stale(stale: list[dict[str, Any]]) -> None:
-    """The project memories whose cited code changed since they were verified: also for a person to look
-    at (`aimate mem stale` lists them alone, docs/anchors.md)."""
-    if not stale:
-        return
-    console.print(f"{plural(len(stale), 'memory', 'memories')} possibly stale (the code they cite changed):")
-    for memory in stale:
-        line = f"[bold]{str(memory['id'])[:8]}[/] {escape(memory['title'])}: [yellow]{escape(memory['stale_text'])}[/]"
-        console.print(line)
-    console.print("[dim]check each; `aimate mem verify ID` when it still holds, `aimate mem edit ID` when not[/]")
-
-
-# What a change is, in a person's words: a pending capture is a memory nobody has accepted yet.
-_KIND = {
-    "added": "new",
-    "modified": "edited",
-    "deleted": "deleted",
-    "renamed": "moved",
-    "conflict": "conflict",
-    "team": "team change, not trusted yet",
-}
-
-
-def _kind(item: dict[str, Any]) -> str:
-    if item["parse_error"] is not None:
-        return "broken file"
-    if item["memory_status"] == "pending" and item["status"] in ("added", "modified", "renamed"):
-        return "pending capture"
-    return _KIND.get(str(item["status"]), str(item["status"]))
-
-
-def _print_item(item: dict[str, Any]) -> None:
-    """One change (`ReviewItem.to_dict()`) as a memory: id, scope, what kind of change, title; the fields that
-    changed and the body as a short diff (`aimate mem diff ID` shows the whole file)."""
-    memory_id = (item["id"] or "")[:8] or "-" * 8
-    title = item["title"] or item["path"]
-    console.print(f"[bold]{memory_id}[/] {_tag(item['scope'])} {_kind(item)}: [bold]{escape(title)}[/]")
-    where = item["path"] if item["old_path"] is None else f"{item['old_path']} → {item['path']}"
-    console.print(f"    [dim]{escape(where)}[/]")
-    for key, change in item["fields"].items():
-        before, after = _shown(change["before"]), _shown(change["after"])
-        console.print(f"    {escape(key)}: {escape(before)} → {escape(after)}", highlight=False)
-    for line in item["body_diff"].splitlines():
-        style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
-        console.print(f"    [{style}]{escape(line)}[/]", highlight=False)
-    for conflict in item["conflicts"]:
-        console.print(
-            f"    [yellow]may contradict[/] [bold]{conflict['id'][:8]}[/] {_tag(conflict['scope'])} "
-            f"{escape(conflict['layer'])}/{escape(conflict['category'])}: [bold]{escape(conflict['title'])}[/]",
-            highlight=False,
-        )
-    if item["conflicts"]:
-        console.print(
-            "    [dim]accept keeps this one and supersedes the other (--keep-both: both); reject keeps the other[/]"
-        )
-    if _note(item):
-        console.print(f"    [yellow]{escape(_note(item))}[/]")
-
-
-def _shown(value: object) -> str:
-    if value is None:
-        return "(none)"
-    if isinstance(value, list):
-        return "[" + ", ".join(map(str, value)) + "]"
-    return str(value)
-
-
-def _note(item: dict[str, Any]) -> str:
-    if item["parse_error"] is not None:
-        return f"does not parse ({item['parse_error']}): fix it (`aimate mem edit`), then accept it"
-    if not item["secrets"]:
-        return ""
-    first = item["secrets"][0]
-    where = f"line {first['line']}" if first["line"] else "the file name"
-    return f"secret? {where}: {first['kind']}: {first['excerpt']}"
+    print_review_list(vault_client().view("review", {"stale": not as_json}), as_json)
 
 
 def _interactive(system: MemorySystem, items: list[ReviewItem], allow_secret: bool) -> None:
     for number, item in enumerate(items, start=1):
         change = item.change
         console.rule(f"{number}/{len(items)}")
-        _print_item(item.to_dict())
+        print_review_item(item.to_dict())
         if change.status == "conflict":
             console.print("[yellow]holds conflict markers: edit the file to resolve them, then review again[/]")
             continue
-        if change.parse_error is not None:  # said by _print_item; nothing to accept until it parses
+        if change.parse_error is not None:  # said by print_review_item; nothing to accept until it parses
             continue
         both = ", keep [b]oth" if item.conflicts else ""
         answer = typer.prompt(f"[a]ccept, [r]eject{both}, [d]iff, [s]kip, [q]uit", default="s").strip().lower()[:1]
@@ -211,10 +107,10 @@ def _interactive(system: MemorySystem, items: list[ReviewItem], allow_secret: bo
                 accepted = system.git.accept(
                     [change.path.as_posix()], allow_secret=allow_secret, scope=scope, keep_both=answer == "b"
                 )
-                _print_outcomes([outcome.to_dict() for outcome in accepted])
+                print_outcomes([outcome.to_dict() for outcome in accepted])
             elif answer == "r":
                 rejected = system.git.reject([change.path.as_posix()], scope=scope)
-                _print_outcomes([outcome.to_dict() for outcome in rejected])
+                print_outcomes([outcome.to_dict() for outcome in rejected])
         except AimateError as error:
             console.print(f"[red]not done:[/] {escape(error.message)}")
             if error.hint:
@@ -358,33 +254,7 @@ def timeline(
     if by not in ("day", "session"):
         raise InvalidInputError(f"--by takes day or session, got {by!r}", "e.g. --by session")
     record = TimelineRecord.from_dict(vault_client().view("timeline", {"since": since, "limit": limit, "scope": scope}))
-    if as_json:
-        print_json(record.to_dict())
-        return
-    for warning in record.warnings:
-        print_warning(warning)
-    if not record.events:
-        console.print("nothing happened" + (f" since {since}" if since else ""))
-        return
-    groups: dict[str | None, tuple[TimelineEvent, ...]] = {}
-    groups.update(record.by_day() if by == "day" else record.by_session())
-    for name, events in groups.items():
-        heading = name if by == "day" else (f"session {name}" if name else "outside any session")
-        console.print(f"[bold]{escape(heading or '')}[/]")
-        for event in events:
-            console.print(_timeline_line(event, show_day=by != "day"))
-    if record.truncated:
-        console.print(f"[dim]… older events left out; raise --limit (now {limit})[/]")
-
-
-def _timeline_line(event: TimelineEvent, show_day: bool) -> str:
-    when = event.when[:16].replace("T", " ") if show_day else event.when[11:16]
-    where = f"{event.scope}:{event.layer}"
-    mark = " [yellow](pending review)[/]" if event.pending else ""
-    session = f" [dim]session {escape(event.session[:12])}[/]" if event.session and not show_day else ""
-    return (
-        f"  {when}  {event.kind:<10} {escape(event.title)} [dim]{event.memory_id[:8]} {escape(where)}[/]{session}{mark}"
-    )
+    print_timeline(record, by, since, limit, as_json)
 
 
 @commands.command()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import subprocess
@@ -12,6 +11,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
+from aimate_memory.cli.answers import print_list, print_show, print_stale_view
 from aimate_memory.cli.common import (
     JSON,
     NO_REFRESH,
@@ -21,16 +21,9 @@ from aimate_memory.cli.common import (
     vault_client,
     when,
 )
-from aimate_memory.cli.render import (
-    MEMORY_COLUMNS,
-    console,
-    memory_rows,
-    print_json,
-    print_table,
-    print_warning,
-)
+from aimate_memory.cli.render import console, print_json, print_warning
 from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
-from aimate_memory.system.records import LinkedMemory, MemoryDetailsRecord, where_to_dict
+from aimate_memory.system.records import where_to_dict
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
 from aimate_memory.vault.lists import split_list
 from aimate_memory.wording import plural
@@ -155,16 +148,7 @@ def list_(
         updated_before=when(until, "--until"),
     )
     listed = vault_client().view("list", {"where": where_to_dict(where), "limit": limit, "no_refresh": no_refresh})
-    memories = listed["memories"]
-    if listed.get("broken"):  # stderr: --json stays parseable
-        print_warning(listed["broken"])
-    if as_json:
-        print_json(memories)
-    else:
-        print_table(MEMORY_COLUMNS, memory_rows(memories), cuttable=("title", "tags"))
-        total = int(listed["total"])
-        shown = f"{len(memories)} of {plural(total, 'memory', 'memories')}" if total > len(memories) else None
-        console.print(f"[dim]{shown or plural(total, 'memory', 'memories')}[/]")
+    print_list(listed, as_json)
 
 
 @commands.command()
@@ -178,68 +162,7 @@ def show(
 ) -> None:
     """Show one memory: its file exactly as written (with --details, what surrounds it too)."""
     shown = vault_client().view("show", {"ref": ref, "details": details, "no_refresh": no_refresh})
-    if details:
-        _show_details(MemoryDetailsRecord.from_dict(shown["details"]), as_json)
-        return
-    memory = shown["memory"]
-    if as_json:
-        print_json(memory)
-        return
-    console.print(f"[dim]# {escape(shown['location'])}[/]")
-    if shown["stale_text"]:
-        verify = f"`aimate mem verify {str(memory['id'])[:8]}`"
-        console.print(f"[yellow]# possibly stale: {escape(shown['stale_text'])} ({verify})[/]")
-    for key, label in (("supersedes", "supersedes"), ("superseded_by", "superseded by")):
-        if shown.get(key):
-            console.print(f"[dim]# {label} {shown[key]}[/]")
-    sys.stdout.flush()
-    sys.stdout.write(shown["text"])
-
-
-def _show_details(record: MemoryDetailsRecord, as_json: bool) -> None:
-    if as_json:
-        print_json(record.to_dict())
-        return
-    memory = record.memory
-    console.print(f"[bold]{escape(str(memory['title']))}[/]  [dim]{str(memory['id'])[:8]} {escape(record.location)}[/]")
-    fields = ("layer", "category", "status", "importance", "tags", "source", "thread", "created_at", "updated_at")
-    for key in fields:
-        value = memory.get(key)
-        if value not in (None, "", []):
-            shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
-            console.print(f"  {key}: {escape(shown)}")
-    console.print()
-    console.print(escape(str(memory.get("body") or "").rstrip()))
-    sections = (
-        ("supersedes", record.supersedes),
-        ("superseded by", record.superseded_by),
-        ("before it in its thread", record.thread_before),
-        ("after it in its thread", record.thread_after),
-        ("related", record.related),
-    )
-    for heading, links in sections:
-        if links:
-            console.print(f"\n[bold]{heading}[/]")
-            for link in links:
-                console.print(f"  {_link_line(link)}")
-    for key, raw in (("anchors", record.anchors), ("stale", record.stale)):
-        if raw is not None:
-            console.print(f"\n[bold]{key}[/]\n  {escape(json.dumps(raw, ensure_ascii=False))}")
-    console.print("\n[bold]history[/]")
-    if not record.history:
-        console.print(f"  [dim]{escape(record.history_note or 'no commits yet')}[/]")
-    for entry in record.history:
-        moved = f"{entry['old_path']} → " if entry.get("old_path") else ""
-        console.print(
-            f"  {str(entry['commit'])[:8]}  {str(entry['date'])[:16].replace('T', ' ')}  {entry['action']:<6} "
-            f"{escape(str(entry['subject']))} [dim]{escape(moved + str(entry['path']))}[/]"
-        )
-
-
-def _link_line(link: LinkedMemory) -> str:
-    if link.missing:
-        return f"{escape(link.ref)} [yellow](not found)[/]"
-    return f"{escape(link.title or '')} [dim]{(link.id or '')[:8]} {link.scope}:{link.layer} {link.status}[/]"
+    print_show(shown, as_json, details)
 
 
 @commands.command()
@@ -342,24 +265,7 @@ def verify(ref: str = typer.Argument(..., metavar="ID|PATH|TITLE"), as_json: boo
 def stale(no_refresh: bool = NO_REFRESH, as_json: bool = JSON) -> None:
     """List the project memories that may be out of date: a file they cite changed, moved or was deleted
     since they were verified. Exit 0 either way."""
-    answer = vault_client().view("stale", {"no_refresh": no_refresh})
-    found = answer["memories"]
-    if not answer["project"] and not as_json:
-        console.print("not inside a project: only project memories are anchored to code")
-        return
-    if as_json:
-        print_json([{key: value for key, value in memory.items() if key != "stale_text"} for memory in found])
-        return
-    for memory in found:
-        console.print(
-            f"[bold]{str(memory['id'])[:8]}[/]  {escape(memory['title'])}  [dim]project:{escape(memory['path'])}[/]"
-        )
-        console.print(f"   [yellow]{escape(memory['stale_text'])}[/]")
-    if found:
-        count = plural(len(found), "memory", "memories")
-        console.print(f"[dim]{count} possibly stale; `aimate mem verify ID` after checking one[/]")
-    else:
-        console.print("no memory is stale: the files they cite are as they were when verified")
+    print_stale_view(vault_client().view("stale", {"no_refresh": no_refresh}), as_json)
 
 
 @commands.command()

@@ -1,0 +1,302 @@
+"""How the commands a daemon answers print their answer — list, show, stale, review, timeline, context,
+remember — given the view's JSON object or the client's record: one renderer, used by the typer commands and
+by the fast path (`cli.fast`) alike, so the two print the same bytes (tests/cli/test_fastpath.py). Only
+`cli.plain` for output: no typer, no rich."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from aimate_memory.cli.plain import (
+    MEMORY_COLUMNS,
+    memory_rows,
+    print_json,
+    print_table,
+    print_warning,
+    say,
+    style,
+)
+from aimate_memory.system.records import (
+    CaptureRecord,
+    ContextRecord,
+    LinkedMemory,
+    MemoryDetailsRecord,
+    TimelineEvent,
+    TimelineRecord,
+)
+from aimate_memory.wording import plural
+
+NOTHING_TO_REVIEW = "nothing to review: every memory change is committed"
+ACCEPT_OR_REJECT = "accept keeps this one and supersedes the other (--keep-both: both); reject keeps the other"
+
+
+# -- list, show, stale -------------------------------------------------------------------------------
+
+
+def print_list(listed: dict[str, Any], as_json: bool) -> None:
+    """The `list` view: a table and its count, or the memories as JSON."""
+    memories = listed["memories"]
+    if listed.get("broken"):  # stderr: --json stays parseable
+        print_warning(listed["broken"])
+    if as_json:
+        print_json(memories)
+        return
+    print_table(MEMORY_COLUMNS, memory_rows(memories), cuttable=("title", "tags"))
+    total = int(listed["total"])
+    shown = f"{len(memories)} of {plural(total, 'memory', 'memories')}" if total > len(memories) else None
+    say(style("dim", shown or plural(total, "memory", "memories")))
+
+
+def print_show(shown: dict[str, Any], as_json: bool, details: bool) -> None:
+    """The `show` view: the file exactly as written under a few `#` lines, its details, or JSON."""
+    if details:
+        print_details(MemoryDetailsRecord.from_dict(shown["details"]), as_json)
+        return
+    memory = shown["memory"]
+    if as_json:
+        print_json(memory)
+        return
+    say(style("dim", f"# {shown['location']}"))
+    if shown["stale_text"]:
+        verify = f"`aimate mem verify {str(memory['id'])[:8]}`"
+        say(style("yellow", f"# possibly stale: {shown['stale_text']} ({verify})"))
+    for key, label in (("supersedes", "supersedes"), ("superseded_by", "superseded by")):
+        if shown.get(key):
+            say(style("dim", f"# {label} {shown[key]}"))
+    sys.stdout.flush()
+    sys.stdout.write(shown["text"])
+
+
+def print_details(record: MemoryDetailsRecord, as_json: bool) -> None:
+    if as_json:
+        print_json(record.to_dict())
+        return
+    memory = record.memory
+    where = f"{str(memory['id'])[:8]} {record.location}"
+    say(f"{style('bold', str(memory['title']))}  {style('dim', where)}")
+    fields = ("layer", "category", "status", "importance", "tags", "source", "thread", "created_at", "updated_at")
+    for key in fields:
+        value = memory.get(key)
+        if value not in (None, "", []):
+            shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+            say(f"  {key}: {shown}")
+    say()
+    say(str(memory.get("body") or "").rstrip())
+    sections = (
+        ("supersedes", record.supersedes),
+        ("superseded by", record.superseded_by),
+        ("before it in its thread", record.thread_before),
+        ("after it in its thread", record.thread_after),
+        ("related", record.related),
+    )
+    for heading, links in sections:
+        if links:
+            say(f"\n{style('bold', heading)}")
+            for link in links:
+                say(f"  {_link_line(link)}")
+    for key, raw in (("anchors", record.anchors), ("stale", record.stale)):
+        if raw is not None:
+            say(f"\n{style('bold', key)}\n  {json.dumps(raw, ensure_ascii=False)}")
+    say(f"\n{style('bold', 'history')}")
+    if not record.history:
+        say(f"  {style('dim', record.history_note or 'no commits yet')}")
+    for entry in record.history:
+        moved = f"{entry['old_path']} → " if entry.get("old_path") else ""
+        say(
+            f"  {str(entry['commit'])[:8]}  {str(entry['date'])[:16].replace('T', ' ')}  {entry['action']:<6} "
+            f"{entry['subject']} {style('dim', moved + str(entry['path']))}"
+        )
+
+
+def _link_line(link: LinkedMemory) -> str:
+    if link.missing:
+        return f"{link.ref} {style('yellow', '(not found)')}"
+    where = f"{(link.id or '')[:8]} {link.scope}:{link.layer} {link.status}"
+    return f"{link.title or ''} {style('dim', where)}"
+
+
+def print_stale_view(answer: dict[str, Any], as_json: bool) -> None:
+    """The `stale` view: the project memories whose cited code changed, each with what changed."""
+    found = answer["memories"]
+    if not answer["project"] and not as_json:
+        say("not inside a project: only project memories are anchored to code")
+        return
+    if as_json:
+        print_json([{key: value for key, value in memory.items() if key != "stale_text"} for memory in found])
+        return
+    for memory in found:
+        say(f"{style('bold', str(memory['id'])[:8])}  {memory['title']}  {style('dim', 'project:' + memory['path'])}")
+        say(f"   {style('yellow', memory['stale_text'])}")
+    if found:
+        count = plural(len(found), "memory", "memories")
+        say(style("dim", f"{count} possibly stale; `aimate mem verify ID` after checking one"))
+    else:
+        say("no memory is stale: the files they cite are as they were when verified")
+
+
+# -- review ------------------------------------------------------------------------------------------
+
+
+def print_review_list(listed: dict[str, Any], as_json: bool) -> None:
+    """The `review` view without a decision: the pending changes, then the possibly stale memories."""
+    if as_json:
+        print_json(listed["items"])
+        return
+    items = listed["items"]
+    if not items:
+        say(NOTHING_TO_REVIEW)
+    for item in items:
+        print_review_item(item)
+    if items:
+        say(
+            style(
+                "dim",
+                f"{plural(len(items), 'change')}: accept with `aimate mem review --accept ID` (or --accept-all), "
+                "reject with --reject ID; run in a terminal to review one by one",
+            )
+        )
+    print_possibly_stale(listed["stale"])
+
+
+def print_outcomes(outcomes: list[dict[str, Any]]) -> None:
+    """`ReviewOutcome.to_dict()`s, as a person reads them: one write, not one a line — 20,000 accepted files
+    printed line by line took longer than committing them."""
+    lines = []
+    for outcome in outcomes:
+        scope, detail = f"[{outcome['scope']}]", outcome["detail"]
+        if outcome["action"] == "skipped":
+            lines.append(f"{style('yellow', 'skipped')} {scope} {outcome['path']}: {detail}")
+        elif outcome["action"] == "reject":
+            lines.append(f"rejected {scope} {detail}")
+        else:
+            to = f" → {outcome['commit'][:8]}" if outcome["commit"] else ""
+            lines.append(f"accepted {scope} {detail}{to}")
+    if lines:
+        say("\n".join(lines))
+
+
+def print_possibly_stale(stale: list[dict[str, Any]]) -> None:
+    """The project memories whose cited code changed since they were verified: also for a person to look
+    at (`aimate mem stale` lists them alone, docs/anchors.md)."""
+    if not stale:
+        return
+    say(f"{plural(len(stale), 'memory', 'memories')} possibly stale (the code they cite changed):")
+    for memory in stale:
+        say(f"{style('bold', str(memory['id'])[:8])} {memory['title']}: {style('yellow', memory['stale_text'])}")
+    say(style("dim", "check each; `aimate mem verify ID` when it still holds, `aimate mem edit ID` when not"))
+
+
+# What a change is, in a person's words: a pending capture is a memory nobody has accepted yet.
+_KIND = {
+    "added": "new",
+    "modified": "edited",
+    "deleted": "deleted",
+    "renamed": "moved",
+    "conflict": "conflict",
+    "team": "team change, not trusted yet",
+}
+
+
+def review_kind(item: dict[str, Any]) -> str:
+    if item["parse_error"] is not None:
+        return "broken file"
+    if item["memory_status"] == "pending" and item["status"] in ("added", "modified", "renamed"):
+        return "pending capture"
+    return _KIND.get(str(item["status"]), str(item["status"]))
+
+
+def print_review_item(item: dict[str, Any]) -> None:
+    """One change (`ReviewItem.to_dict()`) as a memory: id, scope, what kind of change, title; the fields that
+    changed and the body as a short diff (`aimate mem diff ID` shows the whole file)."""
+    memory_id = (item["id"] or "")[:8] or "-" * 8
+    title = item["title"] or item["path"]
+    say(f"{style('bold', memory_id)} [{item['scope']}] {review_kind(item)}: {style('bold', title)}")
+    where = item["path"] if item["old_path"] is None else f"{item['old_path']} → {item['path']}"
+    say(f"    {style('dim', where)}")
+    for key, change in item["fields"].items():
+        say(f"    {key}: {_shown(change['before'])} → {_shown(change['after'])}")
+    for line in item["body_diff"].splitlines():
+        diff_style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+        say(f"    {style(diff_style, line)}")
+    for conflict in item["conflicts"]:
+        say(
+            f"    {style('yellow', 'may contradict')} {style('bold', conflict['id'][:8])} [{conflict['scope']}] "
+            f"{conflict['layer']}/{conflict['category']}: {style('bold', conflict['title'])}"
+        )
+    if item["conflicts"]:
+        say(f"    {style('dim', ACCEPT_OR_REJECT)}")
+    if _note(item):
+        say(f"    {style('yellow', _note(item))}")
+
+
+def _shown(value: object) -> str:
+    if value is None:
+        return "(none)"
+    if isinstance(value, list):
+        return "[" + ", ".join(map(str, value)) + "]"
+    return str(value)
+
+
+def _note(item: dict[str, Any]) -> str:
+    if item["parse_error"] is not None:
+        return f"does not parse ({item['parse_error']}): fix it (`aimate mem edit`), then accept it"
+    if not item["secrets"]:
+        return ""
+    first = item["secrets"][0]
+    where = f"line {first['line']}" if first["line"] else "the file name"
+    return f"secret? {where}: {first['kind']}: {first['excerpt']}"
+
+
+# -- timeline ----------------------------------------------------------------------------------------
+
+
+def print_timeline(record: TimelineRecord, by: str, since: str | None, limit: int, as_json: bool) -> None:
+    """The `timeline` view grouped `by` day or session."""
+    if as_json:
+        print_json(record.to_dict())
+        return
+    for warning in record.warnings:
+        print_warning(warning)
+    if not record.events:
+        say("nothing happened" + (f" since {since}" if since else ""))
+        return
+    groups: dict[str | None, tuple[TimelineEvent, ...]] = {}
+    groups.update(record.by_day() if by == "day" else record.by_session())
+    for name, events in groups.items():
+        heading = name if by == "day" else (f"session {name}" if name else "outside any session")
+        say(style("bold", heading or ""))
+        for event in events:
+            say(timeline_line(event, show_day=by != "day"))
+    if record.truncated:
+        say(style("dim", f"… older events left out; raise --limit (now {limit})"))
+
+
+def timeline_line(event: TimelineEvent, show_day: bool) -> str:
+    when = event.when[:16].replace("T", " ") if show_day else event.when[11:16]
+    where = f"{event.scope}:{event.layer}"
+    mark = f" {style('yellow', '(pending review)')}" if event.pending else ""
+    session = f" {style('dim', 'session ' + event.session[:12])}" if event.session and not show_day else ""
+    return f"  {when}  {event.kind:<10} {event.title} {style('dim', event.memory_id[:8] + ' ' + where)}{session}{mark}"
+
+
+# -- context, remember -------------------------------------------------------------------------------
+
+
+def print_context(built: ContextRecord, as_json: bool) -> None:
+    """The context as Markdown (its warnings on stderr), or its record as JSON."""
+    if as_json:
+        print_json(built.to_dict())
+        return
+    sys.stdout.write(built.text)
+    for message in built.warning_messages:
+        print_warning(message)
+
+
+def print_capture(result: CaptureRecord, as_json: bool) -> None:
+    """What `remember` did, in one line (or two with conflicts), or as JSON."""
+    if as_json:
+        print_json(result.to_dict())
+    else:
+        say(result.line())

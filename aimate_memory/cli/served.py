@@ -1,0 +1,262 @@
+"""The commands a running daemon answers — list, show, stale, context, review, timeline, remember — served
+without typer, rich or the command modules (docs/agents.md, "Commands the daemon answers"): their import was
+two thirds of such a command's CPU. `cli.fast` hands a command line here only when it has one of the simple
+shapes in `SHAPES`; `run_served` asks the daemon through the one client and prints with the typer command's
+own renderer (`cli.answers`). Whatever it cannot answer with certainty — no daemon, the daemon unreachable or
+failing, any other option, a usage error — returns None before printing anything, and the typer app runs the
+command as it always did. `AIMATE_NO_FASTPATH=1` sends every command line to the typer app.
+
+Only the standard library at import time; the client and the renderer are imported when a command runs."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from aimate_memory.system.client import MemoryClient, RoutedClient
+    from aimate_memory.vault.roots import Roots
+
+NO_FASTPATH_ENV = "AIMATE_NO_FASTPATH"
+
+
+def positive_int(text: str) -> int | None:
+    return int(text) if text.isascii() and text.isdigit() and int(text) >= 1 else None
+
+
+def any_int(text: str) -> int | None:
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
+def confidence(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and 0.0 <= value <= 1.0 else None
+
+
+def a_word(text: str) -> str | None:
+    return text
+
+
+def day_or_session(text: str) -> str | None:
+    return text if text in ("day", "session") else None
+
+
+class Shape(NamedTuple):
+    """A command line the fast path parses with certainty: `argument` — "" none, "?" optional, "1" required
+    (never one starting with "-"); `flags`: option → field set True; `valued`: option → (field, parser), the
+    parser's None refusing the value. Defaults are the typer command's (cli/*_commands.py)."""
+
+    argument: str
+    flags: dict[str, str]
+    valued: dict[str, tuple[str, Callable[[str], Any]]]
+    defaults: dict[str, Any]
+
+
+JSON_FLAG = {"--json": "as_json"}
+NO_REFRESH_FLAGS = {"--no-refresh": "no_refresh", "--no-sync": "no_refresh"}
+LIMIT = ("limit", positive_int)
+SHAPES: dict[str, Shape] = {
+    "list": Shape("", JSON_FLAG | NO_REFRESH_FLAGS, {"--limit": LIMIT, "-n": LIMIT}, {"limit": None}),
+    "show": Shape("1", JSON_FLAG | NO_REFRESH_FLAGS | {"--details": "details", "-d": "details"}, {}, {}),
+    "stale": Shape("", JSON_FLAG | NO_REFRESH_FLAGS, {}, {}),
+    "context": Shape("?", JSON_FLAG, {"--budget": ("budget", positive_int)}, {"budget": None}),
+    "review": Shape("", JSON_FLAG, {}, {}),
+    "timeline": Shape(
+        "",
+        JSON_FLAG,
+        {
+            "--since": ("since", a_word),
+            "--by": ("by", day_or_session),
+            "--limit": ("limit", any_int),
+            "-n": ("limit", any_int),
+            "--scope": ("scope", a_word),
+            "-s": ("scope", a_word),
+        },
+        {"since": None, "by": "day", "limit": 100, "scope": None},
+    ),
+    "remember": Shape(
+        "1",
+        JSON_FLAG | {"--force": "force", "-f": "force", "--keep-both": "keep_both"},
+        {
+            "--kind": ("kind", a_word),
+            "-k": ("kind", a_word),
+            "--confidence": ("confidence", confidence),
+            "--scope": ("scope", a_word),
+            "-s": ("scope", a_word),
+            "--source": ("source", a_word),
+            "--thread": ("thread", a_word),
+            "--replace": ("replaces", a_word),
+        },
+        {"kind": None, "confidence": None, "scope": None, "source": "cli", "thread": None, "replaces": None},
+    ),
+}
+
+
+def parse_served(command: str, words: list[str]) -> dict[str, Any] | None:
+    """The fields of `command`'s own words (after the command name) when they have its `SHAPES` shape, else
+    None. A word is never guessed at: `--`, an unknown option, a repeated option or a second argument refuse."""
+    shape = SHAPES.get(command)
+    if shape is None:
+        return None
+    fields: dict[str, Any] = {**shape.defaults, **dict.fromkeys(shape.flags.values(), False)}
+    seen: set[str] = set()
+    argument: str | None = None
+    words = list(words)
+    while words:
+        word = words.pop(0)
+        if not word.startswith("-") or word == "-":
+            if shape.argument == "" or argument is not None:
+                return None
+            argument = word
+            continue
+        name, has_value, value = word.partition("=")
+        if name in shape.flags and not has_value and name not in seen:
+            fields[shape.flags[name]] = True
+        elif name in shape.valued and name not in seen:
+            if not has_value:
+                if not words or words[0].startswith("-"):
+                    return None
+                value = words.pop(0)
+            field, parser = shape.valued[name]
+            parsed = parser(value)
+            if parsed is None or field in seen:
+                return None
+            fields[field] = parsed
+            seen.add(field)
+        else:
+            return None
+        seen.add(name)
+    if shape.argument == "1" and argument is None:
+        return None
+    if shape.argument:
+        fields["argument"] = argument
+    return fields
+
+
+def run_served(command: str, fields: dict[str, Any], project: Path | None, global_only: bool) -> int | None:
+    """Answer `command` through the running daemon and print it as the typer command does: exit code 0, or
+    None — nothing printed — when the typer app must run it (no daemon, none answered, a shape it refuses)."""
+    from aimate_memory.errors import AimateError
+    from aimate_memory.vault.roots import aimate_home
+    from aimate_memory.watch.private_socket import socket_path
+    from aimate_memory.watch.transport import NO_DAEMON_ENV
+
+    if os.environ.get(NO_DAEMON_ENV) == "1" or not socket_path(aimate_home()).exists():
+        return None  # in process: the typer app opens the facade (and autostarts a daemon where configured)
+    if command == "review" and not fields["as_json"] and sys.stdin.isatty():
+        return None  # walked one by one at a terminal: in process
+    if command == "remember" and fields["keep_both"] and fields["replaces"]:
+        return None  # a usage error, the typer app's to say
+    try:
+        client = vault_client(project, global_only)
+        if client.remote is None:
+            return None
+        answer = ASK[command](client.remote, fields)
+    except AimateError:
+        raise  # "no vault yet", an unknown id: the answer, which the typer app would print the same way
+    except Exception:  # Unavailable, or anything unexpected before a byte is printed: the typer app runs it
+        return None
+    answer()
+    return 0
+
+
+def vault_client(project: Path | None, global_only: bool) -> RoutedClient:
+    """`cli.common.vault_client` without typer: the one client, the project's refused config keys said, a vault
+    required."""
+    from aimate_memory.watch.client import connect
+
+    client = connect(None, project, global_only)
+    say_refused_config(client.roots)
+    client.require_vault()
+    return client
+
+
+def say_refused_config(roots: Roots) -> None:
+    """The keys the project's config may not set (ignored), named once per shell session on stderr
+    (config/guest.py). Outside a project there is none, and the config package (YAML, ~30 ms) is not imported:
+    a command the daemon answers reads no config here."""
+    if roots.project is None:
+        return
+    from aimate_memory.cli.plain import print_warning
+    from aimate_memory.config.guest import warning_once
+
+    line = warning_once(roots.home, roots.project, f"cli:{os.getppid()}")
+    if line:
+        print_warning(line)
+
+
+# -- each command: ask the daemon (raising Unavailable), then a printer of its answer ------------------
+
+Printer = Callable[[], None]
+
+
+def _list(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
+    from aimate_memory.cli.answers import print_list
+
+    # `where` {}: the default filter, what the typer command sends without a filter option (MemoryFilter()).
+    listed = remote.view("list", {"where": {}, "limit": fields["limit"], "no_refresh": fields["no_refresh"]})
+    return lambda: print_list(listed, fields["as_json"])
+
+
+def _show(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
+    from aimate_memory.cli.answers import print_show
+
+    args = {"ref": fields["argument"], "details": fields["details"], "no_refresh": fields["no_refresh"]}
+    shown = remote.view("show", args)
+    return lambda: print_show(shown, fields["as_json"], fields["details"])
+
+
+def _stale(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
+    from aimate_memory.cli.answers import print_stale_view
+
+    answer = remote.view("stale", {"no_refresh": fields["no_refresh"]})
+    return lambda: print_stale_view(answer, fields["as_json"])
+
+
+def _context(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
+    from aimate_memory.cli.answers import print_context
+
+    built = remote.build_context(fields["argument"], fields["budget"])
+    return lambda: print_context(built, fields["as_json"])
+
+
+def _review(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
+    from aimate_memory.cli.answers import print_review_list
+
+    listed = remote.view("review", {"stale": not fields["as_json"]})
+    return lambda: print_review_list(listed, fields["as_json"])
+
+
+def _timeline(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
+    from aimate_memory.cli.answers import print_timeline
+    from aimate_memory.system.records import TimelineRecord
+
+    args = {"since": fields["since"], "limit": fields["limit"], "scope": fields["scope"]}
+    record = TimelineRecord.from_dict(remote.view("timeline", args))
+    return lambda: print_timeline(record, fields["by"], fields["since"], fields["limit"], fields["as_json"])
+
+
+def _remember(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
+    from aimate_memory.cli.answers import print_capture
+
+    chosen = ("confidence", "scope", "source", "thread", "kind", "force", "keep_both", "replaces")
+    result = remote.remember(fields["argument"], **{key: fields[key] for key in chosen})
+    return lambda: print_capture(result, fields["as_json"])
+
+
+ASK: dict[str, Callable[[MemoryClient, dict[str, Any]], Printer]] = {
+    "list": _list,
+    "show": _show,
+    "stale": _stale,
+    "context": _context,
+    "review": _review,
+    "timeline": _timeline,
+    "remember": _remember,
+}

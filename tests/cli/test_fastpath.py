@@ -1,0 +1,175 @@
+"""The commands a running daemon answers, served without typer or rich (`cli.served`): which command lines the
+fast path takes, that each prints byte for byte what the typer app prints (`AIMATE_NO_FASTPATH=1`) in
+Chinese and English, that it imports neither typer nor rich nor the facade, and that without a daemon the
+typer app answers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aimate_memory.cli.fast import fast_command, parse
+from aimate_memory.cli.served import parse_served
+from tests.cli.test_fast_entry import vault  # noqa: F401  (the fixture)
+from tests.watch.test_daemon_process import daemon  # noqa: F401  (the fixture)
+
+PYTHON = str(Path(sys.executable))
+# `cli.main` as `aimate` runs it, reporting afterwards which heavy modules it imported.
+WATCHED = ("typer", "rich", "click", "aimate_memory.cli.app", "aimate_memory.system.facade", "numpy")
+REPORTING_MAIN = (
+    "import atexit, sys\n"
+    "atexit.register(lambda: sys.stderr.write('IMPORTED ' + ' '.join(sorted(m for m in "
+    f"{WATCHED!r} if m in sys.modules)) + '\\n'))\n"
+    "from aimate_memory.cli import main; sys.argv[0] = 'aimate'; main()"
+)
+
+
+@pytest.mark.parametrize(
+    ("argv", "fields"),
+    [
+        (["list"], {"as_json": False, "no_refresh": False, "limit": None}),
+        (["list", "--json", "-n", "3"], {"as_json": True, "no_refresh": False, "limit": 3}),
+        (["list", "--limit=3", "--no-sync"], {"as_json": False, "no_refresh": True, "limit": 3}),
+        (["show", "ab12", "-d"], {"as_json": False, "no_refresh": False, "details": True, "argument": "ab12"}),
+        (["context"], {"as_json": False, "budget": None, "argument": None}),
+        (["context", "会话缓存", "--budget", "800"], {"as_json": False, "budget": 800, "argument": "会话缓存"}),
+        (
+            ["timeline", "--by", "session", "-n", "5"],
+            {"as_json": False, "since": None, "by": "session", "limit": 5, "scope": None},
+        ),
+        (
+            ["remember", "我们决定用 pnpm", "-k", "decision", "--confidence", "0.9"],
+            {
+                "as_json": False,
+                "force": False,
+                "keep_both": False,
+                "kind": "decision",
+                "confidence": 0.9,
+                "scope": None,
+                "source": "cli",
+                "thread": None,
+                "replaces": None,
+                "argument": "我们决定用 pnpm",
+            },
+        ),
+    ],
+)
+def test_served_shapes(argv: list[str], fields: dict[str, object]) -> None:
+    assert parse_served(argv[0], argv[1:]) == fields
+    assert fast_command(["mem", "--global", *argv]) is not None
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["list", "--layer", "core"],  # a filter: the typer app parses it
+        ["list", "-n", "0"],  # below its minimum: typer's usage error
+        ["list", "-n"],
+        ["list", "--json", "--json"],
+        ["list", "extra"],
+        ["list", "--help"],
+        ["show"],
+        ["show", "a", "b"],
+        ["show", "--", "-a"],
+        ["context", "redis", "--no-refresh"],  # in process by design
+        ["timeline", "--by", "week"],
+        ["timeline", "-n", "-5"],
+        ["review", "--accept-all"],  # a write the typer app makes
+        ["remember", "x", "--confidence", "1.5"],
+        ["remember", "x", "--confidence", "nan"],
+        ["remember"],
+        ["search", "redis"],
+    ],
+)
+def test_everything_else_goes_to_the_typer_app(argv: list[str]) -> None:
+    assert parse(["mem", *argv]) is None
+    assert fast_command(["mem", *argv]) is None
+
+
+def test_the_switch_sends_everything_to_the_typer_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert fast_command(["mem", "list"]) is not None
+    monkeypatch.setenv("AIMATE_NO_FASTPATH", "1")
+    assert fast_command(["mem", "list"]) is None and fast_command(["--version"]) is None
+
+
+def run(*args: str, cwd: Path, home: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full = {**os.environ, "AIMATE_HOME": str(home), "AIMATE_EMBEDDING__ENABLED": "false", **(env or {})}
+    full.pop("AIMATE_NO_DAEMON", None)
+    return subprocess.run(
+        [PYTHON, "-c", REPORTING_MAIN, "mem", *args],
+        cwd=cwd,
+        env=full,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def both_ways(*args: str, cwd: Path, home: Path) -> str:
+    """The command through the fast path and through the typer app: the same exit code, stdout and stderr
+    (but for the import report); the fast one imported no typer, rich or facade. Its stdout."""
+    fast = run(*args, cwd=cwd, home=home)
+    typer_app = run(*args, cwd=cwd, home=home, env={"AIMATE_NO_FASTPATH": "1"})
+    fast_err, fast_imported = fast.stderr.rsplit("IMPORTED ", 1)
+    typer_err, typer_imported = typer_app.stderr.rsplit("IMPORTED ", 1)
+    assert (fast.returncode, fast.stdout, fast_err) == (typer_app.returncode, typer_app.stdout, typer_err), args
+    assert fast_imported == "\n", (args, fast_imported)  # answered by the daemon: nothing heavy here
+    assert "typer" in typer_imported and "rich" in typer_imported  # the reference really was the typer app
+    return fast.stdout
+
+
+@pytest.fixture
+def project(vault: Path) -> Path:  # noqa: F811  (the imported fixture)
+    """test_fast_entry's project (memories in Chinese and English), one of them edited by hand since."""
+    edited = next(file for file in (vault / ".aimate" / "memory").rglob("*.md") if "延迟低" in file.read_text("utf-8"))
+    edited.write_text(edited.read_text("utf-8").replace("延迟低", "延迟很低"), "utf-8")
+    return vault
+
+
+@pytest.mark.slow
+def test_each_served_command_prints_what_the_typer_app_prints(daemon, cli, home: Path, project: Path) -> None:  # noqa: F811
+    daemon()
+    listed = both_ways("list", "--json", cwd=project, home=home)
+    ids = {title: memory_id[:8] for title, memory_id in _titles_and_ids(listed)}
+    assert {"Package manager", "提交说明", "We chose Redis as the session cache"} <= set(ids)
+    table = both_ways("list", cwd=project, home=home)
+    assert "提交说明" in table and "We chose Redis as the session cache" in table
+    assert "提交说明" in both_ways("show", ids["提交说明"], cwd=project, home=home)
+    redis = ids["We chose Redis as the session cache"]
+    assert "We chose Redis" in both_ways("show", redis, "--json", cwd=project, home=home)
+    assert "history" in both_ways("show", ids["提交说明"], "--details", cwd=project, home=home)
+    both_ways("show", "nosuchid", cwd=project, home=home)  # the error and its exit code
+    assert "延迟很低" in both_ways("review", cwd=project, home=home)
+    assert "延迟很低" in both_ways("review", "--json", cwd=project, home=home)
+    both_ways("stale", cwd=project, home=home)
+    assert "Package manager" in both_ways("timeline", cwd=project, home=home)
+    assert "提交说明" in both_ways("timeline", "--by", "session", "-n", "3", cwd=project, home=home)
+    assert "Redis" in both_ways("context", "which session cache? Redis", cwd=project, home=home)
+    # Markdown: --json carries each item's score, which decays with the clock between two runs.
+    assert "始终用中文写提交说明" in both_ways("context", "会话缓存", cwd=project, home=home)
+    for sentence in ("We decided to deploy on Fridays only after the smoke tests", "我们决定周五只在冒烟测试后发布"):
+        first = run("remember", sentence, cwd=project, home=home)
+        assert first.returncode == 0 and first.stderr.endswith("IMPORTED \n"), first.stderr  # the daemon wrote it
+        assert sentence[:12] in both_ways("list", cwd=project, home=home)
+        both_ways("remember", sentence, cwd=project, home=home)  # known now: said the same way by both
+    both_ways("remember", sentence, "--json", cwd=project, home=home)
+
+
+def _titles_and_ids(listed_json: str) -> list[tuple[str, str]]:
+    return [(memory["title"], memory["id"]) for memory in json.loads(listed_json)]
+
+
+def test_without_a_daemon_the_typer_app_answers(cli, home: Path, workdir: Path) -> None:
+    assert cli("mem", "init").code == 0
+    assert cli("mem", "add", "会话缓存用 Redis", "--body", "延迟低").code == 0
+    listed = run("list", cwd=workdir, home=home)
+    assert listed.returncode == 0 and "会话缓存用 Redis" in listed.stdout
+    assert "typer" in listed.stderr.rsplit("IMPORTED ", 1)[1]
+    missing = run("show", "nosuchid", cwd=workdir, home=home, env={"AIMATE_NO_DAEMON": "1"})
+    assert missing.returncode == 1 and "error:" in missing.stderr

@@ -8,12 +8,12 @@ daemon's memory at scale (`--part rss`, issue 38: RSS ≤ 250 MB at 10k memories
                                            [--edits 20] [--memories 200] [--request-mb 64] [--json]
                                            [--home PATH] [--daemon-env KEY=VALUE ...]
 
-`--part rss --memories 10000`: a home of N memories from bench.py's generator (200 chunks embedded by the
-models, every other chunk a synthetic vector, as bench.py's `--embed-max`), a real daemon with both models
-loaded, then ten `aimate mem search` in English and Chinese; the daemon's RSS split into private and
-file-backed pages (`/proc/PID/smaps`) after the start and after the searches. `--home PATH` keeps the built
-home there and reuses it on the next run (building 10k takes minutes); `--daemon-env` sets a variable in the
-daemon's environment only (MALLOC_ARENA_MAX=2, say), to measure a lever.
+`--part rss --memories 10000 --runs 10`: a home of N memories from bench.py's generator (200 chunks embedded
+by the models, every other chunk a synthetic vector, as bench.py's `--embed-max`), a real daemon with both
+models loaded, then `--runs` searches (`aimate mem search`, English and Chinese words); the daemon's RSS split
+into private and file-backed pages (`/proc/PID/smaps`) after the start and after the searches. `--home PATH`
+keeps the built home there and reuses it on the next run (building 10k takes minutes); `--daemon-env` sets a
+variable in the daemon's environment only (MALLOC_ARENA_MAX=2, say), to measure a lever.
 
 Everything runs against a temporary AIMATE_HOME; every daemon it starts is stopped (or killed) at the end.
 """
@@ -408,7 +408,7 @@ def rss_part(args: argparse.Namespace) -> dict[str, object]:
         env.pop("AIMATE_NO_DAEMON", None)
         extra = dict(item.split("=", 1) for item in args.daemon_env)
         results["daemon_env"] = extra
-        results.update(daemon_memory(home, env, extra, 10))
+        results.update(daemon_memory(home, env, extra, args.runs))
         return results
 
 

@@ -346,8 +346,8 @@ def build_large(home: Path, count: int) -> dict[str, object]:
 
 
 def memory_map(pid: int) -> dict[str, object]:
-    """RSS split into private pages (heap, the models' arrays, stacks) and file-backed ones (libraries, the
-    index under `mmap_size`, the USE table), and the five largest file mappings (MB)."""
+    """RSS split into private pages (heap, the models' arrays, SQLite's page cache, stacks) and file-backed
+    ones (libraries, the USE table; the index when it was mapped), and the five largest file mappings (MB)."""
     anonymous = 0
     by_file: dict[str, int] = {}
     name, rss = "", 0
@@ -374,7 +374,7 @@ def memory_map(pid: int) -> dict[str, object]:
 
 def daemon_memory(home: Path, vectors: dict[str, str], extra: dict[str, str], searches: int) -> dict[str, object]:
     """A real daemon on `home` (both models loaded, `extra` in its environment only): its memory after the
-    start and after `searches` searches, half English, half Chinese, through `aimate mem search`."""
+    start and after `searches` searches through `aimate mem search` (an English and a Chinese word each)."""
     results: dict[str, object] = {"loadavg_start": os.getloadavg()[0]}
     os.chdir(tempfile.gettempdir())  # no project around: the daemon serves the global vault alone
     pid = start({**vectors, **extra}, home, wait_model=True)

@@ -1,10 +1,19 @@
 """Live-vault benchmarks (docs/design.md §12): daemon idle CPU and RSS, `aimate mem search` wall time with the
 daemon up vs a cold process, and edit → searchable latency through the watcher; and the assistants' doors
 (docs/agents.md, "Latency"): the hooks cold and with the daemon, MCP spawn → tools/list, `aimate mem --help`;
-and what one hostile request costs the daemon (docs/reliability.md, "Security": `--part request`).
+and what one hostile request costs the daemon (docs/reliability.md, "Security": `--part request`); and the
+daemon's memory at scale (`--part rss`, issue 38: RSS ≤ 250 MB at 10k memories with both models loaded).
 
-    .venv/bin/python scripts/bench_live.py [--part all|live|faces|request] [--idle 60] [--runs 20] [--edits 20]
-                                           [--memories 200] [--request-mb 64] [--json]
+    .venv/bin/python scripts/bench_live.py [--part all|live|faces|request|rss] [--idle 60] [--runs 20]
+                                           [--edits 20] [--memories 200] [--request-mb 64] [--json]
+                                           [--home PATH] [--daemon-env KEY=VALUE ...]
+
+`--part rss --memories 10000 --runs 10`: a home of N memories from bench.py's generator (200 chunks embedded
+by the models, every other chunk a synthetic vector, as bench.py's `--embed-max`), a real daemon with both
+models loaded, then `--runs` searches (`aimate mem search`, English and Chinese words); the daemon's RSS split
+into private and file-backed pages (`/proc/PID/smaps`) after the start and after the searches. `--home PATH`
+keeps the built home there and reuses it on the next run (building 10k takes minutes); `--daemon-env` sets a
+variable in the daemon's environment only (MALLOC_ARENA_MAX=2, say), to measure a lever.
 
 Everything runs against a temporary AIMATE_HOME; every daemon it starts is stopped (or killed) at the end.
 """
@@ -24,9 +33,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from aimate_memory.watch.private_socket import socket_path
-from aimate_memory.watch.process import rss_bytes, running_pid
-from aimate_memory.watch.transport import daemon_request
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from aimate_memory.watch.private_socket import socket_path  # noqa: E402
+from aimate_memory.watch.process import rss_bytes, running_pid  # noqa: E402
+from aimate_memory.watch.transport import daemon_request  # noqa: E402
 
 AIMATE = Path(sys.executable).with_name("aimate")
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -308,16 +321,112 @@ def hostile_request(home: Path, keyword: dict[str, str], megabytes: int) -> dict
         stop(keyword, home, pid)
 
 
+def build_large(home: Path, count: int) -> dict[str, object]:
+    """A home of `count` generated memories, indexed, 200 chunks embedded by the models and every other chunk
+    a synthetic vector (bench.py's `--embed-max`: the daemon's memory does not depend on which vectors)."""
+    from aimate_memory.system import MemorySystem
+    from aimate_memory.vault.roots import Roots
+    from scripts.bench import SEED, generate, keyword_only_embedder, new_system, prefill_vectors
+
+    os.environ["AIMATE_HOME"] = str(home)
+    base = MemorySystem(Roots(home, None))
+    base.init()
+    generate(base.global_vault.root, count, SEED)
+    system = new_system(home, keyword_only_embedder(dict(base.store.embedder.settings)))
+    system.refresh()
+    system.close()
+    embedder = base.store.embedder.get()
+    system = new_system(home, base.store.embedder)
+    filled = prefill_vectors(system, embedder, 200, SEED)
+    system.refresh()
+    chunks = system.retrieval.stats()["global"]["chunks"]
+    system.close()
+    base.close()
+    return {"chunks": chunks, "embedded": filled["real_chunks"], "synthetic": filled["synthetic_chunks"]}
+
+
+def memory_map(pid: int) -> dict[str, object]:
+    """RSS split into private pages (heap, the models' arrays, SQLite's page cache, stacks) and file-backed
+    ones (libraries, the USE table; the index when it was mapped), and the five largest file mappings (MB)."""
+    anonymous = 0
+    by_file: dict[str, int] = {}
+    name, rss = "", 0
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        head = line.split(None, 1)[0]
+        if "-" in head and not head.endswith(":"):
+            parts = line.split(None, 5)
+            name = parts[5].strip() if len(parts) > 5 else ""
+        elif head == "Rss:":
+            rss = int(line.split()[1]) * 1024
+            if name.startswith("/"):
+                by_file[name] = by_file.get(name, 0) + rss  # one file mapped twice (two connections) counts twice
+        elif head == "Anonymous:":
+            anonymous += int(line.split()[1]) * 1024
+    total = rss_bytes(pid) or 0
+    top = sorted(by_file.items(), key=lambda item: -item[1])[:5]
+    return {
+        "rss_mb": round(total / 1e6, 1),
+        "private_mb": round(anonymous / 1e6, 1),
+        "file_mb": round((total - anonymous) / 1e6, 1),
+        "top_files_mb": {path: round(size / 1e6, 1) for path, size in top},
+    }
+
+
+def daemon_memory(home: Path, vectors: dict[str, str], extra: dict[str, str], searches: int) -> dict[str, object]:
+    """A real daemon on `home` (both models loaded, `extra` in its environment only): its memory after the
+    start and after `searches` searches through `aimate mem search` (an English and a Chinese word each)."""
+    results: dict[str, object] = {"loadavg_start": os.getloadavg()[0]}
+    os.chdir(tempfile.gettempdir())  # no project around: the daemon serves the global vault alone
+    pid = start({**vectors, **extra}, home, wait_model=True)
+    try:
+        time.sleep(2)
+        results["started"] = memory_map(pid)
+        search_wall(vectors, searches)
+        time.sleep(1)
+        results["after_searches"] = memory_map(pid)
+        results["searches"] = searches
+    finally:
+        stop(vectors, home, pid)
+    results["loadavg_end"] = os.getloadavg()[0]
+    return results
+
+
+def rss_part(args: argparse.Namespace) -> dict[str, object]:
+    """`--part rss`: build (or reuse, `--home`) a home of `--memories` memories and measure the daemon's memory."""
+    with contextlib.ExitStack() as stack:
+        if args.home:
+            home = Path(args.home).resolve()
+        else:
+            home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aimate-bench-rss-"))) / "home"
+        results: dict[str, object] = {"memories": args.memories}
+        if not (home / "state" / "built").is_file():
+            started = time.perf_counter()
+            results["built"] = build_large(home, args.memories)
+            results["build_s"] = round(time.perf_counter() - started, 1)
+            (home / "state" / "built").write_text(json.dumps(results["built"]), encoding="utf-8")
+        env = {**os.environ, "AIMATE_HOME": str(home), "AIMATE_EMBEDDING__ENABLED": "true"}
+        env.pop("AIMATE_NO_DAEMON", None)
+        extra = dict(item.split("=", 1) for item in args.daemon_env)
+        results["daemon_env"] = extra
+        results.update(daemon_memory(home, env, extra, args.runs))
+        return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--part", choices=("all", "live", "faces", "request"), default="all")
+    parser.add_argument("--part", choices=("all", "live", "faces", "request", "rss"), default="all")
     parser.add_argument("--idle", type=float, default=60.0, help="idle seconds measured per daemon")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--edits", type=int, default=20)
     parser.add_argument("--memories", type=int, default=200)
     parser.add_argument("--request-mb", type=int, default=64, help="size of the hostile request (--part request)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--home", help="--part rss: build the home here once and reuse it")
+    parser.add_argument("--daemon-env", action="append", default=[], help="--part rss: KEY=VALUE for the daemon")
     args = parser.parse_args()
+    if args.part == "rss":
+        print(json.dumps(rss_part(args), indent=2))
+        return
     results: dict[str, object] = {}
     with tempfile.TemporaryDirectory(prefix="aimate-bench-live-") as tmp:
         home = Path(tmp) / "home"

@@ -111,10 +111,13 @@ def _setup(
     # Which install wants the daemon: a project's Claude install and the user-scope one are two.
     key = assistant.value if assistant is not Assistant.CLAUDE or folder is None else f"claude:{folder}"
     if install:
+        if not dry_run:
+            # Before the daemon starts: a daemon started first loads the models and builds the same cache at
+            # the same time, twice the CPU (docs/benchmarks.md, "The daemon's memory, third round").
+            prepare_models_ahead(open_system(needs_vault=False))
         lines = warm_daemon.set_up(aimate_home(), target.home, key, no_daemon=no_daemon, dry_run=dry_run)
         if not dry_run:
             lines += _client_notes(assistant, folder is None, edits, target.vault)
-            prepare_models_ahead(open_system(needs_vault=False))
         if target.program != PROGRAM:
             lines.append(
                 f"`aimate` is not on your PATH, so the config names it by its full path: {target.program}. "

@@ -125,8 +125,13 @@ def connect(path: Path, readonly: bool = False) -> sqlean.Connection:
     if not readonly:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
-    conn.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache
-    conn.execute("PRAGMA mmap_size = 268435456")
+    # No memory map, and a 16 MiB page cache: the daemon lives for days. Mapped, the index's pages counted in
+    # its RSS and the kernel's fault-around mapped the pages beside each one read (an index is written
+    # interleaved, so soon the whole file): 10k memories, both models, ten searches: 307 MB mapped, 211 MB with
+    # reads into this bounded cache, at the same CPU for a search and a bulk import (docs/benchmarks.md,
+    # "The daemon's memory, third round").
+    conn.execute("PRAGMA cache_size = -16384")
+    conn.execute("PRAGMA mmap_size = 0")
     return conn
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from aimate_memory.capture.classify import Classification
+from aimate_memory.capture.conflict import Reading, read
 from aimate_memory.capture.heard import DECISION_CUES, RULE_CUES, STANDS, TASK_CUES, Heard, heard, matches
 from aimate_memory.capture.rules import (
     CHOICE_CUES,
@@ -90,13 +91,23 @@ def session_limit(limit: int, user_turns: int) -> int:
 
 def _said_as(key: str, by_key: dict[str, list[Heard]]) -> str:
     """The key under which a statement is counted: an earlier statement of the session in nearly the same
-    words (a typo, a word added or dropped: `SAID_AGAIN` of the characters in common), else its own. The
-    person saying it again in other turns is evidence it holds, whatever small slip the wording has."""
+    words (a typo, a word added or dropped: `SAID_AGAIN` of the characters in common) that neither negates
+    nor changes what the other does (the conflict table's reading: "不再使用 Naive UI" is not "使用 Naive UI"
+    again), else its own. The person saying it again in other turns is evidence it holds, whatever small slip
+    the wording has."""
     if key in by_key:
         return key
-    pairs = _pairs(key)
-    close = (earlier for earlier in by_key if _shared(pairs, _pairs(earlier)) >= SAID_AGAIN)
+    pairs, reading = _pairs(key), read(key)
+    close = (
+        earlier
+        for earlier in by_key
+        if _shared(pairs, _pairs(earlier)) >= SAID_AGAIN and _same_sense(reading, read(earlier))
+    )
     return next(close, key)
+
+
+def _same_sense(one: Reading, other: Reading) -> bool:
+    return one.negated == other.negated and one.changes == other.changes
 
 
 def _pairs(key: str) -> set[str]:
@@ -120,9 +131,10 @@ def _proposal(
     filed = classify_one(first.text)
     confidence = filed.confidence or 0.0
     kind = _kind(first.text, filed.kind)
-    # A decision's or the person's own words settle it even where the model reads small talk ("Yes, let's go
-    # with the factory approach", "使用中文回答"), and so does saying it again.
-    settled = said > 1 or matches((*DECISION_CUES, *PERSONAL_CUES, *DIRECTIVE_CUES), first.text)
+    # A decision's, an open task's or the person's own words settle it even where the model reads small talk
+    # ("Yes, let's go with the factory approach", "I will have to fix that at some point", "使用中文回答"), and
+    # so does saying it again.
+    settled = said > 1 or matches((*DECISION_CUES, *TASK_CUES, *PERSONAL_CUES, *DIRECTIVE_CUES), first.text)
     if kind not in DISTILLED_KINDS or (not settled and (filed.drop or confidence < min_confidence)):
         return None
     personal, standing = matches(PERSONAL_CUES, first.text), matches(STANDING_CUES, first.text)

@@ -58,6 +58,7 @@ RULES: tuple[CaptureRule, ...] = (
                 "I normally",
                 "I tend to",
                 f"I{_APOSTROPHE}d rather",
+                f"I(?:{_APOSTROPHE}d)? lean (?:more )?towards?",
                 "my preferred",
                 "my preference",
             ),
@@ -207,6 +208,7 @@ STANDING_CUES: tuple[re.Pattern[str], ...] = (
         "must",
         "should(?:n't)?",
         "prefer(?:red)?",
+        f"I(?:{_APOSTROPHE}d)? lean (?:more )?towards?",
         "instead of",
         "rather than",
         "remember",
@@ -239,8 +241,8 @@ CHOICE_CUES: tuple[re.Pattern[str], ...] = (
 )
 FACT_CUES: tuple[re.Pattern[str], ...] = (
     re.compile(
-        rf"^\W*(?:I{_APOSTROPHE}?m (?:using|running|on)|I use|"
-        r"(?:my|our) \w+(?: \w+)? (?:is|are|runs)|it is currently|this (?:is|app|project))\b",
+        rf"^\W*(?:(?:however|but|also|and|so|btw),? )?(?:I{_APOSTROPHE}?m (?:using|running|on)|I use|"
+        r"(?:my|our) \w+(?: \w+)?(?:, [\w.-]+,?)? (?:is|are|runs)|it is currently|this (?:is|app|project))\b",
         re.IGNORECASE,
     ),
     re.compile(r"\b(?:is|are) (?:running|hosted|deployed|installed) (?:in|on|within|inside)\b", re.IGNORECASE),

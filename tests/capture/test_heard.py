@@ -156,6 +156,12 @@ def test_a_damaged_ledger_is_no_evidence_and_is_written_over(tmp_path: Path) -> 
         "If your plan changes during implementation, append the reasons to the plan file.",
         # emphasis markup does not hide the words
         "The correct file _should_ be src/transforms/index.js",
+        # a preference said as a leaning; a fact with an aside or after a connective
+        "TBH, I'd lean more towards ramda because I'd like to use it more.",
+        "以后工具函数都优先用 ramda。",
+        "My main file, sketch.js, is far too large.",
+        "However, this app is all about painting with text on the canvas.",
+        "这个项目的核心是用文字在画布上作画。",
     ],
 )
 def test_what_stands_in_other_words_is_heard(sentence: str) -> None:
@@ -200,6 +206,12 @@ def test_said_again_with_a_slip_of_wording_counts_as_said_again(first: str, agai
     [
         ("Limit your fixes to `sketch.js`.", "Limit your changes to `index.vue` only."),
         ("将日志配置拆分为独立的模块。", "将数据库配置拆分为独立的文件。"),
+        # nearly the same words, but one changes or negates what the other says
+        (
+            "We use Naive UI as the UI component library.",
+            "Switch the UI component library to Element Plus instead of Naive UI.",
+        ),
+        ("前端组件库统一使用 Naive UI。", "前端组件库统一不再使用 Naive UI。"),
     ],
 )
 def test_two_statements_built_alike_stay_two(one: str, another: str) -> None:
@@ -223,3 +235,11 @@ def test_a_long_session_may_propose_more_than_a_short_one() -> None:
     long = short + [("user", "ok, continue") for _ in range(10)]
     assert len(distill(short, _file, 0.0, 3)) == 3
     assert len(distill(long, _file, 0.0, 3)) == 4
+
+
+@pytest.mark.parametrize(
+    "sentence", ["I used --no-verify. I will have to fix that at some point.", "这次用了 --no-verify，回头记得修好。"]
+)
+def test_an_open_task_is_proposed_as_a_task_whatever_the_models_confidence(sentence: str) -> None:
+    (proposal,) = distill([("user", sentence)], _file, min_confidence=0.99, limit=3)
+    assert proposal.kind == "task", proposal

@@ -216,9 +216,6 @@ STANDING_CUES: tuple[re.Pattern[str], ...] = (
         "note that",
         "make sure",
     ),
-    # Sentence-initial "use X" / "使用X": what to build with, said as an instruction.
-    re.compile(r"^\W*(?:stick (?:to|with)|switch to|go with)\b", re.IGNORECASE),
-    re.compile(r"^\W*(?:使用|采用|选用|改用)"),
     # How the person wants the assistant to go about any task: think first, explain the plan, ask.
     *_en(
         r"ask (?:me )?(?:any )?(?:clarifying )?questions",
@@ -228,6 +225,9 @@ STANDING_CUES: tuple[re.Pattern[str], ...] = (
     # A conditional instruction ("If your plan changes, append the reasons to the file"): it holds whenever
     # the condition does.
     re.compile(r"^\W*if (?:you|your|the|a|an|we|it)\b[^,?]{3,80},\s*(?!try|check|run|look|let)\w", re.IGNORECASE),
+    # Sentence-initial "use X" / "使用X": what to build with, said as an instruction.
+    re.compile(r"^\W*(?:stick (?:to|with)|switch to|go with)\b", re.IGNORECASE),
+    re.compile(r"^\W*(?:使用|采用|选用|改用)"),
     *_zh("不要", "别再", "不能", "必须", "应该", "统一"),
     *_zh("注意", "而不是", "代替", "替代", "改用", "采用"),
 )

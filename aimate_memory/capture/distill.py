@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from aimate_memory.capture.classify import Classification
+from aimate_memory.capture.conflict import Reading, read
 from aimate_memory.capture.heard import DECISION_CUES, RULE_CUES, STANDS, TASK_CUES, Heard, heard, matches
 from aimate_memory.capture.rules import (
     CHOICE_CUES,
@@ -22,6 +23,13 @@ from aimate_memory.capture.rules import (
     STANDING_CUES,
 )
 
+# A statement said again in a later turn of the session in nearly the same words ("Use context7 for Playwright",
+# "Use context7 fro Playwright Nuxt and p5js as needed", "使用中文回答" / "请用中文回答我"): the share of the
+# shorter wording's character pairs found in the other. Two statements built alike ("limit your fixes to
+# a.js" / "limit your changes to b.vue": .62) stay under it.
+SAID_AGAIN = 0.8
+# A session may propose one more for every this many turns of the person's (`session_limit`).
+TURNS_PER_EXTRA = 10
 # The kinds a session may propose: a note is what passes.
 DISTILLED_KINDS = frozenset({"rule", "preference", "decision", "knowledge", "project", "task"})
 
@@ -55,9 +63,10 @@ def distill(
     the earlier sessions that heard it, `capture/ledger.py`), then what was said outside a long paste, then
     standing instructions, then the most confident (in turn order among equals)."""
     by_key: dict[str, list[Heard]] = {}
-    for number, text in _user_turns(turns):
+    user_turns = list(_user_turns(turns))
+    for number, text in user_turns:
         for statement in heard(number, text):
-            turns_of = by_key.setdefault(statement.key, [])
+            turns_of = by_key.setdefault(_said_as(statement.key, by_key), [])
             if all(earlier.turn != number for earlier in turns_of):
                 turns_of.append(statement)
     said = {key: len(group) + said_before(key) for key, group in by_key.items()}
@@ -69,7 +78,48 @@ def distill(
     ]
     found = [p for group in wanted if (p := _proposal(group, said[group[0].key], classify_one, min_confidence))]
     ranked = sorted(found, key=lambda p: (-min(p.said, 2), p.in_paste, not p.standing, -p.confidence, p.turn))
-    return sorted(ranked[:limit], key=lambda proposal: proposal.turn)
+    return sorted(ranked[: session_limit(limit, len(user_turns))], key=lambda proposal: proposal.turn)
+
+
+def session_limit(limit: int, user_turns: int) -> int:
+    """How many proposals a session may leave: `limit`, and one more for every `TURNS_PER_EXTRA` turns of the
+    person's past the first — a working day's session states more than a short question does, and a cap
+    that fits the short one left most of the long one's statements unasked (docs/design.md, "Capture from a
+    conversation"); the median session still asks for a handful of decisions or fewer."""
+    return limit + max(0, user_turns - 1) // TURNS_PER_EXTRA if limit > 0 else 0
+
+
+def _said_as(key: str, by_key: dict[str, list[Heard]]) -> str:
+    """The key under which a statement is counted: an earlier statement of the session in nearly the same
+    words (a typo, a word added or dropped: `SAID_AGAIN` of the characters in common) that neither negates
+    nor changes what the other does (the conflict table's reading: "不再使用 Naive UI" is not "使用 Naive UI"
+    again), else its own. The person saying it again in other turns is evidence it holds, whatever small slip
+    the wording has."""
+    if key in by_key:
+        return key
+    pairs, reading = _pairs(key), read(key)
+    close = (
+        earlier
+        for earlier in by_key
+        if _shared(pairs, _pairs(earlier)) >= SAID_AGAIN and _same_sense(reading, read(earlier))
+    )
+    return next(close, key)
+
+
+def _same_sense(one: Reading, other: Reading) -> bool:
+    return one.negated == other.negated and one.changes == other.changes
+
+
+def _pairs(key: str) -> set[str]:
+    """A key's character pairs, spaces left out: what two wordings of a statement share, in any script."""
+    joined = key.replace(" ", "")
+    return {joined[i : i + 2] for i in range(len(joined) - 1)}
+
+
+def _shared(one: set[str], other: set[str]) -> float:
+    """The share of the smaller set's character pairs found in the other."""
+    small, large = sorted((one, other), key=len)
+    return len(small & large) / len(small) if small else 0.0
 
 
 def _proposal(
@@ -81,9 +131,10 @@ def _proposal(
     filed = classify_one(first.text)
     confidence = filed.confidence or 0.0
     kind = _kind(first.text, filed.kind)
-    # A decision's or the person's own words settle it even where the model reads small talk ("Yes, let's go
-    # with the factory approach", "使用中文回答"), and so does saying it again.
-    settled = said > 1 or matches((*DECISION_CUES, *PERSONAL_CUES, *DIRECTIVE_CUES), first.text)
+    # A decision's, an open task's or the person's own words settle it even where the model reads small talk
+    # ("Yes, let's go with the factory approach", "I will have to fix that at some point", "使用中文回答"), and
+    # so does saying it again.
+    settled = said > 1 or matches((*DECISION_CUES, *TASK_CUES, *PERSONAL_CUES, *DIRECTIVE_CUES), first.text)
     if kind not in DISTILLED_KINDS or (not settled and (filed.drop or confidence < min_confidence)):
         return None
     personal, standing = matches(PERSONAL_CUES, first.text), matches(STANDING_CUES, first.text)

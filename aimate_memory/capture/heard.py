@@ -38,6 +38,7 @@ LONG_TURN_CHARS = 400
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])(?=\s)")
 _LATIN_WORD = re.compile(r"[A-Za-z0-9_]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+_EMPHASIS = re.compile(r"(?<!\w)[_*]{1,2}([^\s_*][^_*]*?)[_*]{1,2}(?!\w)")  # Markdown's _word_ and **word**
 DECISION_CUES, TASK_CUES, RULE_CUES = (
     tuple(pattern for rule in RULES if rule.name == name for group in rule.patterns.values() for pattern in group)
     for name in ("decision", "task", "rule")
@@ -124,6 +125,7 @@ def worth_keeping(sentence: str) -> bool:
     """Whether the sentence says it holds beyond now: a standing instruction, a choice of how the thing is
     built, a fact about the setup, a decision or an open task (rules.py, "What a session proposes") — and is
     not a request for now (`ONE_OFF_CUES`) unless it also says it stands (`STANDS`)."""
+    sentence = _EMPHASIS.sub(r"\1", sentence)  # "_should_ be" reads as "should be"
     if matches(NOT_A_STATEMENT, sentence):
         return False
     cues = (STANDING_CUES, CHOICE_CUES, FACT_CUES, PERSONAL_CUES, DIRECTIVE_CUES, DECISION_CUES, TASK_CUES)

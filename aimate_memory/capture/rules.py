@@ -58,6 +58,7 @@ RULES: tuple[CaptureRule, ...] = (
                 "I normally",
                 "I tend to",
                 f"I{_APOSTROPHE}d rather",
+                f"I(?:{_APOSTROPHE}d)? lean (?:more )?towards?",
                 "my preferred",
                 "my preference",
             ),
@@ -79,6 +80,8 @@ RULES: tuple[CaptureRule, ...] = (
                 "tomorrow",
                 "next week",
                 "follow up",
+                "at some point",
+                f"I{_APOSTROPHE}?(?:ll| will) (?:have|need) to",
                 r"fix\b.{1,80}?\bby",
                 r"by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|eod|end of (?:day|week))",
             ),
@@ -208,6 +211,7 @@ STANDING_CUES: tuple[re.Pattern[str], ...] = (
         "must",
         "should(?:n't)?",
         "prefer(?:red)?",
+        f"I(?:{_APOSTROPHE}d)? lean (?:more )?towards?",
         "instead of",
         "rather than",
         "remember",
@@ -215,6 +219,15 @@ STANDING_CUES: tuple[re.Pattern[str], ...] = (
         "note that",
         "make sure",
     ),
+    # How the person wants the assistant to go about any task: think first, explain the plan, ask.
+    *_en(
+        r"ask (?:me )?(?:any )?(?:clarifying )?questions",
+        r"explain (?:your|the) plan",
+        r"think (?:carefully|hard|step by step)",
+    ),
+    # A conditional instruction ("If your plan changes, append the reasons to the file"): it holds whenever
+    # the condition does.
+    re.compile(r"^\W*if (?:you|your|the|a|an|we|it)\b[^,?]{3,80},\s*(?!try|check|run|look|let)\w", re.IGNORECASE),
     # Sentence-initial "use X" / "使用X": what to build with, said as an instruction.
     re.compile(r"^\W*(?:stick (?:to|with)|switch to|go with)\b", re.IGNORECASE),
     re.compile(r"^\W*(?:使用|采用|选用|改用)(?!的)"),  # "使用的是…" describes, it does not instruct
@@ -229,17 +242,25 @@ STANDING_CUES: tuple[re.Pattern[str], ...] = (
 # against it (capture/conflict.py reads core rules and decisions).
 CHOICE_CUES: tuple[re.Pattern[str], ...] = (
     re.compile(rf"^\W*(?:we use|we{_APOSTROPHE}?re using|we are using)\b", re.IGNORECASE),
-    *_en(r"switch(?:ed)? (?:\w+ ){0,4}to", "instead of", "no longer", "rather than"),
+    *_en(r"switch(?:ed)? (?:\w+ ){0,4}to", "instead of", r"(?<!I )no longer", "rather than"),
     *_zh("我们用的是", "我们使用", "我们在用", "改用", "换成", "改为", "不再用", "不再使用"),
     re.compile(r"[：:]\s*选用?\s*[A-Za-z\u3400-\u9fff]"),  # a plan's "桌面端：选 Element Plus"
 )
 FACT_CUES: tuple[re.Pattern[str], ...] = (
     re.compile(
-        rf"^\W*(?:I{_APOSTROPHE}?m (?:using|running|on)|I use|"
-        r"(?:my|our) \w+(?: \w+)? (?:is|are|runs)|it is currently|this (?:is|app|project))\b",
+        rf"^\W*(?:(?:however|but|also|and|so|btw),? )?(?:I{_APOSTROPHE}?m (?:using|running|on)|I use|"
+        r"(?:my|our) \w+(?: \w+)?(?:, [\w.-]+,?)? (?:is|are|runs)|it is currently|this (?:is|app|project))\b",
         re.IGNORECASE,
     ),
     re.compile(r"\b(?:is|are) (?:running|hosted|deployed|installed) (?:in|on|within|inside)\b", re.IGNORECASE),
+    # How the thing behaves unless told otherwise, and a change the person made to it themselves ("I updated
+    # the loader's path", "added basic testing with vitest"): facts about the project the assistant did not see.
+    *_en("by default"),
+    re.compile(
+        rf"^\W*(?:(?:I|we)(?:{_APOSTROPHE}ve| have)? )?(?:updated|added|installed|configured|set up|moved|renamed|"
+        r"made an? new (?:directory|folder|file|module|branch))\b",
+        re.IGNORECASE,
+    ),
     re.compile(r"我(?:用的是|使用的是|在用|的\S{1,8}是)|本项目|这个项目|目前(?:是|使用|用)"),
     # What the person has, lacks or needs, and what it is for ("我们根本没有api获取渠道", "我需要股票基金的数据",
     # "我是用爬取的数据来学习的"), and what works when ("使用增强命令就可以"): facts a later session builds on.
@@ -277,7 +298,7 @@ PERSONAL_CUES: tuple[re.Pattern[str], ...] = (
 DIRECTIVE_CUES: tuple[re.Pattern[str], ...] = (
     re.compile(
         r"^\W*(?:(?:yes|ok(?:ay)?|also|and|then|so|please|let['’]s|we should|we will|we['’]ll)\W+)*"
-        r"(?:use|make (?:it|them|this|that|the)|keep|move (?!on\b)(?:[\w`.-]+ ){0,4}(?:to|toward|towards|into)|"
+        r"(?:use|make (?:it|them|this|that|the)|keep|move (?!on\b)(?:[\w`./\\-]+ ){0,4}(?:to|toward|towards|into)|"
         r"place|put|target|"
         r"store|name|prefix|rename|split|separate|merge|combine|replace|adopt|base|structure|organi[sz]e|"
         r"go with|stick (?:to|with)|prefer|avoid|skip|limit|default to)\b",
@@ -291,6 +312,12 @@ DIRECTIVE_CUES: tuple[re.Pattern[str], ...] = (
         "as the (?:default|standard|source of truth)",
         "source of truth",
         r"is the most (?:critical|important)",
+    ),
+    # Where things of a kind live: saved, put or created in a folder of the project ("save the plan as a
+    # markdown file in `notes/plans`", "create a plan for this review in `docs/plans/`").
+    re.compile(
+        r"\b(?:save|put|place|store|keep|create|write) (?:[\w`.-]+ ){0,8}(?:in|into|under) [`'\"]?[\w.-]*[/\\]",
+        re.IGNORECASE,
     ),
     re.compile(r"将.{1,40}?(?:改为|改成|拆分|分离|统一|迁移|合并|整合|放在|放到|存放|替换|指定|设为|设置为|去掉)"),
     re.compile(r"^\W*(?:(?:使用|采用|选用|改用)(?!的)|统一|基于|避免|跳过|保留|保持|去掉|移除|为每个|所有)"),
@@ -314,6 +341,10 @@ ONE_OFF_CUES: tuple[re.Pattern[str], ...] = (
         r"does(?: not|n['’]t) work",
         "still (?:fails|failing|broken|not)",
         "commit message",
+        # Housekeeping of the moment in git: what was staged or committed just now.
+        r"(?:to|the) stag(?:e|ing)",
+        "WIP",
+        r"git commit",
     ),
     *_zh(
         "修复",

@@ -46,7 +46,12 @@ def test_distill_keeps_only_confident_kinds_and_the_limit() -> None:
     turns = [("user", "TODO: write the migration guide."), ("user", "TODO: 补上接口文档。"), ("user", "谢谢，辛苦了！")]
     everything = distill(turns, _file, min_confidence=0.0, limit=10)
     assert {p.kind for p in everything} <= DISTILLED_KINDS and len(everything) == 2  # thanks is dropped
-    assert distill(turns, _file, min_confidence=1.01, limit=10) == []
+    # An open task's own words settle it, as a decision's do (docs/design.md): no confidence bar drops a TODO;
+    # a fact about the setup still has to pass it.
+    assert [p.kind for p in distill(turns, _file, min_confidence=1.01, limit=10)] == ["task", "task"]
+    facts = [("user", "Our staging server runs on port 8080."), ("user", "本项目的测试服务器运行在 8080 端口。")]
+    assert distill(facts, _file, min_confidence=1.01, limit=10) == []
+    assert len(distill(facts, _file, min_confidence=0.0, limit=10)) == 2
     top = distill(turns, _file, min_confidence=0.0, limit=1)
     assert len(top) == 1 and top[0].confidence == max(p.confidence for p in everything)
     # The same sentence said twice is proposed once.

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from typing import NamedTuple, Protocol, runtime_checkable
-
-import numpy as np
+from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 from aimate_memory.errors import AimateError
+
+if TYPE_CHECKING:  # numpy (~0.1 s) is imported where an array is made: a cold `list` never needs it
+    import numpy as np
 
 
 class EmbedderUnavailable(AimateError):
@@ -46,6 +47,8 @@ def understands(languages: Iterable[str], script: str) -> bool:
 
 def l2_normalize(x: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length (zero rows stay zero), as C-contiguous float32."""
+    import numpy as np
+
     x = np.asarray(x, dtype=np.float32)
     norms = np.linalg.norm(x, axis=-1, keepdims=True)
     norms[norms == 0] = 1.0
@@ -119,6 +122,8 @@ def worker_count(threads: int | None) -> int:
 def embed_batches(batches: Sequence[Batch], count: int, dimension: int, threads: int | None) -> np.ndarray:
     """Run `batches` into a (count, dimension) array: side by side on every core (`threads` when set), each
     batch's BLAS then on one thread; on one worker, BLAS on `threads` (None: all cores)."""
+    import numpy as np
+
     from aimate_memory.blas import blas_threads
 
     workers = worker_count(threads)
@@ -132,5 +137,7 @@ def embed_sorted(
 ) -> np.ndarray:
     """Embed ``texts`` in batches of similar length (`plan_batches`), one after the other, and return the rows
     in the original order, L2-normalized."""
+    import numpy as np
+
     out = np.zeros((len(texts), dimension), dtype=np.float32)
     return l2_normalize(run_batches(plan_batches(texts, batch_fn, batch_size), out))

@@ -11,8 +11,10 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # imported where an array is made (embedding/base.py)
+    import numpy as np
 
 REMEMBERED = 4096  # texts kept: ~3.5 KB each at 896 dimensions (float32), ~14 MB at most
 
@@ -26,6 +28,8 @@ class VectorMemo:
         self._lock = threading.Lock()
 
     def vectors(self, texts: Sequence[str], embed: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+        import numpy as np
+
         # One lock around the embedding too: two threads asking for the same new text embed it once, and a
         # row is never evicted between being found and being read.
         with self._lock:
@@ -41,6 +45,8 @@ class VectorMemo:
 
     def vector(self, text: str, embed: Callable[[str], np.ndarray]) -> np.ndarray:
         """One text's vector, `embed(text)` when it is not kept (a model's own query path)."""
+        import numpy as np
+
         with self._lock:
             if text not in self._kept:
                 self._kept[text] = np.asarray(embed(text), dtype=np.float32)

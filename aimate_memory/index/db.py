@@ -135,13 +135,23 @@ def connect(path: Path, readonly: bool = False) -> sqlean.Connection:
     return conn
 
 
+def _vec_extension() -> str:
+    """sqlite-vec's loadable library, found without importing the `sqlite_vec` package: its `__init__` imports
+    numpy (~0.1 s) for a helper we never call, and a cold `list` opens the index (`sqlite_vec.loadable_path`
+    is this same path)."""
+    from importlib.util import find_spec
+
+    spec = find_spec("sqlite_vec")
+    if spec is None or spec.origin is None:
+        raise ImportError("No module named 'sqlite_vec'")
+    return str(Path(spec.origin).parent / "vec0")
+
+
 def load_vec(conn: sqlean.Connection) -> str | None:
     """Load sqlite-vec; returns None on success, else why it is unavailable."""
     try:
-        import sqlite_vec
-
         conn.enable_load_extension(True)
-        sqlite_vec.load(conn)
+        conn.load_extension(_vec_extension())
         conn.enable_load_extension(False)
     except Exception as exc:  # ImportError, OperationalError: any of them means keyword-only
         return f"sqlite-vec could not be loaded ({exc})"

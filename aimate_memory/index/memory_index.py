@@ -10,28 +10,32 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import sqlean
 
 from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.index import db
-from aimate_memory.index.candidates import Candidates, RankingColumns
 from aimate_memory.index.health import METRICS_KEPT, IndexHealth, MetricRow
-from aimate_memory.index.keyword_search import KeywordSearch, TermMatches
 from aimate_memory.index.queries import MetadataQueries, ThreadSides, filter_sql, memory_from_row
 from aimate_memory.index.reembed import Launch, Reembed, ReembedProgress
 from aimate_memory.index.refresh import IndexRefresh
 from aimate_memory.index.refresh_report import Progress, RefreshReport
 from aimate_memory.index.refresh_scan import VaultScan
 from aimate_memory.index.store import IndexStore
-from aimate_memory.index.vector_search import VectorSearch
 from aimate_memory.vault.anchors import Anchor
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.model import Memory
 from aimate_memory.vault.store import Vault
+
+if TYPE_CHECKING:  # numpy and the searches load on a search's first use: a cold `list` reads no vector
+    import numpy as np
+
+    from aimate_memory.index.candidates import Candidates, RankingColumns
+    from aimate_memory.index.keyword_search import KeywordSearch, TermMatches
+    from aimate_memory.index.vector_search import VectorSearch
 
 
 class MemoryIndex:
@@ -54,10 +58,26 @@ class MemoryIndex:
         self._reembed = Reembed(self._store, reembed_launch)
         self._refresh = IndexRefresh(self._store, self._scan, embedder, lock_path, self._reembed)
         self.synced = False  # `Store.synced`: up to date a moment ago, a `paths` refresh is skipped
-        self._keywords = KeywordSearch(self._store)
-        self._vectors = VectorSearch(self._store)
         self._queries = MetadataQueries(self._store, vault)
         self._health = IndexHealth(self._store, self._scan, embedder)
+
+    @cached_property
+    def _keywords(self) -> KeywordSearch:
+        from aimate_memory.index.keyword_search import KeywordSearch
+
+        return KeywordSearch(self._store)
+
+    @cached_property
+    def _vectors(self) -> VectorSearch:
+        from aimate_memory.index.vector_search import VectorSearch
+
+        return VectorSearch(self._store)
+
+    def _forget_vectors(self) -> None:
+        """Drop the vector search's cached sign bits, if it was ever built (docs/design.md, "What a cold command
+        loads")."""
+        if "_vectors" in vars(self):
+            self._vectors.forget()
 
     # -- the file ----------------------------------------------------------------------------------
 
@@ -95,7 +115,7 @@ class MemoryIndex:
         return self._store.vec_error
 
     def close(self) -> None:
-        self._vectors.forget()
+        self._forget_vectors()
         self._store.close()
 
     @property
@@ -130,7 +150,7 @@ class MemoryIndex:
     def reembed_now(self) -> RefreshReport:
         """The worker's part of a switch of model: a new index with the new model's vectors, swapped in."""
         report = self._refresh.reembed_now()
-        self._vectors.forget()
+        self._forget_vectors()
         return report
 
     # -- sync --------------------------------------------------------------------------------------
@@ -147,7 +167,7 @@ class MemoryIndex:
         if self.synced and paths is not None and not force_rebuild:
             return RefreshReport()
         report = self._refresh.run(progress, force_rebuild, paths)
-        self._vectors.forget()  # our own writes do not change PRAGMA data_version
+        self._forget_vectors()  # our own writes do not change PRAGMA data_version
         self._health.record_metric(
             "sync", report.seconds * 1000, layer=self.vault.scope.value, breakdown={"changed": report.changed}
         )

@@ -10,17 +10,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
 from pathlib import PurePosixPath
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import numpy as np
-
-from aimate_memory.index.candidates import RankingColumns
 from aimate_memory.index.store import IndexStore
 from aimate_memory.vault.anchors import Anchor
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Layer
 from aimate_memory.vault.model import Memory, to_datetime
 from aimate_memory.vault.store import Vault
+
+if TYPE_CHECKING:  # both load with a search's first ranking (index/memory_index.py)
+    import numpy as np
+
+    from aimate_memory.index.candidates import RankingColumns
 
 MEMORY_COLUMNS = (
     "rowid, id, path, layer, category, title, tags, status, importance, created_at, updated_at, "
@@ -55,6 +57,10 @@ class MetadataQueries:
         """What ranking needs of these memories, for those that pass the filter (the filter runs in SQL).
         `uses`: explicit reads per memory id from the use journal (docs/lifecycle.md "Uses"), added to the
         count an older version left in the file (the index's `access_count` column)."""
+        import numpy as np
+
+        from aimate_memory.index.candidates import RankingColumns
+
         clause, params = filter_sql(where)
         rows = self.store.conn.execute(
             "SELECT rowid, layer, importance, access_count, updated_ts, id, created_ts FROM memories "

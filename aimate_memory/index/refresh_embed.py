@@ -3,7 +3,6 @@ and its sign bits in `chunks_vec`, the table the vector pre-filter scans."""
 
 from __future__ import annotations
 
-import numpy as np
 import sqlean
 
 from aimate_memory.embedding.lazy import LazyEmbedder
@@ -35,6 +34,8 @@ def embed_missing(
     if not pending:
         db.set_meta(conn, db.VECTORS_PENDING, "0")
         return
+    import numpy as np  # here, not at the top: an unchanged refresh (a cold `list`) never loads it
+
     texts = {chunk_hash: text for _, chunk_hash, text in pending}
     need = sorted(set(texts) - _cached_hashes(conn, sorted(texts)))
     embedder_id = db.get_meta(conn, "vector_embedder")
@@ -68,6 +69,8 @@ def _write_sign_bits(
     conn: sqlean.Connection, pending: list[tuple[int, str, str]], embedder_id: str, fingerprint: str
 ) -> int:
     """Index the sign bits of each pending chunk whose vector is cached; returns how many got theirs."""
+    import numpy as np
+
     written = 0
     conn.execute("BEGIN IMMEDIATE")
     try:

@@ -21,11 +21,11 @@ from aimate_memory.capture.routing import Outcome, Route
 from aimate_memory.capture.supersede import Candidate, SupersedeDecision, normalize
 from aimate_memory.errors import AimateError, InvalidInputError
 from aimate_memory.locks import file_lock
-from aimate_memory.system.conflicts import CONFLICT_FIELD, Conflicts, conflicts_with, takes_sides
+from aimate_memory.system.conflicts import Conflicts, takes_sides
 from aimate_memory.system.memories import Memories
 from aimate_memory.system.perf import PerfLog, Stopwatch
 from aimate_memory.system.reading import SentenceReader
-from aimate_memory.system.records import ConflictRecord
+from aimate_memory.system.records import CONFLICT_FIELD, ConflictRecord, conflicts_with
 from aimate_memory.system.search import Retrieval
 from aimate_memory.system.store import Store
 from aimate_memory.vault.atomic import atomic_write_text

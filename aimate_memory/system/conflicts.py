@@ -23,18 +23,16 @@ from aimate_memory.errors import AimateError
 from aimate_memory.index.memory_index import MemoryIndex
 from aimate_memory.system.memories import Memories
 from aimate_memory.system.reading import SentenceReader
-from aimate_memory.system.records import ConflictRecord
+from aimate_memory.system.records import CONFLICT_FIELD, ConflictRecord, conflicts_with
 from aimate_memory.system.search import Retrieval
 from aimate_memory.system.store import Store
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Layer, folder_for
-from aimate_memory.vault.lists import split_list
 from aimate_memory.vault.model import Memory
 from aimate_memory.vault.store import Vault
 
 Stats = dict[str, tuple[int, int]]  # vault-relative path → (mtime_ns, size)
 
-CONFLICT_FIELD = "conflicts_with"  # frontmatter: the ids a pending memory may contradict, until a person chooses
 SEARCHED = 8  # the most similar active core memories and decisions, read besides those sharing a slot
 SIDES_FOLDERS = (folder_for(Layer.CORE, None), folder_for(Layer.LONG_TERM, "decision"))
 LISTED = 500  # the newest active core memories and decisions whose titles are read for a shared slot
@@ -99,11 +97,6 @@ def sides_stats(root: Path) -> Stats:
             except OSError:
                 continue
     return found
-
-
-def conflicts_with(memory: Memory) -> list[str]:
-    """The ids in a memory's `conflicts_with` field (empty when it has none)."""
-    return split_list(memory.doc.get(CONFLICT_FIELD) if memory.doc is not None else None)
 
 
 class Conflicts:

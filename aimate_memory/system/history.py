@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -17,10 +17,8 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from aimate_memory.errors import AimateError, InvalidInputError, NotFoundError, OutsideVaultError
-from aimate_memory.system.capture import RejectedCaptures
-from aimate_memory.system.conflicts import CONFLICT_FIELD, Conflicts, conflicts_with
 from aimate_memory.system.memories import Memories
-from aimate_memory.system.records import ConflictRecord, TimelineEvent, TimelineRecord
+from aimate_memory.system.records import CONFLICT_FIELD, ConflictRecord, TimelineEvent, TimelineRecord, conflicts_with
 from aimate_memory.system.store import Store
 from aimate_memory.system.timeline import change_event, file_events
 from aimate_memory.system.trust import ProjectTrust, TeamMemory
@@ -38,6 +36,7 @@ if TYPE_CHECKING:
     from aimate_memory.git.review import PendingChange
     from aimate_memory.git.sync import SyncResult
     from aimate_memory.git.sync_record import SyncRecord
+    from aimate_memory.system.conflicts import Conflicts
 
 NOT_A_REPO_HINT = "run `aimate mem init` (the global vault), or `git init` in the project"
 
@@ -120,8 +119,10 @@ class GitActions:
     accepting it supersedes them in the same commit, unless `keep_both`; `accept_all` leaves it for a person."""
 
     def __init__(
-        self, store: Store, memories: Memories, conflicts: Conflicts, trust: ProjectTrust | None = None
+        self, store: Store, memories: Memories, conflicts: Callable[[], Conflicts], trust: ProjectTrust | None = None
     ) -> None:
+        """`conflicts`: the facade's conflict check, asked for only when a pending capture names conflicts (the
+        check loads numpy and capture's model: a review with none, or a timeline, never needs it)."""
         self._store = store
         self._memories = memories
         self._conflicts = conflicts
@@ -233,7 +234,7 @@ class GitActions:
 
     def _conflicts_of(self, vault: Vault, change: PendingChange) -> list[ConflictRecord]:
         memory = _pending_memory(vault, change)
-        return self._conflicts.recorded(memory) if memory is not None else []
+        return self._conflicts().recorded(memory) if memory is not None and conflicts_with(memory) else []
 
     def accept(
         self, paths: Sequence[str], allow_secret: bool = False, scope: Scope | None = None, keep_both: bool = False
@@ -277,7 +278,7 @@ class GitActions:
         memory = _pending_memory(vault, change)
         if memory is None or not conflicts_with(memory):
             return []
-        superseded = [] if keep_both else self._conflicts.recorded_memories(memory)
+        superseded = [] if keep_both else self._conflicts().recorded_memories(memory)
         for old in superseded:
             self._memories.supersede(old, memory.id)
         fields: dict[str, Any] = {CONFLICT_FIELD: None}
@@ -348,6 +349,8 @@ class GitActions:
                 item, change = _find_change(repos, path)
                 rejected = _pending_memory(item.vault, change) if change.status == "added" else None
                 if rejected is not None:  # a capture the person said no to is never proposed again
+                    from aimate_memory.system.capture import RejectedCaptures
+
                     RejectedCaptures(Roots.state_dir(self._store.roots.home)).add(rejected.body)
                 for result in reject(item.repo, change.path):
                     done.append(ReviewOutcome(item.scope, result.path.as_posix(), "reject", None, result.describe()))

@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from aimate_memory.vault.lists import split_list
+
 # The keys of a hit's factors (`search --explain`) that add up to its shown score (`final`), with the names the
 # faces show (retrieval/hybrid.py makes them): each list's share of the fused score and the conversation
 # neighbours' support, each × recency × importance × use, and what placing a neighbour after the first
@@ -37,6 +39,15 @@ if TYPE_CHECKING:
     from aimate_memory.vault.store import Vault
 
 Json = dict[str, Any]
+
+CONFLICT_FIELD = "conflicts_with"  # frontmatter: the ids a pending memory may contradict, until a person chooses
+
+
+def conflicts_with(memory: Memory) -> list[str]:
+    """The ids in a memory's `conflicts_with` field (empty when it has none). Here, not in system/conflicts.py:
+    review and the timeline read the field without loading the conflict check (docs/design.md, "What a cold
+    command loads")."""
+    return split_list(memory.doc.get(CONFLICT_FIELD) if memory.doc is not None else None)
 
 
 def _text(data: Mapping[str, Any], key: str) -> str | None:

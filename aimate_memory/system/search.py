@@ -7,8 +7,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from aimate_memory.errors import InvalidInputError
-from aimate_memory.sessions.episode import Episode
-from aimate_memory.sessions.store import logged_episodes
 from aimate_memory.system.perf import PerfLog, timed
 from aimate_memory.system.store import Store
 from aimate_memory.vault.filters import ENDED_SESSION_STATUSES, MemoryFilter
@@ -78,6 +76,11 @@ class Retrieval:
     def _attach_episodes(self, response: SearchResponse) -> None:
         """Each ended session among the results carries its episode (docs/design.md "Episodes"): a past
         session comes back to a prompt through what it asked, decided and left, not a chunk of its talk."""
+        # Imported here: the sessions package brings capture's rules, and `list` needs neither (docs/design.md,
+        # "What a cold command loads").
+        from aimate_memory.sessions.episode import Episode
+        from aimate_memory.sessions.store import logged_episodes
+
         sessions = [hit for hit in response.results if hit.memory.layer is Layer.SESSION]
         for scope in {hit.memory.scope for hit in sessions}:
             root = self._store.root_of(self._store.vault_for(scope))

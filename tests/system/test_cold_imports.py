@@ -1,0 +1,93 @@
+"""What a cold command loads (docs/design.md, "What a cold command loads"): the facade builds each collaborator on
+first use, so a cold `aimate mem list` (no daemon) never imports numpy, capture's rule tables, the sessions or
+the conflict check — and a `remember`, which needs them, does."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from aimate_memory.system import MemorySystem
+
+# `cli.main` as `aimate` runs it, reporting at exit which of the heavy parts it imported.
+HEAVY = (
+    "numpy",
+    "aimate_memory.capture.rules",
+    "aimate_memory.sessions",
+    "aimate_memory.system.conflicts",
+    "aimate_memory.system.capture",
+)
+REPORTING_MAIN = (
+    "import atexit, sys\n"
+    f"atexit.register(lambda: sys.stderr.write('IMPORTED ' + ' '.join(m for m in {HEAVY!r} if m in sys.modules)"
+    " + '\\n'))\n"
+    "from aimate_memory.cli import main; sys.argv[0] = 'aimate'; sys.exit(main())"
+)
+
+
+def cold(home: Path, workdir: Path, *args: str) -> tuple[str, set[str]]:
+    """`aimate ARGS…` in a fresh process without a daemon: its output and the heavy modules it imported."""
+    env = {**os.environ, "AIMATE_HOME": str(home), "AIMATE_NO_DAEMON": "1", "AIMATE_EMBEDDING__ENABLED": "false"}
+    proc = subprocess.run(
+        [sys.executable, "-c", REPORTING_MAIN, *args],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, proc.stderr
+    reported = [line for line in proc.stderr.splitlines() if line.startswith("IMPORTED")]
+    assert len(reported) == 1, proc.stderr
+    return proc.stdout, set(reported[0].split()[1:])
+
+
+@pytest.fixture
+def vault(cli, home: Path) -> str:
+    """A home with one English and one Chinese memory; the English one's id."""
+    assert cli("mem", "init").code == 0
+    added = cli("mem", "add", "Use pnpm, not npm, in every repository")
+    assert added.code == 0, added.err
+    assert cli("mem", "add", "部署脚本统一放在 scripts 目录").code == 0
+    return added.out.split()[1]
+
+
+@pytest.mark.parametrize("command", [["list"], ["stale"], ["review"], ["timeline"]])
+def test_a_cold_read_loads_no_rules_sessions_or_conflict_check(
+    vault: str, home: Path, workdir: Path, command: list[str]
+) -> None:
+    out, imported = cold(home, workdir, "mem", *command)
+    assert imported == set(), f"`aimate mem {' '.join(command)}` imported {sorted(imported)}"
+    if command == ["list"]:
+        assert "pnpm" in out and "部署脚本" in out
+
+
+def test_a_cold_show_loads_none_of_them_either(vault: str, home: Path, workdir: Path) -> None:
+    out, imported = cold(home, workdir, "mem", "show", vault)
+    assert "pnpm" in out
+    assert imported == set()
+
+
+def test_a_cold_remember_loads_what_it_needs(vault: str, home: Path, workdir: Path) -> None:
+    """The check above can fail: the command that captures does import the rules and the conflict check."""
+    _, imported = cold(home, workdir, "mem", "remember", "我们决定缓存改用 Redis 集群")
+    assert {"numpy", "aimate_memory.capture.rules", "aimate_memory.system.conflicts"} <= imported
+
+
+def test_each_part_is_built_once_even_by_threads_asking_at_once(home: Path, workdir: Path) -> None:
+    with MemorySystem.open(cwd=workdir) as system:
+        assert "capture" not in vars(system)  # not built by opening
+        seen = []
+        threads = [threading.Thread(target=lambda: seen.append(system.capture)) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(seen) == 8 and all(part is system.capture for part in seen)
+        assert system.git is system.git and system.conflicts is system.conflicts

@@ -141,7 +141,7 @@ def _build_initialized_home(folder: Path) -> None:
 def initialized(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`home` holding a global vault as `aimate mem init` leaves it (its first commit included): a copy of one
     built once per run (`built_once`), for tests that need a vault but are not about `init` — a real `init`
-    costs ~0.75 s of CPU (a CLI process and git), and 79 test functions (more cases) ran one first. `init`
+    costs ~0.5 s of CPU (a CLI process and git), and the 158 tests that ask for this ran one first. `init`
     itself is tested in tests/cli/test_cli_memory.py and tests/cli/test_private_files.py. Returns the home."""
     template = built_once(tmp_path_factory, "initialized-home", _build_initialized_home)
     shutil.copytree(template / "aimate-home", home, symlinks=True, dirs_exist_ok=True)

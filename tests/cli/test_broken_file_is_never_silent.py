@@ -25,9 +25,8 @@ def git_status(vault: Path) -> str:
 
 @pytest.mark.parametrize(("title", "query", "broken_path"), CASES)
 def test_a_broken_file_is_named_by_every_read_and_never_accepted(
-    cli, home: Path, title: str, query: str, broken_path: str
+    cli, initialized, home: Path, title: str, query: str, broken_path: str
 ) -> None:
-    assert cli("mem", "init").code == 0
     assert cli("mem", "add", title, "--category", "decision").code == 0
     vault = home / "memory"
     (vault / broken_path).write_text(BROKEN.format(title=title + " (broken)"), encoding="utf-8")

@@ -53,8 +53,7 @@ def test_remember_routes(cli_vectors, tmp_path: Path, text: str, where: tuple[st
     assert line.startswith("already remembered") and memory["id"][:8] in line
 
 
-def test_remember_human_line_and_confidence(cli) -> None:
-    assert cli("mem", "init").code == 0
+def test_remember_human_line_and_confidence(cli, initialized) -> None:
     first, why = cli("mem", "remember", "我习惯用 Tab 缩进").out.strip().splitlines()
     assert first.startswith("remembered ") and first.endswith("as core/preference (global): 我习惯用 Tab 缩进")
     assert why.startswith("  why: core/preference: a personal taste or habit")
@@ -74,8 +73,9 @@ def test_remember_human_line_and_confidence(cli) -> None:
     ("chatter", "name"),
     [("thanks, that worked!", "thanks"), ("谢谢，搞定了！", "thanks"), ("How do I rebase onto main?", "question")],
 )
-def test_remember_drops_chatter_unless_forced_or_kind_given(cli, home: Path, chatter: str, name: str) -> None:
-    assert cli("mem", "init").code == 0
+def test_remember_drops_chatter_unless_forced_or_kind_given(
+    cli, initialized, home: Path, chatter: str, name: str
+) -> None:
     dropped = cli("mem", "remember", chatter, "--json")
     assert dropped.code == 0, dropped.err
     data = dropped.json()
@@ -134,18 +134,16 @@ def test_capture_reads_the_sentence_even_with_vector_search_off(cli, home: Path,
     assert "(cue features, " in off.json()["reason"]
 
 
-def test_remember_unknown_kind_is_a_one_line_error(cli) -> None:
-    assert cli("mem", "init").code == 0
+def test_remember_unknown_kind_is_a_one_line_error(cli, initialized) -> None:
     done = cli("mem", "remember", "something", "--kind", "fact")
     assert done.code != 0 and "unknown kind 'fact'" in done.err and "Traceback" not in done.err
     assert "rule, preference, decision, knowledge, project, task, note" in done.err
 
 
 @pytest.mark.parametrize("sentence", ["Never push on Fridays. ", "周五不要发布新版本。"])
-def test_a_rule_is_a_sentence_not_a_pasted_document(cli, sentence: str) -> None:
+def test_a_rule_is_a_sentence_not_a_pasted_document(cli, initialized, sentence: str) -> None:
     """A capture over capture.max_chars (2,000 characters, a CJK character counting one) is refused with the
     hint for a long note; nothing is written. At the limit it is kept (issue 38)."""
-    assert cli("mem", "init").code == 0
     before = cli("mem", "list", "--status", "all", "--json").json()
     pasted = (sentence * (2001 // len(sentence) + 1))[:2000] + "!"  # 2,001 characters, none of them blank
     done = cli("mem", "remember", pasted, "--kind", "rule")
@@ -164,10 +162,9 @@ def test_a_rule_is_a_sentence_not_a_pasted_document(cli, sentence: str) -> None:
         ("回复一律使用简体中文", "注释一律使用简体中文"),
     ],
 )
-def test_an_agents_capture_into_core_waits_for_review(cli, text: str, typed: str) -> None:
+def test_an_agents_capture_into_core_waits_for_review(cli, initialized, text: str, typed: str) -> None:
     """Consent: a person typing `remember` writes core active; an agent (a confidence, or another source)
     gets pending, however sure it is."""
-    assert cli("mem", "init").code == 0
     agent = cli("mem", "remember", text, "--confidence", "0.99", "--source", "claude", "--json").json()
     assert agent["action"] == "pending" and agent["memory"]["layer"] == "core"
     assert agent["memory"]["status"] == "pending" and "review" in agent["reason"]
@@ -180,8 +177,7 @@ def test_an_agents_capture_into_core_waits_for_review(cli, text: str, typed: str
     ("accepted", "rejected"),
     [("I like short commit messages", "I like long commit messages"), ("我喜欢简短的提交信息", "我喜欢冗长的提交信息")],
 )
-def test_review_accept_activates_a_pending_capture(cli, home: Path, accepted: str, rejected: str) -> None:
-    assert cli("mem", "init").code == 0
+def test_review_accept_activates_a_pending_capture(cli, initialized, home: Path, accepted: str, rejected: str) -> None:
     kept = cli("mem", "remember", accepted, "--confidence", "0.7", "--json").json()["memory"]
     dropped = cli("mem", "remember", rejected, "--confidence", "0.7", "--json").json()["memory"]
     assert kept["status"] == dropped["status"] == "pending"
@@ -198,8 +194,7 @@ def test_review_accept_activates_a_pending_capture(cli, home: Path, accepted: st
     assert not (home / "memory" / dropped["path"]).exists()
 
 
-def test_supersede_chain_is_one_commit(cli, home: Path) -> None:
-    assert cli("mem", "init").code == 0
+def test_supersede_chain_is_one_commit(cli, initialized, home: Path) -> None:
     old = cli("mem", "remember", "I prefer tabs for indentation in Python code", "--json").json()["memory"]
     new = cli("mem", "remember", "I prefer tabs for indentation in all Python code", "--json").json()
     assert new["action"] == "written" and new["supersedes"] == old["id"]
@@ -216,8 +211,7 @@ def test_supersede_chain_is_one_commit(cli, home: Path) -> None:
 
 
 @pytest.mark.parametrize("text", ["记住密码 password=hunter2hunter2", "my key is AKIAIOSFODNN7EXAMPLE"])
-def test_remember_refuses_secrets(cli, home: Path, text: str) -> None:
-    assert cli("mem", "init").code == 0
+def test_remember_refuses_secrets(cli, initialized, home: Path, text: str) -> None:
     refused = cli("mem", "remember", text)
     assert refused.code == 1 and "nothing written" in refused.err
     assert cli("mem", "list", "--status", "all", "--json").json() == [
@@ -225,8 +219,7 @@ def test_remember_refuses_secrets(cli, home: Path, text: str) -> None:
     ]
 
 
-def test_session_start_append_trim_show_end_list(cli) -> None:
-    assert cli("mem", "init").code == 0
+def test_session_start_append_trim_show_end_list(cli, initialized) -> None:
     env = {"AIMATE_SESSION__MAX_TOKENS": "200", "AIMATE_SESSION__PROTECTED_ROUNDS": "1"}
     started = cli("mem", "session", "start", "--title", "登录修复", "--json", env=env).json()
     assert started["status"] == "active" and started["turns"] == []
@@ -252,8 +245,7 @@ def test_session_start_append_trim_show_end_list(cli) -> None:
 
 
 @pytest.mark.parametrize("title", ["修复登录", "login fix"])
-def test_session_end_takes_the_active_sessions_id(cli, title: str) -> None:
-    assert cli("mem", "init").code == 0
+def test_session_end_takes_the_active_sessions_id(cli, initialized, title: str) -> None:
     first = cli("mem", "session", "start", "--title", title, "--json").json()
     assert cli("mem", "session", "append", "--role", "user", f"{title}: 第一轮 first turn").code == 0
     wrong = cli("mem", "session", "end", "0000ffff")
@@ -267,8 +259,7 @@ def test_session_end_takes_the_active_sessions_id(cli, title: str) -> None:
     assert cli("mem", "session", "end", "--json").json()["id"] == second["id"]
 
 
-def test_two_concurrent_appenders_lose_nothing(cli) -> None:
-    assert cli("mem", "init").code == 0
+def test_two_concurrent_appenders_lose_nothing(cli, initialized) -> None:
 
     def append(n: int) -> int:
         return cli("mem", "session", "append", "--role", "user", f"turn {n} 并发").code
@@ -305,8 +296,7 @@ def test_context_order_budget_and_shape(cli, tmp_path: Path) -> None:
     assert plain.code == 0 and plain.out.startswith("## Core memory · global")
 
 
-def test_perf_after_operations(cli) -> None:
-    assert cli("mem", "init").code == 0
+def test_perf_after_operations(cli, initialized) -> None:
     assert cli("mem", "remember", "We chose pytest for tests").code == 0
     assert cli("mem", "search", "pytest").code == 0
     assert cli("mem", "context", "pytest", "--budget", "500").code == 0

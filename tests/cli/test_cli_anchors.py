@@ -29,9 +29,8 @@ def commit_later(cwd: Path, message: str, later_s: int) -> None:
 
 
 @pytest.fixture
-def project(tmp_path: Path, cli, isolated_git: None) -> Path:
+def project(tmp_path: Path, cli, isolated_git: None, initialized: Path) -> Path:
     path = committed_project(tmp_path / "work" / "proj", {"auth/session.py": SESSION_PY})
-    assert cli("mem", "init").code == 0
     assert cli("mem", "init", cwd=path).code == 0
     return path
 

@@ -48,8 +48,7 @@ def test_config_works_before_init(cli) -> None:
         ("选用 Redis 做会话缓存", "knowledge", "缓存已定"),
     ],
 )
-def test_set_and_edit_after_a_category_move(cli, title: str, moved_to: str, new_title: str) -> None:
-    cli("mem", "init")
+def test_set_and_edit_after_a_category_move(cli, initialized, title: str, moved_to: str, new_title: str) -> None:
     memory_id = cli("mem", "add", title, "--category", "decision", "--json").json()["id"]
     assert cli("mem", "search", "Redis").code == 0  # indexed at long_term/decisions/
     moved = cli("mem", "set", memory_id[:8], f"category={moved_to}")
@@ -62,8 +61,7 @@ def test_set_and_edit_after_a_category_move(cli, title: str, moved_to: str, new_
     assert (shown["importance"], shown["title"]) == (4, new_title)
 
 
-def test_counted_nouns_in_english_and_chinese_searches(cli) -> None:
-    cli("mem", "init")
+def test_counted_nouns_in_english_and_chinese_searches(cli, initialized) -> None:
     cli("mem", "add", "选用 Redis 做会话缓存", "--body", "我们决定用 Redis 做会话缓存。")
     cli("mem", "add", "Deploy on Fridays never", "--body", "We never deploy on a Friday afternoon.")
     assert "1 result," in cli("mem", "search", "会话缓存").out
@@ -75,8 +73,7 @@ def test_counted_nouns_in_english_and_chinese_searches(cli) -> None:
 
 
 @pytest.mark.parametrize("title", ["AWS 密钥", "AWS key"])
-def test_a_refused_secret_names_its_kind_with_the_right_article(cli, title: str) -> None:
-    cli("mem", "init")
+def test_a_refused_secret_names_its_kind_with_the_right_article(cli, initialized, title: str) -> None:
     result = cli("mem", "add", title, "--body", "aws_access_key_id = AKIAIOSFODNN7EXAMPLE")
     assert result.code == 1 and "looks like an AWS access key" in result.err, result.err
 

@@ -17,8 +17,7 @@ def ids_by_title(cli, *args: str) -> dict[str, dict]:
     return {m["title"]: m for m in cli("mem", "list", "--json", *args).json()}
 
 
-def test_category_and_layer_as_written_and_set_moves_the_file(cli, home: Path) -> None:
-    cli("mem", "init")
+def test_category_and_layer_as_written_and_set_moves_the_file(cli, initialized, home: Path) -> None:
     pref = cli("mem", "add", "我习惯用 Tab 缩进", "--layer", "core", "--category", "preference", "--json").json()
     assert ids_by_title(cli)["我习惯用 Tab 缩进"]["category"] == "preference"
     note = cli("mem", "add", "Use Redis for sessions", "--layer", "short_term", "--category", "note", "--json").json()
@@ -36,8 +35,7 @@ def test_category_and_layer_as_written_and_set_moves_the_file(cli, home: Path) -
     assert session.code == 1 and "session" in session.err
 
 
-def test_a_hand_moved_file_is_reported_by_diagnose(cli, home: Path) -> None:
-    cli("mem", "init")
+def test_a_hand_moved_file_is_reported_by_diagnose(cli, initialized, home: Path) -> None:
     added = cli("mem", "add", "Deploy checklist", "--category", "knowledge", "--json").json()
     source = home / "memory" / added["path"]
     target = home / "memory/long_term/decisions" / source.name
@@ -53,8 +51,7 @@ def test_a_hand_moved_file_is_reported_by_diagnose(cli, home: Path) -> None:
     assert cli("mem", "diagnose").code == 0
 
 
-def test_secret_refused_before_writing_and_masked(cli, home: Path) -> None:
-    cli("mem", "init")
+def test_secret_refused_before_writing_and_masked(cli, initialized, home: Path) -> None:
     before = sorted(home.rglob("*.md"))
     result = cli("mem", "add", "AWS 密钥", "--body", "aws_access_key_id = AKIAIOSFODNN7EXAMPLE")
     assert result.code == 1 and "nothing written" in result.err and "AKIAIOSFODNN7EXAMPLE" not in result.err
@@ -65,8 +62,7 @@ def test_secret_refused_before_writing_and_masked(cli, home: Path) -> None:
     assert cli("mem", "add", "AWS docs example", "--body", "AKIAIOSFODNN7EXAMPLE", "--allow-secret").code == 0
 
 
-def test_titles_work_where_a_ref_does(cli) -> None:
-    cli("mem", "init")
+def test_titles_work_where_a_ref_does(cli, initialized) -> None:
     cli("mem", "add", "选用 Redis 做会话缓存", "--body", "延迟低")
     cli("mem", "add", "Log me", "--body", "english")
     assert "延迟低" in cli("mem", "show", "选用 Redis 做会话缓存").out
@@ -78,8 +74,7 @@ def test_titles_work_where_a_ref_does(cli) -> None:
     assert cli("mem", "rm", "Log me").code == 0
 
 
-def test_edit_names_a_missing_editor_and_repairs_a_broken_file(cli, home: Path, tmp_path: Path) -> None:
-    cli("mem", "init")
+def test_edit_names_a_missing_editor_and_repairs_a_broken_file(cli, initialized, home: Path, tmp_path: Path) -> None:
     added = cli("mem", "add", "Edit me", "--body", "before", "--json").json()
     missing = cli("mem", "edit", added["id"][:8], env={"EDITOR": "no-such-editor-xyz", "VISUAL": ""})
     assert missing.code == 1 and "$EDITOR" in missing.err and "unexpected" not in missing.err
@@ -98,8 +93,7 @@ def test_edit_names_a_missing_editor_and_repairs_a_broken_file(cli, home: Path, 
     assert "Edited 已修好" in ids_by_title(cli)
 
 
-def test_list_dates_limit_and_json_everywhere(cli) -> None:
-    cli("mem", "init")
+def test_list_dates_limit_and_json_everywhere(cli, initialized) -> None:
     for i in range(3):
         cli("mem", "add", f"Note {i} 笔记", "--body", f"body {i}")
     assert len(cli("mem", "list", "--since", "1d", "--json").json()) >= 3
@@ -115,8 +109,7 @@ def test_list_dates_limit_and_json_everywhere(cli) -> None:
     assert cli("mem", "search", "--json", "--", "-foo bar").code == 0
 
 
-def test_bad_input_takes_down_nothing(cli, home: Path) -> None:
-    cli("mem", "init")
+def test_bad_input_takes_down_nothing(cli, initialized, home: Path) -> None:
     cli("mem", "add", "Healthy memory", "--body", "健康的记忆")
     nul = cli("mem", "add", "binary", "--body", "a\x00b".replace("\x00", "\x01"))
     assert nul.code == 1 and "control character" in nul.err
@@ -138,8 +131,7 @@ def test_bad_input_takes_down_nothing(cli, home: Path) -> None:
     assert shown.code == 1 and "aliases" in shown.err
 
 
-def test_environment_faults_are_one_clear_line(cli, home: Path) -> None:
-    cli("mem", "init")
+def test_environment_faults_are_one_clear_line(cli, initialized, home: Path) -> None:
     (home / "index.db").unlink(missing_ok=True)
     (home / "index.db").mkdir()
     folder = cli("mem", "list")
@@ -161,8 +153,7 @@ def test_environment_faults_are_one_clear_line(cli, home: Path) -> None:
     assert proc.returncode == 1 and "unexpected" not in proc.stderr and "hint:" in proc.stderr, proc.stderr
 
 
-def test_no_refresh_without_an_index_says_so_and_creates_nothing(cli, home: Path) -> None:
-    cli("mem", "init")
+def test_no_refresh_without_an_index_says_so_and_creates_nothing(cli, initialized, home: Path) -> None:
     # --no-sync is the flag's old name, still taken (`aimate mem sync` is git's).
     commands = (
         ("list", "--no-refresh"),
@@ -176,8 +167,7 @@ def test_no_refresh_without_an_index_says_so_and_creates_nothing(cli, home: Path
     assert not (home / "index.db").exists()
 
 
-def test_stats_prints_aligned_lines_without_padding(cli) -> None:
-    cli("mem", "init")
+def test_stats_prints_aligned_lines_without_padding(cli, initialized) -> None:
     cli("mem", "add", "Deploy 部署", "--body", "deploy on Fridays 周五部署")
     result = cli("mem", "stats")
     lines = result.out.splitlines()
@@ -188,8 +178,7 @@ def test_stats_prints_aligned_lines_without_padding(cli) -> None:
     assert len({line.index(line.split()[-1]) for line in (values["memories"], values["last refresh"])}) == 1
 
 
-def test_search_snippets_mask_a_hand_written_secret(cli, home: Path) -> None:
-    cli("mem", "init")
+def test_search_snippets_mask_a_hand_written_secret(cli, initialized, home: Path) -> None:
     (home / "memory/long_term/knowledge/deploy.md").write_text(
         "# Deploy 部署\n\ndeploy with key AKIAIOSFODNN7EXAMPLE and password = hunter2-correct\n", encoding="utf-8"
     )
@@ -197,8 +186,7 @@ def test_search_snippets_mask_a_hand_written_secret(cli, home: Path) -> None:
     assert found and "AKIAIOSFODNN7EXAMPLE" not in found[0]["snippet"] and "hunter2" not in found[0]["snippet"]
 
 
-def test_a_killed_reindex_leaves_nothing_behind(cli, home: Path) -> None:
-    cli("mem", "init")
+def test_a_killed_reindex_leaves_nothing_behind(cli, initialized, home: Path) -> None:
     cli("mem", "index")
     for suffix in ("", "-wal", "-shm"):  # what a reindex killed mid-build leaves
         (home / f"index.db.rebuild{suffix}").write_bytes(b"partial")
@@ -206,8 +194,7 @@ def test_a_killed_reindex_leaves_nothing_behind(cli, home: Path) -> None:
     assert not list(home.glob("index.db.rebuild*"))
 
 
-def test_reads_fall_back_to_the_index_as_it_was_when_it_cannot_be_written(cli, home: Path) -> None:
-    cli("mem", "init")
+def test_reads_fall_back_to_the_index_as_it_was_when_it_cannot_be_written(cli, initialized, home: Path) -> None:
     cli("mem", "add", "Indexed before 之前", "--body", "old")
     assert cli("mem", "index").code == 0
     (home / "memory/long_term/knowledge/new.md").write_text("# New 新的\n\nlater\n", encoding="utf-8")

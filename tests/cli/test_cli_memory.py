@@ -59,8 +59,7 @@ def test_init_in_a_project_writes_gitignore(cli, tmp_path: Path) -> None:
     assert [m["scope"] for m in listed if m["title"] in ("项目约定", "Global note")] == ["project", "global"]
 
 
-def test_add_list_show_json(cli) -> None:
-    cli("mem", "init")
+def test_add_list_show_json(cli, initialized) -> None:
     added = cli(
         "mem",
         "add",
@@ -92,8 +91,7 @@ def test_add_list_show_json(cli) -> None:
     assert "选用 Redis 做会话缓存" in table.out
 
 
-def test_add_reads_body_from_stdin_and_file(cli, tmp_path: Path) -> None:
-    cli("mem", "init")
+def test_add_reads_body_from_stdin_and_file(cli, initialized, tmp_path: Path) -> None:
     piped = cli("mem", "add", "From stdin", "--json", input="piped body 管道\n").json()
     assert cli("mem", "show", piped["id"], "--json").json()["body"] == "piped body 管道\n"
     source = tmp_path / "body.md"
@@ -103,8 +101,7 @@ def test_add_reads_body_from_stdin_and_file(cli, tmp_path: Path) -> None:
     assert cli("mem", "add", "Both", "--body", "x", "--file", str(source)).code == 1
 
 
-def test_hand_written_file_survives_show_and_set_byte_for_byte(cli, home: Path) -> None:
-    cli("mem", "init")
+def test_hand_written_file_survives_show_and_set_byte_for_byte(cli, initialized, home: Path) -> None:
     path = home / "memory" / "long_term" / "decisions" / "redis.md"
     path.write_text(HAND_FILE, encoding="utf-8")
     shown = cli("mem", "show", "7d3c1a52")
@@ -118,8 +115,7 @@ def test_hand_written_file_survives_show_and_set_byte_for_byte(cli, home: Path) 
     assert len(diff) == 4
 
 
-def test_set_validates(cli) -> None:
-    cli("mem", "init")
+def test_set_validates(cli, initialized) -> None:
     memory = cli("mem", "add", "Note", "--json").json()
     bad = cli("mem", "set", memory["id"], "importance=9")
     assert bad.code == 1 and "importance" in bad.err and "Traceback" not in bad.err
@@ -129,8 +125,7 @@ def test_set_validates(cli) -> None:
     assert good["tags"] == ["中文", "english"] and good["status"] == "pending"
 
 
-def test_rm_archives_and_purge_needs_confirmation(cli, home: Path) -> None:
-    cli("mem", "init")
+def test_rm_archives_and_purge_needs_confirmation(cli, initialized, home: Path) -> None:
     memory = cli("mem", "add", "临时笔记", "--layer", "short_term", "--category", "note", "--json").json()
     assert cli("mem", "rm", memory["id"]).code == 0
     archived = home / "memory" / "archive" / memory["path"]
@@ -146,8 +141,7 @@ def test_rm_archives_and_purge_needs_confirmation(cli, home: Path) -> None:
     assert not archived.exists()
 
 
-def test_broken_file_does_not_stop_list_and_diagnose_reports_it(cli, home: Path) -> None:
-    cli("mem", "init")
+def test_broken_file_does_not_stop_list_and_diagnose_reports_it(cli, initialized, home: Path) -> None:
     cli("mem", "add", "Healthy", "--body", "fine")
     broken = home / "memory" / "long_term" / "knowledge" / "broken.md"
     broken_text = "---\nid: x\ntags: [a, b\n---\nbody\n"
@@ -166,8 +160,7 @@ def test_broken_file_does_not_stop_list_and_diagnose_reports_it(cli, home: Path)
     assert broken.read_text() == broken_text  # never rewritten
 
 
-def test_fix_adopts_hand_made_files_and_duplicate_ids(cli, home: Path) -> None:
-    cli("mem", "init")
+def test_fix_adopts_hand_made_files_and_duplicate_ids(cli, initialized, home: Path) -> None:
     hand = home / "memory" / "short_term" / "tasks" / "todo.md"
     hand.write_text("# 明天修复登录 bug\n\n细节\n", encoding="utf-8")
     first = home / "memory" / "long_term" / "knowledge" / "a.md"
@@ -189,8 +182,7 @@ def test_fix_adopts_hand_made_files_and_duplicate_ids(cli, home: Path) -> None:
     assert len(ids) == 2
 
 
-def test_ids_and_paths_resolve_and_outside_paths_are_refused(cli, home: Path, tmp_path: Path) -> None:
-    cli("mem", "init")
+def test_ids_and_paths_resolve_and_outside_paths_are_refused(cli, initialized, home: Path, tmp_path: Path) -> None:
     memory = cli("mem", "add", "Path test", "--json").json()
     by_path = cli("mem", "show", str(home / "memory" / memory["path"]), "--json")
     assert by_path.json()["id"] == memory["id"]
@@ -207,8 +199,7 @@ def test_ids_and_paths_resolve_and_outside_paths_are_refused(cli, home: Path, tm
     assert missing.code == 1 and "no memory" in missing.err and "hint:" in missing.err
 
 
-def test_ambiguous_prefix_and_exit_codes(cli, home: Path) -> None:
-    cli("mem", "init")
+def test_ambiguous_prefix_and_exit_codes(cli, initialized, home: Path) -> None:
     folder = home / "memory" / "long_term" / "knowledge"
     (folder / "a.md").write_text("---\nid: abc111\n---\n# A\n")
     (folder / "b.md").write_text("---\nid: abc222\n---\n# B\n")
@@ -226,8 +217,7 @@ def test_without_init_commands_say_how_to_start(cli) -> None:
     assert result.code == 1 and "aimate mem init" in result.err and "Traceback" not in result.err
 
 
-def test_edit_runs_editor_and_revalidates(cli, home: Path, tmp_path: Path) -> None:
-    cli("mem", "init")
+def test_edit_runs_editor_and_revalidates(cli, initialized, home: Path, tmp_path: Path) -> None:
     memory = cli("mem", "add", "Edit me", "--body", "old", "--json").json()
     editor = tmp_path / "fake-editor.sh"
     editor.write_text('#!/bin/sh\nprintf "\\n新增一行 added line\\n" >> "$1"\n')
@@ -244,8 +234,7 @@ def test_edit_runs_editor_and_revalidates(cli, home: Path, tmp_path: Path) -> No
     assert (home / "memory" / memory["path"]).read_text() == "---\ntags: [x\n---\n"  # kept as saved
 
 
-def test_config_commands_keep_comments(cli, home: Path) -> None:
-    cli("mem", "init")
+def test_config_commands_keep_comments(cli, initialized, home: Path) -> None:
     config = home / "config.yaml"
     config.write_text("# my settings\nshort_term:\n  default_ttl_days: 7   # a week\n")
     assert cli("mem", "config", "path").out.strip() == str(config)

@@ -127,8 +127,7 @@ def test_filters_on_the_command_line(cli) -> None:
 
 
 @pytest.mark.slow
-def test_two_processes_writing_at_once_lose_nothing(cli, home: Path) -> None:
-    cli("mem", "init")
+def test_two_processes_writing_at_once_lose_nothing(cli, initialized, home: Path) -> None:
     env = {"AIMATE_HOME": str(home), "AIMATE_EMBEDDING__ENABLED": "false", "PATH": "/usr/bin:/bin"}
     script = (
         "import subprocess, sys\n"

@@ -83,12 +83,11 @@ def run(code: str, *args: str, input: str = "", cwd: Path, env: dict[str, str] |
 
 
 @pytest.fixture
-def vault(cli, home: Path, tmp_path: Path) -> Path:
+def vault(cli, initialized: Path, home: Path, tmp_path: Path) -> Path:
     """A project with memories in Chinese and English, global and project scope; the project folder."""
     project = tmp_path / "proj"
     project.mkdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True)
-    assert cli("mem", "init").code == 0
     assert cli("mem", "init", cwd=project).code == 0
     for args in (
         ("mem", "add", "Package manager", "--layer", "core", "--category", "rule", "--body", "Always use pnpm"),

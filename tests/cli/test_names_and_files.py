@@ -57,8 +57,7 @@ def test_file_names_the_tool_makes_fit_in_bytes() -> None:
     assert memory_file_name(created, "note", "选用 Redis") == "20261126_note_选用-redis.md"
 
 
-def test_a_255_byte_name_can_be_set_fixed_maintained_and_is_diagnosed(cli, home: Path) -> None:
-    assert cli("mem", "init").code == 0
+def test_a_255_byte_name_can_be_set_fixed_maintained_and_is_diagnosed(cli, initialized, home: Path) -> None:
     root = home / "memory"
     expiring = root / "short_term" / "notes" / f"{LONG_STEM}.md"
     expiring.write_text(_note("a1111111-0000-4000-8000-000000000001", "长名字的笔记", "short_term", "note", EXPIRED))
@@ -91,8 +90,7 @@ def test_a_255_byte_name_can_be_set_fixed_maintained_and_is_diagnosed(cli, home:
     assert long_names == {f"{LONG_STEM}.md", hand_made.name}
 
 
-def test_a_temp_file_left_by_a_killed_writer_is_reported_then_removed(cli, home: Path) -> None:
-    assert cli("mem", "init").code == 0
+def test_a_temp_file_left_by_a_killed_writer_is_reported_then_removed(cli, initialized, home: Path) -> None:
     folder = home / "memory" / "long_term" / "knowledge"
     leftovers = [folder / ".aimate-k1ll3d00.tmp", folder / ".20261126_note_选用-redis.md.abcd1234.tmp"]
     fresh = folder / ".aimate-wr1t1ng0.tmp"  # a writer at work right now: not touched
@@ -113,8 +111,7 @@ def test_a_temp_file_left_by_a_killed_writer_is_reported_then_removed(cli, home:
     assert not any(path.exists() for path in leftovers) and fresh.exists() and editors.exists()
 
 
-def test_a_folder_past_path_max_is_reported(cli, home: Path) -> None:
-    assert cli("mem", "init").code == 0
+def test_a_folder_past_path_max_is_reported(cli, initialized, home: Path) -> None:
     base = home / "memory" / "long_term" / "knowledge"
     part = "深" * 80  # 240 bytes a folder: 18 of them pass PATH_MAX (4096)
     fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
@@ -136,8 +133,7 @@ def test_a_folder_past_path_max_is_reported(cli, home: Path) -> None:
     subprocess.run(["rm", "-rf", str(base / part)], check=True)
 
 
-def test_a_file_far_over_the_limit_is_reported_with_its_size(cli, home: Path) -> None:
-    assert cli("mem", "init").code == 0
+def test_a_file_far_over_the_limit_is_reported_with_its_size(cli, initialized, home: Path) -> None:
     big = home / "memory" / "long_term" / "knowledge" / "大文件.md"
     with big.open("wb") as handle:
         handle.write(b"# big\n")
@@ -147,8 +143,7 @@ def test_a_file_far_over_the_limit_is_reported_with_its_size(cli, home: Path) ->
     assert reasons == ["file is 52,428,800 bytes, over the 1,048,576-byte limit"]
 
 
-def test_a_huge_ttl_is_a_clear_error(cli) -> None:
-    assert cli("mem", "init").code == 0
+def test_a_huge_ttl_is_a_clear_error(cli, initialized) -> None:
     for ttl in ("1e308", "inf", "36526"):
         result = cli("mem", "add", "缓存笔记 cache note", "--layer", "short_term", "--ttl", ttl)
         assert result.code == 1 and "up to 36,525" in result.err, result.err

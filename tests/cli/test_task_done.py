@@ -12,8 +12,7 @@ pytestmark = pytest.mark.slow  # a dozen CLI subprocesses per case
 
 
 @pytest.mark.parametrize("title", ["TODO: add pagination to /users", "待办：给 /users 接口加分页"])
-def test_done_closes_a_task_and_refuses_anything_else(cli, home: Path, title: str) -> None:
-    assert cli("mem", "init").code == 0
+def test_done_closes_a_task_and_refuses_anything_else(cli, initialized, home: Path, title: str) -> None:
     task = cli("mem", "add", title, "--layer", "short_term", "--category", "task", "--json").json()
     rule = cli(
         "mem", "add", "Always run ruff 提交前运行 ruff", "--layer", "core", "--category", "rule", "--json"

@@ -55,9 +55,8 @@ ARROW_TITLES = [
 
 @pytest.mark.parametrize(("title", "body", "expected"), ARROW_TITLES)
 def test_a_title_holding_the_heading_separator_keeps_its_headings_through_the_index(
-    title: str, body: str, expected: str, cli, home: Path, monkeypatch: pytest.MonkeyPatch
+    title: str, body: str, expected: str, cli, initialized, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert cli("mem", "init").code == 0
     monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
     with MemorySystem.open(global_only=True) as system:
         memory = system.add(title, body)

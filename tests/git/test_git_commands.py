@@ -169,8 +169,7 @@ def test_cli_project_option_is_honoured(cli, project: Path, workdir: Path, run_g
     assert outside.code == 1 and "not inside a project" in outside.err and "hint" in outside.err
 
 
-def test_cli_log_by_title_in_chinese_and_english(cli) -> None:
-    assert cli("mem", "init").code == 0
+def test_cli_log_by_title_in_chinese_and_english(cli, initialized) -> None:
     for title in ("Log me", "记录这个决定"):
         memory = cli("mem", "add", title, "--body", f"{title} body", "--json").json()
         log = cli("mem", "log", title, "--json")
@@ -179,16 +178,14 @@ def test_cli_log_by_title_in_chinese_and_english(cli) -> None:
         assert memory["id"][:8] in cli("mem", "show", title).out or title in cli("mem", "show", title).out
 
 
-def test_cli_ambiguous_title_lists_the_candidates(cli) -> None:
-    assert cli("mem", "init").code == 0
+def test_cli_ambiguous_title_lists_the_candidates(cli, initialized) -> None:
     ids = [cli("mem", "add", "同名 Same", "--body", body, "--json").json()["id"] for body in ("一", "two")]
     result = cli("mem", "log", "同名 Same")
     assert result.code == 1
     assert "matches 2 memories" in result.err and all(memory_id[:8] in result.err for memory_id in ids)
 
 
-def test_cli_commit_and_diff_json(cli, home: Path) -> None:
-    assert cli("mem", "init").code == 0
+def test_cli_commit_and_diff_json(cli, initialized, home: Path) -> None:
     note = home / "memory" / "short_term" / "notes" / "hand.md"
     note.write_text("# Hand note 手写\n\nline one\n", encoding="utf-8")
     diff = cli("mem", "diff", "--json").json()

@@ -148,8 +148,7 @@ def test_a_vault_outside_git_is_told_from_its_files(tmp_path: Path, new_system) 
     assert {event.scope for event in both.events} == {"global", "project"}
 
 
-def test_cli_timeline(cli, home: Path) -> None:
-    assert cli("mem", "init").code == 0
+def test_cli_timeline(cli, initialized, home: Path) -> None:
     assert cli("mem", "add", "用 Redis 做缓存", "--body", "决定。").code == 0
     assert cli("mem", "add", "Use tabs", "--layer", "short_term").code == 0
     assert cli("mem", "rm", "Use tabs").code == 0

@@ -12,16 +12,14 @@ from aimate_memory.lifecycle.journal import AccessJournal
 from aimate_memory.lifecycle.maintenance import COMPACT_OVER_BYTES
 
 
-def test_maintain_on_a_fresh_home_does_not_warn_about_a_missing_journal(cli, home: Path) -> None:
-    assert cli("mem", "init").code == 0
+def test_maintain_on_a_fresh_home_does_not_warn_about_a_missing_journal(cli, initialized, home: Path) -> None:
     assert not (home / "state" / "access.jsonl").exists()
     result = cli("mem", "maintain")
     assert result.code == 0, result.err
     assert "could not compact" not in result.err + result.out
 
 
-def test_maintain_compacts_a_big_journal_and_keeps_every_count(cli, home: Path) -> None:
-    assert cli("mem", "init").code == 0
+def test_maintain_compacts_a_big_journal_and_keeps_every_count(cli, initialized, home: Path) -> None:
     journal = AccessJournal(home / "state" / "access.jsonl")
     start = datetime(2026, 11, 1, 9, tzinfo=timezone.utc)
     ids = [f"{n:08x}-0000-4000-8000-000000000000" for n in range(40)]

@@ -74,8 +74,7 @@ def test_text_cosine() -> None:
     assert text_cosine({}, {"a": 1}) == 0.0
 
 
-def test_maintain_and_dedupe_cli(cli, home: Path) -> None:
-    assert cli("mem", "init").code == 0
+def test_maintain_and_dedupe_cli(cli, initialized, home: Path) -> None:
     vault = home / "memory"
     (vault / "short_term/tasks/old.md").write_text(
         "---\ncreated_at: 2020-01-01T00:00:00+00:00\nexpires_at: 2020-01-15T00:00:00+00:00\n---\n# 旧任务 old task\n",

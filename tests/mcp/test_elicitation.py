@@ -41,13 +41,13 @@ def test_a_waiting_capture_is_asked_of_the_person_where_the_client_can(
     workdir: Path,
     isolated_git: None,
     cli: Any,
+    initialized,
     text: str,
     action: str,
     keep: bool | None,
     after: str,
     waiting: int,
 ) -> None:
-    assert cli("mem", "init").code == 0
     asked: list[types.ElicitRequestParams] = []
     server = McpProcess(["mem", "mcp"], workdir, server_env(home), elicitation=person(action, keep, asked))
     try:
@@ -67,16 +67,14 @@ def test_a_waiting_capture_is_asked_of_the_person_where_the_client_can(
         assert (home / "state" / "rejected_captures.json").is_file()
 
 
-def test_a_client_that_cannot_ask_is_never_asked(spawn: Any, cli: Any) -> None:
-    assert cli("mem", "init").code == 0
+def test_a_client_that_cannot_ask_is_never_asked(spawn: Any, cli: Any, initialized) -> None:
     result = spawn().ok("memory_remember", text="Always use double quotes for strings", kind="rule")
     assert result["action"] == "pending" and len(pending(cli)) == 1
 
 
 def test_never_more_than_a_handful_of_questions_a_session(
-    home: Path, workdir: Path, isolated_git: None, cli: Any
+    home: Path, workdir: Path, isolated_git: None, cli: Any, initialized
 ) -> None:
-    assert cli("mem", "init").code == 0
     asked: list[types.ElicitRequestParams] = []
     server = McpProcess(["mem", "mcp"], workdir, server_env(home), elicitation=person("accept", True, asked))
     try:

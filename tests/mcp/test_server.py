@@ -139,8 +139,7 @@ def test_missing_vault_is_a_tool_error_with_its_hint(spawn, tmp_path: Path) -> N
 # -- writing ----------------------------------------------------------------------------------------
 
 
-def test_forget_archives_and_search_no_longer_finds_it(spawn, cli) -> None:
-    assert cli("mem", "init").code == 0
+def test_forget_archives_and_search_no_longer_finds_it(spawn, cli, initialized) -> None:
     added = cli("mem", "add", "临时笔记：周五发布", "--body", "Release on Friday, 周五发布。")
     assert added.code == 0, added.err
     server = spawn()
@@ -171,8 +170,7 @@ def test_project_flag_serves_that_project(spawn, cli, tmp_path: Path) -> None:
 # -- waiting on facade methods being added (see the module docstring) ---------------------------------
 
 
-def test_facade_update_fields_and_body(spawn, cli) -> None:
-    assert cli("mem", "init").code == 0
+def test_facade_update_fields_and_body(spawn, cli, initialized) -> None:
     assert cli("mem", "add", "Deploy checklist", "--body", "1. build").code == 0
     server = spawn()
     memory_id = server.ok("memory_search", query="deploy checklist")["results"][0]["id"]
@@ -188,8 +186,7 @@ def test_facade_update_fields_and_body(spawn, cli) -> None:
         ("We decided to deploy with Docker Compose on a single host.", "Docker Compose deploy"),
     ],
 )
-def test_facade_remember_then_search_finds_it(spawn, cli, text: str, query: str) -> None:
-    assert cli("mem", "init").code == 0
+def test_facade_remember_then_search_finds_it(spawn, cli, initialized, text: str, query: str) -> None:
     server = spawn()
     remembered = server.ok("memory_remember", text=text, confidence=0.95)
     assert remembered["action"] == "written", remembered
@@ -208,10 +205,11 @@ def test_facade_remember_then_search_finds_it(spawn, cli, text: str, query: str)
         ("给导出加上进度条", "task", ("short_term", "task")),
     ],
 )
-def test_facade_remember_kind_and_consent(spawn, cli, text: str, kind: str, where: tuple[str, str]) -> None:
+def test_facade_remember_kind_and_consent(
+    spawn, cli, initialized, text: str, kind: str, where: tuple[str, str]
+) -> None:
     """A model says what it saves (`kind`: no guessing); what it saves into core waits for a person's review,
     however sure it is; `kind` is listed and explained in the tool's description."""
-    assert cli("mem", "init").code == 0
     server = spawn()
     tools = {tool.name: tool for tool in server.run(server.session.list_tools()).tools}
     remember = tools["memory_remember"]
@@ -241,8 +239,7 @@ def test_facade_context_and_core_resource(shared: McpProcess) -> None:
     assert core.contents[0].mimeType == "text/markdown"
 
 
-def test_facade_session_append(spawn, cli) -> None:
-    assert cli("mem", "init").code == 0
+def test_facade_session_append(spawn, cli, initialized) -> None:
     server = spawn()
     first = server.ok("memory_session_append", role="user", content="我们今天修复登录 bug")
     second = server.ok("memory_session_append", role="Assistant", message="Fixed the login bug; tests pass.")

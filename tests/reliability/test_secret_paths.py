@@ -443,9 +443,8 @@ PROBES: list[tuple[Callable[[Box], str], str]] = [
 
 
 @pytest.fixture
-def box(home: Path, workdir: Path, isolated_git: None) -> Iterator[Box]:
+def box(home: Path, workdir: Path, isolated_git: None, initialized: Path) -> Iterator[Box]:
     cli = make_runner(home, workdir, vectors=False)
-    assert cli("mem", "init").code == 0
     made = Box(home, workdir, cli)
     yield made
     made.close()

@@ -10,8 +10,9 @@ from aimate_memory.errors import InvalidInputError
 from aimate_memory.system import MemorySystem
 
 
-def test_too_few_results_is_refused_in_each_face_s_words(cli, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert cli("mem", "init").code == 0
+def test_too_few_results_is_refused_in_each_face_s_words(
+    cli, initialized, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
     with MemorySystem.open(global_only=True) as system, pytest.raises(InvalidInputError) as refused:
         system.search("缓存 cache", 0)

@@ -114,8 +114,7 @@ def test_the_thread_is_stored_and_refused_when_it_is_not_one_line(system) -> Non
         system.add("Bad", "x", thread="   ")
 
 
-def test_the_cli_writes_a_thread_and_shows_neighbours_as_context(cli) -> None:
-    assert cli("mem", "init").code == 0
+def test_the_cli_writes_a_thread_and_shows_neighbours_as_context(cli, initialized) -> None:
     for line in [*CONVERSATION_EN[:2], *CONVERSATION_ZH[:2]]:
         thread = "chat:en" if line.isascii() else "chat:zh"
         added = cli("mem", "add", line[:40], "--body", line, "--thread", thread, "--json")

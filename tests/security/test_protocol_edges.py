@@ -24,8 +24,7 @@ SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
 
 @pytest.mark.parametrize("ref", ["", "  "])
-def test_review_accept_of_an_empty_name_accepts_nothing(cli, home: Path, ref: str) -> None:
-    assert cli("mem", "init").code == 0
+def test_review_accept_of_an_empty_name_accepts_nothing(cli, initialized, home: Path, ref: str) -> None:
     for text in ("周五之前冻结发布", "The CI runs on arm64"):
         assert cli("mem", "remember", text, "--confidence", "0.7").code == 0  # an agent's: pending review
     before = cli("mem", "list", "--status", "pending", "--json").json()

@@ -126,8 +126,7 @@ def test_end_renames_and_maintenance_archives_it(tmp_path: Path) -> None:
     assert [memory.id for memory in session.list()] == [ended.id]
 
 
-def test_aimate_mem_list_shows_the_session(cli, home: Path) -> None:
-    assert cli("mem", "init").code == 0
+def test_aimate_mem_list_shows_the_session(cli, initialized, home: Path) -> None:
     vault = Vault(home / "memory", Scope.GLOBAL, 1_048_576)
     session = SessionFile(vault, home / "state")
     session.append("user", "我们决定用 Redis。")

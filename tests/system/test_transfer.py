@@ -122,8 +122,7 @@ def test_dry_run_writes_nothing(source, tmp_path, monkeypatch) -> None:
     assert memory_files(target) == before
 
 
-def test_cli_export_import(cli, tmp_path: Path) -> None:
-    assert cli("mem", "init").code == 0
+def test_cli_export_import(cli, initialized, tmp_path: Path) -> None:
     added = cli("mem", "add", ZH_TITLE, "--body", "延迟低", "--tags", "cache", "--json")
     assert added.code == 0
     out = tmp_path / "memories.jsonl"
@@ -177,10 +176,9 @@ MCP_MEMORY = "\n".join(
 )
 
 
-def test_cli_export_as_one_json_array_imports_back(cli, tmp_path: Path) -> None:
+def test_cli_export_as_one_json_array_imports_back(cli, initialized, tmp_path: Path) -> None:
     """`export --format json` (issue 37: "unknown format json"): one array of the JSONL records, Chinese and
     English kept as written; `import` reads it back."""
-    assert cli("mem", "init").code == 0
     assert cli("mem", "add", ZH_TITLE, "--body", "延迟低", "--tags", "cache").code == 0
     assert cli("mem", "add", "Tests run with pytest", "--body", "fixtures and a temp home").code == 0
     lines = cli("mem", "export", "--layer", "long_term").out.splitlines()

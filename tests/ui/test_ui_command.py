@@ -49,8 +49,7 @@ def status_of(url: str) -> int:
         return int(error.code)
 
 
-def test_it_prints_its_address_and_answers_only_with_the_token(cli, home: Path, workdir: Path) -> None:
-    assert cli("mem", "init").code == 0
+def test_it_prints_its_address_and_answers_only_with_the_token(cli, initialized, home: Path, workdir: Path) -> None:
     process, line = start_ui(home, workdir)
     try:
         found = URL.search(line)

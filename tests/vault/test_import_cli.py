@@ -84,8 +84,7 @@ def test_import_a_cline_memory_bank(cli, home: Path, tmp_path: Path) -> None:
     assert "Progress (taskflow)" in search_titles(cli, "导出 CSV")
 
 
-def test_an_importer_given_what_it_cannot_read(cli, tmp_path: Path) -> None:
-    assert cli("mem", "init").code == 0
+def test_an_importer_given_what_it_cannot_read(cli, initialized, tmp_path: Path) -> None:
     empty = tmp_path / "empty-bank"
     empty.mkdir()
     (tmp_path / "note.md").write_text("# 一条笔记\n", encoding="utf-8")
@@ -124,9 +123,8 @@ def test_import_a_folder_of_mcp_memory_files_a_bad_line_reported(cli, tmp_path: 
     ],
 )
 def test_import_claude_dry_run_prints_the_files_and_imported_files_are_complete(
-    cli, home: Path, tmp_path: Path, intro: str, section: str
+    cli, initialized, home: Path, tmp_path: Path, intro: str, section: str
 ) -> None:
-    assert cli("mem", "init").code == 0
     claude_md = tmp_path / "CLAUDE.md"
     claude_md.write_text(f"# Taskflow\n\n{intro}\n\n{section}\n", encoding="utf-8")
     dry = cli("mem", "import", "--from", "claude", str(claude_md), "--dry-run")

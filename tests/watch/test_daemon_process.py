@@ -38,10 +38,9 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.fixture
-def daemon(cli, home: Path, monkeypatch: pytest.MonkeyPatch):
+def daemon(cli, initialized: Path, home: Path, monkeypatch: pytest.MonkeyPatch):
     """Start/stop helpers for a daemon on the temp home; every daemon started is gone after the test."""
     monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
-    assert cli("mem", "init").code == 0
     pids: list[int] = []
 
     def start() -> int:
@@ -124,9 +123,8 @@ while True:
 """
 
 
-def test_stop_returns_once_the_process_is_gone(cli, home: Path) -> None:
+def test_stop_returns_once_the_process_is_gone(cli, initialized, home: Path) -> None:
     """`daemon stop` said "stopped" while the process still ran (issue 26): the lock goes before the process."""
-    assert cli("mem", "init").code == 0
     proc = subprocess.Popen([sys.executable, "-c", LINGERING, str(home)], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
@@ -280,10 +278,9 @@ def test_a_stale_memory_says_so_through_the_daemon(daemon, cli, home: Path, tmp_
     assert "possibly stale: auth/session.py changed in 1 commit" in through.out, through.out + through.err
 
 
-def test_a_daemon_whose_home_is_deleted_leaves(cli, home: Path) -> None:
+def test_a_daemon_whose_home_is_deleted_leaves(cli, initialized, home: Path) -> None:
     """Test runs left daemons serving a deleted AIMATE_HOME for as long as the machine was up (issue 38): a
     real daemon, its home removed under it, exits by itself (watch/leaving.py)."""
-    assert cli("mem", "init").code == 0
     assert cli("mem", "daemon", "start", env={"AIMATE_DAEMON__LEAVE_CHECK_SECONDS": "0.2"}).code == 0
     pid = running_pid(home)
     assert pid and pid > 0 and _alive(pid)
@@ -295,10 +292,9 @@ def test_a_daemon_whose_home_is_deleted_leaves(cli, home: Path) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
-def test_an_autostarted_daemon_leaves_when_idle_one_started_by_hand_stays(cli, home: Path) -> None:
+def test_an_autostarted_daemon_leaves_when_idle_one_started_by_hand_stays(cli, initialized, home: Path) -> None:
     """`daemon.idle_exit_minutes` without a request: an autostarted daemon exits, one the person started
     (`daemon start`) does not — it is theirs to stop."""
-    assert cli("mem", "init").code == 0
     quick = {"AIMATE_DAEMON__LEAVE_CHECK_SECONDS": "0.2", "AIMATE_DAEMON__IDLE_EXIT_MINUTES": "0.01"}  # 0.6 s
     assert cli("mem", "daemon", "start", env=quick).code == 0
     by_hand = running_pid(home)

@@ -124,9 +124,8 @@ def listening_as(user: pwd.struct_passwd, path: Path, folder_mode: int = 0o777) 
 
 
 def test_a_runtime_folder_squatted_by_another_user_gets_nothing(
-    other_user: pwd.struct_passwd, home: Path, cli, caplog: pytest.LogCaptureFixture
+    other_user: pwd.struct_passwd, home: Path, cli, initialized, caplog: pytest.LogCaptureFixture
 ) -> None:
-    assert cli("mem", "init").code == 0
     secret_prompt = "deploy with AKIAIOSFODNN7EXAMPLE please 部署"
     add = cli("mem", "add", "Deploys go through the staging cluster 部署走预发集群", "--category", "knowledge")
     assert add.code == 0, add.err

@@ -90,8 +90,7 @@ def _wait_for_daemon(home: Path, seconds: float) -> int | None:
 
 
 @pytest.mark.slow
-def test_autostart_starts_the_daemon_once_a_command_finds_none(cli, home: Path) -> None:
-    assert cli("mem", "init").code == 0
+def test_autostart_starts_the_daemon_once_a_command_finds_none(cli, initialized, home: Path) -> None:
     assert cli("mem", "add", "选用 Redis 做会话缓存", "--body", "Redis for the session cache.").code == 0
     off = cli("mem", "search", "Redis", env={"AIMATE_NO_DAEMON": "0"})
     assert off.code == 0 and "Redis" in off.out

@@ -166,6 +166,7 @@ VARIANTS: dict[str, Callable[[], Undo]] = {
     "len-sqrt": lambda: _memory_length("sqrt"),
     "thread-max": lambda: _thread_support(best_other=False),
     "thread-other": lambda: _thread_support(best_other=True),
+    "exact-all": lambda: _patch(hybrid, "EXACT_VECTOR_CANDIDATES", 1000),  # every vector candidate's exact cosine
 }
 
 

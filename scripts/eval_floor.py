@@ -3,6 +3,8 @@
     .venv/bin/python scripts/eval_floor.py --bench ../shared/bench            # floor sweep, every dataset
     .venv/bin/python scripts/eval_floor.py --bench ../shared/bench --bootstrap BASE.jsonl NEW.jsonl \
         --dataset locomo                                                       # paired bootstrap of R@k/MRR
+    .venv/bin/python scripts/eval_floor.py --bench ../shared/bench --bootstrap BASE.jsonl NEW.jsonl \
+        --dataset madial-en --halves                               # + each half of the questions, by category
 
 Sweep: every question is searched (floor 0, top 10) twice with the real system (scripts/eval_plugin.py):
 in its own vault (*related*: recall@10 of the gold memories that clear the floor) and in another
@@ -11,7 +13,11 @@ whose relevance reaches it, so one pass serves the whole sweep. LoCoMo conversat
 conversation i+1; MADial user A against user B. The bench data is read at run time only.
 
 Bootstrap: two run files as written by eval_retrieval.py ``--dump-run``; per-query R@5, R@10 and MRR,
-resampled 2,000 times; prints the mean difference (new − base) and its 95 % interval.
+resampled 2,000 times; prints the mean difference (new − base) and its 95 % interval. ``--halves`` also
+prints both runs on each half of the questions (A: the even positions of the bench's list, B: the odd), by
+category (LoCoMo) or number of relevant memories (MADial): a variant chosen on half A is reported on half B,
+which is the closest the dev split comes to data nothing was chosen on (docs/benchmarks.md, "Same-language
+recall, second round").
 """
 
 from __future__ import annotations
@@ -151,6 +157,26 @@ def bootstrap(bench: Path, dataset: str, base: Path, new: Path, rounds: int = 20
     return lines
 
 
+def halves(bench: Path, dataset: str, base: Path, new: Path) -> list[str]:
+    """R@5 / R@10 / MRR of both runs on each half of the questions (A even positions, B odd), by category."""
+    module, corpus = load_bench(bench, dataset)
+    a, b = per_query(module, corpus, base), per_query(module, corpus, new)
+    lines = [f"{dataset}: base → new, R@5 / R@10 / MRR"]
+    for half, parity in (("A", 0), ("B", 1)):
+        rows: dict[str, list[str]] = {}
+        for position, query in enumerate(corpus.queries):
+            if position % 2 == parity and query.qid in a:
+                rows.setdefault("ALL", []).append(query.qid)
+                rows.setdefault(query.category, []).append(query.qid)
+        for category, qids in sorted(rows.items()):
+            figures = [
+                " / ".join(f"{sum(run[q][m] for q in qids) / len(qids):.3f}" for m in ("R@5", "R@10", "MRR"))
+                for run in (a, b)
+            ]
+            lines.append(f"  {half} {category} (n {len(qids)}): {figures[0]} → {figures[1]}")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench", type=Path, required=True, help="the bench folder (eval_retrieval.py, data/)")
@@ -159,11 +185,14 @@ def main() -> None:
     )
     parser.add_argument("--dump", type=Path, help="write every hit's factors here (JSON)")
     parser.add_argument("--bootstrap", nargs=2, type=Path, metavar=("BASE", "NEW"), help="two --dump-run files")
+    parser.add_argument("--halves", action="store_true", help="with --bootstrap: each half of the questions too")
     args = parser.parse_args()
     datasets = args.dataset or list(DATASETS + CROSS_DATASETS)
     if args.bootstrap:
         for dataset in datasets:
             print("\n".join(bootstrap(args.bench, dataset, *args.bootstrap)))
+            if args.halves:
+                print("\n".join(halves(args.bench, dataset, *args.bootstrap)))
         return
     print(f"relevance floor sweep, {date.today().isoformat()}, top {K}")
     print("\n".join(sweep(args.bench, datasets, args.dump)))

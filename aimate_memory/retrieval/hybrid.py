@@ -215,6 +215,8 @@ class HybridSearcher:
             comparable = _with_translation(indexes, comparable, cross, translated)
             if english is not None:
                 comparable = self._in_english(indexes, comparable, cross, english)
+            elif query_script != "latin":
+                comparable = self._named(indexes, comparable, cross, translated)
         fused = fuse(comparable, keyword_evidence, query_script=query_script, vector_languages=languages)
         fused = _supported(threads, _dated(fused, columns, periods or []))
         found = relevance.evidence(fused.ids, comparable, keyword_evidence, query_script, trusted)
@@ -259,8 +261,8 @@ class HybridSearcher:
     def _translated_vector(self, query: str, script: str) -> np.ndarray | None:
         """The vector of the query said in the other script by the lexicon (its words' translations, bridge.py),
         which a memory of that script is compared with as within one language (`_with_translation`)."""
-        translate = {"cjk": bridge.english_words, "latin": bridge.chinese_words}.get(script)
-        words = translate(query) if translate is not None else []
+        translate = {"cjk": bridge.english_words, "latin": bridge.chinese_words, "mixed": bridge.all_in_english}[script]
+        words = translate(query)
         if not words or self.embedder.get() is None:
             return None
         return np.asarray(self.embedder.embed_query(" ".join(words)), dtype=np.float32)
@@ -283,6 +285,25 @@ class HybridSearcher:
         found = np.asarray(self.embedder.embed_documents([text for text in said if text]), dtype=np.float32)
         scores = vector.scores.copy()
         scores[top] = (scores[top] + found @ query) / 2
+        return Ranked(vector.ids, scores, vector.chunks)
+
+    def _named(self, indexes: list[MemoryIndex], vector: Ranked, cross: np.ndarray, translated: np.ndarray) -> Ranked:
+        """`vector` with each of a Chinese question's `IN_ENGLISH_CANDIDATES` nearest English memories that names
+        well-known software (bridge.with_kinds: "FastAPI" → web framework …) raised to the cosine of the question
+        said in English (`_translated_vector`) with the memory and what its names are, when that is higher: the
+        memory side of what `_in_english` gives an English question, read the way `_with_translation` reads the
+        memory alone (the better of the two; a memory naming nothing keeps its score)."""
+        at = np.flatnonzero(cross)
+        top = at[np.argsort(-vector.scores[at], kind="stable")[:IN_ENGLISH_CANDIDATES]]
+        texts = _by_key(indexes, vector.chunks[top], MemoryIndex.chunk_texts)
+        own = [texts.get(chunk, "") for chunk in vector.chunks[top].tolist()]
+        said = {position: named for position, text in enumerate(own) if (named := bridge.with_kinds(text)) != text}
+        if not said:
+            return vector
+        top = top[list(said)]
+        found = np.asarray(self.embedder.embed_documents(list(said.values())), dtype=np.float32)
+        scores = vector.scores.copy()
+        scores[top] = np.maximum(scores[top], found @ translated)
         return Ranked(vector.ids, scores, vector.chunks)
 
     def _cross_scale(self) -> float:

@@ -215,8 +215,9 @@ class HybridSearcher:
             comparable = _with_translation(indexes, comparable, cross, translated)
             if english is not None:
                 comparable = self._in_english(indexes, comparable, cross, english)
-            elif query_script != "latin":
+            elif query_script != "latin":  # its English memories with what their names are, its Chinese in English
                 comparable = self._named(indexes, comparable, cross, translated)
+                comparable = self._in_english(indexes, comparable, ~cross, translated)
         fused = fuse(comparable, keyword_evidence, query_script=query_script, vector_languages=languages)
         fused = _supported(threads, _dated(fused, columns, periods or []))
         found = relevance.evidence(fused.ids, comparable, keyword_evidence, query_script, trusted)
@@ -267,15 +268,17 @@ class HybridSearcher:
             return None
         return np.asarray(self.embedder.embed_query(" ".join(words)), dtype=np.float32)
 
-    def _in_english(self, indexes: list[MemoryIndex], vector: Ranked, cross: np.ndarray, query: np.ndarray) -> Ranked:
-        """`vector` with the `IN_ENGLISH_CANDIDATES` nearest Chinese memories of an English question scored by
-        the mean of what they had and their cosine with the question said in English (bridge.in_english:
+    def _in_english(self, indexes: list[MemoryIndex], vector: Ranked, chinese: np.ndarray, query: np.ndarray) -> Ranked:
+        """`vector` with the question's `IN_ENGLISH_CANDIDATES` nearest Chinese memories (`chinese`) scored by
+        the mean of what they had and their cosine with the question in English (`query`: an English question's
+        own vector, a Chinese one's said in English) — the memories said in English too (bridge.in_english:
         their Han characters by the lexicon's English words, their names and code kept). CC-CEDICT is a
         Chinese → English dictionary and English is what both default models read (MiniLM English only):
-        a Chinese question is said in English (`_translated_vector`), and so are an English question's
-        Chinese memories; saying the English question in Chinese instead reads the reversed table's wrong
-        senses ("log" → 登出). Measured in docs/benchmarks.md, "Across languages, third round"."""
-        at = np.flatnonzero(cross)
+        a Chinese question is said in English (`_translated_vector`), and so are its Chinese memories when its
+        English ones are read that way (a vault of both languages), and an English question's Chinese memories;
+        saying the English question in Chinese instead reads the reversed table's wrong senses ("log" → 登出).
+        Measured in docs/benchmarks.md, "Across languages, third round" and "fourth round"."""
+        at = np.flatnonzero(chinese)
         top = at[np.argsort(-vector.scores[at], kind="stable")[:IN_ENGLISH_CANDIDATES]]
         texts = _by_key(indexes, vector.chunks[top], MemoryIndex.chunk_texts)
         said = [bridge.in_english(texts.get(chunk, "")) for chunk in vector.chunks[top].tolist()]

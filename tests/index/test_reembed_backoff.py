@@ -12,6 +12,8 @@ from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.index.reembed import RETRY_AFTER, RETRY_AT_MOST, Reembed
 from aimate_memory.index.refresh_report import Progress, RefreshReport
 from aimate_memory.index.store import IndexStore
+from aimate_memory.system import MemorySystem
+from aimate_memory.system import reembed as reembed_worker
 
 
 def _reembed(tmp_path: Path, launched: list[int]) -> Reembed:
@@ -58,3 +60,13 @@ def test_a_build_that_succeeds_clears_the_backoff(tmp_path: Path) -> None:
     assert report.rebuilt and reembed.retry_in() == 0.0 and not reembed.failed_path.exists()
     reembed.start()
     assert launched == [1]
+
+
+def test_a_worker_whose_process_cannot_use_the_new_model_counts_as_failed(initialized: Path) -> None:
+    home = initialized
+    with MemorySystem.open(global_only=True) as system:
+        system.refresh()
+    # The starting process wanted a model this one does not get (its endpoint did not answer here).
+    assert reembed_worker.main(["--home", str(home), "--scope", "global", "--fingerprint", "another model"]) == 1
+    failed = list(home.rglob("*.reembed.failed"))
+    assert len(failed) == 1 and '"failures": 1' in failed[0].read_text(encoding="utf-8")

@@ -278,10 +278,8 @@ class HybridSearcher:
         English ones are read that way (a vault of both languages), and an English question's Chinese memories;
         saying the English question in Chinese instead reads the reversed table's wrong senses ("log" → 登出).
         Measured in docs/benchmarks.md, "Across languages, third round" and "fourth round"."""
-        at = np.flatnonzero(chinese)
-        top = at[np.argsort(-vector.scores[at], kind="stable")[:IN_ENGLISH_CANDIDATES]]
-        texts = _by_key(indexes, vector.chunks[top], MemoryIndex.chunk_texts)
-        said = [bridge.in_english(texts.get(chunk, "")) for chunk in vector.chunks[top].tolist()]
+        top, texts = _nearest_texts(indexes, vector, chinese)
+        said = [bridge.in_english(text) for text in texts]
         top = top[[bool(text) for text in said]]
         if not len(top):
             return vector
@@ -296,11 +294,8 @@ class HybridSearcher:
         said in English (`_translated_vector`) with the memory and what its names are, when that is higher: the
         memory side of what `_in_english` gives an English question, read the way `_with_translation` reads the
         memory alone (the better of the two; a memory naming nothing keeps its score)."""
-        at = np.flatnonzero(cross)
-        top = at[np.argsort(-vector.scores[at], kind="stable")[:IN_ENGLISH_CANDIDATES]]
-        texts = _by_key(indexes, vector.chunks[top], MemoryIndex.chunk_texts)
-        own = [texts.get(chunk, "") for chunk in vector.chunks[top].tolist()]
-        said = {position: named for position, text in enumerate(own) if (named := bridge.with_kinds(text)) != text}
+        top, texts = _nearest_texts(indexes, vector, cross)
+        said = {position: named for position, text in enumerate(texts) if (named := bridge.with_kinds(text)) != text}
         if not said:
             return vector
         top = top[list(said)]
@@ -558,6 +553,14 @@ def _with_translation(indexes: list[MemoryIndex], vector: Ranked, cross: np.ndar
     scores = vector.scores.copy()
     scores[at] = np.maximum(scores[at], said)
     return Ranked(vector.ids, scores, vector.chunks)
+
+
+def _nearest_texts(indexes: list[MemoryIndex], vector: Ranked, among: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """The `IN_ENGLISH_CANDIDATES` best of `vector` `among` those marked (positions), with their best chunk's text."""
+    at = np.flatnonzero(among)
+    top = at[np.argsort(-vector.scores[at], kind="stable")[:IN_ENGLISH_CANDIDATES]]
+    texts = _by_key(indexes, vector.chunks[top], MemoryIndex.chunk_texts)
+    return top, [texts.get(chunk, "") for chunk in vector.chunks[top].tolist()]
 
 
 def _any_other_script(indexes: list[MemoryIndex], chunks: np.ndarray, query_script: str) -> bool:

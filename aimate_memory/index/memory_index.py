@@ -147,6 +147,10 @@ class MemoryIndex:
         """How far the worker re-embedding this vault for a new model is, or None when none runs."""
         return self._reembed.progress()
 
+    def reembed_failed(self) -> None:
+        """A worker could not re-embed (its process could not use the new model): syncs wait before the next."""
+        self._reembed.record_failure()
+
     def reembed_now(self) -> RefreshReport:
         """The worker's part of a switch of model: a new index with the new model's vectors, swapped in."""
         report = self._refresh.reembed_now()

@@ -215,6 +215,9 @@ class HybridSearcher:
             comparable = _with_translation(indexes, comparable, cross, translated)
             if english is not None:
                 comparable = self._in_english(indexes, comparable, cross, english)
+            elif query_script != "latin":  # its English memories with what their names are, its Chinese in English
+                comparable = self._named(indexes, comparable, cross, translated)
+                comparable = self._in_english(indexes, comparable, ~cross, translated)
         fused = fuse(comparable, keyword_evidence, query_script=query_script, vector_languages=languages)
         fused = _supported(threads, _dated(fused, columns, periods or []))
         found = relevance.evidence(fused.ids, comparable, keyword_evidence, query_script, trusted)
@@ -259,30 +262,46 @@ class HybridSearcher:
     def _translated_vector(self, query: str, script: str) -> np.ndarray | None:
         """The vector of the query said in the other script by the lexicon (its words' translations, bridge.py),
         which a memory of that script is compared with as within one language (`_with_translation`)."""
-        translate = {"cjk": bridge.english_words, "latin": bridge.chinese_words}.get(script)
-        words = translate(query) if translate is not None else []
+        translate = {"cjk": bridge.english_words, "latin": bridge.chinese_words, "mixed": bridge.all_in_english}[script]
+        words = translate(query)
         if not words or self.embedder.get() is None:
             return None
         return np.asarray(self.embedder.embed_query(" ".join(words)), dtype=np.float32)
 
-    def _in_english(self, indexes: list[MemoryIndex], vector: Ranked, cross: np.ndarray, query: np.ndarray) -> Ranked:
-        """`vector` with the `IN_ENGLISH_CANDIDATES` nearest Chinese memories of an English question scored by
-        the mean of what they had and their cosine with the question said in English (bridge.in_english:
+    def _in_english(self, indexes: list[MemoryIndex], vector: Ranked, chinese: np.ndarray, query: np.ndarray) -> Ranked:
+        """`vector` with the question's `IN_ENGLISH_CANDIDATES` nearest Chinese memories (`chinese`) scored by
+        the mean of what they had and their cosine with the question in English (`query`: an English question's
+        own vector, a Chinese one's said in English) — the memories said in English too (bridge.in_english:
         their Han characters by the lexicon's English words, their names and code kept). CC-CEDICT is a
         Chinese → English dictionary and English is what both default models read (MiniLM English only):
-        a Chinese question is said in English (`_translated_vector`), and so are an English question's
-        Chinese memories; saying the English question in Chinese instead reads the reversed table's wrong
-        senses ("log" → 登出). Measured in docs/benchmarks.md, "Across languages, third round"."""
-        at = np.flatnonzero(cross)
-        top = at[np.argsort(-vector.scores[at], kind="stable")[:IN_ENGLISH_CANDIDATES]]
-        texts = _by_key(indexes, vector.chunks[top], MemoryIndex.chunk_texts)
-        said = [bridge.in_english(texts.get(chunk, "")) for chunk in vector.chunks[top].tolist()]
+        a Chinese question is said in English (`_translated_vector`), and so are its Chinese memories when its
+        English ones are read that way (a vault of both languages), and an English question's Chinese memories;
+        saying the English question in Chinese instead reads the reversed table's wrong senses ("log" → 登出).
+        Measured in docs/benchmarks.md, "Across languages, third round" and "fourth round"."""
+        top, texts = _nearest_texts(indexes, vector, chinese)
+        said = [bridge.in_english(text) for text in texts]
         top = top[[bool(text) for text in said]]
         if not len(top):
             return vector
         found = np.asarray(self.embedder.embed_documents([text for text in said if text]), dtype=np.float32)
         scores = vector.scores.copy()
         scores[top] = (scores[top] + found @ query) / 2
+        return Ranked(vector.ids, scores, vector.chunks)
+
+    def _named(self, indexes: list[MemoryIndex], vector: Ranked, cross: np.ndarray, translated: np.ndarray) -> Ranked:
+        """`vector` with each of a Chinese question's `IN_ENGLISH_CANDIDATES` nearest English memories that names
+        well-known software (bridge.with_kinds: "FastAPI" → web framework …) raised to the cosine of the question
+        said in English (`_translated_vector`) with the memory and what its names are, when that is higher: the
+        memory side of what `_in_english` gives an English question, read the way `_with_translation` reads the
+        memory alone (the better of the two; a memory naming nothing keeps its score)."""
+        top, texts = _nearest_texts(indexes, vector, cross)
+        said = {position: named for position, text in enumerate(texts) if (named := bridge.with_kinds(text)) != text}
+        if not said:
+            return vector
+        top = top[list(said)]
+        found = np.asarray(self.embedder.embed_documents(list(said.values())), dtype=np.float32)
+        scores = vector.scores.copy()
+        scores[top] = np.maximum(scores[top], found @ translated)
         return Ranked(vector.ids, scores, vector.chunks)
 
     def _cross_scale(self) -> float:
@@ -534,6 +553,14 @@ def _with_translation(indexes: list[MemoryIndex], vector: Ranked, cross: np.ndar
     scores = vector.scores.copy()
     scores[at] = np.maximum(scores[at], said)
     return Ranked(vector.ids, scores, vector.chunks)
+
+
+def _nearest_texts(indexes: list[MemoryIndex], vector: Ranked, among: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """The `IN_ENGLISH_CANDIDATES` best of `vector` `among` those marked (positions), with their best chunk's text."""
+    at = np.flatnonzero(among)
+    top = at[np.argsort(-vector.scores[at], kind="stable")[:IN_ENGLISH_CANDIDATES]]
+    texts = _by_key(indexes, vector.chunks[top], MemoryIndex.chunk_texts)
+    return top, [texts.get(chunk, "") for chunk in vector.chunks[top].tolist()]
 
 
 def _any_other_script(indexes: list[MemoryIndex], chunks: np.ndarray, query_script: str) -> bool:

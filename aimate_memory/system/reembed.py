@@ -60,12 +60,13 @@ def main(argv: list[str] | None = None) -> int:
     roots = Roots(args.home, args.project)
     config = load_config(roots.home, roots.project)
     embedder = embedder_for(config, Roots.state_dir(roots.home))
-    if embedder.fingerprint != args.fingerprint:
-        log.warning("not re-embedding: this process's config asks for another model than the one that started it")
-        return 1
     store = Store(roots, config, embedder=embedder)
     try:
         index = store.index_for(store.vault_for(args.scope))
+        if embedder.fingerprint != args.fingerprint:  # its endpoint did not answer this process (or config moved)
+            log.warning("not re-embedding: this process's config asks for another model than the one that started it")
+            index.reembed_failed()  # the next syncs wait before starting another (index/reembed.py)
+            return 1
         report = index.reembed_now()
     finally:
         store.close()

@@ -32,6 +32,10 @@ LONGEST_HEADWORD = 4
 # Software senses CC-CEDICT lacks or lists after others (密钥 "key" but not "secret", 日志 "journal" first,
 # "log" → 登出): hand-written for this project (text/data/LEXICON.md), read before the dictionary's own.
 SOFTWARE = "zh_en_software.tsv"
+# Well-known software names with what they are ("fastapi" → web framework python api): neither model knows
+# FastAPI is a web framework, so "web framework choice" never met "我们决定用 FastAPI 而不是 Flask" (issue 36).
+# Hand-written for this project (text/data/LEXICON.md); names that are everyday English words are left out.
+NAMES = "software_names.tsv"
 
 
 @cache
@@ -46,6 +50,11 @@ def _table(name: str) -> dict[str, str]:
     for key, words in software.items():
         table[key] = " ".join(dict.fromkeys([*words.split(), *table.get(key, "").split()]))
     return table
+
+
+@cache
+def _names() -> dict[str, str]:
+    return _pairs(resources.files("aimate_memory.text").joinpath("data").joinpath(NAMES).read_text("utf-8"))
 
 
 def _pairs(text: str) -> dict[str, str]:
@@ -102,6 +111,13 @@ def english_words(text: str) -> list[str]:
     return list(out)
 
 
+def all_in_english(text: str) -> list[str]:
+    """The words of a text in both scripts ("web 框架的选择") in English: its Latin words kept, then the English
+    words of its Chinese headwords (`english_words`). Read as a Chinese question otherwise: its other script
+    is English."""
+    return list(dict.fromkeys([*WORD.findall(CJK_RUN.sub(" ", text)), *english_words(text)]))
+
+
 def chinese_words(text: str) -> list[str]:
     """Chinese headwords for the English words in `text`, in order, each once."""
     out: dict[str, None] = {}
@@ -119,4 +135,13 @@ def in_english(text: str) -> str:
         words = dict.fromkeys(word for _, head in headwords(run.group()) for word in english_of(head))
         return f" {' '.join(words)} "
 
-    return " ".join(CJK_RUN.sub(said, text).split())
+    return with_kinds(" ".join(CJK_RUN.sub(said, text).split()))
+
+
+def with_kinds(text: str) -> str:
+    """`text` followed by what the well-known software it names is (`NAMES`), each word once: "We use FastAPI"
+    → "We use FastAPI web framework python api". `text` itself when it names none."""
+    kinds = dict.fromkeys(kind for word in WORD.findall(text) for kind in _names().get(word.lower(), "").split())
+    for word in WORD.findall(text.lower()):
+        kinds.pop(word, None)  # said already
+    return f"{text} {' '.join(kinds)}" if kinds else text

@@ -50,10 +50,9 @@ VAULT = [
     "错误信息要对用户友好",
     "API 密钥放在环境变量里",
     "Logs are JSON lines written by structlog",
+    "We decided to use FastAPI instead of Flask",
 ]
-# (question, the memory it must find in the first three): English asking for Chinese and the reverse. Not
-# here: "web framework choice" → "我们决定用 FastAPI 而不是 Flask" shares no word with it in any language (the
-# default models do not know FastAPI is a web framework; docs/design.md §7, "Across languages").
+# (question, the memory it must find in the first three): English asking for Chinese and the reverse.
 MISSES = [
     ("event broker", "事件总线使用 Kafka"),
     ("事件总线", "Use Kafka as the event broker"),
@@ -69,6 +68,11 @@ MISSES = [
     ("secret keys", "API 密钥放在环境变量里"),
     ("logging format", "日志统一用 structlog 输出 JSON"),
     ("日志用什么格式", "Logs are JSON lines written by structlog"),
+    # found since the fourth round: what well-known software is (bridge.with_kinds; neither model knows
+    # FastAPI is a web framework), in both directions
+    ("web framework choice", "我们决定用 FastAPI 而不是 Flask"),
+    ("后端框架选了哪个", "We decided to use FastAPI instead of Flask"),
+    ("消息队列用什么", "Use Kafka as the event broker"),
 ]
 
 
@@ -84,8 +88,25 @@ def test_software_senses_come_first_and_a_memory_is_said_in_english_with_its_nam
     assert bridge.chinese_of("log")[0] == "日志" and bridge.chinese_of("secrets")[0] == "密钥"
     assert "journal" in bridge.english_of("日志")  # the dictionary's own senses stay, after
     said = bridge.in_english("日志统一用 structlog 输出 JSON")
-    assert said.startswith("log logging") and "structlog" in said.split() and said.endswith("JSON")
-    assert bridge.in_english("Use Kafka") == "Use Kafka" and bridge.in_english("的了吗") == ""
+    assert said.startswith("log logging") and "structlog" in said.split() and said.endswith("JSON library python")
+    assert bridge.in_english("Use UTC") == "Use UTC" and bridge.in_english("的了吗") == ""
+
+
+def test_a_memory_naming_well_known_software_also_says_what_it_is() -> None:
+    assert bridge.with_kinds("We use FastAPI") == "We use FastAPI web backend framework python api"
+    said = bridge.in_english("我们决定用 FastAPI 而不是 Flask")
+    assert said.endswith("FastAPI fault blame Flask web backend framework python api")
+    said = bridge.with_kinds("Redis 做会话缓存")
+    assert said.startswith("Redis 做会话缓存 ") and "cache" in said.split()
+    assert bridge.with_kinds("Logs are JSON lines written by structlog python") == (
+        "Logs are JSON lines written by structlog python logging library"  # each word once, none said twice
+    )
+    assert bridge.with_kinds("Bart danced at the party") == "Bart danced at the party"  # names nothing known
+
+
+def test_a_question_in_both_scripts_is_said_in_english_with_its_latin_words_kept() -> None:
+    said = bridge.all_in_english("web 框架的选择")
+    assert said[0] == "web" and "framework" in said
 
 
 def test_a_translation_is_an_alternative_of_its_term_not_a_term_more() -> None:

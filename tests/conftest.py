@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from aimate_memory.embedding.lazy import LazyEmbedder
     from aimate_memory.system import MemorySystem
 
 AIMATE = Path(sys.executable).with_name("aimate")
@@ -114,6 +115,43 @@ def linked_models(cache: Path, target: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copytree(cache, target, copy_function=os.link, symlinks=True)
     return target
+
+
+@pytest.fixture(scope="module")
+def loaded_models(model_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> LazyEmbedder:
+    """The real default models, loaded once per module in the test process, for tests that ask a fresh
+    vault one decision after another in process (`in_process`): each CLI process with vectors loads them
+    again (~1.5 s of CPU)."""
+    from aimate_memory.config import load_config
+    from aimate_memory.embedding.lazy import embedder_for
+
+    folder = tmp_path_factory.mktemp("loaded-models")
+    linked_models(model_cache, folder / "state" / "models")
+    embedder = embedder_for(load_config(folder, None, env={}), folder / "state")
+    assert embedder.get() is not None
+    return embedder
+
+
+def in_process(
+    home: Path, project: Path | None = None, models: LazyEmbedder | None = None, **settings: str
+) -> MemorySystem:
+    """A `MemorySystem` over `home` (and `project`'s vault when given), both initialized, opened as a CLI
+    process opens it (`system.opening`) but in the test process: for tests of a decision (where `remember`
+    files a sentence, …) that would otherwise start a CLI process per case, where another test covers the
+    CLI face. `models`: the loaded ones (`loaded_models`), else keyword-only as `cli` runs; `settings`:
+    config as environment variables (`AIMATE_CAPTURE__EMBEDDING="true"`). Commits: use `isolated_git`."""
+    from aimate_memory.config import load_config
+    from aimate_memory.embedding.lazy import LazyEmbedder
+    from aimate_memory.system import MemorySystem
+    from aimate_memory.vault.roots import detect_roots
+
+    roots = detect_roots(project=project, global_only=project is None, env={"AIMATE_HOME": str(home)})
+    env = {**os.environ, "AIMATE_EMBEDDING__ENABLED": "false" if models is None else "true", **settings}
+    config = load_config(roots.home, roots.project, env=env)
+    embedder = LazyEmbedder(models.settings, models.get()) if models is not None else None
+    system = MemorySystem(roots, config, embedder=embedder)
+    system.init()
+    return system
 
 
 def reembedded(system: MemorySystem, timeout: float = 120.0) -> bool:

@@ -178,16 +178,23 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-def _build_initialized_home(folder: Path) -> None:
-    """`aimate mem init` run for real, once, in a non-project folder, with git isolated from the machine and
-    a fixed identity (the `isolated_git` settings): what a test that only needs a global vault starts from."""
+def _template_runner(folder: Path) -> Callable[..., Result]:
+    """`cli` for a home built once per run in `folder` (`built_once`), with git isolated from the machine and
+    a fixed identity (the `isolated_git` settings)."""
     gitconfig = folder / "gitconfig"
     gitconfig.write_text("[core]\n\tquotepath = false\n[init]\n\tdefaultBranch = main\n", encoding="utf-8")
     env = {"GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1"}
     for role in ("AUTHOR", "COMMITTER"):
         env.update({f"GIT_{role}_NAME": "Test Person", f"GIT_{role}_EMAIL": "test@example.com"})
-    (folder / "work").mkdir()
-    result = make_runner(folder / "aimate-home", folder / "work", vectors=False)("mem", "init", env=env)
+    (folder / "work").mkdir(exist_ok=True)
+    run = make_runner(folder / "aimate-home", folder / "work", vectors=False)
+    return lambda *args, **kwargs: run(*args, **{**kwargs, "env": {**env, **kwargs.get("env", {})}})
+
+
+def _build_initialized_home(folder: Path) -> None:
+    """`aimate mem init` run for real, once, in a non-project folder: what a test that only needs a global
+    vault starts from."""
+    result = _template_runner(folder)("mem", "init")
     assert result.code == 0, result.err
 
 
@@ -200,6 +207,27 @@ def initialized(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     template = built_once(tmp_path_factory, "initialized-home", _build_initialized_home)
     shutil.copytree(template / "aimate-home", home, symlinks=True, dirs_exist_ok=True)
     return home
+
+
+@pytest.fixture
+def seeded_home(initialized: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
+    """`seeded_home(name, seed)`: `home` as `seed(cli)` left the `initialized` home — run through the real CLI
+    once per run for every test that names the same `name`, and copied (`built_once`). For tests that need a
+    few memories to work on and are not about the writes that made them: a seed of three `add`s cost ~2 s of
+    CPU in every test that ran it. Returns the home."""
+
+    def seeded(name: str, seed: Callable[[Callable[..., Result]], object]) -> Path:
+        def build(folder: Path) -> None:
+            template = built_once(tmp_path_factory, "initialized-home", _build_initialized_home)
+            shutil.copytree(template / "aimate-home", folder / "aimate-home", symlinks=True)
+            seed(_template_runner(folder))
+
+        built = built_once(tmp_path_factory, f"seeded-{name}", build)
+        shutil.rmtree(initialized)
+        shutil.copytree(built / "aimate-home", initialized, symlinks=True)
+        return initialized
+
+    return seeded
 
 
 @pytest.fixture

@@ -51,19 +51,21 @@ ROUTES = [
 ]
 
 
+@pytest.mark.parametrize(("text", "where"), ROUTES)
 @pytest.mark.slow
-def test_remember_routes(loaded_models: LazyEmbedder, tmp_path: Path, isolated_git: None) -> None:
-    """What a person gets by default: the kind model reads the sentence's embedding. Each sentence in a fresh
-    pair of vaults, in process with the models loaded once (the CLI face: the test below)."""
-    for n, (text, where) in enumerate(ROUTES):
-        with _project_in_process(tmp_path / str(n), loaded_models, AIMATE_CAPTURE__EMBEDDING="true") as system:
-            data = system.remember(text).to_dict()
-            assert data["action"] == "written" and data["supersedes"] is None, text
-            memory = data["memory"]
-            assert data["reason"].startswith(f"{where[0]}/{where[1]}: ") and "(embedding, " in data["reason"], text
-            assert (memory["layer"], memory["category"], memory["scope"]) == where, text
-            again = system.remember(text)
-            assert again.action == "exists" and again.memory.id == memory["id"], text
+def test_remember_routes(
+    loaded_models: LazyEmbedder, tmp_path: Path, isolated_git: None, text: str, where: tuple[str, str, str]
+) -> None:
+    """What a person gets by default: the kind model reads the sentence's embedding. In a fresh pair of vaults,
+    in process with the models loaded once per module (the CLI face: the test below)."""
+    with _project_in_process(tmp_path, loaded_models, AIMATE_CAPTURE__EMBEDDING="true") as system:
+        data = system.remember(text).to_dict()
+        assert data["action"] == "written" and data["supersedes"] is None
+        memory = data["memory"]
+        assert data["reason"].startswith(f"{where[0]}/{where[1]}: ") and "(embedding, " in data["reason"]
+        assert (memory["layer"], memory["category"], memory["scope"]) == where
+        again = system.remember(text)
+        assert again.action == "exists" and again.memory.id == memory["id"]
 
 
 @pytest.mark.slow
@@ -138,15 +140,17 @@ KINDS = [
 ]
 
 
-def test_remember_kind_sets_layer_and_category(tmp_path: Path, isolated_git: None) -> None:
-    """Each kind in a fresh pair of vaults, in process, keyword-only as `cli` runs (the CLI face: below)."""
-    for n, (kind, text, where) in enumerate(KINDS):
-        with _project_in_process(tmp_path / str(n)) as system:
-            memory = system.remember(text, kind=kind).to_dict()["memory"]
-            assert (memory["layer"], memory["category"], memory["scope"]) == where, kind
-            # Scope is still the caller's to give.
-            other = system.remember(text + "!", kind=kind, scope="project").to_dict()
-            assert other["memory"]["scope"] == "project", kind
+@pytest.mark.parametrize(("kind", "text", "where"), KINDS)
+def test_remember_kind_sets_layer_and_category(
+    tmp_path: Path, isolated_git: None, kind: str, text: str, where: tuple[str, str, str]
+) -> None:
+    """In a fresh pair of vaults, in process, keyword-only as `cli` runs (the CLI face: the test below)."""
+    with _project_in_process(tmp_path) as system:
+        memory = system.remember(text, kind=kind).to_dict()["memory"]
+        assert (memory["layer"], memory["category"], memory["scope"]) == where
+        # Scope is still the caller's to give.
+        other = system.remember(text + "!", kind=kind, scope="project").to_dict()
+        assert other["memory"]["scope"] == "project"
 
 
 def test_remember_kind_and_scope_on_the_command_line(cli, initialized, tmp_path: Path) -> None:

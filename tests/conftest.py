@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from aimate_memory.embedding.lazy import LazyEmbedder
     from aimate_memory.system import MemorySystem
 
 AIMATE = Path(sys.executable).with_name("aimate")
@@ -116,6 +117,43 @@ def linked_models(cache: Path, target: Path) -> Path:
     return target
 
 
+@pytest.fixture(scope="module")
+def loaded_models(model_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> LazyEmbedder:
+    """The real default models, loaded once per module in the test process, for tests that ask a fresh
+    vault one decision after another in process (`in_process`): each CLI process with vectors loads them
+    again (~1.5 s of CPU)."""
+    from aimate_memory.config import load_config
+    from aimate_memory.embedding.lazy import embedder_for
+
+    folder = tmp_path_factory.mktemp("loaded-models")
+    linked_models(model_cache, folder / "state" / "models")
+    embedder = embedder_for(load_config(folder, None, env={}), folder / "state")
+    assert embedder.get() is not None
+    return embedder
+
+
+def in_process(
+    home: Path, project: Path | None = None, models: LazyEmbedder | None = None, **settings: str
+) -> MemorySystem:
+    """A `MemorySystem` over `home` (and `project`'s vault when given), both initialized, opened as a CLI
+    process opens it (`system.opening`) but in the test process: for tests of a decision (where `remember`
+    files a sentence, …) that would otherwise start a CLI process per case, where another test covers the
+    CLI face. `models`: the loaded ones (`loaded_models`), else keyword-only as `cli` runs; `settings`:
+    config as environment variables (`AIMATE_CAPTURE__EMBEDDING="true"`). Commits: use `isolated_git`."""
+    from aimate_memory.config import load_config
+    from aimate_memory.embedding.lazy import LazyEmbedder
+    from aimate_memory.system import MemorySystem
+    from aimate_memory.vault.roots import detect_roots
+
+    roots = detect_roots(project=project, global_only=project is None, env={"AIMATE_HOME": str(home)})
+    env = {**os.environ, "AIMATE_EMBEDDING__ENABLED": "false" if models is None else "true", **settings}
+    config = load_config(roots.home, roots.project, env=env)
+    embedder = LazyEmbedder(models.settings, models.get()) if models is not None else None
+    system = MemorySystem(roots, config, embedder=embedder)
+    system.init()
+    return system
+
+
 def reembedded(system: MemorySystem, timeout: float = 120.0) -> bool:
     """Wait until the worker re-embedding the global vault for a new model has swapped its index in
     (system/reembed.py); False when it had not after `timeout` seconds (its log: state/reembed.log)."""
@@ -140,16 +178,23 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-def _build_initialized_home(folder: Path) -> None:
-    """`aimate mem init` run for real, once, in a non-project folder, with git isolated from the machine and
-    a fixed identity (the `isolated_git` settings): what a test that only needs a global vault starts from."""
+def _template_runner(folder: Path) -> Callable[..., Result]:
+    """`cli` for a home built once per run in `folder` (`built_once`), with git isolated from the machine and
+    a fixed identity (the `isolated_git` settings)."""
     gitconfig = folder / "gitconfig"
     gitconfig.write_text("[core]\n\tquotepath = false\n[init]\n\tdefaultBranch = main\n", encoding="utf-8")
     env = {"GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1"}
     for role in ("AUTHOR", "COMMITTER"):
         env.update({f"GIT_{role}_NAME": "Test Person", f"GIT_{role}_EMAIL": "test@example.com"})
-    (folder / "work").mkdir()
-    result = make_runner(folder / "aimate-home", folder / "work", vectors=False)("mem", "init", env=env)
+    (folder / "work").mkdir(exist_ok=True)
+    run = make_runner(folder / "aimate-home", folder / "work", vectors=False)
+    return lambda *args, **kwargs: run(*args, **{**kwargs, "env": {**env, **kwargs.get("env", {})}})
+
+
+def _build_initialized_home(folder: Path) -> None:
+    """`aimate mem init` run for real, once, in a non-project folder: what a test that only needs a global
+    vault starts from."""
+    result = _template_runner(folder)("mem", "init")
     assert result.code == 0, result.err
 
 
@@ -162,6 +207,27 @@ def initialized(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     template = built_once(tmp_path_factory, "initialized-home", _build_initialized_home)
     shutil.copytree(template / "aimate-home", home, symlinks=True, dirs_exist_ok=True)
     return home
+
+
+@pytest.fixture
+def seeded_home(initialized: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
+    """`seeded_home(name, seed)`: `home` as `seed(cli)` left the `initialized` home — run through the real CLI
+    once per run for every test that names the same `name`, and copied (`built_once`). For tests that need a
+    few memories to work on and are not about the writes that made them: a seed of three `add`s cost ~2 s of
+    CPU in every test that ran it. Returns the home."""
+
+    def seeded(name: str, seed: Callable[[Callable[..., Result]], object]) -> Path:
+        def build(folder: Path) -> None:
+            template = built_once(tmp_path_factory, "initialized-home", _build_initialized_home)
+            shutil.copytree(template / "aimate-home", folder / "aimate-home", symlinks=True)
+            seed(_template_runner(folder))
+
+        built = built_once(tmp_path_factory, f"seeded-{name}", build)
+        shutil.rmtree(initialized)
+        shutil.copytree(built / "aimate-home", initialized, symlinks=True)
+        return initialized
+
+    return seeded
 
 
 @pytest.fixture

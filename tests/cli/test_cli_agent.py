@@ -5,43 +5,75 @@ from __future__ import annotations
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.conftest import seed_models
+from tests.conftest import in_process, seed_models
+
+if TYPE_CHECKING:
+    from aimate_memory.embedding.lazy import LazyEmbedder
+    from aimate_memory.system import MemorySystem
 
 
 def _project(tmp_path: Path, cli) -> Path:
+    """A git project with a file, its vault made by `aimate mem init` in it, beside the global vault the
+    caller has (`initialized`)."""
     project = tmp_path / "proj"
     project.mkdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     (project / "src").mkdir()
     (project / "src" / "app.py").write_text("print()\n")
-    assert cli("mem", "init").code == 0
     assert cli("mem", "init", cwd=project).code == 0
     return project
 
 
-@pytest.mark.parametrize(
-    ("text", "where"),
-    [
-        ("我习惯用 Tab 缩进", ("core", "preference", "global")),
-        ("I prefer spaces over tabs in YAML", ("core", "preference", "global")),
-        ("我们决定用 Redis 做缓存", ("long_term", "decision", "project")),
-        ("We decided to ship on Fridays only", ("long_term", "decision", "project")),
-        ("明天修复登录页面", ("short_term", "task", "project")),
-        ("TODO: update the changelog", ("short_term", "task", "project")),
-        ("缓存命中率大约 80%", ("long_term", "knowledge", "project")),
-        ("The staging box has 16 GB of RAM", ("long_term", "knowledge", "project")),
-        ("今天 CI 一直红，还在查原因", ("short_term", "note", "project")),
-        ("Always run the linter before you push", ("core", "rule", "global")),
-    ],
-)
+def _project_in_process(root: Path, models: LazyEmbedder | None = None, **settings: str) -> MemorySystem:
+    """What `_project` makes, in the test process (`in_process`): a home and a git project under `root`."""
+    project = root / "proj"
+    (project / "src").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "src" / "app.py").write_text("print()\n")
+    return in_process(root / "aimate-home", project, models, **settings)
+
+
+ROUTES = [
+    ("我习惯用 Tab 缩进", ("core", "preference", "global")),
+    ("I prefer spaces over tabs in YAML", ("core", "preference", "global")),
+    ("我们决定用 Redis 做缓存", ("long_term", "decision", "project")),
+    ("We decided to ship on Fridays only", ("long_term", "decision", "project")),
+    ("明天修复登录页面", ("short_term", "task", "project")),
+    ("TODO: update the changelog", ("short_term", "task", "project")),
+    ("缓存命中率大约 80%", ("long_term", "knowledge", "project")),
+    ("The staging box has 16 GB of RAM", ("long_term", "knowledge", "project")),
+    ("今天 CI 一直红，还在查原因", ("short_term", "note", "project")),
+    ("Always run the linter before you push", ("core", "rule", "global")),
+]
+
+
+@pytest.mark.parametrize(("text", "where"), ROUTES)
 @pytest.mark.slow
-def test_remember_routes(cli_vectors, tmp_path: Path, text: str, where: tuple[str, str, str]) -> None:
-    """What a person gets by default: the kind model reads the sentence's embedding."""
+def test_remember_routes(
+    loaded_models: LazyEmbedder, tmp_path: Path, isolated_git: None, text: str, where: tuple[str, str, str]
+) -> None:
+    """What a person gets by default: the kind model reads the sentence's embedding. In a fresh pair of vaults,
+    in process with the models loaded once per module (the CLI face: the test below)."""
+    with _project_in_process(tmp_path, loaded_models, AIMATE_CAPTURE__EMBEDDING="true") as system:
+        data = system.remember(text).to_dict()
+        assert data["action"] == "written" and data["supersedes"] is None
+        memory = data["memory"]
+        assert data["reason"].startswith(f"{where[0]}/{where[1]}: ") and "(embedding, " in data["reason"]
+        assert (memory["layer"], memory["category"], memory["scope"]) == where
+        again = system.remember(text)
+        assert again.action == "exists" and again.memory.id == memory["id"]
+
+
+@pytest.mark.slow
+def test_remember_routes_through_the_cli(cli_vectors, initialized, tmp_path: Path) -> None:
+    """The same through `aimate mem remember`: its JSON, and the line a person reads the second time."""
     cli = cli_vectors
     project = _project(tmp_path, cli)
+    text, where = ROUTES[2]
     done = cli("mem", "remember", text, "--json", cwd=project)
     assert done.code == 0, done.err
     data = done.json()
@@ -97,25 +129,37 @@ def test_remember_drops_chatter_unless_forced_or_kind_given(
     assert "given as kind note" in given["reason"]
 
 
-@pytest.mark.parametrize(
-    ("kind", "text", "where"),
-    [
-        ("rule", "每周五下午不发布", ("core", "rule", "global")),
-        ("preference", "Dark terminal themes", ("core", "preference", "global")),
-        ("decision", "用 SQLite 存索引", ("long_term", "decision", "project")),
-        ("knowledge", "Always-on replicas live in us-east-1", ("long_term", "knowledge", "project")),
-        ("project", "一个记账小程序", ("long_term", "project", "project")),
-        ("task", "We prefer to update the docs", ("short_term", "task", "project")),
-        ("note", "never mind the red build", ("short_term", "note", "project")),
-    ],
-)
-def test_remember_kind_sets_layer_and_category(cli, tmp_path: Path, kind: str, text: str, where: tuple) -> None:
+KINDS = [
+    ("rule", "每周五下午不发布", ("core", "rule", "global")),
+    ("preference", "Dark terminal themes", ("core", "preference", "global")),
+    ("decision", "用 SQLite 存索引", ("long_term", "decision", "project")),
+    ("knowledge", "Always-on replicas live in us-east-1", ("long_term", "knowledge", "project")),
+    ("project", "一个记账小程序", ("long_term", "project", "project")),
+    ("task", "We prefer to update the docs", ("short_term", "task", "project")),
+    ("note", "never mind the red build", ("short_term", "note", "project")),
+]
+
+
+@pytest.mark.parametrize(("kind", "text", "where"), KINDS)
+def test_remember_kind_sets_layer_and_category(
+    tmp_path: Path, isolated_git: None, kind: str, text: str, where: tuple[str, str, str]
+) -> None:
+    """In a fresh pair of vaults, in process, keyword-only as `cli` runs (the CLI face: the test below)."""
+    with _project_in_process(tmp_path) as system:
+        memory = system.remember(text, kind=kind).to_dict()["memory"]
+        assert (memory["layer"], memory["category"], memory["scope"]) == where
+        # Scope is still the caller's to give.
+        other = system.remember(text + "!", kind=kind, scope="project").to_dict()
+        assert other["memory"]["scope"] == "project"
+
+
+def test_remember_kind_and_scope_on_the_command_line(cli, initialized, tmp_path: Path) -> None:
     project = _project(tmp_path, cli)
+    kind, text, where = KINDS[0]
     done = cli("mem", "remember", text, "--kind", kind, "--json", cwd=project)
     assert done.code == 0, done.err
     memory = done.json()["memory"]
     assert (memory["layer"], memory["category"], memory["scope"]) == where
-    # Scope is still the caller's to give.
     other = cli("mem", "remember", text + "!", "--kind", kind, "--scope", "project", "--json", cwd=project).json()
     assert other["memory"]["scope"] == "project"
 
@@ -270,7 +314,7 @@ def test_two_concurrent_appenders_lose_nothing(cli, initialized) -> None:
     assert texts == sorted(f"turn {n} 并发" for n in range(8))
 
 
-def test_context_order_budget_and_shape(cli, tmp_path: Path) -> None:
+def test_context_order_budget_and_shape(cli, initialized, tmp_path: Path) -> None:
     project = _project(tmp_path, cli)
     assert cli("mem", "remember", "我习惯用 Tab 缩进", cwd=project).code == 0
     assert cli("mem", "remember", "本项目不要提交 .env 文件", "--scope", "project", cwd=project).code == 0

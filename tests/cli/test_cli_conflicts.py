@@ -8,24 +8,24 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_runner
+from tests.conftest import linked_models, make_runner
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("models")
+def models(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Path:
+    """A cache folder of its own, named by `embedding.cache_dir`: links to the run's one (`model_cache`)."""
+    return linked_models(model_cache, tmp_path_factory.mktemp("models") / "cache")
 
 
 @pytest.fixture
-def run(home: Path, workdir: Path, models: Path, isolated_git: None):
-    runner = make_runner(home, workdir, vectors=True)
+def run(initialized: Path, workdir: Path, models: Path, isolated_git: None):
+    runner = make_runner(initialized, workdir, vectors=True)
 
     def call(*args: str):
         return runner(*args, env={"AIMATE_EMBEDDING__CACHE_DIR": str(models), "AIMATE_NO_DAEMON": "1"})
 
-    assert call("mem", "init").code == 0
     return call
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 def seed(cli) -> dict[str, str]:
-    cli("mem", "init")
+    """Three memories added through the CLI to the `initialized` home; their ids by title."""
     ids = {}
     for title, body in (
         ("选用 Redis 做会话缓存", "我们决定用 Redis 做会话缓存，延迟低。"),
@@ -25,7 +25,7 @@ def write(path: Path, rows: list) -> Path:
     return path
 
 
-def test_eval_scores_the_vault_in_both_languages(cli, tmp_path: Path) -> None:
+def test_eval_scores_the_vault_in_both_languages(cli, initialized, tmp_path: Path) -> None:
     ids = seed(cli)
     queries = write(
         tmp_path / "q.jsonl",
@@ -49,8 +49,8 @@ def test_eval_scores_the_vault_in_both_languages(cli, tmp_path: Path) -> None:
     assert "line 3" in text.out and "kubernetes autoscaling" in text.out and "line 1" not in text.out
 
 
-def test_eval_reports_bad_lines_and_scores_nothing(cli, tmp_path: Path) -> None:
-    seed(cli)
+def test_eval_reports_bad_lines_and_scores_nothing(cli, initialized, tmp_path: Path) -> None:
+    """The file is read whole before anything is scored: an empty vault is enough."""
     queries = write(
         tmp_path / "bad.jsonl",
         [{"query": "会话缓存", "expected": ["abc"]}, "{oops", {"query": "no ids", "expected": []}],

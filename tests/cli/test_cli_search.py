@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import AIMATE
+from tests.conftest import AIMATE, thorough_or
 
+# Each writer's adds in test_two_processes_writing_at_once_lose_nothing: 2 processes a round (16 s of CPU at 8).
+ROUNDS = int(thorough_or("AIMATE_WRITER_ROUNDS", "4", "8"))
 HOSTILE = [
     '"',
     '"unbalanced',
@@ -26,23 +28,25 @@ HOSTILE = [
 ]
 
 
-def seed(cli) -> None:
-    cli("mem", "init")
-    cli(
-        "mem",
-        "add",
-        "选用 Redis 做会话缓存",
-        "--body",
-        "我们决定用 Redis 做会话缓存，延迟低。",
-        "--category",
-        "decision",
-    )
-    cli("mem", "add", "Deploy checklist", "--body", "Run the smoke tests before every deploy.", "--tags", "ops")
+def add_two(cli) -> None:
+    """A Chinese decision and an English note, through the CLI."""
+    for args in (
+        ("选用 Redis 做会话缓存", "--body", "我们决定用 Redis 做会话缓存，延迟低。", "--category", "decision"),
+        ("Deploy checklist", "--body", "Run the smoke tests before every deploy.", "--tags", "ops"),
+    ):
+        added = cli("mem", "add", *args)
+        assert added.code == 0, added.err
+
+
+@pytest.fixture
+def seeded(seeded_home) -> Path:
+    """The home with the two memories: added once per run, copied (`seeded_home`)."""
+    return seeded_home("cli-search", add_two)
 
 
 @pytest.mark.slow
-def test_search_json_in_both_languages_with_vectors(cli_vectors) -> None:
-    seed(cli_vectors)
+def test_search_json_in_both_languages_with_vectors(cli_vectors, initialized) -> None:
+    add_two(cli_vectors)
     english = cli_vectors("mem", "search", "what do we run before deploying", "--json")
     assert english.code == 0, english.err
     top = english.json()[0]
@@ -62,8 +66,7 @@ def test_search_json_in_both_languages_with_vectors(cli_vectors) -> None:
     assert "Deploy checklist" in shown.out and "hybrid" in shown.out
 
 
-def test_hostile_queries_never_raise(cli) -> None:
-    seed(cli)
+def test_hostile_queries_never_raise(cli, seeded) -> None:
     for query in HOSTILE:
         result = cli("mem", "search", query.replace("\x00", "") or " ", "--json")
         assert "Traceback" not in result.err, query
@@ -76,8 +79,7 @@ def test_hostile_queries_never_raise(cli) -> None:
     assert empty.code == 1 and "empty query" in empty.err
 
 
-def test_unavailable_model_gives_keyword_results_and_one_warning(cli) -> None:
-    seed(cli)
+def test_unavailable_model_gives_keyword_results_and_one_warning(cli, seeded) -> None:
     env = {
         "AIMATE_EMBEDDING__ENABLED": "true",
         "AIMATE_EMBEDDING__PROVIDER": "fastembed",
@@ -92,8 +94,7 @@ def test_unavailable_model_gives_keyword_results_and_one_warning(cli) -> None:
     assert "Traceback" not in result.err
 
 
-def test_index_reindex_stats_and_no_sync(cli, home: Path) -> None:
-    seed(cli)
+def test_index_reindex_stats_and_no_sync(cli, home: Path, seeded) -> None:
     first = cli("mem", "index", "--json").json()["global"]
     # `add` of a decision indexes core/ and decisions/ for its conflict check: some are in already
     assert first["added"] + first["unchanged"] == 4 and first["added"] >= 1 and first["errors"] == 0
@@ -109,8 +110,7 @@ def test_index_reindex_stats_and_no_sync(cli, home: Path) -> None:
     assert rebuilt["rebuilt"] and rebuilt["added"] == 5
 
 
-def test_filters_on_the_command_line(cli) -> None:
-    seed(cli)
+def test_filters_on_the_command_line(cli, seeded) -> None:
     cli("mem", "add", "明天部署", "--layer", "short_term", "--category", "task", "--body", "deploy tomorrow 部署")
     only_tasks = cli("mem", "search", "deploy", "--layer", "short_term", "--json").json()
     assert [r["title"] for r in only_tasks] == ["明天部署"]
@@ -128,10 +128,12 @@ def test_filters_on_the_command_line(cli) -> None:
 
 @pytest.mark.slow
 def test_two_processes_writing_at_once_lose_nothing(cli, initialized, home: Path) -> None:
+    """Two CLI writers, each adding and indexing ROUNDS times at once (tests/reliability/test_concurrent_writers.py
+    is the long pass with the daemon and an editor)."""
     env = {"AIMATE_HOME": str(home), "AIMATE_EMBEDDING__ENABLED": "false", "PATH": "/usr/bin:/bin"}
     script = (
         "import subprocess, sys\n"
-        "for i in range(8):\n"
+        f"for i in range({ROUNDS}):\n"
         "    title, body = f'{sys.argv[2]} 记忆 {i}', f'writer {sys.argv[2]} note {i}'\n"
         "    subprocess.run([sys.argv[1], 'mem', 'add', title, '--body', body],"
         " check=True, stdin=subprocess.DEVNULL, capture_output=True)\n"
@@ -143,14 +145,13 @@ def test_two_processes_writing_at_once_lose_nothing(cli, initialized, home: Path
     assert [writer.wait(timeout=300) for writer in writers] == [0, 0]
     listed = cli("mem", "list", "--json").json()
     titles = {m["title"] for m in listed}
-    assert {f"{name} 记忆 {i}" for name in ("alpha", "beta") for i in range(8)} <= titles
+    assert {f"{name} 记忆 {i}" for name in ("alpha", "beta") for i in range(ROUNDS)} <= titles
     assert cli("mem", "diagnose").code == 0
     for name in ("alpha", "beta"):
-        assert len(cli("mem", "search", f"writer {name}", "--limit", "20", "--json").json()) >= 8
+        assert len(cli("mem", "search", f"writer {name}", "--limit", "20", "--json").json()) >= ROUNDS
 
 
-def test_diagnose_checks_the_index_against_the_files(cli, home: Path) -> None:
-    seed(cli)
+def test_diagnose_checks_the_index_against_the_files(cli, home: Path, seeded) -> None:
     assert cli("mem", "diagnose").code == 0
     (home / "memory" / "long_term" / "knowledge" / "late.md").write_text("# 后来加的\n", encoding="utf-8")
     behind = cli("mem", "diagnose", "--no-refresh", "--json")

@@ -14,6 +14,7 @@ import pytest
 
 from aimate_memory import __version__
 from aimate_memory.cli.fast import FastArgs, fast_command, parse
+from tests.conftest import in_process
 
 PYTHON = str(Path(sys.executable))
 # The typer app, bypassing `cli.main`'s fast path: the reference the fast path must match.
@@ -83,19 +84,19 @@ def run(code: str, *args: str, input: str = "", cwd: Path, env: dict[str, str] |
 
 
 @pytest.fixture
-def vault(cli, initialized: Path, home: Path, tmp_path: Path) -> Path:
-    """A project with memories in Chinese and English, global and project scope; the project folder."""
+def vault(cli, initialized: Path, home: Path, tmp_path: Path, isolated_git: None) -> Path:
+    """A project with memories in Chinese and English, global and project scope; the project folder. Its vault
+    made by `aimate mem init` (the person's own project, trusted as theirs); the memories added in process
+    as `aimate mem add` adds them (`in_process`): the tests are about what the hooks print."""
     project = tmp_path / "proj"
     project.mkdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     assert cli("mem", "init", cwd=project).code == 0
-    for args in (
-        ("mem", "add", "Package manager", "--layer", "core", "--category", "rule", "--body", "Always use pnpm"),
-        ("mem", "add", "提交说明", "--layer", "core", "--category", "rule", "--body", "始终用中文写提交说明"),
-        ("mem", "add", "We chose Redis as the session cache", "--body", "Low latency, TTL support."),
-        ("mem", "add", "决定：会话缓存用 Redis", "--body", "延迟低，支持过期。"),
-    ):
-        assert cli(*args, cwd=project).code == 0, args
+    with in_process(home, project) as system:
+        system.add("Package manager", "Always use pnpm", layer="core", category="rule")
+        system.add("提交说明", "始终用中文写提交说明", layer="core", category="rule")
+        system.add("We chose Redis as the session cache", "Low latency, TTL support.")
+        system.add("决定：会话缓存用 Redis", "延迟低，支持过期。")
     return project
 
 

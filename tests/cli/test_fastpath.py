@@ -168,8 +168,7 @@ def _titles_and_ids(listed_json: str) -> list[tuple[str, str]]:
     return [(memory["title"], memory["id"]) for memory in json.loads(listed_json)]
 
 
-def test_without_a_daemon_the_typer_app_answers(cli, home: Path, workdir: Path) -> None:
-    assert cli("mem", "init").code == 0
+def test_without_a_daemon_the_typer_app_answers(cli, initialized, home: Path, workdir: Path) -> None:
     assert cli("mem", "add", "会话缓存用 Redis", "--body", "延迟低").code == 0
     listed = run("list", cwd=workdir, home=home)
     assert listed.returncode == 0 and "会话缓存用 Redis" in listed.stdout

@@ -40,11 +40,11 @@ def user_home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def project(tmp_path: Path, cli, user_home: Path) -> Path:
+def project(tmp_path: Path, cli, initialized: Path, user_home: Path) -> Path:
+    """A git project with its vault, beside the person's global vault (`initialized`)."""
     path = tmp_path / "proj"
     path.mkdir()
     subprocess.run(["git", "init", "-q", str(path)], check=True)
-    assert cli("mem", "init", env={"HOME": str(user_home)}).code == 0
     assert cli("mem", "init", cwd=path, env={"HOME": str(user_home)}).code == 0
     return path
 

@@ -115,9 +115,8 @@ def test_outside_git_the_history_says_why(tmp_path: Path, new_system, monkeypatc
     system.close()
 
 
-def test_cli_show_details(cli, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_show_details(cli, initialized, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AIMATE_EMBEDDING__ENABLED", "false")
-    assert cli("mem", "init").code == 0
     with MemorySystem.open(global_only=True) as system:
         first = system.add("旧的缓存方案", "Memcached。", category="decision")
         second = supersede(system, first, "New cache plan", "Redis 7.")

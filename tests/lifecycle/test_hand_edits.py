@@ -43,9 +43,8 @@ def add(cli, title: str, *args: str) -> dict:
     return result.json()
 
 
-def test_maintain_leaves_unreviewed_edits_and_bare_files_alone(cli, home: Path) -> None:
+def test_maintain_leaves_unreviewed_edits_and_bare_files_alone(cli, initialized, home: Path) -> None:
     vault = home / "memory"
-    assert cli("mem", "init").code == 0
     due = add(cli, "Expire me 过期", "--layer", "short_term", "--ttl", TTL)
     edited = add(cli, "Hand edited 手改", "--layer", "short_term", "--ttl", TTL)
     bare = vault / "long_term" / "knowledge" / "bare.md"
@@ -69,9 +68,8 @@ def test_maintain_leaves_unreviewed_edits_and_bare_files_alone(cli, home: Path) 
     assert again.code == 0 and again.json()[0]["skipped"][0]["path"] == edited["path"]
 
 
-def test_fix_commits_only_what_it_wrote(cli, home: Path) -> None:
+def test_fix_commits_only_what_it_wrote(cli, initialized, home: Path) -> None:
     vault = home / "memory"
-    assert cli("mem", "init").code == 0
     tracked = add(cli, "Tracked 已提交")
     hand_edit(vault / tracked["path"])  # fix would write content_hash into it
     new = vault / "short_term" / "notes" / "new.md"
@@ -112,9 +110,8 @@ def test_daemon_style_maintenance_through_the_facade(home: Path, monkeypatch: py
     assert system.global_vault.abs_path(stale.rel_path).exists()
 
 
-def test_a_secret_never_blocks_maintenance(cli, home: Path) -> None:
+def test_a_secret_never_blocks_maintenance(cli, initialized, home: Path) -> None:
     vault = home / "memory"
-    assert cli("mem", "init").code == 0
     due = add(cli, "Expire me too 也过期", "--layer", "short_term", "--ttl", TTL)
     creds = vault / "short_term" / "notes" / "creds.md"
     creds.write_text(f"# Server login 服务器\n\npassword = {PASSWORD}\n", encoding="utf-8")

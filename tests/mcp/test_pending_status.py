@@ -16,10 +16,9 @@ from tests.conftest import make_runner
     [("Use black for formatting", "black formatting"), ("代码格式化统一使用 black 工具", "black 工具")],
 )
 def test_search_says_pending_and_context_leaves_it_out(
-    spawn: Any, home: Path, workdir: Path, sentence: str, query: str
+    spawn: Any, initialized: Path, home: Path, workdir: Path, sentence: str, query: str
 ) -> None:
     cli = make_runner(home, workdir, vectors=False)
-    assert cli("mem", "init").code == 0
     assert cli("mem", "remember", sentence, "--confidence", "0.7", "--source", "claude").code == 0
     assert cli("mem", "add", f"{sentence} (reviewed)", "--category", "rule").code == 0
     server = spawn()
@@ -36,9 +35,10 @@ def test_search_says_pending_and_context_leaves_it_out(
 
 
 @pytest.mark.parametrize("title", ["Redis for the session cache", "会话缓存选用 Redis"])
-def test_a_broken_file_is_named_in_the_warnings(spawn: Any, home: Path, workdir: Path, title: str) -> None:
+def test_a_broken_file_is_named_in_the_warnings(
+    spawn: Any, initialized: Path, home: Path, workdir: Path, title: str
+) -> None:
     cli = make_runner(home, workdir, vectors=False)
-    assert cli("mem", "init").code == 0
     assert cli("mem", "add", title, "--category", "decision").code == 0
     broken = home / "memory" / "core" / "broken.md"
     broken.write_text(f"---\ntitle: [never closed\n---\n# {title}\n", encoding="utf-8")

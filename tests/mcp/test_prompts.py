@@ -40,9 +40,10 @@ def test_recall_without_a_query_gives_what_relates_to_the_conversation(shared: A
     assert WORDS["recall.more"][0] in text and "memory_search" in text
 
 
-def test_remember_then_review_show_what_waits_for_the_person(spawn: Any, home: Path, workdir: Path) -> None:
+def test_remember_then_review_show_what_waits_for_the_person(
+    spawn: Any, initialized: Path, home: Path, workdir: Path
+) -> None:
     cli = make_runner(home, workdir, vectors=False)
-    assert cli("mem", "init").code == 0
     server = spawn()
     assert WORDS["review.none"][0] in prompt_text(server, "review")
 

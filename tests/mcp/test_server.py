@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from mcp.types import CallToolResult
 
-from tests.conftest import make_runner
+from tests.conftest import make_runner, seed_models
 from tests.mcp.conftest import McpProcess
 
 TOOLS = {
@@ -153,11 +153,10 @@ def test_forget_archives_and_search_no_longer_finds_it(spawn, cli, initialized) 
     assert archived["status"] == "archived"
 
 
-def test_project_flag_serves_that_project(spawn, cli, tmp_path: Path) -> None:
+def test_project_flag_serves_that_project(spawn, cli, initialized, tmp_path: Path) -> None:
     project = tmp_path / "proj"
     project.mkdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True)
-    assert cli("mem", "init").code == 0
     assert cli("mem", "--project", str(project), "init").code == 0
     added = cli("mem", "--project", str(project), "add", "本项目用 uv 管理依赖", "--scope", "project")
     assert added.code == 0, added.err
@@ -260,9 +259,11 @@ def test_tools_list_answers_quickly(spawn) -> None:
 
 
 @pytest.mark.slow
-def test_search_with_vectors_after_remember_is_warm(spawn, home: Path, workdir: Path) -> None:
+def test_search_with_vectors_after_remember_is_warm(
+    spawn, initialized: Path, home: Path, workdir: Path, model_cache: Path
+) -> None:
+    seed_models(home, model_cache)  # as after a first search: `init` would build them here otherwise
     cli = make_runner(home, workdir, vectors=True)
-    assert cli("mem", "init").code == 0
     assert cli("mem", "add", "选用 Redis 做会话缓存", "--body", "我们决定用 Redis：延迟低，支持过期。").code == 0
     server = spawn(vectors=True)
     result = server.ok("memory_search", query="which cache did we choose for sessions")

@@ -16,9 +16,10 @@ def _titles(result: dict) -> list[str]:
     return [item["title"] for item in result["results"]]
 
 
-def test_hand_edits_are_seen_by_the_next_search_and_the_vaults_are_named(spawn, home: Path, workdir: Path) -> None:
+def test_hand_edits_are_seen_by_the_next_search_and_the_vaults_are_named(
+    spawn, initialized: Path, home: Path, workdir: Path
+) -> None:
     cli = make_runner(home, workdir, vectors=False)
-    assert cli("mem", "init").code == 0
     assert cli("mem", "add", "选用 Redis 做会话缓存", "--category", "decision").code == 0
     server = spawn()
     first = server.ok("memory_search", query="会话缓存")

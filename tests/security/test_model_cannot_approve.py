@@ -7,13 +7,12 @@ unchanged. The person's command (`aimate mem review --accept`) still accepts."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import Result
 from tests.mcp.conftest import McpProcess, server_env
 
 pytestmark = pytest.mark.slow  # a server and the CLI as subprocesses
@@ -23,8 +22,7 @@ RULE_ZH = ("所有交互使用简体中文", "回答和提交说明都用简体�
 
 
 @pytest.fixture
-def server(home: Path, workdir: Path, cli: Callable[..., Result]) -> Iterator[McpProcess]:
-    assert cli("mem", "init").code == 0
+def server(initialized: Path, home: Path, workdir: Path) -> Iterator[McpProcess]:
     process = McpProcess(["mem", "mcp"], workdir, server_env(home))
     yield process
     process.close()

@@ -37,9 +37,9 @@ def _memory(memory_id: str, layer: str, category: str, title: str, body: str) ->
 
 
 @pytest.fixture
-def clone(tmp_path: Path, isolated_git: None, cli: Callable[..., Result]) -> Path:
+def clone(tmp_path: Path, isolated_git: None, initialized: Path) -> Path:
     """The attacker's repository, committed upstream and cloned fresh; the person has their own global vault
-    and never ran anything in the clone."""
+    (`initialized`, outside the clone) and never ran anything in the clone."""
     upstream = committed_project(
         tmp_path / "upstream",
         {
@@ -49,7 +49,6 @@ def clone(tmp_path: Path, isolated_git: None, cli: Callable[..., Result]) -> Pat
         },
     )
     git(tmp_path, "clone", "-q", str(upstream), "clone")
-    assert cli("mem", "init").code == 0  # the person's global vault, outside the clone
     return tmp_path / "clone"
 
 

@@ -32,7 +32,7 @@ def search_titles(cli, query: str) -> list[str]:
     return [hit["title"] for hit in found.json()]
 
 
-def test_import_a_basic_memory_folder(cli, home: Path, tmp_path: Path) -> None:
+def test_import_a_basic_memory_folder(cli, initialized, home: Path, tmp_path: Path) -> None:
     folder = write_tree(
         tmp_path / "basic-memory",
         {
@@ -42,7 +42,6 @@ def test_import_a_basic_memory_folder(cli, home: Path, tmp_path: Path) -> None:
             "attachments/diagram.png": b"\x89PNG\r\n",
         },
     )
-    assert cli("mem", "init").code == 0
     dry = cli("mem", "import", "--from", "basic-memory", str(folder), "--dry-run", "--json")
     assert dry.json()["counts"]["added"] == BASIC_MEMORY_GOOD and dry.json()["commits"] == []
     assert cli("mem", "list", "--layer", "long_term", "--json").json() == []  # nothing written
@@ -66,9 +65,8 @@ def test_import_a_basic_memory_folder(cli, home: Path, tmp_path: Path) -> None:
     assert "permalink: decisions/xuan-yong-postgresql" in decision.read_text(encoding="utf-8")
 
 
-def test_import_a_cline_memory_bank(cli, home: Path, tmp_path: Path) -> None:
+def test_import_a_cline_memory_bank(cli, initialized, home: Path, tmp_path: Path) -> None:
     bank = write_tree(tmp_path / "taskflow" / "memory-bank", {**CLINE_BANK, "notes/gbk.md": "进度".encode("gbk")})
-    assert cli("mem", "init").code == 0
     done = cli("mem", "import", "--from", "cline", str(bank), "--json")
     assert done.code == 1
     report = done.json()
@@ -99,7 +97,7 @@ def test_an_importer_given_what_it_cannot_read(cli, initialized, tmp_path: Path)
     assert all(name in help_text for name in ("claude", "basic-memory", "mcp-memory-json", "cline"))
 
 
-def test_import_a_folder_of_mcp_memory_files_a_bad_line_reported(cli, tmp_path: Path) -> None:
+def test_import_a_folder_of_mcp_memory_files_a_bad_line_reported(cli, initialized, tmp_path: Path) -> None:
     entity = '{"type": "entity", "name": "%s", "entityType": "person", "observations": ["%s"]}'
     folder = write_tree(
         tmp_path / "mcp",
@@ -109,7 +107,6 @@ def test_import_a_folder_of_mcp_memory_files_a_bad_line_reported(cli, tmp_path: 
             "notes.txt": "not read",
         },
     )
-    assert cli("mem", "init").code == 0
     done = cli("mem", "import", "--from", "mcp-memory-json", str(folder))
     assert done.code == 1 and "error memory.json line 2: not JSON" in done.out and "3 added, 1 error" in done.out
     assert "张伟" in search_titles(cli, "Tab 缩进") and "李娜" in search_titles(cli, "发布流程")

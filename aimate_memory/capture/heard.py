@@ -16,12 +16,14 @@ from dataclasses import dataclass
 
 from aimate_memory.capture.rules import (
     CHOICE_CUES,
+    DESCRIBED_FREQUENCY,
     DIRECTIVE_CUES,
     FACT_CUES,
     LASTING_CUES,
     NOT_A_STATEMENT,
     ONE_OFF_CUES,
     PERSONAL_CUES,
+    PROPOSED_CHANGE,
     RULES,
     STANDING_CUES,
 )
@@ -126,8 +128,10 @@ def worth_keeping(sentence: str) -> bool:
     built, a fact about the setup, a decision or an open task (rules.py, "What a session proposes") — and is
     not a request for now (`ONE_OFF_CUES`) unless it also says it stands (`STANDS`)."""
     sentence = _EMPHASIS.sub(r"\1", sentence)  # "_should_ be" reads as "should be"
-    if matches(NOT_A_STATEMENT, sentence):
+    if matches(NOT_A_STATEMENT, sentence) and not matches(PROPOSED_CHANGE, sentence):
         return False
+    for described in DESCRIBED_FREQUENCY:  # "never disappears" reports a bug; it is no "never" rule
+        sentence = described.sub(" ", sentence)
     cues = (STANDING_CUES, CHOICE_CUES, FACT_CUES, PERSONAL_CUES, DIRECTIVE_CUES, DECISION_CUES, TASK_CUES)
     if not any(matches(patterns, sentence) for patterns in cues):
         return False

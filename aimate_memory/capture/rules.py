@@ -226,8 +226,13 @@ STANDING_CUES: tuple[re.Pattern[str], ...] = (
         r"think (?:carefully|hard|step by step)",
     ),
     # A conditional instruction ("If your plan changes, append the reasons to the file"): it holds whenever
-    # the condition does.
-    re.compile(r"^\W*if (?:you|your|the|a|an|we|it)\b[^,?]{3,80},\s*(?!try|check|run|look|let)\w", re.IGNORECASE),
+    # the condition does — unless the condition looks back at what was or was not done just now ("If you did
+    # not do it already, create one more plan file"): that asks for now.
+    re.compile(
+        r"^\W*if (?:you|your|the|a|an|we|it)\b(?! (?:did|didn['’]t|have(?:n['’]t| not)|already)\b)[^,?]{3,80},"
+        r"\s*(?!try|check|run|look|let)\w",
+        re.IGNORECASE,
+    ),
     # Sentence-initial "use X" / "使用X": what to build with, said as an instruction.
     re.compile(r"^\W*(?:stick (?:to|with)|switch to|go with)\b", re.IGNORECASE),
     re.compile(r"^\W*(?:使用|采用|选用|改用)(?!的)"),  # "使用的是…" describes, it does not instruct
@@ -290,6 +295,19 @@ PERSONAL_CUES: tuple[re.Pattern[str], ...] = (
     *_zh("中文回答", "中文回复", "用中文", "英文回答", "英文回复", "用英文", "我的电脑", "我的系统", "我的编辑器"),
 )
 
+# A question that proposes one change of how the thing is built or set up ("Can we put the port into a config
+# file, instead of a magic number in multiple files?", "Is it possible to mark the node engine for any LTS
+# version?"): the person's choice, asked politely — a decision, not a question (`NOT_A_STATEMENT` lets it
+# through). One that offers alternatives ("Should we continue here, or start a new chat?") still asks.
+PROPOSED_CHANGE: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        r"^\W*(?:(?:so|and|also|but),? )?(?:(?:can|could|shall) we|is it possible to) (?:just |also )?"
+        r"(?:use|make|keep|move|place|put|target|store|name|prefix|rename|split|separate|merge|combine|replace|"
+        r"adopt|base|structure|organi[sz]e|go with|stick (?:to|with)|avoid|skip|limit|default to|switch|mark|set)\b"
+        r"(?!.*\bor\b)",
+        re.IGNORECASE,
+    ),
+)
 # A choice of how the thing is built, said as an instruction about its shape rather than a task for now ("Make it
 # an ES6 module", "Target latest Chrome", "Place the plans into docs/plans", "将调度逻辑与爬虫逻辑分离", "使用 aiohttp
 # 替代 requests", "为每个爬虫指定专属数据库"): on the replay's projects most decisions are said this way, without "we
@@ -323,7 +341,18 @@ DIRECTIVE_CUES: tuple[re.Pattern[str], ...] = (
     re.compile(r"^\W*(?:(?:使用|采用|选用|改用)(?!的)|统一|基于|避免|跳过|保留|保持|去掉|移除|为每个|所有)"),
     re.compile(r"(?<![所被])(?:替代|代替|取代)"),  # "被新的 API 所取代" tells what happened, it decides nothing
     *_zh("专属", "统一使用", "统一为", "统一到", "分离", "拆分为", "放在", "存放在"),
+    *PROPOSED_CHANGE,
 )
+# "Always" and "never" that tell how the thing behaves rather than what to do ("the bounding box never
+# disappears", "the button is always visible", "it is almost never the case", "the error does not always
+# occur"): a bug report, not a rule. Read out of a sentence before its cues are (capture/heard.py); a passive
+# rule ("the key is never committed") keeps its cue.
+DESCRIBED_FREQUENCY: tuple[re.Pattern[str], ...] = _en(
+    r"(?:almost|nearly|not|n['’]t) (?:always|never)",
+    r"(?:is|are|was|were|will be) (?:always|never)(?! \w+ed\b)",
+    r"(?:always|never) (?:appears?|disappears?|occurs?|happens?|works?|shows?|returns?|fails?|changes?)",
+)
+
 # A request for now, the most common thing a person types ("fix the error", "check the logs", "请你修复", "查看
 # 日志"): with none of the cues of something that stands (a rule's always/never, a decision, the person's own
 # setup), a sentence that asks for one of these is not proposed, whatever its other words.

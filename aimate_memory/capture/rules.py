@@ -233,6 +233,12 @@ STANDING_CUES: tuple[re.Pattern[str], ...] = (
         r"\s*(?!try|check|run|look|let)\w",
         re.IGNORECASE,
     ),
+    # A change to the assistant's own instruction file (copilot-instructions.md, CLAUDE.md, AGENTS.md,
+    # .cursorrules): what is written there holds for every later session.
+    re.compile(
+        r"\b(?:update|add to|change|edit)\b.{0,40}?(?:copilot-instructions|claude\.md|agents\.md|\.cursorrules)",
+        re.IGNORECASE,
+    ),
     # Sentence-initial "use X" / "使用X": what to build with, said as an instruction.
     re.compile(r"^\W*(?:stick (?:to|with)|switch to|go with)\b", re.IGNORECASE),
     re.compile(r"^\W*(?:使用|采用|选用|改用)(?!的)"),  # "使用的是…" describes, it does not instruct
@@ -370,6 +376,10 @@ ONE_OFF_CUES: tuple[re.Pattern[str], ...] = (
         r"does(?: not|n['’]t) work",
         "still (?:fails|failing|broken|not)",
         "commit message",
+        # A remark on the thing at hand, the answer or file just shown ("This should consist of a list of
+        # imports", "These should only be using X", "This is an instructions file for copilot").
+        r"^\W*(?:this|these|that|those) should",
+        r"^\W*this is (?:a|an|the) (?:[\w-]+ ){0,3}file",
         # Housekeeping of the moment in git: what was staged or committed just now.
         r"(?:to|the) stag(?:e|ing)",
         "WIP",

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 
 from aimate_memory.capture.rules import (
     CHOICE_CUES,
-    DESCRIBED_FREQUENCY,
     DIRECTIVE_CUES,
     FACT_CUES,
+    HEDGED_ADVICE,
     LASTING_CUES,
+    NO_RULE_MEANT,
     NOT_A_STATEMENT,
     ONE_OFF_CUES,
     PERSONAL_CUES,
@@ -127,11 +128,11 @@ def worth_keeping(sentence: str) -> bool:
     """Whether the sentence says it holds beyond now: a standing instruction, a choice of how the thing is
     built, a fact about the setup, a decision or an open task (rules.py, "What a session proposes") — and is
     not a request for now (`ONE_OFF_CUES`) unless it also says it stands (`STANDS`)."""
-    sentence = _EMPHASIS.sub(r"\1", sentence)  # "_should_ be" reads as "should be"
+    sentence = HEDGED_ADVICE.sub(r"\1", _EMPHASIS.sub(r"\1", sentence))  # "_should_ probably" → "should"
     if matches(NOT_A_STATEMENT, sentence) and not matches(PROPOSED_CHANGE, sentence):
         return False
-    for described in DESCRIBED_FREQUENCY:  # "never disappears" reports a bug; it is no "never" rule
-        sentence = described.sub(" ", sentence)
+    for cue_of_none in NO_RULE_MEANT:  # "never disappears" reports a bug; it is no "never" rule
+        sentence = cue_of_none.sub(" ", sentence)
     cues = (STANDING_CUES, CHOICE_CUES, FACT_CUES, PERSONAL_CUES, DIRECTIVE_CUES, DECISION_CUES, TASK_CUES)
     if not any(matches(patterns, sentence) for patterns in cues):
         return False

@@ -349,15 +349,21 @@ DIRECTIVE_CUES: tuple[re.Pattern[str], ...] = (
     *_zh("专属", "统一使用", "统一为", "统一到", "分离", "拆分为", "放在", "存放在"),
     *PROPOSED_CHANGE,
 )
-# "Always" and "never" that tell how the thing behaves rather than what to do ("the bounding box never
-# disappears", "the button is always visible", "it is almost never the case", "the error does not always
-# occur"): a bug report, not a rule. Read out of a sentence before its cues are (capture/heard.py); a passive
-# rule ("the key is never committed") keeps its cue.
-DESCRIBED_FREQUENCY: tuple[re.Pattern[str], ...] = _en(
+# Words of a rule's cue that set no rule: "always" and "never" that tell how the thing behaves ("the bounding
+# box never disappears", "the button is always visible", "it is almost never the case", "the error does not
+# always occur") — a bug report; and "don't" that lifts a need rather than forbids ("we do not need to keep
+# backward compatibility", "you don't need the MCP server to read files", "I don't want to paint by accident")
+# — a remark for now. Read out of a sentence before its cues are (capture/heard.py); a passive rule ("the key
+# is never committed") keeps its cue.
+NO_RULE_MEANT: tuple[re.Pattern[str], ...] = _en(
     r"(?:almost|nearly|not|n['’]t) (?:always|never)",
     r"(?:is|are|was|were|will be) (?:always|never)(?! \w+ed\b)",
     r"(?:always|never) (?:appears?|disappears?|occurs?|happens?|works?|shows?|returns?|fails?|changes?)",
+    rf"(?:do|does|did)(?: not|n{_APOSTROPHE}t) (?:need|want|have)",
 )
+# Advice hedged by its own verb ("we should probably use `git mv` instead of mv"): still the person's choice,
+# not a guess — the hedge is read out before `NOT_A_STATEMENT` is.
+HEDGED_ADVICE = re.compile(r"\b(should|ought to)\s+(?:probably|maybe|perhaps)\b", re.IGNORECASE)
 
 # A request for now, the most common thing a person types ("fix the error", "check the logs", "请你修复", "查看
 # 日志"): with none of the cues of something that stands (a rule's always/never, a decision, the person's own
@@ -413,8 +419,9 @@ ONE_OFF_CUES: tuple[re.Pattern[str], ...] = (
 NOT_A_STATEMENT: tuple[re.Pattern[str], ...] = (
     re.compile(r"[?？]\W*$|[吗呢么]\W*$"),
     re.compile(
-        r"^\W*(?:what|why|how|which|who|when|where|should|shall|can|could|would|will|do|does|did|is|are|was|were|"
-        r"have|has|any idea)\b",
+        # "Do not …" is an instruction, not a question.
+        r"^\W*(?:what|why|how|which|who|when|where|should|shall|can|could|would|will|do(?! not\b)|does|did|is|are|"
+        r"was|were|have|has|any idea)\b",
         re.IGNORECASE,
     ),
     *_en(f"I don{_APOSTROPHE}t (?:know|understand|think)", "not sure", "unclear", "I wonder", "it turns out"),

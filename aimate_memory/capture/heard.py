@@ -38,7 +38,8 @@ MAX_SENTENCE_CHARS = 300  # longer than a typed sentence: a paste
 # turns (capture/distill.py; replay dev projects: a heard sentence of such a turn was a labelled statement 8
 # times in 58, of a shorter one 45 in 94).
 LONG_TURN_CHARS = 400
-_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])(?=\s)")
+# A full stop ends a sentence before a space, and so does one inside a closing quote ('… to update `docs/`." If').
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])(?=\s)|(?<=\.[\"'”’])(?=\s)")
 _LATIN_WORD = re.compile(r"[A-Za-z0-9_]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _EMPHASIS = re.compile(r"(?<!\w)[_*]{1,2}([^\s_*][^_*]*?)[_*]{1,2}(?!\w)")  # Markdown's _word_ and **word**

@@ -18,10 +18,13 @@ from aimate_memory.capture.rules import (
     CHOICE_CUES,
     DIRECTIVE_CUES,
     FACT_CUES,
+    HEDGED_ADVICE,
     LASTING_CUES,
+    NO_RULE_MEANT,
     NOT_A_STATEMENT,
     ONE_OFF_CUES,
     PERSONAL_CUES,
+    PROPOSED_CHANGE,
     RULES,
     STANDING_CUES,
 )
@@ -35,7 +38,8 @@ MAX_SENTENCE_CHARS = 300  # longer than a typed sentence: a paste
 # turns (capture/distill.py; replay dev projects: a heard sentence of such a turn was a labelled statement 8
 # times in 58, of a shorter one 45 in 94).
 LONG_TURN_CHARS = 400
-_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])(?=\s)")
+# A full stop ends a sentence before a space, and so does one inside a closing quote ('… to update `docs/`." If').
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])(?=\s)|(?<=\.[\"'”’])(?=\s)")
 _LATIN_WORD = re.compile(r"[A-Za-z0-9_]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _EMPHASIS = re.compile(r"(?<!\w)[_*]{1,2}([^\s_*][^_*]*?)[_*]{1,2}(?!\w)")  # Markdown's _word_ and **word**
@@ -125,9 +129,11 @@ def worth_keeping(sentence: str) -> bool:
     """Whether the sentence says it holds beyond now: a standing instruction, a choice of how the thing is
     built, a fact about the setup, a decision or an open task (rules.py, "What a session proposes") — and is
     not a request for now (`ONE_OFF_CUES`) unless it also says it stands (`STANDS`)."""
-    sentence = _EMPHASIS.sub(r"\1", sentence)  # "_should_ be" reads as "should be"
-    if matches(NOT_A_STATEMENT, sentence):
+    sentence = HEDGED_ADVICE.sub(r"\1", _EMPHASIS.sub(r"\1", sentence))  # "_should_ probably" → "should"
+    if matches(NOT_A_STATEMENT, sentence) and not matches(PROPOSED_CHANGE, sentence):
         return False
+    for cue_of_none in NO_RULE_MEANT:  # "never disappears" reports a bug; it is no "never" rule
+        sentence = cue_of_none.sub(" ", sentence)
     cues = (STANDING_CUES, CHOICE_CUES, FACT_CUES, PERSONAL_CUES, DIRECTIVE_CUES, DECISION_CUES, TASK_CUES)
     if not any(matches(patterns, sentence) for patterns in cues):
         return False

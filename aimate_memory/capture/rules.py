@@ -226,8 +226,19 @@ STANDING_CUES: tuple[re.Pattern[str], ...] = (
         r"think (?:carefully|hard|step by step)",
     ),
     # A conditional instruction ("If your plan changes, append the reasons to the file"): it holds whenever
-    # the condition does.
-    re.compile(r"^\W*if (?:you|your|the|a|an|we|it)\b[^,?]{3,80},\s*(?!try|check|run|look|let)\w", re.IGNORECASE),
+    # the condition does — unless the condition looks back at what was or was not done just now ("If you did
+    # not do it already, create one more plan file"): that asks for now.
+    re.compile(
+        r"^\W*if (?:you|your|the|a|an|we|it)\b(?! (?:did|didn['’]t|have(?:n['’]t| not)|already)\b)[^,?]{3,80},"
+        r"\s*(?!try|check|run|look|let)\w",
+        re.IGNORECASE,
+    ),
+    # A change to the assistant's own instruction file (copilot-instructions.md, CLAUDE.md, AGENTS.md,
+    # .cursorrules): what is written there holds for every later session.
+    re.compile(
+        r"\b(?:update|add to|change|edit)\b.{0,40}?(?:copilot-instructions|claude\.md|agents\.md|\.cursorrules)",
+        re.IGNORECASE,
+    ),
     # Sentence-initial "use X" / "使用X": what to build with, said as an instruction.
     re.compile(r"^\W*(?:stick (?:to|with)|switch to|go with)\b", re.IGNORECASE),
     re.compile(r"^\W*(?:使用|采用|选用|改用)(?!的)"),  # "使用的是…" describes, it does not instruct
@@ -290,6 +301,19 @@ PERSONAL_CUES: tuple[re.Pattern[str], ...] = (
     *_zh("中文回答", "中文回复", "用中文", "英文回答", "英文回复", "用英文", "我的电脑", "我的系统", "我的编辑器"),
 )
 
+# A question that proposes one change of how the thing is built or set up ("Can we put the port into a config
+# file, instead of a magic number in multiple files?", "Is it possible to mark the node engine for any LTS
+# version?"): the person's choice, asked politely — a decision, not a question (`NOT_A_STATEMENT` lets it
+# through). One that offers alternatives ("Should we continue here, or start a new chat?") still asks.
+PROPOSED_CHANGE: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        r"^\W*(?:(?:so|and|also|but),? )?(?:(?:can|could|shall) we|is it possible to) (?:just |also )?"
+        r"(?:use|make|keep|move|place|put|target|store|name|prefix|rename|split|separate|merge|combine|replace|"
+        r"adopt|base|structure|organi[sz]e|go with|stick (?:to|with)|avoid|skip|limit|default to|switch|mark|set)\b"
+        r"(?!.*\bor\b)",
+        re.IGNORECASE,
+    ),
+)
 # A choice of how the thing is built, said as an instruction about its shape rather than a task for now ("Make it
 # an ES6 module", "Target latest Chrome", "Place the plans into docs/plans", "将调度逻辑与爬虫逻辑分离", "使用 aiohttp
 # 替代 requests", "为每个爬虫指定专属数据库"): on the replay's projects most decisions are said this way, without "we
@@ -323,7 +347,24 @@ DIRECTIVE_CUES: tuple[re.Pattern[str], ...] = (
     re.compile(r"^\W*(?:(?:使用|采用|选用|改用)(?!的)|统一|基于|避免|跳过|保留|保持|去掉|移除|为每个|所有)"),
     re.compile(r"(?<![所被])(?:替代|代替|取代)"),  # "被新的 API 所取代" tells what happened, it decides nothing
     *_zh("专属", "统一使用", "统一为", "统一到", "分离", "拆分为", "放在", "存放在"),
+    *PROPOSED_CHANGE,
 )
+# Words of a rule's cue that set no rule: "always" and "never" that tell how the thing behaves ("the bounding
+# box never disappears", "the button is always visible", "it is almost never the case", "the error does not
+# always occur") — a bug report; and "don't" that lifts a need rather than forbids ("we do not need to keep
+# backward compatibility", "you don't need the MCP server to read files", "I don't want to paint by accident")
+# — a remark for now. Read out of a sentence before its cues are (capture/heard.py); a passive rule ("the key
+# is never committed") keeps its cue.
+NO_RULE_MEANT: tuple[re.Pattern[str], ...] = _en(
+    r"(?:almost|nearly|not|n['’]t) (?:always|never)",
+    r"(?:is|are|was|were|will be) (?:always|never)(?! \w+ed\b)",
+    r"(?:always|never) (?:appears?|disappears?|occurs?|happens?|works?|shows?|returns?|fails?|changes?)",
+    rf"(?:do|does|did)(?: not|n{_APOSTROPHE}t) (?:need|want|have)",
+)
+# Advice hedged by its own verb ("we should probably use `git mv` instead of mv"): still the person's choice,
+# not a guess — the hedge is read out before `NOT_A_STATEMENT` is.
+HEDGED_ADVICE = re.compile(r"\b(should|ought to)\s+(?:probably|maybe|perhaps)\b", re.IGNORECASE)
+
 # A request for now, the most common thing a person types ("fix the error", "check the logs", "请你修复", "查看
 # 日志"): with none of the cues of something that stands (a rule's always/never, a decision, the person's own
 # setup), a sentence that asks for one of these is not proposed, whatever its other words.
@@ -341,6 +382,10 @@ ONE_OFF_CUES: tuple[re.Pattern[str], ...] = (
         r"does(?: not|n['’]t) work",
         "still (?:fails|failing|broken|not)",
         "commit message",
+        # A remark on the thing at hand, the answer or file just shown ("This should consist of a list of
+        # imports", "These should only be using X", "This is an instructions file for copilot").
+        r"^\W*(?:this|these|that|those) should",
+        r"^\W*this is (?:a|an|the) (?:[\w-]+ ){0,3}file",
         # Housekeeping of the moment in git: what was staged or committed just now.
         r"(?:to|the) stag(?:e|ing)",
         "WIP",
@@ -374,8 +419,9 @@ ONE_OFF_CUES: tuple[re.Pattern[str], ...] = (
 NOT_A_STATEMENT: tuple[re.Pattern[str], ...] = (
     re.compile(r"[?？]\W*$|[吗呢么]\W*$"),
     re.compile(
-        r"^\W*(?:what|why|how|which|who|when|where|should|shall|can|could|would|will|do|does|did|is|are|was|were|"
-        r"have|has|any idea)\b",
+        # "Do not …" is an instruction, not a question.
+        r"^\W*(?:what|why|how|which|who|when|where|should|shall|can|could|would|will|do(?! not\b)|does|did|is|are|"
+        r"was|were|have|has|any idea)\b",
         re.IGNORECASE,
     ),
     *_en(f"I don{_APOSTROPHE}t (?:know|understand|think)", "not sure", "unclear", "I wonder", "it turns out"),

@@ -205,3 +205,55 @@ def test_a_convention_is_proposed_before_a_refactoring_to_do_once(convention: st
 )
 def test_a_description_of_what_is_used_or_was_replaced_is_not_a_decision(description: str) -> None:
     assert heard(1, description) == []
+
+
+@pytest.mark.parametrize(
+    ("for_now", "standing"),
+    [
+        # "always"/"never" that describe how the thing behaves are a bug report; a rule's keep their cue.
+        (
+            'The "Define zone" button is always visible, and the white box never disappears.',
+            "Never commit the API key to the repository.",
+        ),
+        # "don't need" lifts a need for now; "Do not …" is an instruction, not a question.
+        (
+            "We do not need to keep backward compatibility with the old parameters.",
+            "Do not use the MCP server to read local files.",
+        ),
+        # A remark on the thing at hand ("This should …") asks for now; a thing named ("This plan should …") stands.
+        ("This should consist of a list of imports and functions.", "This plan should be prefixed with `15.`."),
+        # A condition about what was just done asks for now; one about what may come stands.
+        (
+            "If you did not do it already, create one more plan file.",
+            "If your plan changes, append the reasons to the plan file.",
+        ),
+        # A question with alternatives asks; one that proposes one change is the person's choice.
+        (
+            "Should we continue here, or start a new chat?",
+            "Can we put the port into a config file, instead of a magic number in multiple files?",
+        ),
+        # A guess is no statement; advice hedged by its own verb is.
+        ("It is probably the cache.", "We should probably use `git mv` instead of mv to keep the history."),
+        ("这个报错还是没有解决。", "以后端口统一放在配置文件里。"),
+        ("为什么测试又失败了？", "不要在代码里写死端口号。"),
+    ],
+)
+def test_what_holds_for_now_only_is_not_heard_and_what_stands_is(for_now: str, standing: str) -> None:
+    assert heard(1, for_now) == []
+    assert [statement.text for statement in heard(1, standing)] == [standing]
+
+
+@pytest.mark.parametrize(
+    ("turn", "instruction"),
+    [
+        (
+            'Add this step: "Update `CLAUDE.md` to ask the user before any refactoring." If the step is unclear, ask.',
+            'Add this step: "Update `CLAUDE.md` to ask the user before any refactoring."',
+        ),
+        ("加上这一步：“以后都用中文回答。” 这一步不清楚就问我。", "加上这一步：“以后都用中文回答。"),
+    ],
+)
+def test_a_quoted_instruction_ends_its_sentence_at_the_closing_quote(turn: str, instruction: str) -> None:
+    """'… refactoring." If the step is unclear' is two sentences: the instruction is heard without the remark
+    after it (whose "unclear" would make the whole a question)."""
+    assert [statement.text for statement in heard(1, turn)] == [instruction]

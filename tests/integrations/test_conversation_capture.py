@@ -212,3 +212,33 @@ def test_a_long_paste_and_a_follow_up_still_get_their_context(cli_vectors, proje
         assert ids[lang] in talk.say(follow_up[lang][1])  # searched with the turn it follows
         alone = Conversation(cli_vectors, project, f"alone-{lang}").say(follow_up[lang][1])
         assert ids[lang] not in alone  # the follow-up by itself does not find it: the previous turn did
+
+
+# A working session's remarks for now (a bug report whose "always"/"never" describe the app, a need lifted, a
+# remark on the answer at hand) around the one thing that stands — in English a question proposing one change.
+FOR_NOW_AND_A_CHOICE = {
+    "en": (
+        'The "Save" button is always visible, and the white frame never disappears.',
+        "We do not need to keep backward compatibility with the old parameters.",
+        "This should consist of a list of imports and functions.",
+        "Can we put the port into a config file instead of hard-coding it?",
+    ),
+    "zh": (
+        "保存按钮的报错还是没有解决。",
+        "为什么测试又失败了？",
+        "帮我看一下这个函数。",
+        "端口统一放在配置文件里，而不是写死在代码里。",
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_of_a_working_session_only_the_choice_is_proposed(cli_vectors, project: Path, lang: str) -> None:
+    *for_now, choice = FOR_NOW_AND_A_CHOICE[lang]
+    talk = Conversation(cli_vectors, project, f"work-{lang}")
+    for prompt in (*for_now, choice):
+        talk.say(prompt)
+    talk.end()
+    (waiting,) = proposals(cli_vectors, project)
+    assert waiting["title"] == choice.rstrip("?.。")
+    assert waiting["scope"] == "project" and waiting["path"].startswith("long_term/decisions/")

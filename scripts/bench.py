@@ -797,41 +797,59 @@ def mcp_search_bare(home: Path, queries: list[str], vectors: bool, warm_calls: i
     """`mcp_search` with a bare JSON-RPC client (one line out, one line back): the server's round trip alone.
     The SDK's Python client adds its own CPU per call (pydantic, and a jsonschema check of the result against
     the tool's output schema, meta-schema included), which a Node client such as Claude Code does not pay."""
-    exe = Path(sys.executable).with_name("aimate")
     env = {**os.environ, "AIMATE_HOME": str(home), "AIMATE_NO_DAEMON": "1"}
     if not vectors:
         env["AIMATE_EMBEDDING__ENABLED"] = "false"
+    times = []
+    with bare_mcp(env, home) as (call, _):
+        for position, query in enumerate([*queries[:warm_calls], *queries]):
+            start = time.perf_counter()
+            call_tool(call, "memory_search", {"query": query})
+            if position >= warm_calls:
+                times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+McpCall = Callable[[str, dict[str, Any]], dict[str, Any]]
+
+
+@contextlib.contextmanager
+def bare_mcp(env: dict[str, str], cwd: Path) -> Iterator[tuple[McpCall, int]]:
+    """`aimate mem mcp` started and initialized; yields `call(method, params)` → its reply (one JSON line
+    each way), and the server's pid."""
+    exe = Path(sys.executable).with_name("aimate")
     server = subprocess.Popen(
-        [str(exe), "mem", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=home, env=env, text=True
+        [str(exe), "mem", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=cwd, env=env, text=True
     )
     assert server.stdin is not None and server.stdout is not None
+    stdin, stdout = server.stdin, server.stdout
     requests = iter(range(1, 1 << 30))
 
     def call(method: str, params: dict[str, Any]) -> dict[str, Any]:
         number = next(requests)
-        server.stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}) + "\n")
-        server.stdin.flush()
+        stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}) + "\n")
+        stdin.flush()
         while True:
-            reply: dict[str, Any] = json.loads(server.stdout.readline())
+            reply: dict[str, Any] = json.loads(stdout.readline())
             if reply.get("id") == number:
                 return reply
 
     opening = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
     call("initialize", opening)
-    server.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-    times = []
+    stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
     try:
-        for position, query in enumerate([*queries[:warm_calls], *queries]):
-            start = time.perf_counter()
-            reply = call("tools/call", {"name": "memory_search", "arguments": {"query": query}})
-            if position >= warm_calls:
-                times.append((time.perf_counter() - start) * 1000)
-            if "error" in reply or reply["result"].get("isError"):
-                raise RuntimeError(f"memory_search failed: {reply}")
+        yield call, server.pid
     finally:
-        server.stdin.close()
+        stdin.close()
         server.wait(30)
-    return times
+
+
+def call_tool(call: McpCall, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """One `tools/call`; an error reply or a tool error stops the benchmark."""
+    reply = call("tools/call", {"name": tool, "arguments": arguments})
+    if "error" in reply or reply["result"].get("isError"):
+        raise RuntimeError(f"{tool} failed: {reply}")
+    return reply
 
 
 def code_version() -> dict[str, Any]:

@@ -2,9 +2,10 @@
 
 A home with N generated memories (bench.py's generator: at 1,650 about 300 are core memories and decisions,
 the ones capture's conflict check reads), indexed once with the real models. Then each command —
-remember, list, show, context, review, stale, timeline, and the three hooks an assistant starts as a process of
-its own (`hook session-start`, `hook prompt`, `hook session-end`, Claude Code's payload on standard input) — is
-run `--runs` times as `aimate mem …`:
+remember, list, show, context, review, stale, timeline, search, and the three hooks an assistant starts as a
+process of its own (`hook session-start`, `hook prompt`, `hook session-end`, Claude Code's payload on standard
+input) — is run `--runs` times as `aimate mem …`, and `memory_remember` is called `--runs` times on one running
+`aimate mem mcp` (what an assistant waits for when it saves a memory):
 
 - **cold**: no daemon (`AIMATE_NO_DAEMON=1`): the process imports, opens the facade, syncs and answers;
 - **daemon**: a warm daemon answers (`aimate mem daemon start`, its models loaded first).
@@ -34,9 +35,10 @@ from typing import Any
 
 DAEMON_GOAL_MS = 300.0  # issue 38: p95 through the daemon for each wait
 COLD_GOALS_MS = {"remember": 1500.0, "list": 1000.0, "show": 1000.0, "context": 1000.0, "review": 1000.0}
-COMMANDS = ("remember", "list", "show", "context", "review", "stale", "timeline")
+COMMANDS = ("remember", "list", "show", "context", "review", "stale", "timeline", "search")
 HOOKS = ("session-start", "prompt", "session-end")
 WAITS = (*COMMANDS, *(f"hook {kind}" for kind in HOOKS))
+MCP_REMEMBER = "MCP memory_remember"  # a warm server's call (kind given, as an assistant gives it)
 PROMPTS = ("which cache did we choose for the billing API? redis timeouts", "会话缓存用什么？Redis 超时")
 REMEMBERED = (  # decisions, so the conflict and supersede checks run; {n} keeps each run a new sentence
     "We decided to use service-{n} behind the load balancer for the billing API",
@@ -53,6 +55,8 @@ def command_line(name: str, run: int, memory_id: str) -> list[str]:
         return ["show", memory_id]
     if name == "context":
         return ["context", "缓存 redis timeouts"]
+    if name == "search":
+        return ["search", PROMPTS[run % 2]]
     return [name]
 
 
@@ -130,7 +134,34 @@ def timed_runs(
         out[name]["cpu_p95"] = round(summary(cpu)["p95"], 1)
         if daemon_pid:
             out[name]["daemon_cpu_p50"] = round(summary(served)["p50"], 1)
+    out[MCP_REMEMBER] = mcp_remember(env, cwd, runs, tag, daemon_pid)
     out["loadavg_end"] = list(os.getloadavg())
+    return out
+
+
+def mcp_remember(env: dict[str, str], cwd: Path, runs: int, tag: str, daemon_pid: int | None = None) -> dict[str, Any]:
+    """`memory_remember` on a running `aimate mem mcp` (a bare JSON-RPC client, as Claude Code's is), two calls
+    not counted first (the server's first call loads what it needs): wall ms p50/p95, and the CPU ms of the
+    server — and, through the daemon, of the daemon — for each call (p50)."""
+    from scripts.bench import bare_mcp, call_tool, summary
+
+    times, cpu, served = [], [], []
+    with bare_mcp(env, cwd) as (call, pid):
+        for run in range(runs + 2):
+            text = REMEMBERED[run % 2].format(n=run + (3000 if tag == "daemon" else 2000))
+            server_before, daemon_before = process_cpu_ms(pid), process_cpu_ms(daemon_pid)
+            start = time.perf_counter()
+            call_tool(call, "memory_remember", {"text": text, "kind": "decision"})
+            elapsed = (time.perf_counter() - start) * 1000
+            time.sleep(0.3 if daemon_pid else 0)  # what the daemon does after answering (a commit) counts too
+            if run >= 2:
+                times.append(elapsed)
+                cpu.append(process_cpu_ms(pid) - server_before)
+                served.append(process_cpu_ms(daemon_pid) - daemon_before)
+    out = {key: round(value, 1) for key, value in summary(times).items()}
+    out["cpu_p50"], out["cpu_p95"] = round(summary(cpu)["p50"], 1), round(summary(cpu)["p95"], 1)
+    if daemon_pid:
+        out["daemon_cpu_p50"] = round(summary(served)["p50"], 1)
     return out
 
 
@@ -242,7 +273,7 @@ def table(result: dict[str, Any]) -> str:
         "| command | daemon p50 / p95 ms (CPU p50: command + daemon) | goal | cold p50 / p95 ms (CPU p50) | goal |",
         "|---|---|---|---|---|",
     ]
-    for name in WAITS:
+    for name in (*WAITS, MCP_REMEMBER):
         cold_goal = COLD_GOALS_MS.get(name)
         lines.append(
             f"| {name} | {daemon[name]['p50']:.0f} / {daemon[name]['p95']:.0f} ({daemon[name]['cpu_p50']:.0f} + "

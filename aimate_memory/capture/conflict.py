@@ -53,7 +53,12 @@ _CLAUSE_END = re.compile(r"[,.;:!?，。；：！？、\n]")
 
 
 def _alternation(patterns: Iterable[str]) -> str:
-    return "|".join(f"{_BEFORE}(?:{pattern}){_AFTER}" for pattern in patterns)
+    """One pattern matching any of `patterns` as a whole word. The word bounds are written once around the
+    alternation, not around each pattern: `B(?:p|q)A` matches what `BpA|BqA` does, in the same order, and
+    the bounds' character classes were two thirds of compiling the table (~340 → ~110 ms CPU, every process
+    that checks a conflict: issue 38). None at all never matches."""
+    listed = [f"(?:{pattern})" for pattern in patterns]
+    return f"{_BEFORE}(?:{'|'.join(listed)}){_AFTER}" if listed else "(?!)"
 
 
 def _compile(patterns: Iterable[str]) -> re.Pattern[str]:

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from aimate_memory.cli.answers import print_capture, print_context
-from aimate_memory.cli.common import JSON, NO_REFRESH, open_system, refreshed, vault_client
+from aimate_memory.cli.common import JSON, NO_REFRESH, open_system, vault_client
+from aimate_memory.cli.progress import refreshed
 from aimate_memory.cli.render import console, print_json, print_warning
 from aimate_memory.system.records import CaptureRecord, ContextRecord
 

@@ -1,4 +1,5 @@
-"""What every command module shares: the global options, `open_system`, option declarations, `refreshed`.
+"""What every command module shares: the global options, `open_system`, option declarations (the refresh
+shown before a read, `refreshed`, is cli/progress.py's).
 
 Imports only go down from here (render, progress, the facade), so command modules can import it without
 importing each other or the app."""
@@ -13,11 +14,9 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from aimate_memory.cli.faults import describe_fault
-from aimate_memory.cli.progress import LazyProgress
+from aimate_memory.cli.progress import LazyProgress, ShownRefresh
 from aimate_memory.cli.render import print_warning
 from aimate_memory.cli.served import say_refused_config
-from aimate_memory.errors import NotFoundError
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
@@ -75,43 +74,6 @@ def open_system(search_for: str | None = None, needs_vault: bool = True) -> Memo
     if needs_vault:
         client.require_vault()
     return client.local.system
-
-
-class ShownRefresh:
-    """The CLI's freshness (`system.client.Freshness`): `refreshed`, with its progress and warnings."""
-
-    def refresh(self, system: MemorySystem) -> None:
-        refreshed(system)
-
-    def close(self) -> None:
-        pass
-
-
-def refreshed(system: MemorySystem, no_refresh: bool = False) -> MemorySystem:
-    """Read commands refresh the index first (milliseconds when nothing changed), and say what went wrong."""
-    if no_refresh:
-        if not system.store.has_index:
-            # Reading would create an empty index.db and fail on its missing tables.
-            raise NotFoundError("there is no index yet", "run `aimate mem index`, or drop --no-refresh")
-        return system
-    try:
-        with LazyProgress() as progress:
-            reports = system.refresh(progress)
-    except Exception as exc:
-        # The index cannot be written (read-only, disk full, a size limit): read it as it is rather than fail.
-        fault = describe_fault(exc)
-        if fault is None or not system.store.has_index:
-            raise
-        print_warning(f"the index could not be updated ({fault[0]}); showing it as it was — {fault[1]}")
-        system.close()  # a failed write can leave the connection unusable: reads reopen the file
-        return system
-    for report in reports.values():
-        for warning in report.warnings:
-            print_warning(warning)
-    errors = sum(report.errors for report in reports.values())
-    if errors:
-        print_warning(f"{errors} file(s) could not be indexed; run `aimate mem diagnose`")
-    return system
 
 
 def when(value: str | None, option: str) -> datetime | None:

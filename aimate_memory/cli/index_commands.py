@@ -10,8 +10,8 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from aimate_memory.cli.common import JSON, NO_REFRESH, connect, open_system, refreshed, when
-from aimate_memory.cli.progress import LazyProgress
+from aimate_memory.cli.common import JSON, NO_REFRESH, connect, open_system, when
+from aimate_memory.cli.progress import LazyProgress, refreshed
 from aimate_memory.cli.render import console, print_json, print_warning
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.system.records import SCORE_PARTS

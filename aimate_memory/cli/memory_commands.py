@@ -17,10 +17,10 @@ from aimate_memory.cli.common import (
     NO_REFRESH,
     open_system,
     prepare_models_ahead,
-    refreshed,
     vault_client,
     when,
 )
+from aimate_memory.cli.progress import refreshed
 from aimate_memory.cli.render import console, print_json, print_warning
 from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
 from aimate_memory.system.records import where_to_dict

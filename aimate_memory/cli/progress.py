@@ -1,14 +1,21 @@
-"""A progress bar that shows up only when work takes over a second (docs/design.md §6), on stderr."""
+"""A progress bar that shows up only when work takes over a second (docs/design.md §6), on stderr; and the
+index refresh a command makes before it reads, shown with it (`refreshed`). Without typer or rich at import
+time: rich loads only when a bar is shown, so the commands the fast path answers in process (`cli.served`)
+refresh the same way the typer commands do."""
 
 from __future__ import annotations
 
 import time
 from typing import TYPE_CHECKING
 
-from aimate_memory.cli.render import err_console
+from aimate_memory.cli.faults import describe_fault
+from aimate_memory.cli.plain import print_warning
+from aimate_memory.errors import NotFoundError
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
+
+    from aimate_memory.system import MemorySystem
 
 SHOW_AFTER_SECONDS = 1.0
 
@@ -21,7 +28,11 @@ class LazyProgress:
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         if self._progress is None:
-            if time.monotonic() - self._started < SHOW_AFTER_SECONDS or not err_console.is_terminal:
+            if time.monotonic() - self._started < SHOW_AFTER_SECONDS:
+                return
+            from aimate_memory.cli.render import err_console  # rich: only once a bar may be shown
+
+            if not err_console.is_terminal:
                 return
             # Imported here, not at the top: every command builds a LazyProgress, few ever show it, and
             # rich.progress cost 33-50 ms of each cold start (python -X importtime, 2026-11-25, load ~5).
@@ -49,3 +60,40 @@ class LazyProgress:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class ShownRefresh:
+    """The CLI's freshness (`system.client.Freshness`): `refreshed`, with its progress and warnings."""
+
+    def refresh(self, system: MemorySystem) -> None:
+        refreshed(system)
+
+    def close(self) -> None:
+        pass
+
+
+def refreshed(system: MemorySystem, no_refresh: bool = False) -> MemorySystem:
+    """Read commands refresh the index first (milliseconds when nothing changed), and say what went wrong."""
+    if no_refresh:
+        if not system.store.has_index:
+            # Reading would create an empty index.db and fail on its missing tables.
+            raise NotFoundError("there is no index yet", "run `aimate mem index`, or drop --no-refresh")
+        return system
+    try:
+        with LazyProgress() as progress:
+            reports = system.refresh(progress)
+    except Exception as exc:
+        # The index cannot be written (read-only, disk full, a size limit): read it as it is rather than fail.
+        fault = describe_fault(exc)
+        if fault is None or not system.store.has_index:
+            raise
+        print_warning(f"the index could not be updated ({fault[0]}); showing it as it was — {fault[1]}")
+        system.close()  # a failed write can leave the connection unusable: reads reopen the file
+        return system
+    for report in reports.values():
+        for warning in report.warnings:
+            print_warning(warning)
+    errors = sum(report.errors for report in reports.values())
+    if errors:
+        print_warning(f"{errors} file(s) could not be indexed; run `aimate mem diagnose`")
+    return system

@@ -2,9 +2,12 @@
 without typer, rich or the command modules (docs/agents.md, "Commands the daemon answers"): their import was
 two thirds of such a command's CPU. `cli.fast` hands a command line here only when it has one of the simple
 shapes in `SHAPES`; `run_served` asks the daemon through the one client and prints with the typer command's
-own renderer (`cli.answers`). Whatever it cannot answer with certainty — no daemon, the daemon unreachable or
-failing, any other option, a usage error — returns None before printing anything, and the typer app runs the
-command as it always did. `AIMATE_NO_FASTPATH=1` sends every command line to the typer app.
+own renderer (`cli.answers`). With no daemon (none runs, or `AIMATE_NO_DAEMON=1`) the same client answers in
+this process, refreshed as the typer command refreshes (`cli.progress.refreshed`): a cold `remember` or `list`
+pays for the facade, not for typer and rich too (issue 38). Whatever it cannot answer with certainty — a
+daemon that runs but is unreachable or failing, any other option, a usage error — returns None before printing
+anything, and the typer app runs the command as it always did. `AIMATE_NO_FASTPATH=1` sends every command
+line to the typer app.
 
 Only the standard library at import time; the client and the renderer are imported when a command runs."""
 
@@ -18,10 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
-    from aimate_memory.system.client import MemoryClient, RoutedClient
+    from aimate_memory.system.client import Freshness, MemoryClient, RoutedClient
     from aimate_memory.vault.roots import Roots
 
 NO_FASTPATH_ENV = "AIMATE_NO_FASTPATH"
+EMBEDS = ("remember", "context")  # what their typer commands pass as `search_for`: the models load ahead
 
 
 def positive_int(text: str) -> int | None:
@@ -148,12 +152,12 @@ def run_served(command: str, fields: dict[str, Any], project: Path | None, globa
     from aimate_memory.watch.private_socket import socket_path
     from aimate_memory.watch.transport import NO_DAEMON_ENV
 
-    if os.environ.get(NO_DAEMON_ENV) == "1" or not socket_path(aimate_home()).exists():
-        return None  # in process: the typer app opens the facade (and autostarts a daemon where configured)
     if command == "review" and not fields["as_json"] and sys.stdin.isatty():
         return None  # walked one by one at a terminal: in process
     if command == "remember" and fields["keep_both"] and fields["replaces"]:
         return None  # a usage error, the typer app's to say
+    if os.environ.get(NO_DAEMON_ENV) == "1" or not socket_path(aimate_home()).exists():
+        return run_here(command, fields, project, global_only)
     try:
         client = vault_client(project, global_only)
         if client.remote is None:
@@ -167,12 +171,25 @@ def run_served(command: str, fields: dict[str, Any], project: Path | None, globa
     return 0
 
 
-def vault_client(project: Path | None, global_only: bool) -> RoutedClient:
+def run_here(command: str, fields: dict[str, Any], project: Path | None, global_only: bool) -> int:
+    """`command` answered by the facade in this process, as the typer command answers it without a daemon:
+    the same client (which autostarts a daemon where `daemon.autostart` says so), the index refreshed with
+    the same progress and warnings, the models loading ahead for the sentence or query it will embed."""
+    from aimate_memory.cli.progress import ShownRefresh
+
+    search_for = fields.get("argument") if command in EMBEDS else None
+    ASK[command](vault_client(project, global_only, search_for, ShownRefresh()), fields)()
+    return 0
+
+
+def vault_client(
+    project: Path | None, global_only: bool, search_for: str | None = None, freshness: Freshness | None = None
+) -> RoutedClient:
     """`cli.common.vault_client` without typer: the one client, the project's refused config keys said, a vault
-    required."""
+    required. `search_for`: the text the command will embed (its model starts loading at once)."""
     from aimate_memory.watch.client import connect
 
-    client = connect(None, project, global_only)
+    client = connect(None, project, global_only, search_for=search_for, freshness=freshness)
     say_refused_config(client.roots)
     client.require_vault()
     return client

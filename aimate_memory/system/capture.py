@@ -348,6 +348,8 @@ class Capture:
             # Deferrable: the files are durable and indexed before the answer; the daemon commits right after it.
             changeset = ChangeSet(f'memory: remember "{memory.title}" ({where})', changes)
             self._store.record(vault, changeset, deferrable=True)
+        # Searchable, by keywords and vectors, when the command returns: not left to the next command's sync.
+        self._store.index_written(vault, [change.path for change in changes])
         action: CaptureAction = "written" if status == "active" else "pending"
         return CaptureResult(action, memory, old.id if old is not None else None, reason)
 

@@ -1,7 +1,7 @@
 """The commands a running daemon answers, served without typer or rich (`cli.served`): which command lines the
 fast path takes, that each prints byte for byte what the typer app prints (`AIMATE_NO_FASTPATH=1`) in
 Chinese and English, that it imports neither typer nor rich nor the facade, and that without a daemon the
-typer app answers."""
+fast path answers them in process — still byte for byte the typer app's answer, still without typer or rich."""
 
 from __future__ import annotations
 
@@ -111,15 +111,24 @@ def run(*args: str, cwd: Path, home: Path, env: dict[str, str] | None = None) ->
     )
 
 
-def both_ways(*args: str, cwd: Path, home: Path) -> str:
+NO_DAEMON = {"AIMATE_NO_DAEMON": "1"}
+TYPER_APP = {"typer", "rich", "click", "aimate_memory.cli.app"}
+
+
+def both_ways(*args: str, cwd: Path, home: Path, env: dict[str, str] | None = None) -> str:
     """The command through the fast path and through the typer app: the same exit code, stdout and stderr
-    (but for the import report); the fast one imported no typer, rich or facade. Its stdout."""
-    fast = run(*args, cwd=cwd, home=home)
-    typer_app = run(*args, cwd=cwd, home=home, env={"AIMATE_NO_FASTPATH": "1"})
+    (but for the import report). Through the daemon the fast one imported no typer, rich or facade; without
+    one (`env` NO_DAEMON) it opened the facade here, and still imported no typer or rich. Its stdout."""
+    fast = run(*args, cwd=cwd, home=home, env=env)
+    typer_app = run(*args, cwd=cwd, home=home, env={**(env or {}), "AIMATE_NO_FASTPATH": "1"})
     fast_err, fast_imported = fast.stderr.rsplit("IMPORTED ", 1)
     typer_err, typer_imported = typer_app.stderr.rsplit("IMPORTED ", 1)
     assert (fast.returncode, fast.stdout, fast_err) == (typer_app.returncode, typer_app.stdout, typer_err), args
-    assert fast_imported == "\n", (args, fast_imported)  # answered by the daemon: nothing heavy here
+    if env == NO_DAEMON:
+        assert not TYPER_APP & set(fast_imported.split()), (args, fast_imported)  # in process, typer-free
+        assert "aimate_memory.system.facade" in fast_imported or fast.returncode  # really answered here
+    else:
+        assert fast_imported == "\n", (args, fast_imported)  # answered by the daemon: nothing heavy here
     assert "typer" in typer_imported and "rich" in typer_imported  # the reference really was the typer app
     return fast.stdout
 
@@ -168,10 +177,23 @@ def _titles_and_ids(listed_json: str) -> list[tuple[str, str]]:
     return [(memory["title"], memory["id"]) for memory in json.loads(listed_json)]
 
 
-def test_without_a_daemon_the_typer_app_answers(cli, initialized, home: Path, workdir: Path) -> None:
-    assert cli("mem", "add", "会话缓存用 Redis", "--body", "延迟低").code == 0
-    listed = run("list", cwd=workdir, home=home)
-    assert listed.returncode == 0 and "会话缓存用 Redis" in listed.stdout
-    assert "typer" in listed.stderr.rsplit("IMPORTED ", 1)[1]
-    missing = run("show", "nosuchid", cwd=workdir, home=home, env={"AIMATE_NO_DAEMON": "1"})
-    assert missing.returncode == 1 and "error:" in missing.stderr
+@pytest.mark.slow
+def test_without_a_daemon_each_served_command_answers_here_as_the_typer_app_does(home: Path, project: Path) -> None:
+    listed = both_ways("list", "--json", cwd=project, home=home, env=NO_DAEMON)
+    ids = {title: memory_id[:8] for title, memory_id in _titles_and_ids(listed)}
+    assert "提交说明" in both_ways("list", cwd=project, home=home, env=NO_DAEMON)
+    assert "始终用中文写提交说明" in both_ways("show", ids["提交说明"], cwd=project, home=home, env=NO_DAEMON)
+    missing = both_ways("show", "nosuchid", cwd=project, home=home, env=NO_DAEMON)  # the error, its exit code
+    assert missing == ""
+    assert "延迟很低" in both_ways("review", cwd=project, home=home, env=NO_DAEMON)
+    assert "Package manager" in both_ways("timeline", cwd=project, home=home, env=NO_DAEMON)
+    assert "始终用中文写提交说明" in both_ways("context", "会话缓存", cwd=project, home=home, env=NO_DAEMON)
+    for sentence in ("We decided to deploy on Fridays only after the smoke tests", "我们决定周五只在冒烟测试后发布"):
+        first = run("remember", sentence, cwd=project, home=home, env=NO_DAEMON)
+        assert first.returncode == 0 and "remembered" in first.stdout, first.stderr
+        assert not TYPER_APP & set(first.stderr.rsplit("IMPORTED ", 1)[1].split())
+        # Written here and indexed before it returned: found without a refresh, by keywords.
+        found = run("list", "--no-refresh", cwd=project, home=home, env=NO_DAEMON)
+        assert sentence[:12] in found.stdout
+        assert "already remembered" in both_ways("remember", sentence, cwd=project, home=home, env=NO_DAEMON)
+    both_ways("remember", sentence, "--json", cwd=project, home=home, env=NO_DAEMON)

@@ -40,6 +40,9 @@ def _en(*phrases: str) -> tuple[re.Pattern[str], ...]:
 
 
 _APOSTROPHE = "['’]"
+# "强制所有模块使用 X" sets a rule (a rule's cue, and one that stands); "强制刷新" / "强制推送" is an action of
+# the moment.
+_MANDATORY_ZH = re.compile(r"强制(?:所有|全部|统一|使用|采用|要求|每个|各)")
 
 RULES: tuple[CaptureRule, ...] = (
     CaptureRule(
@@ -70,7 +73,11 @@ RULES: tuple[CaptureRule, ...] = (
         "task",
         None,
         {
-            "zh": _zh("TODO", "待办", "明天", "下周", "记得", "别忘了", "不要忘了", "不要忘记", "回头", "稍后", "截止"),
+            "zh": (
+                *_zh("TODO", "待办", "明天", "下周", "记得", "别忘了", "不要忘了", "不要忘记", "回头", "稍后", "截止"),
+                # Left for later, said as when ("当前结构稳定后再考虑", "上线之后再优化"): what "at some point" says.
+                re.compile(r"(?:之后|以后|后)再(?:考虑|做|处理|实现|优化|讨论|加)"),
+            ),
             "en": _en(
                 "TODO",
                 "FIXME",
@@ -117,7 +124,10 @@ RULES: tuple[CaptureRule, ...] = (
         "rule",
         Scope.GLOBAL,
         {
-            "zh": _zh("不要", "必须", "禁止", "永远不", "不得", "不允许", "务必", "一定要", "切勿", "始终", "一律"),
+            "zh": (
+                *_zh("不要", "必须", "禁止", "永远不", "不得", "不允许", "务必", "一定要", "切勿", "始终", "一律"),
+                _MANDATORY_ZH,
+            ),
             "en": _en(
                 "always",
                 "never",
@@ -201,8 +211,12 @@ LASTING_CUES: tuple[re.Pattern[str], ...] = (
     # requirements named as a thing ("测试要求需要遵循哪些").
     re.compile(r"(?<!符合)(?<!满足)(?<!达到)(?<![按的])要求(?=[\u4e00-\u9fff])(?!需要|是|有|等|的)"),
 )
+# The person's preference said in Chinese ("我更喜欢用 pytest", "我倾向于 Pinia"): what "I prefer" is among the
+# English cues below — the preference rule's own words, one list for filing and hearing.
+PREFERENCE_ZH: tuple[re.Pattern[str], ...] = next(rule for rule in RULES if rule.name == "preference").patterns["zh"]
 STANDING_CUES: tuple[re.Pattern[str], ...] = (
     *LASTING_CUES,
+    *PREFERENCE_ZH,
     *_en(
         "always",
         "never",
@@ -232,6 +246,7 @@ STANDING_CUES: tuple[re.Pattern[str], ...] = (
     re.compile(r"^\W*(?:stick (?:to|with)|switch to|go with)\b", re.IGNORECASE),
     re.compile(r"^\W*(?:使用|采用|选用|改用)(?!的)"),  # "使用的是…" describes, it does not instruct
     *_zh("不要", "别再", "不能", "必须", "应该"),
+    _MANDATORY_ZH,
     # "统一用/统一为 X" sets a convention; "统一所有组件的接口" is a refactoring to do once (a directive's
     # decision at most, `DIRECTIVE_CUES`), not an instruction that stands.
     re.compile(r"统一(?:使用|用|采用|为|成|到)"),
@@ -322,6 +337,8 @@ DIRECTIVE_CUES: tuple[re.Pattern[str], ...] = (
     re.compile(r"将.{1,40}?(?:改为|改成|拆分|分离|统一|迁移|合并|整合|放在|放到|存放|替换|指定|设为|设置为|去掉)"),
     re.compile(r"^\W*(?:(?:使用|采用|选用|改用)(?!的)|统一|基于|避免|跳过|保留|保持|去掉|移除|为每个|所有)"),
     re.compile(r"(?<![所被])(?:替代|代替|取代)"),  # "被新的 API 所取代" tells what happened, it decides nothing
+    # Built the way another part is ("新浪爬虫使用和东方财富爬虫相同的方式爬取"): a convention the parts share.
+    re.compile(r"(?:和|与|跟|同|按照?|参照).{1,20}?(?:相同|一样|一致)的?(?:方式|方法|做法|风格|格式|结构|逻辑|写法)"),
     *_zh("专属", "统一使用", "统一为", "统一到", "分离", "拆分为", "放在", "存放在"),
 )
 # A request for now, the most common thing a person types ("fix the error", "check the logs", "请你修复", "查看

@@ -95,9 +95,15 @@ def test_a_long_session_leaves_more_to_review_than_a_short_one(system: MemorySys
         ("新浪爬虫使用和东方财富爬虫相同的方式爬取。", "decision"),
         ("Add connection pooling at some point, once the structure is stable.", "task"),
         ("连接池等当前结构稳定后再考虑。", "task"),
+        ("Never commit secrets to the repository.", "rule"),
+        ("严禁把密钥提交到仓库。", "rule"),
+        ("We decided to write unit tests first.", "decision"),
+        ("决定先编写单元测试。", "decision"),
+        ("Prefer shell commands over long explanations.", "decision"),
+        ("优先使用 Shell 命令解决。", "rule"),
     ],
 )
-def test_a_preference_a_mandate_a_shared_convention_and_a_deferred_task_are_heard(
+def test_a_preference_a_rule_a_decision_a_shared_convention_and_a_deferred_task_are_heard(
     system: MemorySystem, sentence: str, kind: str
 ) -> None:
     turns = [("user", "修复 sina.py 里的报错" if "\u4e00" <= sentence[0] <= "\u9fff" else "fix the error in sina.py")]
@@ -115,3 +121,16 @@ def test_a_preference_a_mandate_a_shared_convention_and_a_deferred_task_are_hear
 def test_a_sentence_is_not_cut_where_a_bracket_holds_a_semicolon(system: MemorySystem, sentence: str) -> None:
     proposed = system.capture.propose_from_session("bracket-session", [("user", sentence)])
     assert [result.memory.body.strip() for result in proposed] == [sentence]
+
+
+@pytest.mark.parametrize("statement", ["Always answer in English.", "中文回答我的问题", "以后不要在日志里打印令牌。"])
+def test_the_clients_own_words_around_a_request_are_not_the_persons_instruction(
+    system: MemorySystem, statement: str
+) -> None:
+    fix = (
+        "For the code present, we get this error:\n```\n{}\n```\n"
+        "How can I resolve this? If you propose a fix, please make it concise."
+    )
+    turns = [("user", fix.format(error)) for error in ("Instance of 'dict' has no 'save' member", "未定义的变量 'db'")]
+    proposed = system.capture.propose_from_session("template-session", [*turns, ("user", statement)])
+    assert [result.memory.body.strip() for result in proposed] == [statement]

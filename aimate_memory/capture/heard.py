@@ -24,6 +24,7 @@ from aimate_memory.capture.rules import (
     NOT_A_STATEMENT,
     ONE_OFF_CUES,
     PERSONAL_CUES,
+    PREFERENCE_ZH,
     PROPOSED_CHANGE,
     RULES,
     STANDING_CUES,
@@ -40,6 +41,9 @@ MAX_SENTENCE_CHARS = 300  # longer than a typed sentence: a paste
 LONG_TURN_CHARS = 400
 # A full stop ends a sentence before a space, and so does one inside a closing quote ('… to update `docs/`." If').
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])(?=\s)|(?<=\.[\"'”’])(?=\s)")
+# A sentence's end inside brackets is not one ("用户代理：Mozilla/5.0 (Windows NT 10.0; Win64)", "（如 A；B）"): the
+# pieces a split leaves with a bracket open are joined back.
+_OPENS, _CLOSES = "(（[【", ")）]】"
 _LATIN_WORD = re.compile(r"[A-Za-z0-9_]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _EMPHASIS = re.compile(r"(?<!\w)[_*]{1,2}([^\s_*][^_*]*?)[_*]{1,2}(?!\w)")  # Markdown's _word_ and **word**
@@ -50,6 +54,7 @@ DECISION_CUES, TASK_CUES, RULE_CUES = (
 # A Chinese sentence is often a request and a standing instruction joined by a comma ("修复这个错误，使用中文
 # 回答"): each clause is read on its own, and the one that stands is what is proposed.
 _CJK_CLAUSE = re.compile(r"[，；]")
+_CLAUSE_END = re.compile(r"(?<=[，；])")
 # A Chinese line that numbers its items inline ("1 爬取的连接有问题 ，2 去掉api结构选项3 重构该爬虫"): each item
 # is a sentence of its own. A marker is one digit after Chinese text, a Chinese comma or the line's start, then a
 # space or 、/./) and Chinese text; a line is split only when it has two or more ("Vue 3 的组件" is no list).
@@ -60,6 +65,7 @@ STANDS: tuple[re.Pattern[str], ...] = (
     *RULE_CUES,
     *LASTING_CUES,
     *PERSONAL_CUES,
+    *PREFERENCE_ZH,
     *DECISION_CUES,
     *CHOICE_CUES,
 )
@@ -79,7 +85,7 @@ def sentences(text: str) -> list[str]:
     """The typed sentences of a turn, each one capture would take (short ones and pastes left out)."""
     found: list[str] = []
     for line in typed_lines(text):
-        for part in (item for piece in _SENTENCE_END.split(line) for item in _items(piece)):
+        for part in (item for piece in split_outside_brackets(_SENTENCE_END, line) for item in _items(piece)):
             sentence = part.strip(" \t-*•，,")
             if long_enough(sentence) and len(sentence) <= MAX_SENTENCE_CHARS:
                 found.append(sentence)
@@ -100,6 +106,28 @@ def heard(number: int, text: str) -> list[Heard]:
     return found
 
 
+def split_outside_brackets(boundary: re.Pattern[str], text: str) -> list[str]:
+    """`text` split at `boundary` (a zero-width pattern: the pieces keep their marks, joined they are `text`),
+    except where a bracket is open: a piece that leaves one open takes the next ones until it closes, when it
+    closes later in `text`."""
+    pieces: list[str] = []
+    depth, seen = 0, 0
+    for piece in boundary.split(text):
+        seen += len(piece)
+        if depth > 0 and pieces:
+            pieces[-1] += piece
+        else:
+            pieces.append(piece)
+        depth = max(0, depth + _count(piece, _OPENS) - _count(piece, _CLOSES))
+        if not _count(text[seen:], _CLOSES):
+            depth = 0  # never closed (a smiley, a typo): the marks split as they would without it
+    return pieces
+
+
+def _count(text: str, marks: str) -> int:
+    return sum(text.count(mark) for mark in marks)
+
+
 def _items(piece: str) -> list[str]:
     """A piece of a line, or its inline numbered items when it numbers two or more (`_INLINE_ITEM`)."""
     if len(_INLINE_ITEM.findall(piece)) < 2:
@@ -115,7 +143,7 @@ def _units(sentence: str) -> list[str]:
     if not _CJK.search(sentence) or not _CJK_CLAUSE.search(sentence) or not matches(ONE_OFF_CUES, sentence):
         return [sentence]
     runs: list[list[str]] = [[]]
-    for clause in re.split(r"(?<=[，；])", sentence):  # each clause keeps its comma: joined back verbatim
+    for clause in split_outside_brackets(_CLAUSE_END, sentence):  # each keeps its comma: joined back verbatim
         bare = clause.rstrip("，；")
         if long_enough(bare) and not matches(ONE_OFF_CUES, bare) and worth_keeping(bare):
             runs[-1].append(clause)

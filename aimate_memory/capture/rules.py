@@ -40,6 +40,9 @@ def _en(*phrases: str) -> tuple[re.Pattern[str], ...]:
 
 
 _APOSTROPHE = "['’]"
+# "强制所有模块使用 X" sets a rule (a rule's cue, and one that stands); "强制刷新" / "强制推送" is an action of
+# the moment.
+_MANDATORY_ZH = re.compile(r"强制(?:所有|全部|统一|使用|采用|要求|每个|各)")
 
 RULES: tuple[CaptureRule, ...] = (
     CaptureRule(
@@ -70,7 +73,11 @@ RULES: tuple[CaptureRule, ...] = (
         "task",
         None,
         {
-            "zh": _zh("TODO", "待办", "明天", "下周", "记得", "别忘了", "不要忘了", "不要忘记", "回头", "稍后", "截止"),
+            "zh": (
+                *_zh("TODO", "待办", "明天", "下周", "记得", "别忘了", "不要忘了", "不要忘记", "回头", "稍后", "截止"),
+                # Left for later, said as when ("当前结构稳定后再考虑", "上线之后再优化"): what "at some point" says.
+                re.compile(r"(?:之后|以后|后)再(?:考虑|做|处理|实现|优化|讨论|加)"),
+            ),
             "en": _en(
                 "TODO",
                 "FIXME",
@@ -93,7 +100,10 @@ RULES: tuple[CaptureRule, ...] = (
         "decision",
         None,
         {
-            "zh": _zh("我们决定", "决定用", "决定使用", "决定采用", "选用", "改用", "采用", "最终选择", "换成"),
+            "zh": (
+                *_zh("我们决定", "决定用", "决定使用", "决定采用", "选用", "改用", "采用", "最终选择", "换成"),
+                re.compile(r"(?<![你由])决定(?:进行|要|把|将|不|先|改)"),  # "由你决定" leaves it open
+            ),
             "en": _en(
                 "we decided",
                 f"we{_APOSTROPHE}ve decided",
@@ -117,7 +127,12 @@ RULES: tuple[CaptureRule, ...] = (
         "rule",
         Scope.GLOBAL,
         {
-            "zh": _zh("不要", "必须", "禁止", "永远不", "不得", "不允许", "务必", "一定要", "切勿", "始终", "一律"),
+            "zh": (
+                *_zh(
+                    "不要", "必须", "禁止", "严禁", "永远不", "不得", "不允许", "务必", "一定要", "切勿", "始终", "一律"
+                ),
+                _MANDATORY_ZH,
+            ),
             "en": _en(
                 "always",
                 "never",
@@ -196,13 +211,26 @@ CUE_FEATURES: dict[str, tuple[re.Pattern[str], ...]] = {
 # Words that say it holds from now on, whatever else the sentence asks for.
 LASTING_CUES: tuple[re.Pattern[str], ...] = (
     *_en("from now on", "going forward", "in the future", "every time", "each time", "whenever"),
-    *_zh("以后", "今后", "每次", "始终", "永远", "一律", "总是", "一直", "记住"),
+    *_zh("以后", "今后", "每次", "始终", "永远", "一律", "总是", "一直", "记住", "任何时候"),
     # A requirement the person sets ("提交要求分步提交"), not one a change must meet ("符合要求", "按要求") nor
     # requirements named as a thing ("测试要求需要遵循哪些").
     re.compile(r"(?<!符合)(?<!满足)(?<!达到)(?<![按的])要求(?=[\u4e00-\u9fff])(?!需要|是|有|等|的)"),
 )
+
+
+def _cues(name: str, language: str) -> tuple[re.Pattern[str], ...]:
+    return next(rule for rule in RULES if rule.name == name).patterns[language]
+
+
+# The person's preference and a rule's must/never said in Chinese ("我更喜欢用 pytest", "我倾向于 Pinia", "严禁
+# 提交密钥", "一定要先跑测试"): what "I prefer" and "must"/"never" are among the English cues below — the
+# preference and rule rows' own words, one list for filing and hearing.
+PREFERENCE_ZH = _cues("preference", "zh")
+RULE_ZH = _cues("rule", "zh")
 STANDING_CUES: tuple[re.Pattern[str], ...] = (
     *LASTING_CUES,
+    *PREFERENCE_ZH,
+    *RULE_ZH,
     *_en(
         "always",
         "never",
@@ -243,10 +271,14 @@ STANDING_CUES: tuple[re.Pattern[str], ...] = (
     re.compile(r"^\W*(?:stick (?:to|with)|switch to|go with)\b", re.IGNORECASE),
     re.compile(r"^\W*(?:使用|采用|选用|改用)(?!的)"),  # "使用的是…" describes, it does not instruct
     *_zh("不要", "别再", "不能", "必须", "应该"),
+    _MANDATORY_ZH,
     # "统一用/统一为 X" sets a convention; "统一所有组件的接口" is a refactoring to do once (a directive's
     # decision at most, `DIRECTIVE_CUES`), not an instruction that stands.
     re.compile(r"统一(?:使用|用|采用|为|成|到)"),
-    *_zh("注意", "而不是", "代替", "替代", "改用", "采用"),
+    *_zh("注意", "而不是", "代替", "替代", "改用", "采用", "偏好"),
+    # "should" and "prefer" without the person named ("应将文档移到 docs/", "优先使用 Shell 命令"); "优先级" is a
+    # priority, "相应" / "响应" are other words.
+    re.compile(r"(?<![响对反供适相回效])应(?:当|将|在|以)|优先(?!级)"),
 )
 # A choice the team lives with, said as a fact ("we use Pinia", "我们用的是 Vue 3") or as a change ("switch the
 # store to Vuex", "instead of", 改用 / 换成 / 不再): filed a decision, so a later change of mind is checked
@@ -346,6 +378,8 @@ DIRECTIVE_CUES: tuple[re.Pattern[str], ...] = (
     re.compile(r"将.{1,40}?(?:改为|改成|拆分|分离|统一|迁移|合并|整合|放在|放到|存放|替换|指定|设为|设置为|去掉)"),
     re.compile(r"^\W*(?:(?:使用|采用|选用|改用)(?!的)|统一|基于|避免|跳过|保留|保持|去掉|移除|为每个|所有)"),
     re.compile(r"(?<![所被])(?:替代|代替|取代)"),  # "被新的 API 所取代" tells what happened, it decides nothing
+    # Built the way another part is ("新浪爬虫使用和东方财富爬虫相同的方式爬取"): a convention the parts share.
+    re.compile(r"(?:和|与|跟|同|按照?|参照).{1,20}?(?:相同|一样|一致)的?(?:方式|方法|做法|风格|格式|结构|逻辑|写法)"),
     *_zh("专属", "统一使用", "统一为", "统一到", "分离", "拆分为", "放在", "存放在"),
     *PROPOSED_CHANGE,
 )
@@ -428,5 +462,9 @@ NOT_A_STATEMENT: tuple[re.Pattern[str], ...] = (
     *_en("I think", "I assume", "I guess", "possibly", "probably", "maybe", "perhaps"),
     *_zh("是不是", "不知道", "不确定", "为什么", "怎么", "能否", "是否", "可能", "也许", "大概", "或许"),
     # A question without its mark ("哪些功能只是创建出来缺不能使用", "需要遵循哪些"), or naming a problem ("…等问题").
-    re.compile(r"哪些|哪个|哪里|哪儿|问题\W*$"),
+    re.compile(r"哪些|哪个|哪里|哪儿|(?<!我的)问题\W*$"),  # "中文回答我的问题" asks nothing
+    # What the client wrote around the person's request, the same words in every project and language (Cursor's
+    # "Fix in Chat": "For the code present, we get this error: … How can I resolve this? If you propose a fix,
+    # please make it concise."): said in many turns, it would look like the person's most repeated instruction.
+    *_en("If you propose a fix, please make it concise", "For the code present, we get this error"),
 )

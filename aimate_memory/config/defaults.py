@@ -68,9 +68,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         # at most distill_max per session (docs/design.md, "Capture"). 0 for distill_max turns it off. Only
         # sentences that say they hold beyond now are read at all (capture/rules.py, "What a session proposes"),
         # so the model's confidence is a weak second filter: on the replay's development projects, confidence
-        # alone kept precision at .15 at every threshold; the cue gate doubled it. 3: a handful to review.
+        # alone kept precision at .15 at every threshold; the cue gate doubled it. 4: a handful to review — on
+        # the replay's projects a fourth kept more statements at the same precision (docs/design.md, "Capture
+        # from a conversation"), and the median session still asks for one decision or none.
         "distill_confidence": 0.2,
-        "distill_max": 3,
+        "distill_max": 4,
         # A rule is a sentence (issue 38): a capture longer than this many characters (CJK characters count
         # one each) is refused — a pasted document became one core line that no context could fit. A long
         # note goes in with `aimate mem add --file`. docs/design.md, "Capture".

@@ -28,21 +28,29 @@ def _waiting(system: MemorySystem) -> list[str]:
                 "We decided to use Redis for the session cache.",
                 "Never log the access tokens.",
                 "Keep the API handlers thin.",
+                "Store the uploads in S3.",
             ],
         ),
         (
             "以后都使用中文回答。",
             "以后请都使用中文回答我。",
-            ["我们决定用 Redis 做会话缓存。", "不要在日志里打印访问令牌。", "统一使用 UTC 时间。"],
+            [
+                "我们决定用 Redis 做会话缓存。",
+                "不要在日志里打印访问令牌。",
+                "统一使用 UTC 时间。",
+                "上传的文件存放在 S3。",
+            ],
         ),
     ],
 )
 def test_said_again_with_a_slip_is_one_proposal_asked_first(
     system: MemorySystem, first: str, again: str, others: list[str]
 ) -> None:
-    turns = [("user", others[0]), ("user", first), ("user", others[1]), ("user", others[2]), ("user", again)]
+    turns = [("user", others[0]), ("user", first), *[("user", other) for other in others[1:]], ("user", again)]
     proposed = system.capture.propose_from_session("slip-session", turns)
-    assert len(proposed) == 3  # four statements heard, three asked: the one said twice among them
+    assert (
+        len(proposed) == 4
+    )  # five statements heard, four asked (`capture.distill_max`): the one said twice among them
     waiting = _waiting(system)
     assert first in waiting and again not in waiting
 
@@ -56,6 +64,7 @@ def test_said_again_with_a_slip_is_one_proposal_asked_first(
             "Use httpx instead of requests for the API client.",
             "Never log the access tokens.",
             "We decided to use Redis for the session cache.",
+            "Store the uploads in S3.",
         ],
         [
             "以后接口都返回统一的错误格式。",
@@ -63,12 +72,65 @@ def test_said_again_with_a_slip_is_one_proposal_asked_first(
             "不要在日志里打印访问令牌。",
             "我们决定用 Redis 做会话缓存。",
             "统一使用 UTC 时间。",
+            "上传的文件存放在 S3。",
         ],
     ],
 )
 def test_a_long_session_leaves_more_to_review_than_a_short_one(system: MemorySystem, statements: list[str]) -> None:
     chat = [("user", "ok, go on") if n % 2 == 0 else ("assistant", "done") for n in range(20)]
     long = [*chat, *[("user", text) for text in statements]]
-    # 15 turns of the person's: one more than `capture.distill_max` (3); a short session asks for 3 (test_heard.py).
-    assert len(system.capture.propose_from_session("long-session", long)) == 4
-    assert len(_waiting(system)) == 4
+    # 16 turns of the person's: one more than `capture.distill_max` (4); a short session asks for 4.
+    assert len(system.capture.propose_from_session("long-session", long)) == 5
+    assert len(_waiting(system)) == 5
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        ("I prefer pytest for the tests.", "preference"),
+        ("我更喜欢用 pytest 写测试。", "preference"),
+        ("All modules must read the database path from settings.py.", "rule"),
+        ("强制所有模块从 settings.py 读取数据库路径。", "rule"),
+        ("Use the same approach for the Sina crawler as for the Eastmoney crawler.", "decision"),
+        ("新浪爬虫使用和东方财富爬虫相同的方式爬取。", "decision"),
+        ("Add connection pooling at some point, once the structure is stable.", "task"),
+        ("连接池等当前结构稳定后再考虑。", "task"),
+        ("Never commit secrets to the repository.", "rule"),
+        ("严禁把密钥提交到仓库。", "rule"),
+        ("We decided to write unit tests first.", "decision"),
+        ("决定先编写单元测试。", "decision"),
+        ("Prefer shell commands over long explanations.", "decision"),
+        ("优先使用 Shell 命令解决。", "rule"),
+    ],
+)
+def test_a_preference_a_rule_a_decision_a_shared_convention_and_a_deferred_task_are_heard(
+    system: MemorySystem, sentence: str, kind: str
+) -> None:
+    turns = [("user", "修复 sina.py 里的报错" if "\u4e00" <= sentence[0] <= "\u9fff" else "fix the error in sina.py")]
+    proposed = system.capture.propose_from_session("cues-session", [*turns, ("assistant", "done"), ("user", sentence)])
+    assert [(result.memory.body.strip(), result.memory.category) for result in proposed] == [(sentence, kind)]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Send every request with the user agent Mozilla/5.0 (Windows NT 10.0; Win64; x64) from now on.",
+        "爬虫请求以后都带这个用户代理（Mozilla/5.0；Windows NT 10.0；Win64）。",
+    ],
+)
+def test_a_sentence_is_not_cut_where_a_bracket_holds_a_semicolon(system: MemorySystem, sentence: str) -> None:
+    proposed = system.capture.propose_from_session("bracket-session", [("user", sentence)])
+    assert [result.memory.body.strip() for result in proposed] == [sentence]
+
+
+@pytest.mark.parametrize("statement", ["Always answer in English.", "中文回答我的问题", "以后不要在日志里打印令牌。"])
+def test_the_clients_own_words_around_a_request_are_not_the_persons_instruction(
+    system: MemorySystem, statement: str
+) -> None:
+    fix = (
+        "For the code present, we get this error:\n```\n{}\n```\n"
+        "How can I resolve this? If you propose a fix, please make it concise."
+    )
+    turns = [("user", fix.format(error)) for error in ("Instance of 'dict' has no 'save' member", "未定义的变量 'db'")]
+    proposed = system.capture.propose_from_session("template-session", [*turns, ("user", statement)])
+    assert [result.memory.body.strip() for result in proposed] == [statement]

@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from aimate_memory.capture import CaptureResult, Classification, classify, decide, route, title_of
+from aimate_memory.capture.choice import choices, with_choices
 from aimate_memory.capture.distill import distill
 from aimate_memory.capture.heard import heard
 from aimate_memory.capture.ledger import HeardLedger
@@ -385,6 +386,8 @@ class Capture:
             rejected=lambda sentence: RejectedCaptures.key(sentence) in rejected,
             said_before=lambda statement: elsewhere.get(HeardLedger.hashed(statement), 0),
         )
+        # "Let's go with option 2" is kept as the option the assistant offered (capture/choice.py).
+        proposals = [p for p in with_choices(proposals, choices(turns)) if RejectedCaptures.key(p.text) not in rejected]
         has_project = self._store.project_vault is not None and self._store.project_vault.exists
         results = []
         for proposal in proposals:

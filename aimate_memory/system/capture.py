@@ -46,6 +46,10 @@ SUPERSEDE_CANDIDATES = 5  # the most similar active memories of the same layer, 
 # "different" .68, the supersede bar .70). Across languages a restatement sits lower ("Do not reset the
 # seeds" / "不要重置随机种子" .73): the supersede bar, not .85 (docs/design.md, "Said again counts").
 RESTATEMENT = 0.70
+# A cosine at which a capture updating a memory of its own layer and category is taken as that statement
+# reworded, never a conflict with it ("I prefer pytest to unittest" after "I prefer pytest over unittest"). Kept
+# at the translation's .85: between .70 and .85 a change of mind still reaches the person as a conflict.
+SAME_STATEMENT = 0.85
 # What a proposal may restate: curated memories, never a session transcript (which holds the sentence itself).
 _MEMORIES = MemoryFilter(layers=(Layer.CORE, Layer.LONG_TERM, Layer.SHORT_TERM), statuses=("active",))
 _SAID = MemoryFilter(layers=_MEMORIES.layers, statuses=("active", "pending"))  # what a proposal may say again
@@ -193,6 +197,10 @@ class Capture:
                 decision = SupersedeDecision("new", None, "a conflict is not superseded unasked")
         elif replaced is not None and status == "pending":
             origin = {**(origin or {}), CONFLICT_FIELD: [replaced.id]}  # accepting it replaces that one
+        elif decision.action == "supersede" and status == "pending":
+            # An update waiting for review retires what it updates only when the person accepts it (review
+            # shows the memory beside it): the accept is the consent, never the similarity alone.
+            origin = {**(origin or {}), CONFLICT_FIELD: [str(decision.target_id)]}
         twin = self._pending_twin(vault, found) if keep_both or replaced is not None else None
         result = self._write_capture(
             vault, found, status, confidence, source, decision, reason, thread, origin, replacing=twin
@@ -470,9 +478,9 @@ class Capture:
 
 
 def _restated(decision: SupersedeDecision) -> list[str]:
-    """The memory a capture says again in other words (a cosine at or over `RESTATEMENT`): never a conflict
+    """The memory a capture says again in other words (a cosine at or over `SAME_STATEMENT`): never a conflict
     with it — "I prefer pytest to unittest" after "I prefer pytest over unittest" updates that memory."""
-    restates = decision.action == "supersede" and decision.score is not None and decision.score >= RESTATEMENT
+    restates = decision.action == "supersede" and decision.score is not None and decision.score >= SAME_STATEMENT
     return [str(decision.target_id)] if restates else []
 
 

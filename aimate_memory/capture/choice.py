@@ -95,9 +95,9 @@ def offered(reply: str) -> list[Option]:
     for number, line in enumerate(lines):
         match = _LABEL.match(line)
         if match:
-            named = match["word"] is not None or match["zh"] is not None
+            as_option = match["word"] is not None or match["zh"] is not None
             label = next(group for group in match.groupdict().values() if group)
-            labelled.append((number, label.casefold(), named))
+            labelled.append((number, label.casefold(), as_option))
     named = [item for item in labelled if item[2]]
     items = named if len(named) >= 2 else _last_run([item for item in labelled if not item[2]])
     return [

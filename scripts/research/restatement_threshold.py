@@ -45,18 +45,20 @@ def main() -> None:
             for statement in (statements[one] for one in need["needs"]):
                 candidates = sentences(turn) or [turn[:300]]
                 vectors = reader.vectors([statement, *candidates])
+                assert vectors is not None, "USE did not load"
                 cosines = [float(vectors[0] @ row) for row in vectors[1:]]
                 best = int(np.argmax(cosines))
                 same.append((cosines[best], statement, candidates[best]))
         spans = list(statements.values())
         vectors = reader.vectors(spans)
+        assert vectors is not None, "USE did not load"
         for first, second in itertools.combinations(range(len(spans)), 2):
             different.append((float(vectors[first] @ vectors[second]), spans[first], spans[second]))
     for cosine, statement, again in sorted(same):
         print(f"{cosine:.2f}  {statement[:60]!r} ~ {again[:60]!r}")
     print("closest different statements:")
-    for cosine, first, second in sorted(different, reverse=True)[:10]:
-        print(f"{cosine:.2f}  {first[:60]!r} / {second[:60]!r}")
+    for cosine, one, other in sorted(different, reverse=True)[:10]:
+        print(f"{cosine:.2f}  {one[:60]!r} / {other[:60]!r}")
     for bar in BARS:
         found = sum(cosine >= bar for cosine, _, _ in same)
         taken = sum(cosine >= bar for cosine, _, _ in different)

@@ -141,9 +141,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "interval_minutes": 60,
         "duplicate_threshold": 0.92,
         # Paraphrases and translations (lifecycle/dedupe.py): the USE cosine at which two memories say one thing,
-        # the bar capture calls a restatement (system/capture.py RESTATEMENT; supersede pairs: highest
-        # "different" .68, restatements across languages .85–.89). Pairs that disagree are never merged.
-        "paraphrase_threshold": 0.85,
+        # the bar capture calls a restatement (system/capture.py RESTATEMENT, measured on real restatements by
+        # scripts/research/restatement_threshold.py; supersede pairs: highest "different" .68). Pairs that
+        # disagree are never merged.
+        "paraphrase_threshold": 0.7,
     },
     "git": {
         "auto_commit": True,

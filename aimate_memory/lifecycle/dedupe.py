@@ -14,7 +14,7 @@ Paraphrases (issue 39: "do not reset seeds" said three ways were three core rule
 search vectors' bar found none): where the vectors hold the multilingual USE model's part (the default
 embedder), a pair is also compared there, where a paraphrase or a translation lands close ("Do not reset the
 seeds" / "Never reset seeds" .91; "我更喜欢用 pytest 写测试" / "测试用 pytest 写，我更喜欢它" .93), and a pair
-at or above `maintenance.paraphrase_threshold` (0.85, the bar at which capture calls a sentence a
+at or above `maintenance.paraphrase_threshold` (0.70, the bar at which capture calls a sentence a
 restatement) is a near-duplicate too. Close is not the same: "I prefer unittest over pytest now" is .96 from
 "I prefer pytest over unittest". So every pair, by either measure, is first asked whether the two disagree
 (the conflict check's reading, `disagree`); those are left for the person, never merged.

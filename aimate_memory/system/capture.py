@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from aimate_memory.capture import CaptureResult, Classification, classify, decide, route, title_of
+from aimate_memory.capture.choice import choices, with_choices
 from aimate_memory.capture.distill import distill
 from aimate_memory.capture.heard import heard
 from aimate_memory.capture.ledger import HeardLedger
@@ -39,9 +40,16 @@ from aimate_memory.vault.validate import check_writable_text, thread_name
 
 log = logging.getLogger(__name__)
 SUPERSEDE_CANDIDATES = 5  # the most similar active memories of the same layer, scope and category
-# A cosine at which a capture is the same statement said again, not a new side of it (supersede pairs: the
-# highest "different" pair .68, the supersede bar .70; a restatement across languages scores .85–.89).
-RESTATEMENT = 0.85
+# A cosine at which a capture is the same statement said again, not a new side of it. Measured on real
+# restatements (scripts/research/restatement_threshold.py on the replay's labelled "restated" turns: 9 of 69
+# at .85, 15 at .70, no pair of different statements of a project over .63) and the supersede pairs (highest
+# "different" .68, the supersede bar .70). Across languages a restatement sits lower ("Do not reset the
+# seeds" / "不要重置随机种子" .73): the supersede bar, not .85 (docs/design.md, "Said again counts").
+RESTATEMENT = 0.70
+# A cosine at which a capture updating a memory of its own layer and category is taken as that statement
+# reworded, never a conflict with it ("I prefer pytest to unittest" after "I prefer pytest over unittest"). Kept
+# at the translation's .85: between .70 and .85 a change of mind still reaches the person as a conflict.
+SAME_STATEMENT = 0.85
 # What a proposal may restate: curated memories, never a session transcript (which holds the sentence itself).
 _MEMORIES = MemoryFilter(layers=(Layer.CORE, Layer.LONG_TERM, Layer.SHORT_TERM), statuses=("active",))
 _SAID = MemoryFilter(layers=_MEMORIES.layers, statuses=("active", "pending"))  # what a proposal may say again
@@ -189,6 +197,10 @@ class Capture:
                 decision = SupersedeDecision("new", None, "a conflict is not superseded unasked")
         elif replaced is not None and status == "pending":
             origin = {**(origin or {}), CONFLICT_FIELD: [replaced.id]}  # accepting it replaces that one
+        elif decision.action == "supersede" and status == "pending":
+            # An update waiting for review retires what it updates only when the person accepts it (review
+            # shows the memory beside it): the accept is the consent, never the similarity alone.
+            origin = {**(origin or {}), CONFLICT_FIELD: [str(decision.target_id)]}
         twin = self._pending_twin(vault, found) if keep_both or replaced is not None else None
         result = self._write_capture(
             vault, found, status, confidence, source, decision, reason, thread, origin, replacing=twin
@@ -387,6 +399,8 @@ class Capture:
             rejected=lambda sentence: RejectedCaptures.key(sentence) in rejected,
             said_before=lambda statement: elsewhere.get(HeardLedger.hashed(statement), 0),
         )
+        # "Let's go with option 2" is kept as the option the assistant offered (capture/choice.py).
+        proposals = [p for p in with_choices(proposals, choices(turns)) if RejectedCaptures.key(p.text) not in rejected]
         has_project = self._store.project_vault is not None and self._store.project_vault.exists
         results = []
         for proposal in proposals:
@@ -466,9 +480,9 @@ class Capture:
 
 
 def _restated(decision: SupersedeDecision) -> list[str]:
-    """The memory a capture says again in other words (a cosine at or over `RESTATEMENT`): never a conflict
+    """The memory a capture says again in other words (a cosine at or over `SAME_STATEMENT`): never a conflict
     with it — "I prefer pytest to unittest" after "I prefer pytest over unittest" updates that memory."""
-    restates = decision.action == "supersede" and decision.score is not None and decision.score >= RESTATEMENT
+    restates = decision.action == "supersede" and decision.score is not None and decision.score >= SAME_STATEMENT
     return [str(decision.target_id)] if restates else []
 
 

@@ -13,6 +13,27 @@ install_assistants() {
   "$@" install --prefix "$VENV/node" --no-audit --no-fund --loglevel=error $(cat tests/clients/clients.txt) \
     || echo "warning: npm could not install the assistants in tests/clients/clients.txt; tests/clients will skip" >&2
 }
+# Debian's Chromium for the page's browser tests (tests/ui, driven by Playwright; its own browser download is never
+# used), and a CJK font so the Chinese pages are readable in their screenshots. Installed when apt is usable (root,
+# or sudo without a password), quietly; otherwise those tests are skipped and say why. It starts now too, beside
+# pip and npm: on a machine without Chromium it was a third wait on the network, after the other two.
+install_chromium() {
+  if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then
+    return 0
+  fi
+  local apt=""
+  if command -v apt-get >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then apt="apt-get"; elif sudo -n true 2>/dev/null; then apt="sudo -n apt-get"; fi
+  fi
+  if [ -z "$apt" ]; then
+    echo "note: no chromium and no apt-get to install it: the browser tests in tests/ui will skip" >&2
+    return 0
+  fi
+  { $apt update -qq && DEBIAN_FRONTEND=noninteractive $apt install -y -qq chromium fonts-wqy-microhei; } >/dev/null \
+    || echo "warning: apt-get could not install chromium; the browser tests in tests/ui will skip" >&2
+}
+install_chromium &
+APT_PID=$!  # never killed: an apt-get cut off mid-install can leave dpkg half-configured
 NPM_PID=""
 if command -v npm >/dev/null 2>&1; then
   mkdir -p "$VENV/node"
@@ -37,21 +58,7 @@ else
     install_assistants "$NODE_WHEEL/bin/node" "$NODE_WHEEL/lib/node_modules/npm/bin/npm-cli.js"
   fi
 fi
-# Debian's Chromium for the page's browser tests (tests/ui, driven by Playwright; its own browser download is never
-# used), and a CJK font so the Chinese pages are readable in their screenshots. Installed when apt is usable (root,
-# or sudo without a password), quietly; otherwise those tests are skipped and say why.
-if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
-  APT=""
-  if command -v apt-get >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ]; then APT="apt-get"; elif sudo -n true 2>/dev/null; then APT="sudo -n apt-get"; fi
-  fi
-  if [ -n "$APT" ]; then
-    { $APT update -qq && DEBIAN_FRONTEND=noninteractive $APT install -y -qq chromium fonts-wqy-microhei; } >/dev/null \
-      || echo "warning: apt-get could not install chromium; the browser tests in tests/ui will skip" >&2
-  else
-    echo "note: no chromium and no apt-get to install it: the browser tests in tests/ui will skip" >&2
-  fi
-fi
+wait "$APT_PID" || true  # it says itself when it failed; the browser tests then skip and say why
 # Tests never touch the real ~/.aimate: each one sets its own AIMATE_HOME, so they run in parallel, one worker per
 # core (measured on 2 cores: 217 s with two workers, ~450 s in one). `-n 0` after it runs them in one process.
 # `worksteal`: a worker that runs out takes half of the other's queue. xdist's default (`load`) hands each worker a

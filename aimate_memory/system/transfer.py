@@ -230,7 +230,12 @@ class Transfer:
         no record) are reported as errors first; `dry_run` writes nothing."""
         report = ImportReport(dry_run=dry_run)
         report.outcomes += [ImportOutcome(p.line, "error", detail=p.detail, source=p.source) for p in problems]
-        existing = {memory.id: (vault, memory) for vault in self._store.vaults for memory in vault.scan().memories}
+        # Read-only: the existing memories are only looked at (their id, dates, anchors, bytes), never rendered
+        # back, so the tool's simple frontmatter skips ruamel (vault/codec.py): 10 of the 11 s of CPU an import
+        # of 150 records into a 2,000-memory vault took went to this scan (docs/reliability.md, "The suite's cost").
+        existing = {
+            memory.id: (vault, memory) for vault in self._store.vaults for memory in vault.scan(read_only=True).memories
+        }
         pending: dict[str, _Pending] = {}
         seen: dict[str, Entry] = {}
         for entry in entries:

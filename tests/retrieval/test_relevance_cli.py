@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from aimate_memory.system.records import SCORE_PARTS
+from tests.conftest import make_runner, seed_models
 
 VAULT = [
     ("Redis for session cache", "We use Redis as the session cache: an in-memory store, low latency.", "decision"),
@@ -28,9 +32,28 @@ def seed(cli) -> None:
         assert added.code == 0, added.err
 
 
+@pytest.fixture(scope="module")
+def seeded_home(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Path:
+    """A home `seed` filled through the real CLI with the models, once for the tests that only search it: seeding
+    is seven CLI processes with the models (~5 s of CPU), which each of them paid (docs/reliability.md, "The
+    suite's cost")."""
+    root = tmp_path_factory.mktemp("relevance")
+    (root / "work").mkdir()
+    seed_models(root / "aimate-home", model_cache)
+    seed(make_runner(root / "aimate-home", root / "work", vectors=True))
+    return root / "aimate-home"
+
+
+@pytest.fixture
+def seeded(cli_vectors, home: Path, seeded_home: Path):
+    """`cli_vectors` on a copy of `seeded_home` (a search records each memory's use, so no test sees another's)."""
+    shutil.copytree(seeded_home, home, symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns("models"))
+    return cli_vectors
+
+
 @pytest.mark.slow
-def test_unrelated_queries_get_nothing_related_ones_keep_their_answer(cli_vectors) -> None:
-    seed(cli_vectors)
+def test_unrelated_queries_get_nothing_related_ones_keep_their_answer(seeded) -> None:
+    cli_vectors = seeded
     for unrelated in ("quantum chromodynamics lattice", "量子色动力学的格点计算"):
         shown = cli_vectors("mem", "search", unrelated)
         assert shown.code == 0, shown.err
@@ -47,8 +70,8 @@ def test_unrelated_queries_get_nothing_related_ones_keep_their_answer(cli_vector
 
 
 @pytest.mark.slow
-def test_explain_shows_every_part(cli_vectors) -> None:
-    seed(cli_vectors)
+def test_explain_shows_every_part(seeded) -> None:
+    cli_vectors = seeded
     shown = cli_vectors("mem", "search", "flaky login test", "--explain")
     assert shown.code == 0, shown.err
     line = next(text for text in shown.out.splitlines() if "relevance" in text)

@@ -176,7 +176,9 @@ def test_a_command_imports_only_its_own_command_module(home: Path, workdir: Path
     code = FAST_MAIN.replace(
         "'mcp') ", "'mcp', 'aimate_memory.cli.git_commands', 'aimate_memory.cli.memory_commands') "
     )
-    env = {**os.environ, "AIMATE_HOME": str(home), "AIMATE_NO_DAEMON": "1"}
+    # The typer app's own lazy loading is what is checked: without a daemon the fast path would answer `list` in
+    # process and load no command module at all (cli/served.py), so it is switched off here.
+    env = {**os.environ, "AIMATE_HOME": str(home), "AIMATE_NO_DAEMON": "1", "AIMATE_NO_FASTPATH": "1"}
     listed = run(code, "mem", "list", cwd=workdir, env=env)
     assert "no memory vault yet" in listed.stderr
     assert "aimate_memory.cli.memory_commands" in listed.stderr and "git_commands" not in listed.stderr

@@ -6,13 +6,14 @@ person's words and the option's text — what a later session can read. English 
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from aimate_memory.capture.classify import title_of
-from tests.integrations.test_conversation_capture import Conversation, proposals
+
+# The same git identity and project as the conversation tests (their fixtures, shared rather than written again).
+from tests.integrations.test_conversation_capture import Conversation, git_identity, project, proposals  # noqa: F401
 
 pytestmark = pytest.mark.slow
 
@@ -36,20 +37,6 @@ OFFERS = {
 }
 
 
-@pytest.fixture(autouse=True)
-def git_identity(isolated_git: None) -> None:
-    """Git isolated with a fixed identity before the CLI runner copies the environment: accepting commits."""
-
-
-@pytest.fixture
-def project(cli_vectors, tmp_path: Path) -> Path:
-    path = tmp_path / "proj"
-    path.mkdir()
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    assert cli_vectors("mem", "init", cwd=path).code == 0
-    return path
-
-
 def write_turn(conversation: Conversation, role: str, text: str) -> None:
     content: object = text if role == "user" else [{"type": "text", "text": text}]
     record = {"type": role, "sessionId": conversation.session_id, "message": {"role": role, "content": content}}
@@ -58,7 +45,7 @@ def write_turn(conversation: Conversation, role: str, text: str) -> None:
 
 
 @pytest.mark.parametrize("lang", sorted(OFFERS))
-def test_the_option_picked_is_proposed_in_words_a_later_session_reads(cli_vectors, project: Path, lang: str) -> None:
+def test_the_option_picked_is_proposed_in_words_a_later_session_reads(cli_vectors, project: Path, lang: str) -> None:  # noqa: F811  (the imported fixture)
     question, offer, pick, decision = OFFERS[lang]
     conversation = Conversation(cli_vectors, project, f"choice-{lang}")
     write_turn(conversation, "user", question)

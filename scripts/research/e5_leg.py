@@ -142,10 +142,42 @@ def _variant(name: str) -> sl.Undo:
     return _leg(scope, float(a[1:]), None if k == "kall" else int(k[1:]))
 
 
+def mixed(names: list[str]) -> None:
+    """The vault of both languages of `scripts/research/eval_mixed.py`, each variant's R@10 by the gold's script."""
+    import eval_mixed
+
+    corpus, language = eval_mixed.mixed_corpus(sl.BENCH / "data" / "madial_bench")
+    vaults = sl.eval_plugin.BenchVaults(corpus)
+    for name in names:
+        undo = _variant(name)
+        recall: dict[tuple[str, str], list[float]] = {}
+        try:
+            for query in corpus.queries:
+                asked_in = query.qid.split("-")[1]
+                found = {doc_id for doc_id, _ in vaults.search(query.vault, query.text, eval_mixed.K)}
+                for side in ("all", "same", "other"):
+                    gold = [
+                        g for g in query.gold_turns if side == "all" or (language[g] == asked_in) == (side == "same")
+                    ]
+                    if gold:
+                        recall.setdefault((asked_in, side), []).append(len(found & set(gold)) / len(gold))
+        finally:
+            undo()
+        cells = [
+            f"{asked_in} {side} {sum(v) / len(v):.3f} (n={len(v)})" for (asked_in, side), v in sorted(recall.items())
+        ]
+        print(f"mixed {name}: " + ", ".join(cells), flush=True)
+        assert E5 is not None
+        E5.save()
+
+
 def main() -> None:
     global E5
     dataset, names = sys.argv[1], sys.argv[2:] or ["base"]
     E5 = E5Vectors()
+    if dataset == "mixed":  # MADial in a vault of both languages (scripts/research/eval_mixed.py)
+        mixed(names)
+        return
     corpus = sl._corpus(dataset)
     retrieve = sl.eval_plugin.make(corpus)
     out = Path(os.environ.get("SAME_LANGUAGE_RUNS", "/tmp/crosslang/e5runs"))

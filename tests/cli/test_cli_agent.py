@@ -240,9 +240,13 @@ def test_an_agents_capture_into_core_waits_for_review(cli, initialized, text: st
     ("accepted", "rejected"),
     [("I like short commit messages", "I like long commit messages"), ("我喜欢简短的提交信息", "我喜欢冗长的提交信息")],
 )
-def test_review_accept_activates_a_pending_capture(cli, initialized, home: Path, accepted: str, rejected: str) -> None:
-    kept = cli("mem", "remember", accepted, "--confidence", "0.7", "--json").json()["memory"]
-    dropped = cli("mem", "remember", rejected, "--confidence", "0.7", "--json").json()["memory"]
+def test_review_accept_activates_a_pending_capture(
+    cli, initialized, home: Path, isolated_git: None, accepted: str, rejected: str
+) -> None:
+    # The two pending captures, written in process as `remember --confidence 0.7` writes them (its CLI face:
+    # test_remember_human_line_and_confidence); the review is the CLI's.
+    with in_process(home) as system:
+        kept, dropped = (system.remember(text, confidence=0.7).to_dict()["memory"] for text in (accepted, rejected))
     assert kept["status"] == dropped["status"] == "pending"
     done = cli("mem", "review", "--accept", kept["path"], "--reject", dropped["path"], "--json")
     assert done.code == 0, done.err

@@ -218,22 +218,36 @@ def test_a_rule_is_a_sentence_not_a_pasted_document(cli, initialized, sentence: 
     assert kept.json()["action"] == "written"
 
 
-@pytest.mark.parametrize(
-    ("text", "typed"),
-    [
-        ("Never push directly to main", "Never push directly to a release branch"),
-        ("回复一律使用简体中文", "注释一律使用简体中文"),
-    ],
-)
-def test_an_agents_capture_into_core_waits_for_review(cli, initialized, text: str, typed: str) -> None:
+CORE_CAPTURES = [
+    ("Never push directly to main", "Never push directly to a release branch"),
+    ("回复一律使用简体中文", "注释一律使用简体中文"),
+]
+
+
+def _agent_then_person(agent: dict, person: dict) -> None:
     """Consent: a person typing `remember` writes core active; an agent (a confidence, or another source)
     gets pending, however sure it is."""
-    agent = cli("mem", "remember", text, "--confidence", "0.99", "--source", "claude", "--json").json()
     assert agent["action"] == "pending" and agent["memory"]["layer"] == "core"
     assert agent["memory"]["status"] == "pending" and "review" in agent["reason"]
-    person = cli("mem", "remember", typed, "--json").json()
     assert person["action"] == "written" and person["memory"]["status"] == "active"
     assert person["memory"]["layer"] == "core"
+
+
+@pytest.mark.parametrize(("text", "typed"), CORE_CAPTURES)
+def test_an_agents_capture_into_core_waits_for_review(
+    tmp_path: Path, isolated_git: None, text: str, typed: str
+) -> None:
+    """In a fresh vault, in process, keyword-only as `cli` runs (the CLI face: the test below)."""
+    with in_process(tmp_path / "aimate-home") as system:
+        agent = system.remember(text, confidence=0.99, source="claude").to_dict()
+        _agent_then_person(agent, system.remember(typed).to_dict())
+
+
+def test_an_agents_capture_into_core_waits_for_review_on_the_command_line(cli, initialized) -> None:
+    """The same through `aimate mem remember --confidence --source` and a person's plain `remember`."""
+    text, typed = CORE_CAPTURES[1]
+    agent = cli("mem", "remember", text, "--confidence", "0.99", "--source", "claude", "--json").json()
+    _agent_then_person(agent, cli("mem", "remember", typed, "--json").json())
 
 
 @pytest.mark.parametrize(

@@ -217,17 +217,26 @@ def seeded_home(initialized: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     CPU in every test that ran it. Returns the home."""
 
     def seeded(name: str, seed: Callable[[Callable[..., Result]], object]) -> Path:
-        def build(folder: Path) -> None:
-            template = built_once(tmp_path_factory, "initialized-home", _build_initialized_home)
-            shutil.copytree(template / "aimate-home", folder / "aimate-home", symlinks=True)
-            seed(_template_runner(folder))
-
-        built = built_once(tmp_path_factory, f"seeded-{name}", build)
         shutil.rmtree(initialized)
-        shutil.copytree(built / "aimate-home", initialized, symlinks=True)
+        shutil.copytree(built_seeded_home(tmp_path_factory, name, seed), initialized, symlinks=True)
         return initialized
 
     return seeded
+
+
+def built_seeded_home(
+    factory: pytest.TempPathFactory, name: str, seed: Callable[[Callable[..., Result]], object]
+) -> Path:
+    """The home `seed(cli)` leaves in a copy of the `initialized` home, built through the real CLI once per run
+    for every test and module that names the same `name` (`built_once`). Only read: copy it before use
+    (`seeded_home` does)."""
+
+    def build(folder: Path) -> None:
+        template = built_once(factory, "initialized-home", _build_initialized_home)
+        shutil.copytree(template / "aimate-home", folder / "aimate-home", symlinks=True)
+        seed(_template_runner(folder))
+
+    return built_once(factory, f"seeded-{name}", build) / "aimate-home"
 
 
 @pytest.fixture

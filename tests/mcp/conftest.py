@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult
 
-from tests.conftest import AIMATE, make_runner, seed_models
+from tests.conftest import AIMATE, built_seeded_home, seed_models
 
 CALL_TIMEOUT_S = 120
 
@@ -102,14 +103,8 @@ def spawn(home: Path, workdir: Path, request: pytest.FixtureRequest) -> Iterator
         process.close()
 
 
-@pytest.fixture(scope="module")
-def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
-    """A home with a global vault holding one Chinese and one English memory (read-only tests share it)."""
-    root = tmp_path_factory.mktemp("mcp-seeded")
-    home, workdir = root / "aimate-home", root / "work"
-    workdir.mkdir()
-    cli = make_runner(home, workdir, vectors=False)
-    assert cli("mem", "init").code == 0
+def add_two(cli: Any) -> None:
+    """One Chinese and one English decision, through the CLI."""
     zh = cli(
         "mem", "add", "选用 Redis 做会话缓存", "--category", "decision", "--tags", "cache,redis",
         "--body", "我们决定用 Redis 做会话缓存：延迟低，支持过期。",
@@ -119,6 +114,17 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pat
         "--body", "Every test uses pytest fixtures and a temporary AIMATE_HOME.",
     )  # fmt: skip
     assert zh.code == 0 and en.code == 0, zh.err + en.err
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """A home with a global vault holding one Chinese and one English memory (read-only tests share it): `init`
+    and the two `add`s run once per run (`built_seeded_home`; three processes in each of six modules before),
+    each module gets its own copy."""
+    root = tmp_path_factory.mktemp("mcp-seeded")
+    home, workdir = root / "aimate-home", root / "work"
+    workdir.mkdir()
+    shutil.copytree(built_seeded_home(tmp_path_factory, "mcp-two", add_two), home, symlinks=True)
     yield home, workdir
 
 

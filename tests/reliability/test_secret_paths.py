@@ -26,6 +26,7 @@ PW = "hunter2" + "hunter2"
 # What must never appear: each secret's body (a masked token keeps only its 4-character type marker).
 CLEAR = ("IOSFODNN7EXAMPLE", "iosfodnn7example", GH[4:], PW)
 TWO = f"keys {AWS} and {GH}"
+DEPLOY_NOTES = "Deploy notes"  # the one memory in every probe's vault (`box`)
 
 
 @dataclass
@@ -60,16 +61,22 @@ class Box:
         self.seen.append(text)
         return text
 
-    def memory_file(self, title: str = "Deploy notes") -> Path:
-        """A committed memory a person then edits by hand."""
-        assert self.run("mem", "add", title, "--body", "Deploys go out on Fridays.").code == 0
-        listed = self.run("mem", "list", "--json").json()
-        return self.vault / next(item["path"] for item in listed if item["title"] == title)
+    def memory_file(self) -> Path:
+        """The committed long-term memory a person then edits by hand: `aimate mem add` wrote it once per run
+        (`seeded_home`, `DEPLOY_NOTES`), every probe gets its own copy."""
+        return next(
+            path
+            for path in (self.vault / "long_term").rglob("*.md")
+            if f"title: {DEPLOY_NOTES}\n" in path.read_text("utf-8")
+        )
 
-    def memory_id(self, title: str = "Deploy notes") -> str:
-        """The id of a new long-term memory (not a core one, which a model may not edit at all)."""
-        self.memory_file(title)
-        return next(item["id"] for item in self.run("mem", "list", "--json").json() if item["title"] == title)
+    def memory_id(self) -> str:
+        """The id of that memory (a long-term one: a model may not edit a core memory at all)."""
+        return next(
+            line.split(":", 1)[1].strip()
+            for line in self.memory_file().read_text(encoding="utf-8").splitlines()
+            if line.startswith("id:")
+        )
 
     def titles(self) -> list[str]:
         return sorted(item["title"] for item in self.run("mem", "list", "--json", "--status", "all").json())
@@ -442,8 +449,16 @@ PROBES: list[tuple[Callable[[Box], str], str]] = [
 ]
 
 
+def _deploy_notes(cli: Callable[..., Any]) -> None:
+    assert cli("mem", "add", DEPLOY_NOTES, "--body", "Deploys go out on Fridays.").code == 0
+
+
 @pytest.fixture
-def box(home: Path, workdir: Path, isolated_git: None, initialized: Path) -> Iterator[Box]:
+def box(home: Path, workdir: Path, isolated_git: None, seeded_home: Callable[..., Path]) -> Iterator[Box]:
+    """A home with the global vault and one committed memory (`memory_file`), added through the CLI once per
+    run and copied: 19 probes edited one, and adding it and finding its file took each 2-3 `aimate` processes
+    (docs/reliability.md, "The suite's cost")."""
+    seeded_home("secret-paths", _deploy_notes)
     cli = make_runner(home, workdir, vectors=False)
     made = Box(home, workdir, cli)
     yield made

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
+from aimate_memory.system.client import LocalClient
 from aimate_memory.system.records import SCORE_PARTS
-from tests.conftest import make_runner, seed_models
+from tests.conftest import in_process, make_runner, seed_models
+
+if TYPE_CHECKING:
+    from aimate_memory.embedding.lazy import LazyEmbedder
 
 VAULT = [
     ("Redis for session cache", "We use Redis as the session cache: an in-memory store, low latency.", "decision"),
@@ -52,20 +57,30 @@ def seeded(cli_vectors, home: Path, seeded_home: Path):
 
 
 @pytest.mark.slow
-def test_unrelated_queries_get_nothing_related_ones_keep_their_answer(seeded) -> None:
+def test_unrelated_queries_get_nothing_related_ones_keep_their_answer(
+    seeded, home: Path, loaded_models: LazyEmbedder, isolated_git: None
+) -> None:
+    """The answers in process, through the client `aimate mem search` calls, with the models loaded once per
+    module (`loaded_models`; a CLI process per query loaded them again, ~2 s of CPU); the CLI face: what a
+    person reads when nothing is related."""
     cli_vectors = seeded
-    for unrelated in ("quantum chromodynamics lattice", "量子色动力学的格点计算"):
-        shown = cli_vectors("mem", "search", unrelated)
-        assert shown.code == 0, shown.err
-        assert "no memory about that" in shown.out
-        assert cli_vectors("mem", "search", unrelated, "--json").json() == []
-    for related, answer in RELATED:
-        found = cli_vectors("mem", "search", related, "--json").json()
-        assert found and found[0]["title"] in answer, (related, found)
-        assert found[0]["score"] < 1.0  # absolute: a good answer is not rescaled to 1.0
-    # the last of a list is not dropped for being last: both Redis memories answer
-    found = cli_vectors("mem", "search", "in-memory key value store", "-n", "5", "--json").json()
-    redis = {hit["title"] for hit in found}
+    shown = cli_vectors("mem", "search", "量子色动力学的格点计算")
+    assert shown.code == 0, shown.err
+    assert "no memory about that" in shown.out
+    with in_process(home, models=loaded_models) as system:
+        client = LocalClient(lambda: system, borrowed=True)
+
+        def search(query: str, limit: int = 10) -> list[dict]:
+            return [hit.to_dict(False) for hit in client.search(query, limit).hits]
+
+        for unrelated in ("quantum chromodynamics lattice", "量子色动力学的格点计算"):
+            assert search(unrelated) == []
+        for related, answer in RELATED:
+            found = search(related)
+            assert found and found[0]["title"] in answer, (related, found)
+            assert found[0]["score"] < 1.0  # absolute: a good answer is not rescaled to 1.0
+        # the last of a list is not dropped for being last: both Redis memories answer
+        redis = {hit["title"] for hit in search("in-memory key value store", 5)}
     assert {"Redis for session cache", "Redis persistence"} <= redis
 
 

@@ -97,31 +97,35 @@ def process_cpu_ms(pid: int | None) -> float:
     return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
-def daemon_split(home: Path | None, started: float, answered: float) -> dict[str, float]:
+def daemon_split(home: Path | None, name: str, started: float) -> dict[str, float]:
     """What the daemon did for one wait, from its own task timings (`daemon status`'s `recent_tasks`, kept by
-    `watch.tasks.TaskQueue`): the tasks that finished between the request and the answer — the request's own
-    and any sync it waited behind — as `queue` (ms waiting in the daemon's queue), `wall` (ms running) and
-    `cpu` (ms of the daemon's main thread's CPU); `after`: the CPU ms of the tasks that finished after the
-    answer (a remember's commit). `started`/`answered`: `time.time()`. Empty without a daemon, or from a
-    daemon that keeps no timings (an older one)."""
+    `watch.tasks.TaskQueue`): the request's own task (`name`: the op, "hook" for a hook) as `queue` (ms it
+    waited in the daemon's queue, behind any sync queued before it), `wall` (ms running) and `cpu` (ms of the
+    daemon's main thread's CPU); `after`: the CPU ms of the tasks that finished after it (a remember's commit).
+    `started`: `time.time()` when the command started. Empty without a daemon, or from a daemon that keeps no
+    timings (an older one). A session-end hook is answered before its task runs: its task is not waited for."""
     from aimate_memory.watch.transport import daemon_request
 
     reply = daemon_request(home, {"op": "status"}) if home is not None else None
-    return split_of((reply or {}).get("recent_tasks", []), started, answered)
+    return split_of((reply or {}).get("recent_tasks", []), name, started)
 
 
-def split_of(recent: list[dict[str, Any]], started: float, answered: float) -> dict[str, float]:
+def split_of(recent: list[dict[str, Any]], name: str, started: float) -> dict[str, float]:
     """`daemon_split` of these task timings (`TaskTiming.to_dict()`, oldest first)."""
-    tasks = [task for task in recent if task["finished"] >= started]
-    if not tasks:
+    own = next((task for task in recent if task["finished"] >= started and task["name"] == name), None)
+    if own is None:
         return {}
-    answering = [task for task in tasks if task["finished"] <= answered]
     return {
-        "queue": sum(task["queued_ms"] for task in answering[:1]),  # the first one's wait: the rest ran in turn
-        "wall": sum(task["wall_ms"] for task in answering),
-        "cpu": sum(task["cpu_ms"] for task in answering),
-        "after": sum(task["cpu_ms"] for task in tasks if task["finished"] > answered),
+        "queue": own["queued_ms"],
+        "wall": own["wall_ms"],
+        "cpu": own["cpu_ms"],
+        "after": sum(task["cpu_ms"] for task in recent if task["finished"] > own["finished"]),
     }
+
+
+def task_name(wait: str) -> str:
+    """The daemon's name for the task that answers `wait` (watch/daemon.py's ops; every hook is "hook")."""
+    return "hook" if wait.startswith("hook ") else "remember" if wait == MCP_REMEMBER else wait
 
 
 SPLIT = ("queue", "wall", "cpu", "after")
@@ -163,11 +167,11 @@ def timed_runs(
             proc = subprocess.run(
                 argv, cwd=cwd, env=env, input=stdin or "", capture_output=True, text=True, timeout=600
             )
-            elapsed, answered_at = (time.perf_counter() - start) * 1000, time.time()
+            elapsed = (time.perf_counter() - start) * 1000
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             time.sleep(0.3 if daemon_pid else 0)  # what the daemon does after answering (a commit) counts too
             daemon_after = process_cpu_ms(daemon_pid)
-            split = daemon_split(home, started_at, answered_at)
+            split = daemon_split(home, task_name(name), started_at)
             if proc.returncode != 0:
                 raise RuntimeError(f"{' '.join(argv[1:3])} failed: {proc.stderr.strip()[-400:]}")
             if run:
@@ -200,9 +204,9 @@ def mcp_remember(env: dict[str, str], cwd: Path, runs: int, tag: str, daemon_pid
             server_before, daemon_before = process_cpu_ms(pid), process_cpu_ms(daemon_pid)
             started_at, start = time.time(), time.perf_counter()
             call_tool(call, "memory_remember", {"text": text, "kind": "decision"})
-            elapsed, answered_at = (time.perf_counter() - start) * 1000, time.time()
+            elapsed = (time.perf_counter() - start) * 1000
             time.sleep(0.3 if daemon_pid else 0)  # what the daemon does after answering (a commit) counts too
-            split = daemon_split(home, started_at, answered_at)
+            split = daemon_split(home, task_name(MCP_REMEMBER), started_at)
             if run >= 2:
                 times.append(elapsed)
                 cpu.append(process_cpu_ms(pid) - server_before)

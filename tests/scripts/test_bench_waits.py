@@ -17,6 +17,7 @@ from scripts.bench_waits import (
     split_of,
     split_table,
     table,
+    task_name,
 )
 
 
@@ -58,20 +59,21 @@ def test_search_asks_in_both_languages() -> None:
 
 
 def test_a_wait_through_the_daemon_is_split_by_the_daemons_own_task_timings() -> None:
-    """The tasks that finished between the request and the answer are the daemon's part of the wait (the
-    first one's queue wait, every one's wall and CPU); what finished after is the work after answering (a
-    remember's commit); what finished before the request is not this wait's."""
+    """The request's own task is the daemon's part of the wait (its queue wait — behind a sync queued before
+    it —, its wall and CPU); what finished after it is the work after answering (a remember's commit); what
+    finished before the command started is not this wait's. Every hook is the daemon's "hook" task."""
     recent = [
-        {"name": "refresh", "finished": 99.0, "queued_ms": 1.0, "wall_ms": 50.0, "cpu_ms": 40.0},  # before
+        {"name": "remember", "finished": 99.0, "queued_ms": 1.0, "wall_ms": 50.0, "cpu_ms": 40.0},  # before
         {"name": "refresh", "finished": 100.05, "queued_ms": 3.0, "wall_ms": 20.0, "cpu_ms": 15.0},
         {"name": "remember", "finished": 100.2, "queued_ms": 18.0, "wall_ms": 120.0, "cpu_ms": 90.0},
         {"name": "commit", "finished": 100.4, "queued_ms": 0.5, "wall_ms": 150.0, "cpu_ms": 60.0},
     ]
-    split = split_of(recent, started=100.0, answered=100.25)
-    assert split == {"queue": 3.0, "wall": 140.0, "cpu": 105.0, "after": 60.0}
-    assert split_of(recent, started=101.0, answered=101.1) == {}  # an older daemon, or none: no split
+    split = split_of(recent, "remember", started=100.0)
+    assert split == {"queue": 18.0, "wall": 120.0, "cpu": 90.0, "after": 60.0}
+    assert split_of(recent, "remember", started=101.0) == {}  # an older daemon, or none: no split
+    assert task_name("hook session-end") == "hook" and task_name(MCP_REMEMBER) == "remember"
     wait = {"p50": 300.0, "p95": 420.0, "cpu_p50": 100.0}
     add_split(wait, [split, split])
     printed = split_table({name: wait for name in (*WAITS, MCP_REMEMBER)})
-    assert "| remember | 300 / 420 | 100 | 3 | 140 / 140 (105) | 60 | 157 |" in printed
+    assert "| remember | 300 / 420 | 100 | 18 | 120 / 120 (90) | 60 | 162 |" in printed
     assert split_table({name: {"p50": 1.0} for name in (*WAITS, MCP_REMEMBER)}) == ""

@@ -132,7 +132,7 @@ SPLIT = ("queue", "wall", "cpu", "after")
 
 
 def add_split(out: dict[str, Any], splits: list[dict[str, float]]) -> None:
-    """The daemon's side of a wait's runs, p50 (and p95 of its wall), into `out` as `daemon_<part>_p50`;
+    """The daemon's side of a wait's runs, p50 (and p95 of its wall), into `out` as `task_<part>_p50`;
     nothing when some run has none (a daemon without timings)."""
     from scripts.bench import summary
 
@@ -140,8 +140,8 @@ def add_split(out: dict[str, Any], splits: list[dict[str, float]]) -> None:
         return
     for part in SPLIT:
         values = [split.get(part, 0.0) for split in splits]
-        out[f"daemon_{part}_p50"] = round(summary(values)["p50"], 1)
-    out["daemon_wall_p95"] = round(summary([split.get("wall", 0.0) for split in splits])["p95"], 1)
+        out[f"task_{part}_p50"] = round(summary(values)["p50"], 1)
+    out["task_wall_p95"] = round(summary([split.get("wall", 0.0) for split in splits])["p95"], 1)
 
 
 def timed_runs(
@@ -358,7 +358,7 @@ def split_table(daemon: dict[str, Any]) -> str:
     the daemon's queue, its work for the request (wall, and its main thread's CPU) and what it did after
     answering (CPU: a remember's commit); the rest — the process starting, its imports, the socket, waiting
     for a core. Empty for a daemon that keeps no task timings."""
-    rows = [name for name in (*WAITS, MCP_REMEMBER) if "daemon_wall_p50" in daemon[name]]
+    rows = [name for name in (*WAITS, MCP_REMEMBER) if "task_wall_p50" in daemon[name]]
     if not rows:
         return ""
     lines = [
@@ -368,11 +368,11 @@ def split_table(daemon: dict[str, Any]) -> str:
     ]
     for name in rows:
         wait = daemon[name]
-        rest = wait["p50"] - wait["daemon_queue_p50"] - wait["daemon_wall_p50"]
+        rest = wait["p50"] - wait["task_queue_p50"] - wait["task_wall_p50"]
         lines.append(
             f"| {name} | {wait['p50']:.0f} / {wait['p95']:.0f} | {wait['cpu_p50']:.0f} "
-            f"| {wait['daemon_queue_p50']:.0f} "
-            f"| {wait['daemon_wall_p50']:.0f} / {wait['daemon_wall_p95']:.0f} ({wait['daemon_cpu_p50']:.0f}) "
-            f"| {wait['daemon_after_p50']:.0f} | {rest:.0f} |"
+            f"| {wait['task_queue_p50']:.0f} "
+            f"| {wait['task_wall_p50']:.0f} / {wait['task_wall_p95']:.0f} ({wait['task_cpu_p50']:.0f}) "
+            f"| {wait['task_after_p50']:.0f} | {rest:.0f} |"
         )
     return "\n".join(lines)

@@ -72,8 +72,9 @@ def test_a_wait_through_the_daemon_is_split_by_the_daemons_own_task_timings() ->
     assert split == {"queue": 18.0, "wall": 120.0, "cpu": 90.0, "after": 60.0}
     assert split_of(recent, "remember", started=101.0) == {}  # an older daemon, or none: no split
     assert task_name("hook session-end") == "hook" and task_name(MCP_REMEMBER) == "remember"
-    wait = {"p50": 300.0, "p95": 420.0, "cpu_p50": 100.0}
+    wait = {"p50": 300.0, "p95": 420.0, "cpu_p50": 100.0, "daemon_cpu_p50": 170.0}
     add_split(wait, [split, split])
+    assert wait["daemon_cpu_p50"] == 170.0  # the daemon's whole CPU (/proc) stays beside its task's own
     printed = split_table({name: wait for name in (*WAITS, MCP_REMEMBER)})
     assert "| remember | 300 / 420 | 100 | 18 | 120 / 120 (90) | 60 | 162 |" in printed
     assert split_table({name: {"p50": 1.0} for name in (*WAITS, MCP_REMEMBER)}) == ""

@@ -1486,6 +1486,7 @@ def main(argv: list[str] | None = None) -> int:
         "--waits", action="store_true", help="only the waits of each command, cold and daemon (scripts/bench_waits.py)"
     )
     parser.add_argument("--runs", type=int, default=10, help="with --waits: runs of each command (--conflicts: ×10)")
+    parser.add_argument("--no-cold", action="store_true", help="with --waits: only through the daemon")
     parser.add_argument(
         "--conflicts", action="store_true", help="only the conflict check, in process (scripts/bench_conflicts.py)"
     )
@@ -1516,7 +1517,7 @@ def main(argv: list[str] | None = None) -> int:
         from scripts.bench_waits import table, waits
 
         say = (lambda message: None) if args.quiet else (lambda message: print(message, file=sys.stderr, flush=True))
-        found = waits(args.size, args.runs, say, Path(args.keep).resolve() if args.keep else None)
+        found = waits(args.size, args.runs, say, Path(args.keep).resolve() if args.keep else None, not args.no_cold)
         if args.json:
             Path(args.json).write_text(json.dumps(found, indent=2) + "\n", "utf-8")
         print(table(found))

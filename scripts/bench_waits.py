@@ -97,6 +97,53 @@ def process_cpu_ms(pid: int | None) -> float:
     return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
+def daemon_split(home: Path | None, name: str, started: float) -> dict[str, float]:
+    """What the daemon did for one wait, from its own task timings (`daemon status`'s `recent_tasks`, kept by
+    `watch.tasks.TaskQueue`): the request's own task (`name`: the op, "hook" for a hook) as `queue` (ms it
+    waited in the daemon's queue, behind any sync queued before it), `wall` (ms running) and `cpu` (ms of the
+    daemon's main thread's CPU); `after`: the CPU ms of the tasks that finished after it (a remember's commit).
+    `started`: `time.time()` when the command started. Empty without a daemon, or from a daemon that keeps no
+    timings (an older one). A session-end hook is answered before its task runs: its task is not waited for."""
+    from aimate_memory.watch.transport import daemon_request
+
+    reply = daemon_request(home, {"op": "status"}) if home is not None else None
+    return split_of((reply or {}).get("recent_tasks", []), name, started)
+
+
+def split_of(recent: list[dict[str, Any]], name: str, started: float) -> dict[str, float]:
+    """`daemon_split` of these task timings (`TaskTiming.to_dict()`, oldest first)."""
+    own = next((task for task in recent if task["finished"] >= started and task["name"] == name), None)
+    if own is None:
+        return {}
+    return {
+        "queue": own["queued_ms"],
+        "wall": own["wall_ms"],
+        "cpu": own["cpu_ms"],
+        "after": sum(task["cpu_ms"] for task in recent if task["finished"] > own["finished"]),
+    }
+
+
+def task_name(wait: str) -> str:
+    """The daemon's name for the task that answers `wait` (watch/daemon.py's ops; every hook is "hook")."""
+    return "hook" if wait.startswith("hook ") else "remember" if wait == MCP_REMEMBER else wait
+
+
+SPLIT = ("queue", "wall", "cpu", "after")
+
+
+def add_split(out: dict[str, Any], splits: list[dict[str, float]]) -> None:
+    """The daemon's side of a wait's runs, p50 (and p95 of its wall), into `out` as `task_<part>_p50`;
+    nothing when some run has none (a daemon without timings)."""
+    from scripts.bench import summary
+
+    if not splits:
+        return
+    for part in SPLIT:
+        values = [split.get(part, 0.0) for split in splits]
+        out[f"task_{part}_p50"] = round(summary(values)["p50"], 1)
+    out["task_wall_p95"] = round(summary([split.get("wall", 0.0) for split in splits])["p95"], 1)
+
+
 def timed_runs(
     aimate: Path, env: dict[str, str], cwd: Path, runs: int, memory_id: str, tag: str, daemon_pid: int | None = None
 ) -> dict[str, Any]:
@@ -107,15 +154,16 @@ def timed_runs(
     from scripts.bench import summary
 
     out: dict[str, Any] = {"loadavg_start": list(os.getloadavg())}
+    home = Path(env["AIMATE_HOME"]) if daemon_pid else None
     for name in WAITS:
-        times, cpu, served = [], [], []
+        times, cpu, served, splits = [], [], [], []
         for run in range(runs + 1):
             number = run + (1000 if tag == "daemon" else 0)
             argv = [str(aimate), "mem", *command_line(name, number, memory_id)]
             stdin = hook_payload(name, number, cwd)
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             daemon_before = process_cpu_ms(daemon_pid)
-            start = time.perf_counter()
+            started_at, start = time.time(), time.perf_counter()
             proc = subprocess.run(
                 argv, cwd=cwd, env=env, input=stdin or "", capture_output=True, text=True, timeout=600
             )
@@ -123,17 +171,20 @@ def timed_runs(
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             time.sleep(0.3 if daemon_pid else 0)  # what the daemon does after answering (a commit) counts too
             daemon_after = process_cpu_ms(daemon_pid)
+            split = daemon_split(home, task_name(name), started_at)
             if proc.returncode != 0:
                 raise RuntimeError(f"{' '.join(argv[1:3])} failed: {proc.stderr.strip()[-400:]}")
             if run:
                 times.append(elapsed)
                 cpu.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
                 served.append(daemon_after - daemon_before)
+                splits.extend([split] if split else [])
         out[name] = {key: round(value, 1) for key, value in summary(times).items()}
         out[name]["cpu_p50"] = round(summary(cpu)["p50"], 1)
         out[name]["cpu_p95"] = round(summary(cpu)["p95"], 1)
         if daemon_pid:
             out[name]["daemon_cpu_p50"] = round(summary(served)["p50"], 1)
+            add_split(out[name], splits if len(splits) == runs else [])
     out[MCP_REMEMBER] = mcp_remember(env, cwd, runs, tag, daemon_pid)
     out["loadavg_end"] = list(os.getloadavg())
     return out
@@ -145,23 +196,27 @@ def mcp_remember(env: dict[str, str], cwd: Path, runs: int, tag: str, daemon_pid
     server — and, through the daemon, of the daemon — for each call (p50)."""
     from scripts.bench import bare_mcp, call_tool, summary
 
-    times, cpu, served = [], [], []
+    times, cpu, served, splits = [], [], [], []
+    home = Path(env["AIMATE_HOME"]) if daemon_pid else None
     with bare_mcp(env, cwd) as (call, pid):
         for run in range(runs + 2):
             text = REMEMBERED[run % 2].format(n=run + (3000 if tag == "daemon" else 2000))
             server_before, daemon_before = process_cpu_ms(pid), process_cpu_ms(daemon_pid)
-            start = time.perf_counter()
+            started_at, start = time.time(), time.perf_counter()
             call_tool(call, "memory_remember", {"text": text, "kind": "decision"})
             elapsed = (time.perf_counter() - start) * 1000
             time.sleep(0.3 if daemon_pid else 0)  # what the daemon does after answering (a commit) counts too
+            split = daemon_split(home, task_name(MCP_REMEMBER), started_at)
             if run >= 2:
                 times.append(elapsed)
                 cpu.append(process_cpu_ms(pid) - server_before)
                 served.append(process_cpu_ms(daemon_pid) - daemon_before)
+                splits.extend([split] if split else [])
     out = {key: round(value, 1) for key, value in summary(times).items()}
     out["cpu_p50"], out["cpu_p95"] = round(summary(cpu)["p50"], 1), round(summary(cpu)["p95"], 1)
     if daemon_pid:
         out["daemon_cpu_p50"] = round(summary(served)["p50"], 1)
+        add_split(out, splits if len(splits) == runs else [])
     return out
 
 
@@ -196,7 +251,10 @@ def wait_until(check: Callable[[], bool], timeout: float) -> None:
     raise RuntimeError("the daemon did not warm up in time")
 
 
-def waits(size: int, runs: int, log: Callable[[str], None], keep: Path | None = None) -> dict[str, Any]:
+def waits(
+    size: int, runs: int, log: Callable[[str], None], keep: Path | None = None, cold: bool = True
+) -> dict[str, Any]:
+    """`cold` False: only through the daemon (what a change to the daemon's side moves, in half the time)."""
     from aimate_memory.vault.roots import Roots
     from scripts.bench import SEED, generate
 
@@ -229,8 +287,9 @@ def waits(size: int, runs: int, log: Callable[[str], None], keep: Path | None = 
             [str(aimate), "mem", "list", "--json", "-n", "1"], env=env, cwd=user, check=True, capture_output=True
         )
         memory_id = json.loads(listed.stdout)[0]["id"]
-        log("cold runs (no daemon)…")
-        result["cold"] = timed_runs(aimate, {**env, "AIMATE_NO_DAEMON": "1"}, user, runs, memory_id, "cold")
+        if cold:
+            log("cold runs (no daemon)…")
+            result["cold"] = timed_runs(aimate, {**env, "AIMATE_NO_DAEMON": "1"}, user, runs, memory_id, "cold")
         log("daemon runs…")
         subprocess.run([str(aimate), "mem", "daemon", "start"], env=env, cwd=user, check=True, capture_output=True)
 
@@ -263,23 +322,25 @@ def waits(size: int, runs: int, log: Callable[[str], None], keep: Path | None = 
 
 
 def table(result: dict[str, Any]) -> str:
-    """The waits as a Markdown table: p50/p95 ms cold and through the daemon, each phase's load."""
-    cold, daemon = result["cold"], result["daemon"]
+    """The waits as a Markdown table: p50/p95 ms cold and through the daemon, each phase's load; then where
+    each wait through the daemon went (`split_table`)."""
+    cold, daemon = result.get("cold"), result["daemon"]
+    loads = f"daemon {daemon['loadavg_start'][0]:.1f}→{daemon['loadavg_end'][0]:.1f}"
+    if cold is not None:
+        loads = f"cold {cold['loadavg_start'][0]:.1f}→{cold['loadavg_end'][0]:.1f}, {loads}"
     lines = [
-        f"vault: {result['size']} generated memories, {result['runs']} runs a command; "
-        f"load cold {cold['loadavg_start'][0]:.1f}→{cold['loadavg_end'][0]:.1f}, "
-        f"daemon {daemon['loadavg_start'][0]:.1f}→{daemon['loadavg_end'][0]:.1f}",
+        f"vault: {result['size']} generated memories, {result['runs']} runs a command; load {loads}",
         "",
         "| command | daemon p50 / p95 ms (CPU p50: command + daemon) | goal | cold p50 / p95 ms (CPU p50) | goal |",
         "|---|---|---|---|---|",
     ]
     for name in (*WAITS, MCP_REMEMBER):
         cold_goal = COLD_GOALS_MS.get(name)
+        cold_cell = f"{cold[name]['p50']:.0f} / {cold[name]['p95']:.0f} ({cold[name]['cpu_p50']:.0f})" if cold else "—"
         lines.append(
             f"| {name} | {daemon[name]['p50']:.0f} / {daemon[name]['p95']:.0f} ({daemon[name]['cpu_p50']:.0f} + "
             f"{daemon[name].get('daemon_cpu_p50', 0):.0f}) "
-            f"| ≤ {DAEMON_GOAL_MS:.0f} | {cold[name]['p50']:.0f} / {cold[name]['p95']:.0f} "
-            f"({cold[name]['cpu_p50']:.0f}) | {f'≤ {cold_goal:.0f}' if cold_goal else '—'} |"
+            f"| ≤ {DAEMON_GOAL_MS:.0f} | {cold_cell} | {f'≤ {cold_goal:.0f}' if cold_goal else '—'} |"
         )
     check = result["conflict_check_ms"]
     lines += [
@@ -288,4 +349,30 @@ def table(result: dict[str, Any]) -> str:
         f"p50 {check['p50']:.1f} ms, p95 {check['p95']:.1f} ms (goal p95 ≤ 50 ms); "
         f"first index {result['first_index_s']} s; daemon RSS {result['daemon_rss_mb']} MB",
     ]
+    split = split_table(daemon)
+    return "\n".join(lines + (["", split] if split else []))
+
+
+def split_table(daemon: dict[str, Any]) -> str:
+    """Where each wait through the daemon went, p50 ms: the whole wait; the command's process (its CPU);
+    the daemon's queue, its work for the request (wall, and its main thread's CPU) and what it did after
+    answering (CPU: a remember's commit); the rest — the process starting, its imports, the socket, waiting
+    for a core. Empty for a daemon that keeps no task timings."""
+    rows = [name for name in (*WAITS, MCP_REMEMBER) if "task_wall_p50" in daemon[name]]
+    if not rows:
+        return ""
+    lines = [
+        "| wait through the daemon | wall p50 / p95 | command CPU | daemon queue | daemon wall p50 / p95 (CPU) "
+        "| after the answer (CPU) | the rest |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name in rows:
+        wait = daemon[name]
+        rest = wait["p50"] - wait["task_queue_p50"] - wait["task_wall_p50"]
+        lines.append(
+            f"| {name} | {wait['p50']:.0f} / {wait['p95']:.0f} | {wait['cpu_p50']:.0f} "
+            f"| {wait['task_queue_p50']:.0f} "
+            f"| {wait['task_wall_p50']:.0f} / {wait['task_wall_p95']:.0f} ({wait['task_cpu_p50']:.0f}) "
+            f"| {wait['task_after_p50']:.0f} | {rest:.0f} |"
+        )
     return "\n".join(lines)

@@ -5,11 +5,13 @@ captures waiting for a person, files left with conflict markers — and acceptin
 from __future__ import annotations
 
 import difflib
+import re
 import shutil
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import partial
+from functools import cache, partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -22,7 +24,8 @@ from aimate_memory.vault.model import title_of
 from aimate_memory.vault.roots import Roots
 
 _CONFLICT_LINE = "^(<<<<<<<|>>>>>>>)( |$)"
-_GIT_STATUS = {"M": "modified", "A": "added", "D": "deleted", "T": "modified"}
+_CONFLICT_LINE_BYTES = re.compile(_CONFLICT_LINE.encode(), re.MULTILINE)  # the same lines, read here
+_STATUS = ("--no-optional-locks", "status", "--porcelain=v2", "--branch", "--no-renames", "--untracked-files=all", "-z")
 _ACCEPT_WORD = {"modified": "edit", "added": "new", "deleted": "deletion of", "renamed": "move of"}
 
 
@@ -105,7 +108,7 @@ def pending_changes(
     the scan): no id, title or status — files are read only when a deletion could pair with an addition as a
     move (20,000 new files to commit need no reading)."""
     changes, staged = _changed_paths(repo)
-    tree = repo.head_tree()
+    tree = cache(repo.head_tree)  # read when a change needs HEAD's side: a new file does not
     now: dict[str, bytes | None] = {}  # each file read once
     read_files = not paths_only or with_diff or scan_secrets or any(c.status == "deleted" for c in changes.values())
     for path, change in changes.items():
@@ -114,7 +117,7 @@ def pending_changes(
             continue
         if change.status != "deleted":
             now[path] = repo.worktree_bytes(path)
-        data = now[path] if change.status != "deleted" else repo.blob_bytes(tree, path)
+        data = now[path] if change.status != "deleted" else repo.blob_bytes(tree(), path)
         read = _read_memory(data.decode("utf-8", "replace") if data is not None else None, path)
         change.memory_id, change.title = read.memory_id, read.title
         if change.status != "deleted":
@@ -130,11 +133,11 @@ def pending_changes(
             old_repo = repo.repo_path(change.old_path) if change.old_path else path
             new_bytes = now.get(path) if change.status != "deleted" else None
             if scan_secrets:
-                _scan_change(change, new_bytes, partial(repo.blob_bytes, tree, old_repo), sensitive_keywords)
+                _scan_change(change, new_bytes, partial(_blob_at, repo, tree, old_repo), sensitive_keywords)
                 if change.status in ("added", "renamed"):  # a file NAMED like a token is one too
                     change.secrets[:0] = [Finding(0, f.kind, f.excerpt_masked) for f in scan_text(path)]
             if with_diff:
-                old = "" if change.status == "added" else repo.blob_text(tree, old_repo) or ""
+                old = "" if change.status == "added" else repo.blob_text(tree(), old_repo) or ""
                 new = (new_bytes or b"").decode("utf-8", "replace")
                 # The review list goes to tools too: show where, never the value (old secrets included).
                 change.diff = mask_text(_unified(old, new, old_repo, path, change.status))
@@ -145,6 +148,10 @@ def pending_changes(
         change.path = vault_rel
         result.append(change)
     return result
+
+
+def _blob_at(repo: VaultRepo, tree: Callable[[], Any], repo_path: str) -> bytes | None:
+    return repo.blob_bytes(tree(), repo_path)
 
 
 def unreviewed_paths(repo: VaultRepo) -> set[PurePosixPath]:
@@ -185,29 +192,83 @@ def diff(repo: VaultRepo, path: PurePosixPath | str | None = None) -> str:
 
 
 def _changed_paths(repo: VaultRepo) -> tuple[dict[str, PendingChange], set[str]]:
-    """Repo path → change (working tree vs HEAD, untracked files, conflicts), and the staged paths."""
+    """Repo path → change (working tree vs HEAD, untracked files, conflicts), and the staged paths: one
+    `git status` (porcelain v2) for all of it, where six git processes asked it before — each a fork of the
+    daemon and a walk of the vault (docs/benchmarks.md, "Waits through the daemon, third round"). Optional
+    locks off: a status never takes the index lock the person's own git command may need."""
     spec = repo.scope_spec
+    status = _read_status(repo.git(*_STATUS, "--", spec, strip=False)[1])
+    for path, head_id in status.both_changed.items():  # the index and the file changed: the file may be HEAD's
+        data = repo.worktree_bytes(path)
+        if data is not None and git_blob_id(data) == head_id:
+            del status.changed[path]
+            status.edited.discard(path)
     changes: dict[str, PendingChange] = {}
-    staged: set[str] = set()
-    if repo.head_commit():
-        out = repo.git("diff", "HEAD", "--name-status", "--no-renames", "-z", "--", spec, strip=False)[1]
-        tokens = out.split("\0")
-        for status, path in zip(tokens[0::2], tokens[1::2], strict=False):
-            kind = _GIT_STATUS.get(status[:1])
-            if kind:
-                changes[path] = PendingChange(PurePosixPath(path), kind)
-        staged_out = repo.git("diff", "--cached", "--name-only", "-z", "HEAD", "--", spec, strip=False)[1]
-        staged = {p for p in staged_out.split("\0") if p}
-    else:
-        out = repo.git("ls-files", "--cached", "-z", "--", spec, strip=False)[1]
-        for path in filter(None, out.split("\0")):
-            changes[path] = PendingChange(PurePosixPath(path), "added")
-    untracked = repo.git("ls-files", "--others", "--exclude-standard", "-z", "--", spec, strip=False)[1]
-    for path in filter(None, untracked.split("\0")):
+    for path, kind in status.changed.items():
+        changes[path] = PendingChange(PurePosixPath(path), kind)
+    for path in status.untracked:
         changes[path] = PendingChange(PurePosixPath(path), "added")
-    for path in _conflicted_paths(repo, spec):
+    for path in _conflicted_paths(repo, spec, status):
         changes.setdefault(path, PendingChange(PurePosixPath(path), "conflict")).status = "conflict"
-    return changes, staged
+    return changes, status.staged if status.head is not None else set()
+
+
+@dataclass
+class _Status:
+    """What `git status --porcelain=v2 --branch -z` says of a vault: HEAD (None before the first commit),
+    each tracked path whose working-tree file differs from HEAD (as `git diff HEAD --name-status` names it),
+    the paths staged (index ≠ HEAD), the untracked ones, the unmerged ones, and the tracked paths whose
+    working-tree file exists and differs from HEAD (`edited`: the ones a conflict-marker search must read)."""
+
+    head: str | None = None
+    changed: dict[str, str] = field(default_factory=dict)
+    staged: set[str] = field(default_factory=set)
+    untracked: list[str] = field(default_factory=list)
+    unmerged: set[str] = field(default_factory=set)
+    edited: set[str] = field(default_factory=set)
+    both_changed: dict[str, str] = field(default_factory=dict)  # path → its blob id in HEAD
+
+
+_NO_FILE = "000000"  # the mode porcelain v2 gives a side (HEAD, index, working tree) without the file
+
+
+def _read_status(out: str) -> _Status:
+    status = _Status()
+    for entry in out.split("\0"):
+        kind = entry[:2]
+        if entry.startswith("# branch.oid "):
+            oid = entry.removeprefix("# branch.oid ")
+            status.head = None if oid == "(initial)" else oid
+        elif kind == "1 ":
+            xy, _, head_mode, index_mode, tree_mode, head_id, _, path = entry[2:].split(" ", 7)
+            if xy[0] != ".":
+                status.staged.add(path)
+            _tracked_change(status, path, xy, (head_mode, index_mode, tree_mode), head_id)
+        elif kind == "u ":
+            path = entry[2:].split(" ", 9)[9]
+            status.unmerged.add(path)
+            status.staged.add(path)
+        elif kind == "? ":
+            status.untracked.append(entry[2:])
+    return status
+
+
+def _tracked_change(status: _Status, path: str, xy: str, modes: tuple[str, str, str], head_id: str) -> None:
+    """One ordinary entry as `git diff HEAD` tells it: added (not in HEAD), deleted (no file), else modified
+    (`both_changed`: the index and the file both changed, so the file may be back to HEAD's bytes — then it is
+    no change, which only its bytes tell)."""
+    head_mode, index_mode, tree_mode = modes
+    if head_mode == _NO_FILE:
+        if tree_mode != _NO_FILE or status.head is None:  # before the first commit every staged path is new
+            status.changed[path] = "added"
+    elif tree_mode == _NO_FILE:
+        status.changed[path] = "deleted"
+    else:
+        status.changed[path] = "modified"
+        if xy[0] != "." and xy[1] != ".":
+            status.both_changed[path] = head_id
+    if index_mode != _NO_FILE and tree_mode != _NO_FILE:
+        status.edited.add(path)
 
 
 def _pair_moves(repo: VaultRepo, changes: dict[str, PendingChange]) -> None:
@@ -223,13 +284,37 @@ def _pair_moves(repo: VaultRepo, changes: dict[str, PendingChange]) -> None:
         del changes[path]
 
 
-def _conflicted_paths(repo: VaultRepo, spec: str) -> list[str]:
-    unmerged = repo.git("ls-files", "-u", "-z", "--", spec, strip=False)[1]
-    paths = {entry.split("\t", 1)[1] for entry in unmerged.split("\0") if "\t" in entry}
-    status, out, _ = repo.git("grep", "-l", "-z", "-E", _CONFLICT_LINE, "--", spec, check=False, strip=False)
-    if status == 0:
-        paths.update(p for p in out.split("\0") if p)
+def _conflicted_paths(repo: VaultRepo, spec: str, status: _Status) -> list[str]:
+    """Unmerged paths, and tracked files whose working copy holds conflict marker lines (as `git grep -l -E`
+    over the working tree finds them): the files unchanged since HEAD from one search of HEAD's tree, kept by
+    commit (`_marked_in_head`), the edited ones read here."""
+    paths = set(status.unmerged)
+    if status.head is not None:
+        paths.update(p for p in _marked_in_head(repo, spec, status.head) if p not in status.changed)
+    for path in status.edited - paths:
+        data = repo.worktree_bytes(path)
+        if data is not None and _CONFLICT_LINE_BYTES.search(data):
+            paths.add(path)
     return sorted(paths)
+
+
+MARKED_KEPT = 8  # (repository, HEAD) pairs whose marked files are kept: a commit's files never change
+_marked: OrderedDict[tuple[str, str, str], frozenset[str]] = OrderedDict()
+
+
+def _marked_in_head(repo: VaultRepo, spec: str, head: str) -> frozenset[str]:
+    """The paths under `spec` whose file in commit `head` holds conflict marker lines."""
+    key = (str(repo.workdir), spec, head)
+    if key in _marked:
+        _marked.move_to_end(key)
+        return _marked[key]
+    code, out, _ = repo.git("grep", "-l", "-z", "-E", _CONFLICT_LINE, head, "--", spec, check=False, strip=False)
+    prefix = f"{head}:"
+    found = frozenset(p.removeprefix(prefix) for p in out.split("\0") if p) if code == 0 else frozenset()
+    _marked[key] = found
+    while len(_marked) > MARKED_KEPT:
+        _marked.popitem(last=False)
+    return found
 
 
 # -- accepting and rejecting ------------------------------------------------------------------------

@@ -5,6 +5,7 @@ The index holds each memory's metadata, not its body: enough to list, filter and
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
@@ -198,7 +199,7 @@ def memory_from_row(row: tuple[Any, ...], vault: Vault) -> Memory:
         layer=Layer(layer),
         category=category,
         title=title,
-        tags=json.loads(tags),
+        tags=_json_list(tags),
         status=status,
         importance=importance,
         created_at=_stored_time(created_at),
@@ -206,7 +207,7 @@ def memory_from_row(row: tuple[Any, ...], vault: Vault) -> Memory:
         accessed_at=to_datetime(accessed_at),
         access_count=access_count,
         expires_at=to_datetime(expires_at),
-        related=json.loads(related),
+        related=_json_list(related),
         source=source,
         confidence=None,
         thread=thread,
@@ -217,13 +218,22 @@ def memory_from_row(row: tuple[Any, ...], vault: Vault) -> Memory:
     )
 
 
+def _json_list(text: str) -> list[Any]:
+    return [] if text == "[]" else list(json.loads(text))  # most memories have no tags and no related
+
+
 def anchors_from_json(text: str | None) -> tuple[Anchor, ...]:
     """The `anchors` column (JSON rows the index wrote: `Anchor.to_row`)."""
     return tuple(Anchor.from_row(item) for item in json.loads(text)) if text else ()
 
 
 def _stored_time(text: str) -> datetime:
-    """`created_at`/`updated_at`: NOT NULL columns the index wrote from a Memory's aware datetimes."""
+    """`created_at`/`updated_at`: NOT NULL columns the index wrote from a Memory's aware datetimes — read
+    straight (a `list` of 1,650 rows reads 3,300 of them), else as any frontmatter time (`to_datetime`)."""
+    with contextlib.suppress(ValueError):
+        stored = datetime.fromisoformat(text)
+        if stored.tzinfo is not None:
+            return stored
     value = to_datetime(text)
     if value is None:
         raise ValueError(f"unreadable time in the index: {text!r}")

@@ -325,8 +325,8 @@ class Capture:
         """`replacing`: an earlier pending copy of the same words (a conflict the person now settles with
         `--keep-both` or `--replace`): removed as this one is written, in its commit."""
         # A pending capture waits for review: it supersedes nothing until a person accepts it.
-        old = (
-            self._memories.get(str(decision.target_id))
+        old = (  # read-only: `supersede` reads the file again to write it (no ruamel parse for an id and a path)
+            self._memories.get(str(decision.target_id), read_only=True)
             if decision.action == "supersede" and status == "active"
             else None
         )

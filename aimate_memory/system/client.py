@@ -199,7 +199,7 @@ class LocalClient:
         from aimate_memory.system.views import view_named
 
         view = view_named(name)
-        if not view.fresh:
+        if not view.reads_index(args):
             system = self.system
         elif args.get("no_refresh"):
             system = self.system

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -504,13 +505,13 @@ class GitActions:
         """The vault's uncommitted memory changes as events marked `pending`, at the file's time."""
         from aimate_memory.git.review import pending_changes
 
-        tree = item.repo.head_tree()
+        tree = cache(item.repo.head_tree)  # read for the first change that has a side in HEAD: most have none
         events = []
         for change in pending_changes(item.repo, with_diff=False, scan_secrets=False):
             if change.status == "conflict" or not _is_timeline_path(change.path):
                 continue
             status = {"added": "A", "deleted": "D", "renamed": "R"}.get(change.status, "M")
-            old = item.repo.blob_text(tree, item.repo.repo_path(change.old_path or change.path))
+            old = item.repo.blob_text(tree(), item.repo.repo_path(change.old_path or change.path))
             new = item.repo.worktree_text(item.repo.repo_path(change.path))
             abs_path = item.vault.abs_path(change.path)
             moment = mtime_of(abs_path) if abs_path.exists() else self._store.clock.now()

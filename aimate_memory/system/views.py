@@ -4,7 +4,8 @@ or asks the daemon for the same record (its `view` op), and the CLI prints the r
 the daemon answers imports neither the facade nor the models (docs/agents.md, "Every face through the daemon").
 
 Each view takes the command's arguments as a JSON object (`Args`) and returns a JSON object. `fresh`: the
-index is synced first (unless `no_refresh`), as a read command always did; `review` reads git, not the index.
+index is synced first (unless `no_refresh`), as a read command always did; `review` reads git, not the index
+(but its `stale` part does).
 The records' shapes are the `--json` outputs of the commands (docs/cli.md), plus what the human lines need."""
 
 from __future__ import annotations
@@ -26,6 +27,12 @@ Json = dict[str, Any]
 class View:
     run: Callable[[MemorySystem, Args], Json]
     fresh: bool  # the index synced before it runs (unless the arguments say `no_refresh`)
+    fresh_with: str | None = None  # or only when this argument is given (review's `stale` reads the index)
+
+    def reads_index(self, args: Args) -> bool:
+        """Whether the index is synced before it runs: by the client's own freshness — in the daemon only the
+        vaults with changes not synced yet, never a walk of every file per request."""
+        return self.fresh or (self.fresh_with is not None and bool(args.get(self.fresh_with)))
 
 
 def list_view(system: MemorySystem, args: Args) -> Json:
@@ -106,8 +113,7 @@ def review_view(system: MemorySystem, args: Args) -> Json:
     if args.get("accept_all"):
         return {"outcomes": [outcome.to_dict() for outcome in system.git.accept_all(allow_secret=allow_secret)]}
     answer: Json = {"items": [item.to_dict() for item in system.git.pending_changes()]}
-    if args.get("stale"):
-        system.refresh()
+    if args.get("stale"):  # the index is fresh: `View.fresh_with`
         answer["stale"] = stale_view(system, args)["memories"]
     return answer
 
@@ -118,7 +124,7 @@ VIEWS: dict[str, View] = {
     "show": View(show_view, fresh=True),
     "stale": View(stale_view, fresh=True),
     "timeline": View(timeline_view, fresh=False),
-    "review": View(review_view, fresh=False),
+    "review": View(review_view, fresh=False, fresh_with="stale"),
 }
 
 

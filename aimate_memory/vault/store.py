@@ -263,7 +263,9 @@ class Vault:
         rel_path = self.unique_path(folder, memory_file_name(now, category, title))
         doc = MemoryDocument.new(meta, body)
         self._write(rel_path, doc)
-        memory = self.load(rel_path)
+        # Read-only: every write reads its file again (`_fresh_doc`), so this copy is never rendered back, and
+        # the frontmatter just written is the simple form (no ruamel parse: a remember through the daemon).
+        memory = self.load(rel_path, read_only=True)
         return memory, FileChange("add", rel_path, f"new {layer.value} {category}")
 
     def update(
@@ -294,7 +296,7 @@ class Vault:
         if body is not None or "content_hash" in doc.meta:
             doc.set("content_hash", content_hash(doc.body))
         self._write(memory.rel_path, doc)
-        return self.load(memory.rel_path)
+        return self.load(memory.rel_path, read_only=True)  # as `create`'s: never rendered back
 
     def move(self, memory: Memory, new_rel: PurePosixPath, fields: dict[str, Any]) -> Memory:
         """Write the new file first, then remove the old one: a crash in between leaves a duplicate id,

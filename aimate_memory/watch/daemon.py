@@ -455,6 +455,7 @@ class Daemon:
             "queue": len(self.tasks) + self.watcher.pending(),
             "current": self.tasks.current,
             "errors": list(self.tasks.errors) + list(self.watcher.errors),
+            "recent_tasks": [timing.to_dict() for timing in self.tasks.timings],  # oldest first
             "rss_bytes": rss_bytes(),
             "model_loaded": self.vaults.model_loaded,
             "searches_served": self.served,

@@ -15,7 +15,9 @@ its handler and the table of the fields its request may carry, each a `Field` wi
     ping      -                                       pid
     status    -                                       running, pid, uptime_seconds, started_at, vaults,
                                                       last_refresh, last_maintenance[_summary], queue, current,
-                                                      errors, rss_bytes, model_loaded, searches_served, socket, log
+                                                      errors, rss_bytes, model_loaded, searches_served, socket, log,
+                                                      recent_tasks (the last 50: name, finished, queued_ms,
+                                                      wall_ms, cpu_ms — watch.tasks.TaskTiming)
     stop      -                                       pid, stopping (exits after the current task)
     search    query, limit=10, where={MemoryFilter     SearchRecord.to_dict(): results=[HitRecord.to_dict(
               as JSON}, cwd, project, global_only,    explain=True)], mode, warnings, elapsed_ms, vaults

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +21,29 @@ log = logging.getLogger("aimate.daemon")
 Result = dict[str, Any]
 STOPPING: Result = {"ok": False, "error": "the daemon is stopping"}
 KEPT_ERRORS = 20  # the last failures, for `daemon status`
+KEPT_TIMINGS = 50  # the last tasks' timings, for `daemon status` (`TaskTiming`)
+
+
+@dataclass(frozen=True)
+class TaskTiming:
+    """Where one task's time went (`daemon status --json`'s `recent_tasks`; scripts/bench_waits.py splits a
+    wait into the client, the daemon's queue and the daemon's work with it): ms waiting in the queue, ms
+    running, ms of the daemon's main thread's CPU while running (a git child's CPU is not in it)."""
+
+    name: str
+    finished: float  # time.time() when it finished
+    queued_ms: float
+    wall_ms: float
+    cpu_ms: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "finished": round(self.finished, 3),
+            "queued_ms": round(self.queued_ms, 1),
+            "wall_ms": round(self.wall_ms, 1),
+            "cpu_ms": round(self.cpu_ms, 1),
+        }
 
 
 @dataclass
@@ -28,6 +52,7 @@ class Task:
     run: Callable[[], Result | None]
     done: threading.Event = field(default_factory=threading.Event)
     result: Result | None = None
+    queued_at: float = field(default_factory=time.perf_counter)
 
     def finish(self, result: Result) -> None:
         self.result = result
@@ -44,6 +69,7 @@ class TaskQueue:
         self.stopping = threading.Event()
         self.current: str | None = None
         self.errors: deque[str] = deque(maxlen=KEPT_ERRORS)
+        self.timings: deque[TaskTiming] = deque(maxlen=KEPT_TIMINGS)
 
     def put(self, name: str, run: Callable[[], Result | None]) -> Task:
         """Queue `run` (even while stopping: it is then answered "stopping", never run)."""
@@ -78,6 +104,7 @@ class TaskQueue:
 
     def _run(self, task: Task) -> Result:
         self.current = task.name
+        started, cpu = time.perf_counter(), time.thread_time()
         try:
             return task.run() or {"ok": True}
         except Exception as exc:
@@ -86,6 +113,16 @@ class TaskQueue:
             return error_reply(exc)
         finally:
             self.current = None
+            ended = time.perf_counter()
+            self.timings.append(
+                TaskTiming(
+                    task.name,
+                    time.time(),
+                    (started - task.queued_at) * 1000,
+                    (ended - started) * 1000,
+                    (time.thread_time() - cpu) * 1000,
+                )
+            )
 
     def _answer_the_rest(self) -> None:
         while True:

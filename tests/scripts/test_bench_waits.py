@@ -7,7 +7,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from scripts.bench_waits import HOOKS, MCP_REMEMBER, WAITS, command_line, hook_payload, table
+from scripts.bench_waits import (
+    HOOKS,
+    MCP_REMEMBER,
+    WAITS,
+    add_split,
+    command_line,
+    hook_payload,
+    split_of,
+    split_table,
+    table,
+    task_name,
+)
 
 
 def test_the_table_names_every_wait_with_its_load_and_the_vault_size() -> None:
@@ -45,3 +56,25 @@ def test_each_hook_gets_claude_codes_payload_in_both_languages(tmp_path: Path) -
 def test_search_asks_in_both_languages() -> None:
     queries = {command_line("search", run, "id")[1] for run in (0, 1)}
     assert len(queries) == 2 and any(any("\u4e00" <= char <= "\u9fff" for char in query) for query in queries)
+
+
+def test_a_wait_through_the_daemon_is_split_by_the_daemons_own_task_timings() -> None:
+    """The request's own task is the daemon's part of the wait (its queue wait — behind a sync queued before
+    it —, its wall and CPU); what finished after it is the work after answering (a remember's commit); what
+    finished before the command started is not this wait's. Every hook is the daemon's "hook" task."""
+    recent = [
+        {"name": "remember", "finished": 99.0, "queued_ms": 1.0, "wall_ms": 50.0, "cpu_ms": 40.0},  # before
+        {"name": "refresh", "finished": 100.05, "queued_ms": 3.0, "wall_ms": 20.0, "cpu_ms": 15.0},
+        {"name": "remember", "finished": 100.2, "queued_ms": 18.0, "wall_ms": 120.0, "cpu_ms": 90.0},
+        {"name": "commit", "finished": 100.4, "queued_ms": 0.5, "wall_ms": 150.0, "cpu_ms": 60.0},
+    ]
+    split = split_of(recent, "remember", started=100.0)
+    assert split == {"queue": 18.0, "wall": 120.0, "cpu": 90.0, "after": 60.0}
+    assert split_of(recent, "remember", started=101.0) == {}  # an older daemon, or none: no split
+    assert task_name("hook session-end") == "hook" and task_name(MCP_REMEMBER) == "remember"
+    wait = {"p50": 300.0, "p95": 420.0, "cpu_p50": 100.0, "daemon_cpu_p50": 170.0}
+    add_split(wait, [split, split])
+    assert wait["daemon_cpu_p50"] == 170.0  # the daemon's whole CPU (/proc) stays beside its task's own
+    printed = split_table({name: wait for name in (*WAITS, MCP_REMEMBER)})
+    assert "| remember | 300 / 420 | 100 | 18 | 120 / 120 (90) | 60 | 162 |" in printed
+    assert split_table({name: {"p50": 1.0} for name in (*WAITS, MCP_REMEMBER)}) == ""

@@ -112,3 +112,37 @@ def test_every_face_registers_its_project_for_the_daemon(project: Path, home: Pa
     assert registered_projects(home) == []
     connect(cwd=project).close()  # what a hook, the MCP server and the CLI all do first
     assert registered_projects(home) == [project.resolve()]
+
+
+class CountedFreshness:
+    """A client's freshness that syncs as a one-command process does, and counts each time it is asked."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def refresh(self, system: MemorySystem) -> None:
+        self.asked += 1
+        system.refresh()
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_review_syncs_through_the_clients_freshness_only_when_it_lists_stale_memories(project: Path) -> None:
+    """`review` reads git, not the index; its list of possibly stale memories reads the index, synced by the
+    client's own freshness (in the daemon: only the vaults with changes not synced yet), never by a hash-sync
+    of every file on every review (docs/design.md §12, "What the daemon does for each wait")."""
+    freshness = CountedFreshness()
+    with MemorySystem.open(project=str(project)) as system:
+        client = LocalClient(lambda: system, freshness, borrowed=True)
+        edited = next(m for m in system.list() if m.title == "选用 Redis 做会话缓存")
+        vault = system.project_vault
+        assert vault is not None
+        path = vault.abs_path(edited.rel_path)
+        path.write_text(path.read_text("utf-8").replace("延迟低", "延迟很低"), "utf-8")
+        listed = client.view("review", {})
+        assert freshness.asked == 0 and [item["title"] for item in listed["items"]] == [edited.title]
+        assert "stale" not in listed
+        with_stale = client.view("review", {"stale": True})
+        assert freshness.asked == 1 and with_stale["stale"] == [] and with_stale["items"] == listed["items"]
+        assert client.view("timeline", {"limit": 5})["events"] and freshness.asked == 1  # git only

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from aimate_memory.watch.private_socket import socket_path
 from aimate_memory.watch.registry import register_project, registered_projects, unregister_missing
 from aimate_memory.watch.schedule import MIN_FIRST_DELAY, first_delay, read_last_run, record_run
 from aimate_memory.watch.server import TEXT, Operation, SocketServer
-from aimate_memory.watch.tasks import STOPPING, TaskQueue
+from aimate_memory.watch.tasks import KEPT_TIMINGS, STOPPING, TaskQueue
 from aimate_memory.watch.transport import daemon_request
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=timezone.utc)
@@ -162,3 +163,30 @@ def test_systems_share_one_embedding_model(home: Path, tmp_path: Path, monkeypat
         assert second.store.embedder is not first.store.embedder
         assert second.store.share_embedder(first.store) is True and second.store.embedder is first.store.embedder
         assert first.store.warm_up() is False  # vectors off: nothing to load, and no error
+
+
+def test_task_queue_keeps_each_tasks_wait_wall_and_cpu_for_daemon_status() -> None:
+    """`daemon status`'s `recent_tasks` (scripts/bench_waits.py splits a wait with it): a task that waited
+    behind another says how long, a busy one how much CPU it spent, a sleeping one little; a failed one is
+    timed too; only the last `KEPT_TIMINGS` are kept."""
+    tasks = TaskQueue()
+
+    def fail() -> None:
+        raise ValueError("失败 fails")
+
+    tasks.put("睡眠 sleeps", lambda: (time.sleep(0.2), None)[-1])
+    tasks.put("spins", lambda: (sum(range(3_000_000)), None)[-1])
+    tasks.put("fails", fail)
+    tasks.put("stop", tasks.stop)
+    tasks.run_until_stopped()
+    sleeps, spins, fails, _ = tasks.timings
+    assert sleeps.name == "睡眠 sleeps" and sleeps.wall_ms >= 190 and sleeps.cpu_ms < sleeps.wall_ms / 2
+    assert spins.queued_ms >= 190 and spins.cpu_ms > 0  # it waited for the sleeper, then spent CPU
+    assert fails.name == "fails" and "失败 fails" in tasks.errors[-1]
+    assert spins.to_dict().keys() == {"name", "finished", "queued_ms", "wall_ms", "cpu_ms"}
+    more = TaskQueue()
+    for n in range(KEPT_TIMINGS + 5):
+        more.put(f"task {n}", lambda: None)
+    more.put("stop", more.stop)
+    more.run_until_stopped()
+    assert len(more.timings) == KEPT_TIMINGS and more.timings[-1].name == "stop"

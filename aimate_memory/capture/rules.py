@@ -395,9 +395,10 @@ NO_RULE_MEANT: tuple[re.Pattern[str], ...] = _en(
     r"(?:always|never) (?:appears?|disappears?|occurs?|happens?|works?|shows?|returns?|fails?|changes?)",
     rf"(?:do|does|did)(?: not|n{_APOSTROPHE}t) (?:need|want|have)",
 )
-# The same in Chinese: what the fix at hand must not do again or break ("修复不要再出现", "删除这个文件不要影响提交")
-# is a wish for this change, no rule ("不要出现低级错误" keeps its cue: it holds for every change).
-NO_RULE_MEANT_ZH: tuple[re.Pattern[str], ...] = (re.compile(r"不要再出现|不要影响"),)
+# The same in Chinese: what the fix at hand must not do again, break or get wrong ("修复不要再出现", "删除这个文件
+# 不要影响提交", "恢复到以前的样子不要出错") is a wish for this change, no rule ("不要出现低级错误" keeps its cue: it
+# holds for every change).
+NO_RULE_MEANT_ZH: tuple[re.Pattern[str], ...] = (re.compile(r"不要再出现|不要影响|不要出错"),)
 # A problem of the project the person reports as a fact, naming what is broken ("网易爬虫也没注册", "web页面无法
 # 启动", "有些连接不存在", "每条日志输出两次", "只有东方财富的爬虫可以使用"): the state later requests build on
 # ("请你检查这个爬虫是否正确注册" the next day), filed an open task until it is fixed. Its own 无法 is no request

@@ -161,7 +161,7 @@ def _kind(sentence: str, filed: str) -> str:
     unless a rule's always/never makes it a standing rule; a fact about the setup is knowledge, not a
     preference or a note."""
     if reports_problem(sentence):
-        return "task"  # what is broken is open until it is fixed
+        return "knowledge"  # the state of the project: on the replay it lasted weeks, past a task's 14 days
     if matches(PERSONAL_CUES, sentence) and not matches((*DECISION_CUES, *FACT_CUES), sentence):
         return filed  # how they work, wherever they work: no directive makes it a decision of the project
     if matches(DECISION_CUES, sentence) or (filed != "preference" and matches(CHOICE_CUES, sentence)):

@@ -401,7 +401,7 @@ NO_RULE_MEANT: tuple[re.Pattern[str], ...] = _en(
 NO_RULE_MEANT_ZH: tuple[re.Pattern[str], ...] = (re.compile(r"不要再出现|不要影响|不要出错"),)
 # A problem of the project the person reports as a fact, naming what is broken ("网易爬虫也没注册", "web页面无法
 # 启动", "有些连接不存在", "每条日志输出两次", "只有东方财富的爬虫可以使用"): the state later requests build on
-# ("请你检查这个爬虫是否正确注册" the next day), filed an open task until it is fixed. Its own 无法 is no request
+# ("请你检查这个爬虫是否正确注册" the next day), filed knowledge of the project's state. Its own 无法 is no request
 # for now (`heard.reports_problem` hears it before `ONE_OFF_CUES` are read); a request, a question or "还是不行"
 # in the same clause still is one. Chinese wording only: English problem reports were not measured here.
 BROKEN_STATE: tuple[re.Pattern[str], ...] = (

@@ -13,7 +13,16 @@ from dataclasses import dataclass
 
 from aimate_memory.capture.classify import Classification
 from aimate_memory.capture.conflict import Reading, read
-from aimate_memory.capture.heard import DECISION_CUES, RULE_CUES, STANDS, TASK_CUES, Heard, heard, matches
+from aimate_memory.capture.heard import (
+    DECISION_CUES,
+    RULE_CUES,
+    STANDS,
+    TASK_CUES,
+    Heard,
+    heard,
+    matches,
+    reports_problem,
+)
 from aimate_memory.capture.rules import (
     CHOICE_CUES,
     DIRECTIVE_CUES,
@@ -134,7 +143,11 @@ def _proposal(
     # A decision's, an open task's or the person's own words settle it even where the model reads small talk
     # ("Yes, let's go with the factory approach", "I will have to fix that at some point", "使用中文回答"), and
     # so does saying it again.
-    settled = said > 1 or matches((*DECISION_CUES, *TASK_CUES, *PERSONAL_CUES, *DIRECTIVE_CUES), first.text)
+    settled = (
+        said > 1
+        or matches((*DECISION_CUES, *TASK_CUES, *PERSONAL_CUES, *DIRECTIVE_CUES), first.text)
+        or reports_problem(first.text)
+    )
     if kind not in DISTILLED_KINDS or (not settled and (filed.drop or confidence < min_confidence)):
         return None
     personal, standing = matches(PERSONAL_CUES, first.text), matches(STANDING_CUES, first.text)
@@ -147,6 +160,8 @@ def _kind(sentence: str, filed: str) -> str:
     a choice of how the thing is built files a decision (the model reads most decisions as rules or tasks) —
     unless a rule's always/never makes it a standing rule; a fact about the setup is knowledge, not a
     preference or a note."""
+    if reports_problem(sentence):
+        return "knowledge"  # the state of the project: on the replay it lasted weeks, past a task's 14 days
     if matches(PERSONAL_CUES, sentence) and not matches((*DECISION_CUES, *FACT_CUES), sentence):
         return filed  # how they work, wherever they work: no directive makes it a decision of the project
     if matches(DECISION_CUES, sentence) or (filed != "preference" and matches(CHOICE_CUES, sentence)):

@@ -15,16 +15,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from aimate_memory.capture.rules import (
+    BROKEN_STATE,
     CHOICE_CUES,
     DIRECTIVE_CUES,
     FACT_CUES,
     HEDGED_ADVICE,
     LASTING_CUES,
     NO_RULE_MEANT,
+    NO_RULE_MEANT_ZH,
     NOT_A_STATEMENT,
     ONE_OFF_CUES,
     PERSONAL_CUES,
     PREFERENCE_ZH,
+    PROBLEM_OF_THE_MOMENT,
     PROPOSED_CHANGE,
     RULES,
     STANDING_CUES,
@@ -53,8 +56,11 @@ DECISION_CUES, TASK_CUES, RULE_CUES = (
 )
 # A Chinese sentence is often a request and a standing instruction joined by a comma ("修复这个错误，使用中文
 # 回答"): each clause is read on its own, and the one that stands is what is proposed.
-_CJK_CLAUSE = re.compile(r"[，；]")
-_CLAUSE_END = re.compile(r"(?<=[，；])")
+# A request often follows the statement without a comma ("…日志就无法输出到指定文件请查看相关文件并修复"): a 请
+# after other words (not 申请 / 邀请, nor the nouns 请求 / 请假) begins a clause too.
+_REQUEST_START = r"(?<=[\w)）])(?<![申邀聘提])(?=请(?![求假教]))"
+_CJK_CLAUSE = re.compile(rf"[，；]|{_REQUEST_START}")
+_CLAUSE_END = re.compile(rf"(?<=[，；])|{_REQUEST_START}")
 # A Chinese line that numbers its items inline ("1 爬取的连接有问题 ，2 去掉api结构选项3 重构该爬虫"): each item
 # is a sentence of its own. A marker is one digit after Chinese text, a Chinese comma or the line's start, then a
 # space or 、/./) and Chinese text; a line is split only when it has two or more ("Vue 3 的组件" is no list).
@@ -145,7 +151,7 @@ def _units(sentence: str) -> list[str]:
     runs: list[list[str]] = [[]]
     for clause in split_outside_brackets(_CLAUSE_END, sentence):  # each keeps its comma: joined back verbatim
         bare = clause.rstrip("，；")
-        if long_enough(bare) and not matches(ONE_OFF_CUES, bare) and worth_keeping(bare):
+        if long_enough(bare) and (reports_problem(bare) or not matches(ONE_OFF_CUES, bare)) and worth_keeping(bare):
             runs[-1].append(clause)
         elif runs[-1]:
             runs.append([])
@@ -160,12 +166,25 @@ def worth_keeping(sentence: str) -> bool:
     sentence = HEDGED_ADVICE.sub(r"\1", _EMPHASIS.sub(r"\1", sentence))  # "_should_ probably" → "should"
     if matches(NOT_A_STATEMENT, sentence) and not matches(PROPOSED_CHANGE, sentence):
         return False
-    for cue_of_none in NO_RULE_MEANT:  # "never disappears" reports a bug; it is no "never" rule
+    if reports_problem(sentence):
+        return True
+    for cue_of_none in (*NO_RULE_MEANT, *NO_RULE_MEANT_ZH):  # "never disappears" reports a bug; it is no "never" rule
         sentence = cue_of_none.sub(" ", sentence)
     cues = (STANDING_CUES, CHOICE_CUES, FACT_CUES, PERSONAL_CUES, DIRECTIVE_CUES, DECISION_CUES, TASK_CUES)
     if not any(matches(patterns, sentence) for patterns in cues):
         return False
     return not matches(ONE_OFF_CUES, sentence) or matches(STANDS, sentence)
+
+
+def reports_problem(sentence: str) -> bool:
+    """Whether the sentence reports, as a fact, a problem of the project (`rules.BROKEN_STATE`: "网易爬虫也没注册",
+    "web页面无法启动") and names what is broken before it ("无法正常输出" alone names nothing) — neither asking
+    about it, following an earlier report up nor tying it to the moment (`PROBLEM_OF_THE_MOMENT`): an open task
+    a later request builds on, its 无法 no request for now."""
+    if PROBLEM_OF_THE_MOMENT.search(sentence):
+        return False
+    hits = (hit for pattern in BROKEN_STATE if (hit := pattern.search(sentence)))
+    return any(hit.group() == "只有" or word_count(sentence[: hit.start()]) >= 1 for hit in hits)
 
 
 def word_count(text: str) -> int:

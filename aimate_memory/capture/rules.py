@@ -322,7 +322,7 @@ PERSONAL_CUES: tuple[re.Pattern[str], ...] = (
         "macbook",
         "macos",
         "os ?x",
-        "windows",
+        "windows(?! NT)",  # "Mozilla/5.0 (Windows NT 10.0; …)" is a user-agent string, not the person's machine
         "linux",
         "my editor",
         "vs ?code",
@@ -394,6 +394,30 @@ NO_RULE_MEANT: tuple[re.Pattern[str], ...] = _en(
     r"(?:is|are|was|were|will be) (?:always|never)(?! \w+ed\b)",
     r"(?:always|never) (?:appears?|disappears?|occurs?|happens?|works?|shows?|returns?|fails?|changes?)",
     rf"(?:do|does|did)(?: not|n{_APOSTROPHE}t) (?:need|want|have)",
+)
+# The same in Chinese: what the fix at hand must not do again, break or get wrong ("修复不要再出现", "删除这个文件
+# 不要影响提交", "恢复到以前的样子不要出错") is a wish for this change, no rule ("不要出现低级错误" keeps its cue: it
+# holds for every change).
+NO_RULE_MEANT_ZH: tuple[re.Pattern[str], ...] = (re.compile(r"不要再出现|不要影响|不要出错"),)
+# A problem of the project the person reports as a fact, naming what is broken ("网易爬虫也没注册", "web页面无法
+# 启动", "有些连接不存在", "每条日志输出两次", "只有东方财富的爬虫可以使用"): the state later requests build on
+# ("请你检查这个爬虫是否正确注册" the next day), filed knowledge of the project's state. Its own 无法 is no request
+# for now (`heard.reports_problem` hears it before `ONE_OFF_CUES` are read); a request, a question or "还是不行"
+# in the same clause still is one. Chinese wording only: English problem reports were not measured here.
+BROKEN_STATE: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        r"(?:无法|不能|没有?|未能?|都无)(?:正常|正确|成功)?(?:启动|运行|输出|注册|显示|爬取|加载|保存|打开|使用|写入|生效)"
+    ),
+    re.compile(r"(?<![是否])不存在"),
+    re.compile(r"(?:输出|显示|保存|执行|运行|写入)了?(?:两|多)次"),
+    re.compile(r"只有(?=.{1,20}?(?:可以|能))"),  # what still works names what does not
+)
+# A clause that reports a problem but asks about it or follows one up ("还是无法启动", "为啥无法启动", "请你修…"),
+# ties it to the moment ("今天爬取的文章", "在添加几个css文件后…", "在没有启动时") or quotes a report ("Favicon文件
+# 缺失: …"): a turn of the moment, not the state itself.
+PROBLEM_OF_THE_MOMENT = re.compile(
+    r"还是|^\W*(?:还|依然|仍然|又)|请|修|帮|为啥|为什么|什么|怎么|检查|查看|提示|今天|刚才|刚刚|现在|这次"
+    r"|在.{1,24}?[后时]|[\u4e00-\u9fff][：:]"
 )
 # Advice hedged by its own verb ("we should probably use `git mv` instead of mv"): still the person's choice,
 # not a guess — the hedge is read out before `NOT_A_STATEMENT` is.

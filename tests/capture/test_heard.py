@@ -13,8 +13,9 @@ import pytest
 
 from aimate_memory.capture.classify import classify
 from aimate_memory.capture.distill import distill
-from aimate_memory.capture.heard import heard, worth_keeping
+from aimate_memory.capture.heard import heard, matches, worth_keeping
 from aimate_memory.capture.ledger import LEDGER_FILE, HeardLedger
+from aimate_memory.capture.rules import PERSONAL_CUES
 from aimate_memory.text.typed import typed_lines
 
 
@@ -257,3 +258,56 @@ def test_a_quoted_instruction_ends_its_sentence_at_the_closing_quote(turn: str, 
     """'… refactoring." If the step is unclear' is two sentences: the instruction is heard without the remark
     after it (whose "unclear" would make the whole a question)."""
     assert [statement.text for statement in heard(1, turn)] == [instruction]
+
+
+@pytest.mark.parametrize(
+    ("turn", "heard_as"),
+    [
+        # A problem of the project said as a fact, naming what is broken: the person's clause, not the request.
+        ("网易爬虫也没注册，请你检查这个爬虫是否正确注册", ["网易爬虫也没注册"]),
+        ("用这个命令日志就无法输出到指定文件请查看相关文件并修复", ["用这个命令日志就无法输出到指定文件"]),
+        ("只有东方财富的爬虫可以使用，其他三个都无法启动", ["只有东方财富的爬虫可以使用，其他三个都无法启动"]),
+        ("有些连接不存在，请你核对或者搜索并修改", ["有些连接不存在"]),
+        ("每条日志输出两次，一次带毫秒，一次不带毫秒", ["每条日志输出两次，一次带毫秒，一次不带毫秒"]),
+        # Asked about, followed up, tied to the moment or naming nothing: a turn of the moment.
+        ("还是无法启动，请找到相关问题", []),
+        ("为啥无法启动请你修复", []),
+        ("在添加几个css文件后页面无法正确打开", []),
+        ("web页面没有显示今天爬取的文章", []),
+        ("无法正常输出", []),
+        ("Favicon文件缺失: 这些文件不存在", []),
+        # In English a problem report is read as a request for now (its wording was not measured this round).
+        ("The NetEase crawler is not registered either, please check it.", []),
+        ("The page still does not load after I added the css files.", []),
+    ],
+)
+def test_a_problem_of_the_project_said_as_a_fact_is_heard_and_one_of_the_moment_is_not(
+    turn: str, heard_as: list[str]
+) -> None:
+    assert [statement.text for statement in heard(1, turn)] == heard_as
+
+
+@pytest.mark.parametrize(
+    ("wish_for_this_fix", "rule"),
+    [
+        ("标题显示仪表盘但是界面还是白板，排查问题，并修复不要再出现", "以后修改爬虫时不要出现低级错误"),
+        ("删除 node_modules 这个文件夹不要影响提交", "不要把 node_modules 提交到仓库"),
+    ],
+)
+def test_what_a_fix_must_not_do_again_is_no_rule(wish_for_this_fix: str, rule: str) -> None:
+    assert heard(1, wish_for_this_fix) == []
+    assert [statement.text for statement in heard(1, rule)] == [rule]
+
+
+@pytest.mark.parametrize(
+    ("user_agent", "machine"),
+    [
+        ("Send every request with Mozilla/5.0 (Windows NT 10.0; Win64; x64) from now on.", "I always work on Windows."),
+        ("爬虫以后都用这个用户代理：Mozilla/5.0 (Windows NT 10.0; Win64; x64)", "我的电脑一直是 Windows"),
+    ],
+)
+def test_a_user_agent_string_is_not_the_persons_machine(user_agent: str, machine: str) -> None:
+    """Only what is about the person goes to the global vault (`PERSONAL_CUES`): "Windows NT" inside a
+    user-agent string is what the crawler sends, not the machine the person works on."""
+    assert not matches(PERSONAL_CUES, user_agent)
+    assert matches(PERSONAL_CUES, machine)

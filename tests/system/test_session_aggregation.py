@@ -134,3 +134,25 @@ def test_the_clients_own_words_around_a_request_are_not_the_persons_instruction(
     turns = [("user", fix.format(error)) for error in ("Instance of 'dict' has no 'save' member", "未定义的变量 'db'")]
     proposed = system.capture.propose_from_session("template-session", [*turns, ("user", statement)])
     assert [result.memory.body.strip() for result in proposed] == [statement]
+
+
+@pytest.mark.parametrize(
+    ("turns", "proposed_as"),
+    [
+        (
+            ["网易爬虫也没注册，请你检查这个爬虫是否正确注册", "还是无法启动，请找到相关问题"],
+            [("网易爬虫也没注册", "knowledge")],
+        ),
+        (["The NetEase crawler is not registered either, please check it.", "It still does not start, fix it."], []),
+    ],
+)
+def test_a_problem_of_the_project_is_proposed_as_a_fact_in_the_persons_words(
+    system: MemorySystem, turns: list[str], proposed_as: list[tuple[str, str]]
+) -> None:
+    """A problem the person reports as a fact ("网易爬虫也没注册") is what the next day's request builds on ("请你检查
+    这个爬虫是否正确注册"): proposed as knowledge of the project, the clause the person typed, not the request
+    beside it; the follow-up ("还是无法启动") is not a second one. In English the report stays a request for now
+    (docs/design.md, "Capture from a conversation")."""
+    said = [turn for text in turns for turn in (("user", text), ("assistant", "好的 / done"))]
+    proposed = system.capture.propose_from_session("problem-session", said)
+    assert [(result.memory.body.strip(), result.memory.category) for result in proposed] == proposed_as

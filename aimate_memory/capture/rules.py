@@ -478,8 +478,10 @@ ONE_OFF_CUES: tuple[re.Pattern[str], ...] = (
 NOT_A_STATEMENT: tuple[re.Pattern[str], ...] = (
     re.compile(r"[?？]\W*$|[吗呢么]\W*$"),
     re.compile(
-        # "Do not …" is an instruction, not a question.
-        r"^\W*(?:what|why|how|which|who|when|where|should|shall|can|could|would|will|do(?! not\b)|does|did|is|are|"
+        # "Do not …" is an instruction, not a question, and so is "When …, do …" / "When I said X - use Y": a
+        # clause before the main one.
+        r"^\W*(?:what|why|how|which|who|when(?![^,?]*(?:,| - | – ))|where|should|shall|can|could|would|will|"
+        r"do(?! not\b)|does|did|is|are|"
         r"was|were|have|has|any idea)\b",
         re.IGNORECASE,
     ),

@@ -294,7 +294,8 @@ CHOICE_CUES: tuple[re.Pattern[str], ...] = (
 MADE_BY_THE_PERSON: tuple[re.Pattern[str], ...] = (
     re.compile(
         rf"^\W*(?:(?:I|we)(?:{_APOSTROPHE}ve| have)? )?(?:updated|added|installed|configured|set up|moved|renamed|"
-        r"made an? new (?:directory|folder|file|module|branch))\b",
+        r"made an? new (?:directory|folder|file|module|branch))\b"
+        r"(?! (?:it|them|this|that|these|those)\b)",  # "I moved them higher up" points at the chat, not the project
         re.IGNORECASE,
     ),
 )

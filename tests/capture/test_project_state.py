@@ -105,3 +105,39 @@ def test_of_a_long_turn_the_persons_own_change_or_standing_rule_is_proposed_and_
 def test_the_reply_language_is_about_the_person_and_a_user_agent_is_not(personal: str, not_personal: str) -> None:
     assert matches(PERSONAL_CUES, personal) and _heard(personal) == [personal]
     assert not matches(PERSONAL_CUES, not_personal) and _heard(not_personal) == []
+
+
+@pytest.mark.parametrize(
+    ("for_now", "standing"),
+    [
+        ("Please limit your fixes to `sketch.js`.", "Always limit your changes to the files the task names."),
+        ("One file, canvas-transforms.md should be enough.", "Each transform should go into its own file."),
+        ("The arrow keys should undo and redo as expected.", "The arrow keys must always undo and redo."),
+        (
+            "This would allow the user to paint in a zone, instead of the whole canvas.",
+            "Zones should keep their coordinates when cleared.",
+        ),
+        # A change that points at the chat ("them") tells nothing of the project; one that names what moved does.
+        ("I moved them higher up, as we discussed.", "I moved the font tests to a new folder `test/fonts/`."),
+        ("请你只修复 sketch.js 里的错误。", "以后只修改任务里提到的文件。"),
+    ],
+)
+def test_a_request_bounded_or_judged_for_now_is_not_heard_and_the_standing_one_is(for_now: str, standing: str) -> None:
+    assert _heard(for_now) == []
+    assert _heard(standing) == [standing]
+
+
+@pytest.mark.parametrize(
+    ("instruction", "question"),
+    [
+        (
+            'When I said "rename" - we should probably use `git mv` instead of mv to retain history.',
+            "When will the build be fixed",
+        ),
+        ("When you add a test, always run ruff first.", "When is the release planned"),
+        ("每次添加测试的时候，都要先运行 ruff。", "什么时候能修好构建"),
+    ],
+)
+def test_a_clause_opened_by_when_is_an_instruction_and_a_when_question_is_not(instruction: str, question: str) -> None:
+    assert _heard(instruction) == [instruction]
+    assert _heard(question) == []

@@ -100,9 +100,10 @@ def sentences(text: str) -> list[str]:
 def heard(number: int, text: str) -> list[Heard]:
     """What one turn of the person's states that may hold beyond now (`worth_keeping`), in order: each typed
     sentence, or of a Chinese sentence that joins a request and a standing instruction by a comma, the
-    clauses that stand. Pure and cheap (tables of patterns, no model): the prompt hook runs it on every prompt
+    clauses that stand — or, when it holds nothing, a fact it gives in brackets (`_asides`). Pure and cheap
+    (tables of patterns, no model): the prompt hook runs it on every prompt
     (docs/design.md, "Capture from a conversation")."""
-    found = []
+    found: list[Heard] = []
     long_turn = len(text.strip()) > LONG_TURN_CHARS
     for sentence in sentences(text):
         kept = [unit for unit in _units(sentence) if worth_keeping(unit)] or _asides(sentence)

@@ -28,10 +28,16 @@ from aimate_memory.capture.rules import (
     DIRECTIVE_CUES,
     FACT_CUES,
     LASTING_CUES,
+    MADE_BY_THE_PERSON,
     PERSONAL_CUES,
+    PLACEMENT_CUES,
     STANDING_CUES,
 )
 
+# What is proposed of a long turn's sentences (`Heard.in_paste`), said once: what says it stands, and the project's
+# state as the person made it or placed it ("I've made a new directory src/color", "Create `docs/plans/x.md`
+# with:") — words of the person's, not of a pasted plan, and what later requests build on.
+_HEARD_IN_PASTE = (*STANDS, *MADE_BY_THE_PERSON, *PLACEMENT_CUES)
 # A statement said again in a later turn of the session in nearly the same words ("Use context7 for Playwright",
 # "Use context7 fro Playwright Nuxt and p5js as needed", "使用中文回答" / "请用中文回答我"): the share of the
 # shorter wording's character pairs found in the other. Two statements built alike ("limit your fixes to
@@ -83,7 +89,8 @@ def distill(
     wanted = [
         group
         for key, group in by_key.items()
-        if not rejected(group[0].text) and (not group[0].in_paste or said[key] > 1 or matches(STANDS, group[0].text))
+        if not rejected(group[0].text)
+        and (not group[0].in_paste or said[key] > 1 or matches(_HEARD_IN_PASTE, group[0].text))
     ]
     found = [p for group in wanted if (p := _proposal(group, said[group[0].key], classify_one, min_confidence))]
     ranked = sorted(found, key=lambda p: (-min(p.said, 2), p.in_paste, not p.standing, -p.confidence, p.turn))

@@ -49,6 +49,11 @@ _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])(?=\s)|(?<=\.[\"'”
 _OPENS, _CLOSES = "(（[【", ")）]】"
 _LATIN_WORD = re.compile(r"[A-Za-z0-9_]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+# A key held down ("runnning", "reallly"): read as the word it was meant to be, or no cue would match it.
+_HELD_DOWN = re.compile(r"([A-Za-z])\1{2,}")
+# A remark in brackets ("Please create a commit message for these changes (added basic testing with vitest)"):
+# when the sentence around it asks for now, the aside may still state how the project stands.
+_ASIDE = re.compile(r"[(（]([^()（）]+)[)）]")
 _EMPHASIS = re.compile(r"(?<!\w)[_*]{1,2}([^\s_*][^_*]*?)[_*]{1,2}(?!\w)")  # Markdown's _word_ and **word**
 DECISION_CUES, TASK_CUES, RULE_CUES = (
     tuple(pattern for rule in RULES if rule.name == name for group in rule.patterns.values() for pattern in group)
@@ -101,15 +106,23 @@ def sentences(text: str) -> list[str]:
 def heard(number: int, text: str) -> list[Heard]:
     """What one turn of the person's states that may hold beyond now (`worth_keeping`), in order: each typed
     sentence, or of a Chinese sentence that joins a request and a standing instruction by a comma, the
-    clauses that stand. Pure and cheap (tables of patterns, no model): the prompt hook runs it on every prompt
+    clauses that stand — or, when it holds nothing, a fact it gives in brackets (`_asides`). Pure and cheap
+    (tables of patterns, no model): the prompt hook runs it on every prompt
     (docs/design.md, "Capture from a conversation")."""
-    found = []
+    found: list[Heard] = []
     long_turn = len(text.strip()) > LONG_TURN_CHARS
     for sentence in sentences(text):
-        for unit in _units(sentence):
-            if worth_keeping(unit):
-                found.append(Heard(unit, number, normalize(unit), long_turn))
+        kept = [unit for unit in _units(sentence) if worth_keeping(unit)] or _asides(sentence)
+        found.extend(Heard(unit, number, normalize(unit), long_turn) for unit in kept)
     return found
+
+
+def _asides(sentence: str) -> list[str]:
+    """The bracketed remarks of a sentence that holds nothing itself, those that state a fact about the project
+    (`FACT_CUES`: how it stands, a change the person made) on their own, in the person's words without the
+    brackets. Not any aside that would be heard: a plan's "(使用合适的设计模式)" is a note on its item."""
+    asides = (aside.strip() for aside in _ASIDE.findall(sentence))
+    return [aside for aside in asides if long_enough(aside) and matches(FACT_CUES, aside) and worth_keeping(aside)]
 
 
 def split_outside_brackets(boundary: re.Pattern[str], text: str) -> list[str]:
@@ -163,7 +176,7 @@ def worth_keeping(sentence: str) -> bool:
     """Whether the sentence says it holds beyond now: a standing instruction, a choice of how the thing is
     built, a fact about the setup, a decision or an open task (rules.py, "What a session proposes") — and is
     not a request for now (`ONE_OFF_CUES`) unless it also says it stands (`STANDS`)."""
-    sentence = HEDGED_ADVICE.sub(r"\1", _EMPHASIS.sub(r"\1", sentence))  # "_should_ probably" → "should"
+    sentence = HEDGED_ADVICE.sub(r"\1", _EMPHASIS.sub(r"\1", _HELD_DOWN.sub(r"\1\1", sentence)))
     if matches(NOT_A_STATEMENT, sentence) and not matches(PROPOSED_CHANGE, sentence):
         return False
     if reports_problem(sentence):

@@ -289,6 +289,31 @@ CHOICE_CUES: tuple[re.Pattern[str], ...] = (
     *_zh("我们用的是", "我们使用", "我们在用", "改用", "换成", "改为", "不再用", "不再使用"),
     re.compile(r"[：:]\s*选用?\s*[A-Za-z\u3400-\u9fff]"),  # a plan's "桌面端：选 Element Plus"
 )
+# The project's state as the person made it, what the assistant did not see (`FACT_CUES`): a change they made
+# themselves ("I updated the loader's path", "added basic testing with vitest", "I've made a new directory").
+MADE_BY_THE_PERSON: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        rf"^\W*(?:(?:I|we)(?:{_APOSTROPHE}ve| have)? )?(?:updated|added|installed|configured|set up|moved|renamed|"
+        r"made an? new (?:directory|folder|file|module|branch))\b"
+        r"(?! (?:it|them|this|that|these|those)\b)",  # "I moved them higher up" points at the chat, not the project
+        re.IGNORECASE,
+    ),
+)
+# Where things of the project live (`DIRECTIVE_CUES`).
+PLACEMENT_CUES: tuple[re.Pattern[str], ...] = (
+    # Where things of a kind live: saved, put or created in a folder of the project ("save the plan as a
+    # markdown file in `notes/plans`", "create a plan for this review in `docs/plans/`").
+    re.compile(
+        r"\b(?:save|put|place|store|keep|create|write) (?:[\w`.-]+ ){0,8}(?:in|into|under) [`'\"]?[\w.-]*[/\\]",
+        re.IGNORECASE,
+    ),
+    # A file of the project created at a path of its own ("create a new file, docs/src/color/color-system.md",
+    # "Create `docs/plans/refactor.md` with:"): where the thing lives from now on, as the folder rule above.
+    re.compile(
+        r"\bcreate (?:an? )?(?:new )?(?:file|document|doc)?,?\s*[`'\"]?[\w.-]+/[\w./-]*\.[A-Za-z]\w{0,7}\b",
+        re.IGNORECASE,
+    ),
+)
 FACT_CUES: tuple[re.Pattern[str], ...] = (
     re.compile(
         rf"^\W*(?:(?:however|but|also|and|so|btw),? )?(?:I{_APOSTROPHE}?m (?:using|running|on)|I use|"
@@ -296,14 +321,13 @@ FACT_CUES: tuple[re.Pattern[str], ...] = (
         re.IGNORECASE,
     ),
     re.compile(r"\b(?:is|are) (?:running|hosted|deployed|installed) (?:in|on|within|inside)\b", re.IGNORECASE),
+    # What the project is, named by what it is built with ("I need to debug a Nuxt 2 project", "this is a Vue 3
+    # app"): the stack's name is capitalized, as a product's name is ("a New project" is no stack).
+    re.compile(r"\b(?:a|an|this|our|my) [A-Z][\w.+-]*(?: \d[\w.]*)? (?:project|app|application|codebase|site)\b"),
     # How the thing behaves unless told otherwise, and a change the person made to it themselves ("I updated
     # the loader's path", "added basic testing with vitest"): facts about the project the assistant did not see.
     *_en("by default"),
-    re.compile(
-        rf"^\W*(?:(?:I|we)(?:{_APOSTROPHE}ve| have)? )?(?:updated|added|installed|configured|set up|moved|renamed|"
-        r"made an? new (?:directory|folder|file|module|branch))\b",
-        re.IGNORECASE,
-    ),
+    *MADE_BY_THE_PERSON,
     re.compile(r"我(?:用的是|使用的是|在用|的\S{1,8}是)|本项目|这个项目|目前(?:是|使用|用)"),
     # What the person has, lacks or needs, and what it is for ("我们根本没有api获取渠道", "我需要股票基金的数据",
     # "我是用爬取的数据来学习的"), and what works when ("使用增强命令就可以"): facts a later session builds on.
@@ -314,7 +338,9 @@ FACT_CUES: tuple[re.Pattern[str], ...] = (
 # proposals filed in the global vault; everything else said in a project is about that project.
 PERSONAL_CUES: tuple[re.Pattern[str], ...] = (
     *_en(
-        r"(?:answer|reply|respond|write|talk)(?: to me)? in (?:english|chinese|german|french|spanish|japanese)",
+        # "Reply in English", "Answer my questions in English"
+        r"(?:answer|reply|respond|write|talk)(?: to me| my (?:questions|messages|prompts))? in "
+        r"(?:english|chinese|german|french|spanish|japanese)",
         "zsh",
         "bash",
         "fish shell",
@@ -322,7 +348,7 @@ PERSONAL_CUES: tuple[re.Pattern[str], ...] = (
         "macbook",
         "macos",
         "os ?x",
-        "windows(?! NT)",  # "Mozilla/5.0 (Windows NT 10.0; …)" is a user-agent string, not the person's machine
+        "windows(?! ?nt)",  # a user agent's "(Windows NT 10.0; Win64)" says nothing about the person
         "linux",
         "my editor",
         "vs ?code",
@@ -369,12 +395,7 @@ DIRECTIVE_CUES: tuple[re.Pattern[str], ...] = (
         "source of truth",
         r"is the most (?:critical|important)",
     ),
-    # Where things of a kind live: saved, put or created in a folder of the project ("save the plan as a
-    # markdown file in `notes/plans`", "create a plan for this review in `docs/plans/`").
-    re.compile(
-        r"\b(?:save|put|place|store|keep|create|write) (?:[\w`.-]+ ){0,8}(?:in|into|under) [`'\"]?[\w.-]*[/\\]",
-        re.IGNORECASE,
-    ),
+    *PLACEMENT_CUES,
     re.compile(r"将.{1,40}?(?:改为|改成|拆分|分离|统一|迁移|合并|整合|放在|放到|存放|替换|指定|设为|设置为|去掉)"),
     re.compile(r"^\W*(?:(?:使用|采用|选用|改用)(?!的)|统一|基于|避免|跳过|保留|保持|去掉|移除|为每个|所有)"),
     re.compile(r"(?<![所被])(?:替代|代替|取代)"),  # "被新的 API 所取代" tells what happened, it decides nothing
@@ -444,6 +465,11 @@ ONE_OFF_CUES: tuple[re.Pattern[str], ...] = (
         # imports", "These should only be using X", "This is an instructions file for copilot").
         r"^\W*(?:this|these|that|those) should",
         r"^\W*this is (?:a|an|the) (?:[\w-]+ ){0,3}file",
+        # The work at hand bounded or judged for now ("Please limit your fixes to `sketch.js`", "One file should be
+        # enough", "the arrow keys do work as expected").
+        r"your (?:fix(?:es)?|changes|edits)",
+        r"should be (?:enough|sufficient|fine|ok(?:ay)?)",
+        "as expected",
         # Housekeeping of the moment in git: what was staged or committed just now.
         r"(?:to|the) stag(?:e|ing)",
         "WIP",
@@ -477,13 +503,17 @@ ONE_OFF_CUES: tuple[re.Pattern[str], ...] = (
 NOT_A_STATEMENT: tuple[re.Pattern[str], ...] = (
     re.compile(r"[?？]\W*$|[吗呢么]\W*$"),
     re.compile(
-        # "Do not …" is an instruction, not a question.
-        r"^\W*(?:what|why|how|which|who|when|where|should|shall|can|could|would|will|do(?! not\b)|does|did|is|are|"
+        # "Do not …" is an instruction, not a question, and so is "When …, do …" / "When I said X - use Y": a
+        # clause before the main one.
+        r"^\W*(?:what|why|how|which|who|when(?![^,?]*(?:,| - | – ))|where|should|shall|can|could|would|will|"
+        r"do(?! not\b)|does|did|is|are|"
         r"was|were|have|has|any idea)\b",
         re.IGNORECASE,
     ),
     *_en(f"I don{_APOSTROPHE}t (?:know|understand|think)", "not sure", "unclear", "I wonder", "it turns out"),
     *_en("I think", "I assume", "I guess", "possibly", "probably", "maybe", "perhaps"),
+    # What would follow if ("This would allow the user to …"): a thought about a change, not how things stand.
+    re.compile(r"^\W*(?:this|that|it) would\b", re.IGNORECASE),
     *_zh("是不是", "不知道", "不确定", "为什么", "怎么", "能否", "是否", "可能", "也许", "大概", "或许"),
     # A question without its mark ("哪些功能只是创建出来缺不能使用", "需要遵循哪些"), or naming a problem ("…等问题").
     re.compile(r"哪些|哪个|哪里|哪儿|(?<!我的)问题\W*$"),  # "中文回答我的问题" asks nothing

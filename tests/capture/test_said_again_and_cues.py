@@ -87,7 +87,7 @@ def test_said_again_with_a_slip_of_wording_counts_as_said_again(first: str, agai
 @pytest.mark.parametrize(
     ("one", "another"),
     [
-        ("Limit your fixes to `sketch.js`.", "Limit your changes to `index.vue` only."),
+        ("Always limit your fixes to `sketch.js`.", "Always limit your changes to `index.vue` only."),
         ("将日志配置拆分为独立的模块。", "将数据库配置拆分为独立的文件。"),
         # nearly the same words, but one changes or negates what the other says
         (

@@ -1,4 +1,4 @@
-"""The commands a running daemon answers — list, show, stale, context, review, timeline, remember — served
+"""The commands a running daemon answers — list, show, stale, context, review, timeline, remember, search — served
 without typer, rich or the command modules (docs/agents.md, "Commands the daemon answers"): their import was
 two thirds of such a command's CPU. `cli.fast` hands a command line here only when it has one of the simple
 shapes in `SHAPES`; `run_served` asks the daemon through the one client and prints with the typer command's
@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from aimate_memory.vault.roots import Roots
 
 NO_FASTPATH_ENV = "AIMATE_NO_FASTPATH"
-EMBEDS = ("remember", "context")  # what their typer commands pass as `search_for`: the models load ahead
+EMBEDS = ("remember", "context", "search", "recall")  # their typer commands' `search_for`: the models load ahead
 
 
 def positive_int(text: str) -> int | None:
@@ -53,9 +54,10 @@ def day_or_session(text: str) -> str | None:
 
 
 class Shape(NamedTuple):
-    """A command line the fast path parses with certainty: `argument` — "" none, "?" optional, "1" required
-    (never one starting with "-"); `flags`: option → field set True; `valued`: option → (field, parser), the
-    parser's None refusing the value. Defaults are the typer command's (cli/*_commands.py)."""
+    """A command line the fast path parses with certainty: `argument` — "" none, "?" optional, "1" required,
+    "+" one or more words joined by spaces (a search's query); never a word starting with "-". `flags`: option
+    → field set True; `valued`: option → (field, parser), the parser's None refusing the value. Defaults are
+    the typer command's (cli/*_commands.py)."""
 
     argument: str
     flags: dict[str, str]
@@ -66,6 +68,13 @@ class Shape(NamedTuple):
 JSON_FLAG = {"--json": "as_json"}
 NO_REFRESH_FLAGS = {"--no-refresh": "no_refresh", "--no-sync": "no_refresh"}
 LIMIT = ("limit", positive_int)
+# `search QUERY…` with no filter: a filter option (--layer, --since, …) is the typer app's to parse.
+SEARCH = Shape(
+    "+",
+    JSON_FLAG | NO_REFRESH_FLAGS | {"--explain": "explain"},
+    {"--limit": LIMIT, "-n": LIMIT},
+    {"limit": 10},
+)
 SHAPES: dict[str, Shape] = {
     "list": Shape("", JSON_FLAG | NO_REFRESH_FLAGS, {"--limit": LIMIT, "-n": LIMIT}, {"limit": None}),
     "show": Shape("1", JSON_FLAG | NO_REFRESH_FLAGS | {"--details": "details", "-d": "details"}, {}, {}),
@@ -100,6 +109,8 @@ SHAPES: dict[str, Shape] = {
         },
         {"kind": None, "confidence": None, "scope": None, "source": "cli", "thread": None, "replaces": None},
     ),
+    "search": SEARCH,
+    "recall": SEARCH,
 }
 
 
@@ -116,9 +127,9 @@ def parse_served(command: str, words: list[str]) -> dict[str, Any] | None:
     while words:
         word = words.pop(0)
         if not word.startswith("-") or word == "-":
-            if shape.argument == "" or argument is not None:
+            if shape.argument == "" or (argument is not None and shape.argument != "+"):
                 return None
-            argument = word
+            argument = word if argument is None else f"{argument} {word}"
             continue
         name, has_value, value = word.partition("=")
         if name in shape.flags and not has_value and name not in seen:
@@ -137,7 +148,7 @@ def parse_served(command: str, words: list[str]) -> dict[str, Any] | None:
         else:
             return None
         seen.add(name)
-    if shape.argument == "1" and argument is None:
+    if shape.argument in ("1", "+") and argument is None:
         return None
     if shape.argument:
         fields["argument"] = argument
@@ -152,6 +163,7 @@ def run_served(command: str, fields: dict[str, Any], project: Path | None, globa
     from aimate_memory.watch.private_socket import socket_path
     from aimate_memory.watch.transport import NO_DAEMON_ENV
 
+    fields = {**fields, "started": time.monotonic()}  # a search says how long the whole command waited
     if command == "review" and not fields["as_json"] and sys.stdin.isatty():
         return None  # walked one by one at a terminal: in process
     if command == "remember" and fields["keep_both"] and fields["replaces"]:
@@ -268,6 +280,14 @@ def _remember(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
     return lambda: print_capture(result, fields["as_json"])
 
 
+def _search(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
+    from aimate_memory.cli.answers import print_search
+
+    # `where` None: the default filter, what the typer command builds without a filter option.
+    found = remote.search(fields["argument"], fields["limit"], None, no_refresh=fields["no_refresh"])
+    return lambda: print_search(found, fields["as_json"], fields["explain"], fields["started"])
+
+
 ASK: dict[str, Callable[[MemoryClient, dict[str, Any]], Printer]] = {
     "list": _list,
     "show": _show,
@@ -276,4 +296,6 @@ ASK: dict[str, Callable[[MemoryClient, dict[str, Any]], Printer]] = {
     "review": _review,
     "timeline": _timeline,
     "remember": _remember,
+    "search": _search,
+    "recall": _search,
 }

@@ -68,7 +68,7 @@ def test_served_command_lines(argv: list[str], expected: FastArgs) -> None:
         ["mem", "mcp", "--client", "kimi"],
         ["mem", "--project"],
         ["mem", "--unknown", "mcp"],
-        ["mem", "search", "redis"],
+        ["mem", "search", "--since", "7d", "redis"],  # a filter: the typer app (a plain search is served)
         ["mem", "list", "--layer", "core"],  # a filter: the typer app (cli/served.py serves the plain shapes)
         ["--version", "extra"],
     ],

@@ -1,14 +1,14 @@
 """How the commands a daemon answers print their answer — list, show, stale, review, timeline, context,
-remember, search — given the view's JSON object or the client's record: one renderer, used by the typer commands and
-by the fast path (`cli.fast`) alike, so the two print the same bytes (tests/cli/test_fastpath.py). Only
-`cli.plain` for output: no typer, no rich."""
+remember, search — and what `add` wrote, given the view's JSON object or the client's record: one renderer,
+used by the typer commands and by the fast path (`cli.fast`) alike, so the two print the same bytes
+(tests/cli/test_fastpath.py). Only `cli.plain` for output: no typer, no rich."""
 
 from __future__ import annotations
 
 import json
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aimate_memory.cli.plain import (
     MEMORY_COLUMNS,
@@ -31,6 +31,10 @@ from aimate_memory.system.records import (
     TimelineRecord,
 )
 from aimate_memory.wording import plural
+
+if TYPE_CHECKING:
+    from aimate_memory.system.records import ConflictRecord
+    from aimate_memory.vault.model import Memory
 
 NOTHING_TO_REVIEW = "nothing to review: every memory change is committed"
 ACCEPT_OR_REJECT = "accept keeps this one and supersedes the other (--keep-both: both); reject keeps the other"
@@ -376,3 +380,19 @@ def highlighted(text: str, spans: tuple[tuple[int, int], ...]) -> str:
         last = end
     out.append(text[last:])
     return "".join(out)
+
+
+# -- add ---------------------------------------------------------------------------------------------
+
+
+def print_added(memory: Memory, conflicts: list[ConflictRecord], as_json: bool) -> None:
+    """What `add` wrote, and each active memory it may contradict (a warning naming both ways to keep one)."""
+    if as_json:
+        print_json({**memory.public_dict(), "conflicts": [conflict.to_dict() for conflict in conflicts]})
+        return
+    say(f"added {memory.id[:8]}  {memory.scope.value}:{memory.rel_path.as_posix()}")
+    for conflict in conflicts:
+        print_warning(
+            f'{memory.id[:8]} may contradict {conflict.id[:8]} "{conflict.title}" ({conflict.reason}); keep one: '
+            f"`aimate mem set {conflict.id[:8]} status=superseded` or `aimate mem rm {memory.id[:8]}`"
+        )

@@ -52,6 +52,23 @@ REPORTING_MAIN = (
             {"as_json": True, "no_refresh": True, "explain": False, "limit": 10, "argument": "session cache"},
         ),
         (
+            ["add", "部署流程", "-b", "只在冒烟测试后发布", "-t", "ops,发布", "-i", "4", "--ttl", "0.5", "--json"],
+            {
+                "as_json": True,
+                "allow_secret": False,
+                "body": "只在冒烟测试后发布",
+                "file": None,
+                "layer": "long_term",
+                "category": None,
+                "tags": "ops,发布",
+                "importance": 4,
+                "ttl": 0.5,
+                "scope": None,
+                "thread": None,
+                "argument": "部署流程",
+            },
+        ),
+        (
             ["remember", "我们决定用 pnpm", "-k", "decision", "--confidence", "0.9"],
             {
                 "as_json": False,
@@ -93,6 +110,11 @@ def test_served_shapes(argv: list[str], fields: dict[str, object]) -> None:
         ["remember", "x", "--confidence", "nan"],
         ["remember"],
         ["search"],
+        ["add"],
+        ["add", "a", "b"],  # a second title word: typer's usage error
+        ["add", "a", "-i", "9"],  # outside 1..5
+        ["add", "a", "--ttl", "inf"],
+        ["add", "a", "--body", "-x"],  # a value that looks like an option: the typer app decides
         ["search", "redis", "--layer", "core"],  # a filter: the typer app parses it
         ["search", "redis", "-n", "0"],
         ["search", "--", "-redis"],  # a query starting with "-": the typer app says how to write it
@@ -222,3 +244,53 @@ def test_without_a_daemon_each_served_command_answers_here_as_the_typer_app_does
         assert sentence[:12] in found.stdout
         assert "already remembered" in both_ways("remember", sentence, cwd=project, home=home, env=NO_DAEMON)
     both_ways("remember", sentence, "--json", cwd=project, home=home, env=NO_DAEMON)
+
+
+ID = re.compile(r"\b[0-9a-f]{8}\b")
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        (("Deploy on Fridays", "--body", "只在冒烟测试后发布", "-t", "ops,发布", "-i", "4"), None),
+        (("始终用 pnpm 安装依赖", "--layer", "core", "--category", "rule", "-b", "Never use npm here"), None),
+        (("会话缓存", "--json"), "Redis, TTL 一小时"),
+    ],
+)
+def test_add_is_answered_here_as_the_typer_app_answers_it(
+    home: Path, project: Path, args: tuple[str, ...], stdin: str | None
+) -> None:
+    """`add` is served in process without typer or rich (cli/served.py `HERE`): the same output, warnings and
+    exit code as the typer command — written, archived again, then written by the typer app."""
+    answers = []
+    for switch in ({}, {"AIMATE_NO_FASTPATH": "1"}):
+        env = {**os.environ, "AIMATE_HOME": str(home), "AIMATE_EMBEDDING__ENABLED": "false", **NO_DAEMON, **switch}
+        added = subprocess.run(
+            [PYTHON, "-c", REPORTING_MAIN, "mem", "add", *args],
+            cwd=project,
+            env=env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert added.returncode == 0, added.stderr
+        err, imported = added.stderr.rsplit("IMPORTED ", 1)
+        assert bool(TYPER_APP & set(imported.split())) == bool(switch), imported
+        new_id = json.loads(added.stdout)["id"] if "--json" in args else added.stdout.split()[1]
+        removed = subprocess.run(
+            [PYTHON, "-m", "aimate_memory", "mem", "rm", new_id], cwd=project, env=env, capture_output=True, text=True
+        )
+        assert removed.returncode == 0, removed.stderr
+        answers.append((ID.sub("ID", added.stdout), ID.sub("ID", err)))
+    if "--json" in args:
+        fast, typer_app = (json.loads(out) for out, _ in answers)
+        assert fast.pop("id") != typer_app.pop("id")
+        changing = ("created", "updated", "created_at", "updated_at")
+        assert {k: v for k, v in fast.items() if k not in changing} == {
+            k: v for k, v in typer_app.items() if k not in changing
+        }
+        assert fast["title"] == "会话缓存"
+    else:
+        assert answers[0] == answers[1]
+        assert answers[0][0].startswith("added ID  project:")

@@ -17,7 +17,6 @@ from datetime import timedelta
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from aimate_memory.capture.heard import sentences
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.git.activity import Commit, commits_between, uncommitted_files
 from aimate_memory.lifecycle.completion import closing_reports, finished_tasks
@@ -217,7 +216,7 @@ class Sessions:
         """Open tasks of this vault that the session finished — the person said so, or one of its commits
         closes them (lifecycle/completion.py) — are closed as `aimate mem done` would (docs/lifecycle.md
         "Tasks the person finishes")."""
-        said = [sentence for role, text in turns if role == "user" for sentence in sentences(text)]
+        said = [sentence for role, text in turns if role == "user" for sentence in CAPTURE_READER.sentences(text)]
         reports = closing_reports(said, [commit.subject for commit in commits])
         if not reports:
             return
@@ -235,6 +234,9 @@ class _CaptureReader:
     open task's cues."""
 
     def sentences(self, text: str) -> builtins.list[str]:
+        # Imported here, as `says` below: capture's rule tables load when a session ends, not when one is read.
+        from aimate_memory.capture.heard import sentences
+
         return sentences(text)
 
     def decides(self, sentence: str) -> bool:

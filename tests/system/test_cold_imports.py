@@ -105,6 +105,18 @@ def test_a_cold_search_loads_no_typer_rich_sessions_or_rules(vault: str, home: P
     assert not imported & {"typer", "rich", "aimate_memory.sessions", "aimate_memory.capture.rules"}, imported
 
 
+def test_a_cold_context_reads_the_sessions_without_building_capture(cli, vault: str, home: Path, workdir: Path) -> None:
+    """A context (what session-start prints) reads the running session and past episodes: the sessions package,
+    not capture — its kind model, numpy, rule tables and conflict check load when a session ends (issue 38)."""
+    for rule in ("Always use pnpm", "提交说明始终用中文"):
+        assert cli("mem", "add", rule, "--layer", "core", "--category", "rule").code == 0
+    out, imported = cold(home, workdir, "mem", "context")
+    assert "Always use pnpm" in out and "提交说明始终用中文" in out
+    assert "aimate_memory.sessions" in imported  # the report sees what was loaded
+    assert not imported & {"numpy", "aimate_memory.capture.rules", "aimate_memory.system.capture"}, imported
+    assert not imported & {"aimate_memory.system.conflicts", "typer", "rich"}, imported
+
+
 def test_a_cold_remember_loads_what_it_needs(vault: str, home: Path, workdir: Path) -> None:
     """The check above can fail: the command that captures does import the rules and the conflict check."""
     _, imported = cold(home, workdir, "mem", "remember", "我们决定缓存改用 Redis 集群")

@@ -1,13 +1,14 @@
 """How the commands a daemon answers print their answer — list, show, stale, review, timeline, context,
-remember — given the view's JSON object or the client's record: one renderer, used by the typer commands and
-by the fast path (`cli.fast`) alike, so the two print the same bytes (tests/cli/test_fastpath.py). Only
-`cli.plain` for output: no typer, no rich."""
+remember, search — and what `add` wrote, given the view's JSON object or the client's record: one renderer,
+used by the typer commands and by the fast path (`cli.fast`) alike, so the two print the same bytes
+(tests/cli/test_fastpath.py). Only `cli.plain` for output: no typer, no rich."""
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+import time
+from typing import TYPE_CHECKING, Any
 
 from aimate_memory.cli.plain import (
     MEMORY_COLUMNS,
@@ -19,14 +20,21 @@ from aimate_memory.cli.plain import (
     style,
 )
 from aimate_memory.system.records import (
+    SCORE_PARTS,
     CaptureRecord,
     ContextRecord,
+    HitRecord,
     LinkedMemory,
     MemoryDetailsRecord,
+    SearchRecord,
     TimelineEvent,
     TimelineRecord,
 )
 from aimate_memory.wording import plural
+
+if TYPE_CHECKING:
+    from aimate_memory.system.records import ConflictRecord
+    from aimate_memory.vault.model import Memory
 
 NOTHING_TO_REVIEW = "nothing to review: every memory change is committed"
 ACCEPT_OR_REJECT = "accept keeps this one and supersedes the other (--keep-both: both); reject keeps the other"
@@ -300,3 +308,91 @@ def print_capture(result: CaptureRecord, as_json: bool) -> None:
         print_json(result.to_dict())
     else:
         say(result.line())
+
+
+# -- search ------------------------------------------------------------------------------------------
+
+# A capture waiting for review is shown only marked as such (docs/design.md "Pending is not memory"); how
+# `--explain` names the factors: the evidence, the relevance made of it, then the weights that multiply it.
+PENDING_MARK = "pending review, not yet a memory"
+_EVIDENCE = (("similarity", "cosine"), ("vector", "vector"), ("keyword", "keyword"))
+_WEIGHTS = (("recency", "recency"), ("importance", "importance"), ("access", "use"))
+
+
+def print_search(found: SearchRecord, as_json: bool, explain: bool, started: float) -> None:
+    """A search's hits best first, each with its snippet (the matched words highlighted) and what else it is,
+    then how many, how it searched and how long the command waited since `started` (`time.monotonic()`)."""
+    for warning in found.warnings:
+        print_warning(warning)
+    if as_json:
+        print_json([hit.to_dict(explain) for hit in found.hits])
+        return
+    if not found.hits:
+        # why: below the relevance floor nothing is an answer (retrieval/relevance.py); exit 0
+        say("no memory about that")
+        return
+    for rank, hit in enumerate(found.hits, 1):
+        say("\n".join(_hit_lines(rank, hit, explain)))
+    say(style("dim", f"{plural(len(found.hits), 'result')}, {found.mode}, {took(started, found.elapsed_ms)}"))
+
+
+def _hit_lines(rank: int, hit: HitRecord, explain: bool) -> list[str]:
+    head = f"{rank}. {hit.title}"
+    about = f"{hit.id[:8]} {hit.location}  {hit.layer}  score {hit.score:.3f}"
+    pending = "" if hit.reviewed else "  " + style("yellow", PENDING_MARK)
+    lines = [f"{style('bold', head)}  {style('dim', about)}{pending}"]
+    if hit.snippet:
+        lines.append("   " + highlighted(hit.snippet, hit.highlights))
+    if hit.stale is not None:
+        lines.append("   " + style("yellow", f"possibly stale: {hit.stale.describe()}"))
+    if hit.context_of:
+        lines.append("   " + style("dim", f"next to {hit.context_of[:8]} in their conversation"))
+    if explain and not hit.context_of:  # a neighbour shown as context: the score of the result it follows
+        lines.append("   " + style("dim", explanation(dict(hit.factors))))
+    return lines
+
+
+def took(started: float, search_ms: float) -> str:
+    """The command's whole wait, and the search's own part of it when the rest was most of it (a model
+    loaded, the index refreshed): never the search's milliseconds alone after seconds of loading (issue 38)."""
+    waited_ms = (time.monotonic() - started) * 1000
+    if waited_ms > 2 * search_ms + 200:
+        return f"{waited_ms:.0f} ms in all (the search itself {search_ms:.0f} ms)"
+    return f"{waited_ms:.0f} ms"
+
+
+def explanation(factors: dict[str, float]) -> str:
+    """The evidence and the relevance the floor reads, then the parts that add up to the shown score."""
+    evidence = "  ".join(f"{label} {factors[key]:.3f}" for key, label in _EVIDENCE if key in factors)
+    weights = " × ".join(f"{label} {factors[key]:.3f}" for key, label in _WEIGHTS if key in factors)
+    relevance = f"relevance {factors.get('relevance', 0.0):.3f}"
+    parts = " + ".join(f"{label} {factors[key]:.3f}" for key, label in SCORE_PARTS if key in factors)
+    age = f"{factors.get('days', 0.0):.0f} days old"
+    return f"{evidence}  →  {relevance};  score {parts} = {factors.get('final', 0.0):.3f}  (each × {weights}; {age})"
+
+
+def highlighted(text: str, spans: tuple[tuple[int, int], ...]) -> str:
+    """`text` with each span (start, end) in bold yellow."""
+    out, last = [], 0
+    for start, end in spans:
+        out.append(text[last:start])
+        out.append(style("bold yellow", text[start:end]))
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+# -- add ---------------------------------------------------------------------------------------------
+
+
+def print_added(memory: Memory, conflicts: list[ConflictRecord], as_json: bool) -> None:
+    """What `add` wrote, and each active memory it may contradict (a warning naming both ways to keep one)."""
+    if as_json:
+        print_json({**memory.public_dict(), "conflicts": [conflict.to_dict() for conflict in conflicts]})
+        return
+    say(f"added {memory.id[:8]}  {memory.scope.value}:{memory.rel_path.as_posix()}")
+    for conflict in conflicts:
+        print_warning(
+            f'{memory.id[:8]} may contradict {conflict.id[:8]} "{conflict.title}" ({conflict.reason}); keep one: '
+            f"`aimate mem set {conflict.id[:8]} status=superseded` or `aimate mem rm {memory.id[:8]}`"
+        )

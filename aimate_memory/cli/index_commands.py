@@ -10,14 +10,13 @@ from typing import Any
 import typer
 from rich.markup import escape
 
+from aimate_memory.cli.answers import print_search
 from aimate_memory.cli.common import JSON, NO_REFRESH, connect, open_system, when
 from aimate_memory.cli.progress import LazyProgress, refreshed
 from aimate_memory.cli.render import console, print_json, print_warning
 from aimate_memory.errors import InvalidInputError
-from aimate_memory.system.records import SCORE_PARTS
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
 from aimate_memory.vault.lists import split_list
-from aimate_memory.wording import plural
 
 commands = typer.Typer()
 
@@ -91,38 +90,7 @@ def search(
     client.require_vault()  # "no vault yet" whether the daemon or this process would answer
     # A running daemon answers warm (model loaded, index kept fresh by its watcher); else search here.
     found = client.search(text, limit, where, no_refresh=no_refresh)
-    for warning in found.warnings:
-        print_warning(warning)
-    if as_json:
-        print_json([hit.to_dict(explain) for hit in found.hits])
-        return
-    if not found.hits:
-        # why: below the relevance floor nothing is an answer (retrieval/relevance.py); exit 0
-        console.print("no memory about that")
-        return
-    for rank, hit in enumerate(found.hits, 1):
-        console.print(
-            f"[bold]{rank}. {escape(hit.title)}[/]  [dim]{hit.id[:8]} {escape(hit.location)}  {hit.layer}"
-            f"  score {hit.score:.3f}[/]" + ("" if hit.reviewed else f"  [yellow]{PENDING_MARK}[/]")
-        )
-        if hit.snippet:
-            console.print("   " + _highlight(hit.snippet, list(hit.highlights)))
-        if hit.stale is not None:
-            console.print(f"   [yellow]possibly stale: {escape(hit.stale.describe())}[/]")
-        if hit.context_of:
-            console.print(f"   [dim]next to {hit.context_of[:8]} in their conversation[/]")
-        if explain and not hit.context_of:  # a neighbour shown as context: the score of the result it follows
-            console.print(f"   [dim]{_explanation(dict(hit.factors))}[/]")
-    console.print(f"[dim]{plural(len(found.hits), 'result')}, {found.mode}, {_took(started, found.elapsed_ms)}[/]")
-
-
-def _took(started: float, search_ms: float) -> str:
-    """The command's whole wait, and the search's own part of it when the rest was most of it (a model
-    loaded, the index refreshed): never the search's milliseconds alone after seconds of loading (issue 38)."""
-    waited_ms = (time.monotonic() - started) * 1000
-    if waited_ms > 2 * search_ms + 200:
-        return f"{waited_ms:.0f} ms in all (the search itself {search_ms:.0f} ms)"
-    return f"{waited_ms:.0f} ms"
+    print_search(found, as_json, explain, started)
 
 
 commands.command("recall", help="Alias of `search`.")(search)
@@ -158,33 +126,6 @@ def eval_(
             f"[bold]line {score.query.line}[/]: {escape(score.query.query)}\n"
             f"   missing {' '.join(score.missing)}  [dim]got {got}[/]"
         )
-
-
-# How `--explain` names the factors: the evidence, the relevance made of it, then the weights that multiply it.
-# A capture waiting for review is shown only marked as such (docs/design.md "Pending is not memory").
-PENDING_MARK = "pending review, not yet a memory"
-_EVIDENCE = (("similarity", "cosine"), ("vector", "vector"), ("keyword", "keyword"))
-_WEIGHTS = (("recency", "recency"), ("importance", "importance"), ("access", "use"))
-
-
-def _explanation(factors: dict[str, float]) -> str:
-    """The evidence and the relevance the floor reads, then the parts that add up to the shown score."""
-    evidence = "  ".join(f"{label} {factors[key]:.3f}" for key, label in _EVIDENCE if key in factors)
-    weights = " × ".join(f"{label} {factors[key]:.3f}" for key, label in _WEIGHTS if key in factors)
-    relevance = f"relevance {factors.get('relevance', 0.0):.3f}"
-    parts = " + ".join(f"{label} {factors[key]:.3f}" for key, label in SCORE_PARTS if key in factors)
-    age = f"{factors.get('days', 0.0):.0f} days old"
-    return f"{evidence}  →  {relevance};  score {parts} = {factors.get('final', 0.0):.3f}  (each × {weights}; {age})"
-
-
-def _highlight(text: str, spans: list[tuple[int, int]]) -> str:
-    out, last = [], 0
-    for start, end in spans:
-        out.append(escape(text[last:start]))
-        out.append(f"[bold yellow]{escape(text[start:end])}[/]")
-        last = end
-    out.append(escape(text[last:]))
-    return "".join(out)
 
 
 @commands.command()

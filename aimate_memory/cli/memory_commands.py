@@ -11,7 +11,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from aimate_memory.cli.answers import print_list, print_show, print_stale_view
+from aimate_memory.cli.answers import print_added, print_list, print_show, print_stale_view
 from aimate_memory.cli.common import (
     JSON,
     NO_REFRESH,
@@ -22,6 +22,7 @@ from aimate_memory.cli.common import (
 )
 from aimate_memory.cli.progress import refreshed
 from aimate_memory.cli.render import console, print_json, print_warning
+from aimate_memory.cli.served import body_from, written_conflicts
 from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
 from aimate_memory.system.records import where_to_dict
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
@@ -83,7 +84,7 @@ def add(
     """Add a memory. The body comes from --body, --file or standard input. Nothing is written when the
     text is refused (a secret, a control character). A core memory or decision that may contradict an
     active one is written as asked, with a warning naming the other (`--json`: `conflicts`)."""
-    text = _body_from(body, file)
+    text = body_from(body, file)
     system = open_system()
     memory = system.add(
         title,
@@ -97,31 +98,7 @@ def add(
         allow_secret=allow_secret,
         thread=thread,
     )
-    conflicts = system.conflicts.of(memory)
-    if as_json:
-        print_json({**memory.public_dict(), "conflicts": [conflict.to_dict() for conflict in conflicts]})
-        return
-    console.print(f"added {memory.id[:8]}  {memory.scope.value}:{memory.rel_path.as_posix()}")
-    for conflict in conflicts:
-        print_warning(
-            f'{memory.id[:8]} may contradict {conflict.id[:8]} "{conflict.title}" ({conflict.reason}); keep one: '
-            f"`aimate mem set {conflict.id[:8]} status=superseded` or `aimate mem rm {memory.id[:8]}`"
-        )
-
-
-def _body_from(body: str | None, file: Path | None) -> str:
-    if body is not None and file is not None:
-        raise InvalidInputError("give either --body or --file, not both", "pick one")
-    if body is not None:
-        return body
-    if file is not None:
-        try:
-            return file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InvalidInputError(f"cannot read {file}: {exc}", "give a UTF-8 text file") from exc
-    if not sys.stdin.isatty():
-        return sys.stdin.read()
-    return ""
+    print_added(memory, written_conflicts(system, memory), as_json)
 
 
 @commands.command("list")

@@ -19,7 +19,15 @@ from typing import Any, TextIO
 from aimate_memory.system.masking import mask_data, mask_text
 from aimate_memory.system.records import json_default
 
-STYLES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "bold red": "1;31"}
+STYLES = {
+    "bold": "1",
+    "dim": "2",
+    "red": "31",
+    "green": "32",
+    "yellow": "33",
+    "bold red": "1;31",
+    "bold yellow": "1;33",
+}
 CURSOR_CONTROLS = str.maketrans("", "", "\x07\x08\x0b\x0c\x0d")  # bell, backspace, VT, FF, CR
 
 

@@ -5,6 +5,7 @@ refresh the same way the typer commands do."""
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,8 @@ class LazyProgress:
         if self._progress is None:
             if time.monotonic() - self._started < SHOW_AFTER_SECONDS:
                 return
+            if not sys.stderr.isatty():
+                return  # no bar where no one watches: rich is not imported (a slow refresh in a script, a test)
             from aimate_memory.cli.render import err_console  # rich: only once a bar may be shown
 
             if not err_console.is_terminal:

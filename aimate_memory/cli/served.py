@@ -1,4 +1,4 @@
-"""The commands a running daemon answers — list, show, stale, context, review, timeline, remember — served
+"""The commands a running daemon answers — list, show, stale, context, review, timeline, remember, search — served
 without typer, rich or the command modules (docs/agents.md, "Commands the daemon answers"): their import was
 two thirds of such a command's CPU. `cli.fast` hands a command line here only when it has one of the simple
 shapes in `SHAPES`; `run_served` asks the daemon through the one client and prints with the typer command's
@@ -7,7 +7,9 @@ this process, refreshed as the typer command refreshes (`cli.progress.refreshed`
 pays for the facade, not for typer and rich too (issue 38). Whatever it cannot answer with certainty — a
 daemon that runs but is unreachable or failing, any other option, a usage error — returns None before printing
 anything, and the typer app runs the command as it always did. `AIMATE_NO_FASTPATH=1` sends every command
-line to the typer app.
+line to the typer app. `add`, which no daemon answers (it writes in the command's own process), is served here
+too, in process (`HERE`): it is the command scripts and tests start most, and typer and rich were 40% of its
+CPU (issue 38).
 
 Only the standard library at import time; the client and the renderer are imported when a command runs."""
 
@@ -16,16 +18,20 @@ from __future__ import annotations
 import math
 import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
+    from aimate_memory.system import MemorySystem
     from aimate_memory.system.client import Freshness, MemoryClient, RoutedClient
+    from aimate_memory.system.records import ConflictRecord
+    from aimate_memory.vault.model import Memory
     from aimate_memory.vault.roots import Roots
 
 NO_FASTPATH_ENV = "AIMATE_NO_FASTPATH"
-EMBEDS = ("remember", "context")  # what their typer commands pass as `search_for`: the models load ahead
+EMBEDS = ("remember", "context", "search", "recall")  # their typer commands' `search_for`: the models load ahead
 
 
 def positive_int(text: str) -> int | None:
@@ -48,14 +54,26 @@ def a_word(text: str) -> str | None:
     return text
 
 
+def importance(text: str) -> int | None:
+    return int(text) if text in ("1", "2", "3", "4", "5") else None
+
+
+def days(text: str) -> float | None:
+    """A plain decimal number (`--ttl 7`, `0.5`); anything else (`1e3`, `inf`) is the typer app's to parse."""
+    whole, _, fraction = text.partition(".")
+    plain = whole.isascii() and whole.isdigit() and (not fraction or (fraction.isascii() and fraction.isdigit()))
+    return float(text) if plain else None
+
+
 def day_or_session(text: str) -> str | None:
     return text if text in ("day", "session") else None
 
 
 class Shape(NamedTuple):
-    """A command line the fast path parses with certainty: `argument` — "" none, "?" optional, "1" required
-    (never one starting with "-"); `flags`: option → field set True; `valued`: option → (field, parser), the
-    parser's None refusing the value. Defaults are the typer command's (cli/*_commands.py)."""
+    """A command line the fast path parses with certainty: `argument` — "" none, "?" optional, "1" required,
+    "+" one or more words joined by spaces (a search's query); never a word starting with "-". `flags`: option
+    → field set True; `valued`: option → (field, parser), the parser's None refusing the value. Defaults are
+    the typer command's (cli/*_commands.py)."""
 
     argument: str
     flags: dict[str, str]
@@ -66,6 +84,13 @@ class Shape(NamedTuple):
 JSON_FLAG = {"--json": "as_json"}
 NO_REFRESH_FLAGS = {"--no-refresh": "no_refresh", "--no-sync": "no_refresh"}
 LIMIT = ("limit", positive_int)
+# `search QUERY…` with no filter: a filter option (--layer, --since, …) is the typer app's to parse.
+SEARCH = Shape(
+    "+",
+    JSON_FLAG | NO_REFRESH_FLAGS | {"--explain": "explain"},
+    {"--limit": LIMIT, "-n": LIMIT},
+    {"limit": 10},
+)
 SHAPES: dict[str, Shape] = {
     "list": Shape("", JSON_FLAG | NO_REFRESH_FLAGS, {"--limit": LIMIT, "-n": LIMIT}, {"limit": None}),
     "show": Shape("1", JSON_FLAG | NO_REFRESH_FLAGS | {"--details": "details", "-d": "details"}, {}, {}),
@@ -100,6 +125,41 @@ SHAPES: dict[str, Shape] = {
         },
         {"kind": None, "confidence": None, "scope": None, "source": "cli", "thread": None, "replaces": None},
     ),
+    "search": SEARCH,
+    "recall": SEARCH,
+    "add": Shape(
+        "1",
+        JSON_FLAG | {"--allow-secret": "allow_secret"},
+        {
+            "--body": ("body", a_word),
+            "-b": ("body", a_word),
+            "--file": ("file", a_word),
+            "-f": ("file", a_word),
+            "--layer": ("layer", a_word),
+            "-l": ("layer", a_word),
+            "--category": ("category", a_word),
+            "-c": ("category", a_word),
+            "--tags": ("tags", a_word),
+            "-t": ("tags", a_word),
+            "--importance": ("importance", importance),
+            "-i": ("importance", importance),
+            "--ttl": ("ttl", days),
+            "--scope": ("scope", a_word),
+            "-s": ("scope", a_word),
+            "--thread": ("thread", a_word),
+        },
+        {
+            "body": None,
+            "file": None,
+            "layer": "long_term",
+            "category": None,
+            "tags": "",
+            "importance": 3,
+            "ttl": None,
+            "scope": None,
+            "thread": None,
+        },
+    ),
 }
 
 
@@ -116,9 +176,9 @@ def parse_served(command: str, words: list[str]) -> dict[str, Any] | None:
     while words:
         word = words.pop(0)
         if not word.startswith("-") or word == "-":
-            if shape.argument == "" or argument is not None:
+            if shape.argument == "" or (argument is not None and shape.argument != "+"):
                 return None
-            argument = word
+            argument = word if argument is None else f"{argument} {word}"
             continue
         name, has_value, value = word.partition("=")
         if name in shape.flags and not has_value and name not in seen:
@@ -137,7 +197,7 @@ def parse_served(command: str, words: list[str]) -> dict[str, Any] | None:
         else:
             return None
         seen.add(name)
-    if shape.argument == "1" and argument is None:
+    if shape.argument in ("1", "+") and argument is None:
         return None
     if shape.argument:
         fields["argument"] = argument
@@ -152,10 +212,13 @@ def run_served(command: str, fields: dict[str, Any], project: Path | None, globa
     from aimate_memory.watch.private_socket import socket_path
     from aimate_memory.watch.transport import NO_DAEMON_ENV
 
+    fields = {**fields, "started": time.monotonic()}  # a search says how long the whole command waited
     if command == "review" and not fields["as_json"] and sys.stdin.isatty():
         return None  # walked one by one at a terminal: in process
     if command == "remember" and fields["keep_both"] and fields["replaces"]:
         return None  # a usage error, the typer app's to say
+    if command in HERE:
+        return run_here(command, fields, project, global_only)
     if os.environ.get(NO_DAEMON_ENV) == "1" or not socket_path(aimate_home()).exists():
         return run_here(command, fields, project, global_only)
     try:
@@ -178,7 +241,8 @@ def run_here(command: str, fields: dict[str, Any], project: Path | None, global_
     from aimate_memory.cli.progress import ShownRefresh
 
     search_for = fields.get("argument") if command in EMBEDS else None
-    ASK[command](vault_client(project, global_only, search_for, ShownRefresh()), fields)()
+    client = vault_client(project, global_only, search_for, ShownRefresh())
+    (HERE[command](client, fields) if command in HERE else ASK[command](client, fields))()
     return 0
 
 
@@ -268,6 +332,14 @@ def _remember(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
     return lambda: print_capture(result, fields["as_json"])
 
 
+def _search(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
+    from aimate_memory.cli.answers import print_search
+
+    # `where` None: the default filter, what the typer command builds without a filter option.
+    found = remote.search(fields["argument"], fields["limit"], None, no_refresh=fields["no_refresh"])
+    return lambda: print_search(found, fields["as_json"], fields["explain"], fields["started"])
+
+
 ASK: dict[str, Callable[[MemoryClient, dict[str, Any]], Printer]] = {
     "list": _list,
     "show": _show,
@@ -276,4 +348,50 @@ ASK: dict[str, Callable[[MemoryClient, dict[str, Any]], Printer]] = {
     "review": _review,
     "timeline": _timeline,
     "remember": _remember,
+    "search": _search,
+    "recall": _search,
 }
+
+
+# -- answered in this process only -------------------------------------------------------------------
+
+
+def body_from(body: str | None, file: str | Path | None) -> str:
+    """`add`'s body: from --body, from --file, else from standard input when it is not a terminal."""
+    from aimate_memory.errors import InvalidInputError
+
+    if body is not None and file is not None:
+        raise InvalidInputError("give either --body or --file, not both", "pick one")
+    if body is not None:
+        return body
+    if file is not None:
+        path = Path(file)  # as typer gives it: the message names the path the same way
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InvalidInputError(f"cannot read {path}: {exc}", "give a UTF-8 text file") from exc
+    if not sys.stdin.isatty():
+        return sys.stdin.read()
+    return ""
+
+
+def written_conflicts(system: MemorySystem, memory: Memory) -> list[ConflictRecord]:
+    """The active memories a just-written one may contradict. Only a core memory or decision is checked: any
+    other is written without loading the check (numpy, the kind model: 0.2 s of a cold `add`; issue 38)."""
+    from aimate_memory.vault.layout import takes_sides
+
+    return system.conflicts.of(memory) if takes_sides(memory.layer, memory.category) else []
+
+
+def _add(client: RoutedClient, fields: dict[str, Any]) -> Printer:
+    from aimate_memory.cli.answers import print_added
+
+    text = body_from(fields["body"], fields["file"])
+    system = client.local.system
+    chosen = ("layer", "category", "tags", "importance", "scope", "allow_secret", "thread")
+    memory = system.add(fields["argument"], text, ttl_days=fields["ttl"], **{key: fields[key] for key in chosen})
+    conflicts = written_conflicts(system, memory)
+    return lambda: print_added(memory, conflicts, fields["as_json"])
+
+
+HERE: dict[str, Callable[[RoutedClient, dict[str, Any]], Printer]] = {"add": _add}

@@ -15,9 +15,9 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from aimate_memory.capture.rules import PATH_CANDIDATE, RULES
 from aimate_memory.errors import AimateError
 from aimate_memory.sessions.transcript import Turn
 
@@ -27,9 +27,25 @@ if TYPE_CHECKING:
 _SENTENCE_END = re.compile(r"(?<=[。！？；])|(?<=[.!?;])\s+|\n+")
 _NUMBER = re.compile(r"\d")
 _NAME = re.compile(r"`[^`]+`|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z0-9]+[A-Z]\w*|(?<=[\w,;:] )[A-Z][\w.-]+")
-_DECISION_PATTERNS = tuple(
-    pattern for rule in RULES if rule.name == "decision" for patterns in rule.patterns.values() for pattern in patterns
-)
+
+
+@cache
+def _cues() -> tuple[tuple[re.Pattern[str], ...], re.Pattern[str]]:
+    """Capture's decision cues and its path pattern. Imported on the first summary, not with the sessions
+    package: a context or a prompt hook reads sessions and never summarizes (capture's rule tables cost
+    20-40 ms of a cold start; docs/design.md, "What a cold command loads")."""
+    from aimate_memory.capture.rules import PATH_CANDIDATE, RULES
+
+    decision = tuple(
+        pattern
+        for rule in RULES
+        if rule.name == "decision"
+        for patterns in rule.patterns.values()
+        for pattern in patterns
+    )
+    return decision, PATH_CANDIDATE
+
+
 _FENCE = re.compile(r"^\s*(```|~~~)")
 SYSTEM_PROMPT = (
     "Summarize this conversation excerpt for a long-term memory. Keep decisions, names, file paths and "
@@ -115,8 +131,9 @@ def _outside_fences(text: str) -> list[str]:
 
 
 def _score(sentence: str) -> int:
-    score = 3 if any(pattern.search(sentence) for pattern in _DECISION_PATTERNS) else 0
-    score += 2 if PATH_CANDIDATE.search(sentence) else 0
+    decision, path = _cues()
+    score = 3 if any(pattern.search(sentence) for pattern in decision) else 0
+    score += 2 if path.search(sentence) else 0
     score += 1 if _NUMBER.search(sentence) else 0
     score += 1 if _NAME.search(sentence) else 0
     return score

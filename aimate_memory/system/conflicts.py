@@ -28,6 +28,7 @@ from aimate_memory.system.search import Retrieval
 from aimate_memory.system.store import Store
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Layer, folder_for
+from aimate_memory.vault.layout import takes_sides as takes_sides  # the rule, kept with the layers; re-exported
 from aimate_memory.vault.model import Memory
 from aimate_memory.vault.store import Vault
 
@@ -39,12 +40,6 @@ LISTED = 500  # the newest active core memories and decisions whose titles are r
 SHARING = 32  # of those, the newest sharing a slot with the new text are read whole and embedded
 RESTATED = 5  # the nearest by stored vector read as sentences when asking what a text says again
 MARGIN = 0.15  # how far below the restatement bar a stored vector may be and still be read
-
-
-def takes_sides(layer: Layer, category: str) -> bool:
-    """What is checked for conflicts: core memories (rules, preferences) and decisions — what a person
-    stands by, and what reaches every session."""
-    return layer is Layer.CORE or category == "decision"
 
 
 @dataclass(frozen=True)

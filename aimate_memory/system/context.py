@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from aimate_memory.context import (
     Context,
@@ -35,11 +36,14 @@ from aimate_memory.sessions import SessionInfo
 from aimate_memory.sessions.episode import Episode, work_query
 from aimate_memory.system.perf import PerfLog, Stopwatch
 from aimate_memory.system.search import Retrieval
-from aimate_memory.system.sessions import Sessions
 from aimate_memory.system.store import Store
 from aimate_memory.vault.filters import MemoryFilter
 from aimate_memory.vault.layout import Layer, Scope
 from aimate_memory.vault.model import Memory
+
+if TYPE_CHECKING:
+    # A type only: the sessions' module (capture's sentence reader) loads when the facade builds the part.
+    from aimate_memory.system.sessions import Sessions
 
 SEARCHED_ITEMS = 20  # per searched section: more would not fit a sensible budget anyway
 LISTED_ITEMS = 50  # per listed (not searched) section, newest first

@@ -156,7 +156,7 @@ class MemorySystem:
     def sessions(self) -> Sessions:
         from aimate_memory.system.sessions import Sessions
 
-        return Sessions(self.store, self.perf, self.memories, self.capture)
+        return Sessions(self.store, self.perf, self.memories, lambda: self.capture)
 
     @Part
     def context(self) -> ContextBuilder:

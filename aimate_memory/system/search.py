@@ -76,12 +76,15 @@ class Retrieval:
     def _attach_episodes(self, response: SearchResponse) -> None:
         """Each ended session among the results carries its episode (docs/design.md "Episodes"): a past
         session comes back to a prompt through what it asked, decided and left, not a chunk of its talk."""
-        # Imported here: the sessions package brings capture's rules, and `list` needs neither (docs/design.md,
-        # "What a cold command loads").
+        sessions = [hit for hit in response.results if hit.memory.layer is Layer.SESSION]
+        if not sessions:
+            return
+        # Imported here, and only for a session among the hits: the sessions package brings capture's rules
+        # (~40 ms of a cold search or prompt hook), and `list` needs neither (docs/design.md, "What a cold
+        # command loads").
         from aimate_memory.sessions.episode import Episode
         from aimate_memory.sessions.store import logged_episodes
 
-        sessions = [hit for hit in response.results if hit.memory.layer is Layer.SESSION]
         for scope in {hit.memory.scope for hit in sessions}:
             root = self._store.root_of(self._store.vault_for(scope))
             logged = logged_episodes(Roots.state_dir(root))

@@ -12,19 +12,17 @@ append's warnings say which kinds were masked; a session title holding one is re
 from __future__ import annotations
 
 import builtins
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aimate_memory.capture.distill import says
-from aimate_memory.capture.heard import sentences
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.git.activity import Commit, commits_between, uncommitted_files
 from aimate_memory.lifecycle.completion import closing_reports, finished_tasks
 from aimate_memory.sessions import AppendResult, SessionFile, SessionInfo, SessionSettings, summarizer_from_config
 from aimate_memory.sessions.episode import Episode, activity_since, build_episode
 from aimate_memory.sessions.store import DEFAULT_TITLE_PREFIX, SessionSnapshot, is_running_path
-from aimate_memory.system.capture import Capture
 from aimate_memory.system.memories import Memories
 from aimate_memory.system.perf import PerfLog, Stopwatch
 from aimate_memory.system.store import Store
@@ -35,16 +33,21 @@ from aimate_memory.vault.resolve import id_starts_with
 from aimate_memory.vault.roots import Roots
 from aimate_memory.vault.store import Vault
 
+if TYPE_CHECKING:
+    from aimate_memory.system.capture import Capture
+
 
 class Sessions:
     """The sessions of the current vault. Offers `start`, `append` (a turn), `current`, `end` (an ended one
     leaves what the person said worth keeping for review, through `Capture`), `get` (running or past, by
     id), `running`, `list`, and `file` (the `SessionFile` itself)."""
 
-    def __init__(self, store: Store, perf_log: PerfLog, memories: Memories, capture: Capture) -> None:
+    def __init__(self, store: Store, perf_log: PerfLog, memories: Memories, capture: Callable[[], Capture]) -> None:
         self._store = store
         self._perf_log = perf_log
         self._memories = memories
+        # Asked for when a session ends: reading a session (a context, a prompt) does not build capture and
+        # its kind model, numpy and conflict check (docs/design.md, "What a cold command loads").
         self._capture = capture
 
     def file(self, session: str | None = None) -> SessionFile:
@@ -204,7 +207,7 @@ class Sessions:
         info = sessions.info(ended)
         turns = [(turn.role, turn.text) for turn in info.turns]
         self._close_finished_tasks(sessions.vault, turns, commits)
-        self._capture.propose_from_session(info.id, turns, key=info.key)
+        self._capture().propose_from_session(info.id, turns, key=info.key)
         return info
 
     def _close_finished_tasks(
@@ -213,7 +216,7 @@ class Sessions:
         """Open tasks of this vault that the session finished — the person said so, or one of its commits
         closes them (lifecycle/completion.py) — are closed as `aimate mem done` would (docs/lifecycle.md
         "Tasks the person finishes")."""
-        said = [sentence for role, text in turns if role == "user" for sentence in sentences(text)]
+        said = [sentence for role, text in turns if role == "user" for sentence in CAPTURE_READER.sentences(text)]
         reports = closing_reports(said, [commit.subject for commit in commits])
         if not reports:
             return
@@ -231,12 +234,19 @@ class _CaptureReader:
     open task's cues."""
 
     def sentences(self, text: str) -> builtins.list[str]:
+        # Imported here, as `says` below: capture's rule tables load when a session ends, not when one is read.
+        from aimate_memory.capture.heard import sentences
+
         return sentences(text)
 
     def decides(self, sentence: str) -> bool:
+        from aimate_memory.capture.distill import says  # with the kind model and numpy: only when a session ends
+
         return says("decision", sentence)
 
     def leaves_open(self, sentence: str) -> bool:
+        from aimate_memory.capture.distill import says
+
         return says("task", sentence)
 
 

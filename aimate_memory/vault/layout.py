@@ -111,6 +111,13 @@ def _core_category(stem: str) -> str:
     return "rule"
 
 
+def takes_sides(layer: Layer, category: str) -> bool:
+    """What is checked for conflicts (system/conflicts.py): core memories (rules, preferences) and decisions —
+    what a person stands by, and what reaches every session. Here, beside the layers, so a command that wrote
+    another kind of memory asks this without importing the conflict check (numpy, the kind model)."""
+    return layer is Layer.CORE or category == "decision"
+
+
 def folder_for(layer: Layer, category: str | None) -> PurePosixPath:
     """The folder a memory of this layer and category is written to."""
     base = PurePosixPath(layer.folder)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,6 +42,31 @@ REPORTING_MAIN = (
         (
             ["timeline", "--by", "session", "-n", "5"],
             {"as_json": False, "since": None, "by": "session", "limit": 5, "scope": None},
+        ),
+        (
+            ["search", "会话缓存", "Redis", "-n", "3", "--explain"],
+            {"as_json": False, "no_refresh": False, "explain": True, "limit": 3, "argument": "会话缓存 Redis"},
+        ),
+        (
+            ["recall", "session", "--json", "cache", "--no-sync"],
+            {"as_json": True, "no_refresh": True, "explain": False, "limit": 10, "argument": "session cache"},
+        ),
+        (
+            ["add", "部署流程", "-b", "只在冒烟测试后发布", "-t", "ops,发布", "-i", "4", "--ttl", "0.5", "--json"],
+            {
+                "as_json": True,
+                "allow_secret": False,
+                "body": "只在冒烟测试后发布",
+                "file": None,
+                "layer": "long_term",
+                "category": None,
+                "tags": "ops,发布",
+                "importance": 4,
+                "ttl": 0.5,
+                "scope": None,
+                "thread": None,
+                "argument": "部署流程",
+            },
         ),
         (
             ["remember", "我们决定用 pnpm", "-k", "decision", "--confidence", "0.9"],
@@ -83,7 +109,16 @@ def test_served_shapes(argv: list[str], fields: dict[str, object]) -> None:
         ["remember", "x", "--confidence", "1.5"],
         ["remember", "x", "--confidence", "nan"],
         ["remember"],
-        ["search", "redis"],
+        ["search"],
+        ["add"],
+        ["add", "a", "b"],  # a second title word: typer's usage error
+        ["add", "a", "-i", "9"],  # outside 1..5
+        ["add", "a", "--ttl", "inf"],
+        ["add", "a", "--body", "-x"],  # a value that looks like an option: the typer app decides
+        ["search", "redis", "--layer", "core"],  # a filter: the typer app parses it
+        ["search", "redis", "-n", "0"],
+        ["search", "--", "-redis"],  # a query starting with "-": the typer app says how to write it
+        ["recall", "-redis"],
     ],
 )
 def test_everything_else_goes_to_the_typer_app(argv: list[str]) -> None:
@@ -123,7 +158,8 @@ def both_ways(*args: str, cwd: Path, home: Path, env: dict[str, str] | None = No
     typer_app = run(*args, cwd=cwd, home=home, env={**(env or {}), "AIMATE_NO_FASTPATH": "1"})
     fast_err, fast_imported = fast.stderr.rsplit("IMPORTED ", 1)
     typer_err, typer_imported = typer_app.stderr.rsplit("IMPORTED ", 1)
-    assert (fast.returncode, fast.stdout, fast_err) == (typer_app.returncode, typer_app.stdout, typer_err), args
+    fast_out, typer_out = untimed(fast.stdout), untimed(typer_app.stdout)
+    assert (fast.returncode, fast_out, fast_err) == (typer_app.returncode, typer_out, typer_err), args
     if env == NO_DAEMON:
         assert not TYPER_APP & set(fast_imported.split()), (args, fast_imported)  # in process, typer-free
         assert "aimate_memory.system.facade" in fast_imported or fast.returncode  # really answered here
@@ -131,6 +167,11 @@ def both_ways(*args: str, cwd: Path, home: Path, env: dict[str, str] | None = No
         assert fast_imported == "\n", (args, fast_imported)  # answered by the daemon: nothing heavy here
     assert "typer" in typer_imported and "rich" in typer_imported  # the reference really was the typer app
     return fast.stdout
+
+
+def untimed(text: str) -> str:
+    """`text` with the milliseconds a search says it waited left out: the one part two runs never share."""
+    return re.sub(r"\d+ ms", "N ms", text)
 
 
 @pytest.fixture
@@ -158,6 +199,8 @@ def test_each_served_command_prints_what_the_typer_app_prints(daemon, cli, home:
     assert "延迟很低" in both_ways("review", "--json", cwd=project, home=home)
     both_ways("stale", cwd=project, home=home)
     assert "Package manager" in both_ways("timeline", cwd=project, home=home)
+    assert "We chose Redis as the session cache" in both_ways("search", "session", "cache", cwd=project, home=home)
+    assert "Redis" in both_ways("recall", "会话缓存", "-n", "3", cwd=project, home=home)
     # The four adds land within one second, so which three are newest is a tie: the limit is asked wide enough
     # for all of them (the limit's own note is covered by tests/git/test_timeline.py).
     by_session = both_ways("timeline", "--by", "session", "-n", "20", cwd=project, home=home)
@@ -187,6 +230,10 @@ def test_without_a_daemon_each_served_command_answers_here_as_the_typer_app_does
     assert missing == ""
     assert "延迟很低" in both_ways("review", cwd=project, home=home, env=NO_DAEMON)
     assert "Package manager" in both_ways("timeline", cwd=project, home=home, env=NO_DAEMON)
+    searched = both_ways("search", "session", "cache", "--explain", cwd=project, home=home, env=NO_DAEMON)
+    assert "We chose Redis as the session cache" in searched and "keyword" in searched
+    assert "Redis" in both_ways("search", "会话缓存", cwd=project, home=home, env=NO_DAEMON)
+    assert both_ways("search", "nothing like it", cwd=project, home=home, env=NO_DAEMON) == "no memory about that\n"
     assert "始终用中文写提交说明" in both_ways("context", "会话缓存", cwd=project, home=home, env=NO_DAEMON)
     for sentence in ("We decided to deploy on Fridays only after the smoke tests", "我们决定周五只在冒烟测试后发布"):
         first = run("remember", sentence, cwd=project, home=home, env=NO_DAEMON)
@@ -197,3 +244,53 @@ def test_without_a_daemon_each_served_command_answers_here_as_the_typer_app_does
         assert sentence[:12] in found.stdout
         assert "already remembered" in both_ways("remember", sentence, cwd=project, home=home, env=NO_DAEMON)
     both_ways("remember", sentence, "--json", cwd=project, home=home, env=NO_DAEMON)
+
+
+ID = re.compile(r"\b[0-9a-f]{8}\b")
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        (("Deploy on Fridays", "--body", "只在冒烟测试后发布", "-t", "ops,发布", "-i", "4"), None),
+        (("始终用 pnpm 安装依赖", "--layer", "core", "--category", "rule", "-b", "Never use npm here"), None),
+        (("会话缓存", "--json"), "Redis, TTL 一小时"),
+    ],
+)
+def test_add_is_answered_here_as_the_typer_app_answers_it(
+    home: Path, project: Path, args: tuple[str, ...], stdin: str | None
+) -> None:
+    """`add` is served in process without typer or rich (cli/served.py `HERE`): the same output, warnings and
+    exit code as the typer command — written, archived again, then written by the typer app."""
+    answers = []
+    for switch in ({}, {"AIMATE_NO_FASTPATH": "1"}):
+        env = {**os.environ, "AIMATE_HOME": str(home), "AIMATE_EMBEDDING__ENABLED": "false", **NO_DAEMON, **switch}
+        added = subprocess.run(
+            [PYTHON, "-c", REPORTING_MAIN, "mem", "add", *args],
+            cwd=project,
+            env=env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert added.returncode == 0, added.stderr
+        err, imported = added.stderr.rsplit("IMPORTED ", 1)
+        assert bool(TYPER_APP & set(imported.split())) == bool(switch), imported
+        new_id = json.loads(added.stdout)["id"] if "--json" in args else added.stdout.split()[1]
+        removed = subprocess.run(
+            [PYTHON, "-m", "aimate_memory", "mem", "rm", new_id], cwd=project, env=env, capture_output=True, text=True
+        )
+        assert removed.returncode == 0, removed.stderr
+        answers.append((ID.sub("ID", added.stdout), ID.sub("ID", err)))
+    if "--json" in args:
+        fast, typer_app = (json.loads(out) for out, _ in answers)
+        assert fast.pop("id") != typer_app.pop("id")
+        changing = ("created", "updated", "created_at", "updated_at")
+        assert {k: v for k, v in fast.items() if k not in changing} == {
+            k: v for k, v in typer_app.items() if k not in changing
+        }
+        assert fast["title"] == "会话缓存"
+    else:
+        assert answers[0] == answers[1]
+        assert answers[0][0].startswith("added ID  project:")

@@ -22,9 +22,11 @@ HEAVY = (
     "aimate_memory.system.conflicts",
     "aimate_memory.system.capture",
 )
+# Reported too, for the commands that must not load them (a note's `add`, a plain `search`).
+ALSO = ("onnxruntime", "typer", "rich")
 REPORTING_MAIN = (
     "import atexit, sys\n"
-    f"atexit.register(lambda: sys.stderr.write('IMPORTED ' + ' '.join(m for m in {HEAVY!r} if m in sys.modules)"
+    f"atexit.register(lambda: sys.stderr.write('IMPORTED ' + ' '.join(m for m in {HEAVY + ALSO!r} if m in sys.modules)"
     " + '\\n'))\n"
     "from aimate_memory.cli import main; sys.argv[0] = 'aimate'; sys.exit(main())"
 )
@@ -72,6 +74,47 @@ def test_a_cold_show_loads_none_of_them_either(vault: str, home: Path, workdir: 
     out, imported = cold(home, workdir, "mem", "show", vault)
     assert "pnpm" in out
     assert imported == set()
+
+
+@pytest.mark.parametrize("text", ["Redis keeps the session cache", "会话缓存放在 Redis 里"])
+def test_a_cold_add_of_a_note_loads_no_conflict_check_models_or_git(
+    vault: str, home: Path, workdir: Path, text: str
+) -> None:
+    """Only a core memory or decision is checked for conflicts (vault/layout.py `takes_sides`): a note is written
+    without numpy, the models or the conflict check — 0.2 s of a cold `add` (issue 38)."""
+    out, imported = cold(home, workdir, "mem", "add", text, "--body", "TTL support / 支持过期")
+    assert out.startswith("added ")
+    assert not imported & {"numpy", "onnxruntime", "aimate_memory.system.conflicts"}, imported
+
+
+def test_a_cold_add_of_a_rule_does_check_conflicts(vault: str, home: Path, workdir: Path) -> None:
+    """The check above can fail: a core rule is checked, and that loads the conflict check."""
+    out, imported = cold(home, workdir, "mem", "add", "始终用 pnpm 安装依赖", "--layer", "core", "--category", "rule")
+    assert out.startswith("added ")
+    assert {"numpy", "aimate_memory.system.conflicts"} <= imported
+
+
+@pytest.mark.parametrize("query", ["pnpm", "部署脚本"])
+def test_a_cold_search_loads_no_typer_rich_sessions_or_rules(vault: str, home: Path, workdir: Path, query: str) -> None:
+    """A plain search is served without typer or rich (cli/served.py), and without the sessions package and
+    capture's rules when no session is among its hits (system/search.py). It does load numpy: ranking is
+    array work, also by keywords alone."""
+    out, imported = cold(home, workdir, "mem", "search", query)
+    assert query in out
+    assert "numpy" in imported  # the report sees what was loaded
+    assert not imported & {"typer", "rich", "aimate_memory.sessions", "aimate_memory.capture.rules"}, imported
+
+
+def test_a_cold_context_reads_the_sessions_without_building_capture(cli, vault: str, home: Path, workdir: Path) -> None:
+    """A context (what session-start prints) reads the running session and past episodes: the sessions package,
+    not capture — its kind model, numpy, rule tables and conflict check load when a session ends (issue 38)."""
+    for rule in ("Always use pnpm", "提交说明始终用中文"):
+        assert cli("mem", "add", rule, "--layer", "core", "--category", "rule").code == 0
+    out, imported = cold(home, workdir, "mem", "context")
+    assert "Always use pnpm" in out and "提交说明始终用中文" in out
+    assert "aimate_memory.sessions" in imported  # the report sees what was loaded
+    assert not imported & {"numpy", "aimate_memory.capture.rules", "aimate_memory.system.capture"}, imported
+    assert not imported & {"aimate_memory.system.conflicts", "typer", "rich"}, imported
 
 
 def test_a_cold_remember_loads_what_it_needs(vault: str, home: Path, workdir: Path) -> None:

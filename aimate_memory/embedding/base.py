@@ -36,6 +36,15 @@ class Embedder(Protocol):
         ...
 
 
+def release_memory(embedder: object) -> None:
+    """Let a model give back what it holds only to be fast in bulk (USE: its tokenizer's dict and its mapped
+    table's pages, `UseEmbedder.release_memory`); a model without such (MiniLM, an endpoint) has nothing to
+    give. Called by a long-lived process when it goes idle (watch/daemon.py)."""
+    release = getattr(embedder, "release_memory", None)
+    if callable(release):
+        release()
+
+
 # The scripts a text of each kind needs its embedder to read ("mixed" holds Latin and CJK runs).
 _SCRIPT_NEEDS = {"latin": frozenset({"latin"}), "cjk": frozenset({"cjk"}), "mixed": frozenset({"latin", "cjk"})}
 

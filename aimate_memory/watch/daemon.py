@@ -80,6 +80,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("aimate.daemon")
 
 DEFAULT_TIMEOUT = 120.0  # seconds a queued request waits for its task unless it sends `timeout`
+IDLE_SETTLE_SECONDS = 1.0  # no task for this long after some ran: give memory back (`_release_memory`)
 
 
 def _valid_where(value: object) -> bool:
@@ -217,7 +218,7 @@ class Daemon:
             self.autosync.start()
             self.learned.start()  # after the start-up syncs: an import is queued behind them
             self._schedule_leaving()
-            self.tasks.run_until_stopped()
+            self.tasks.run_until_stopped(on_idle=self._release_memory, settle=IDLE_SETTLE_SECONDS)
         finally:
             self._shutdown()
         log.info("daemon stopped")
@@ -507,6 +508,15 @@ class Daemon:
                 report.seconds * 1000,
             )
         return {"ok": True, "report": report.as_dict()}
+
+    def _release_memory(self) -> None:
+        """When a burst of requests is over, what only a burst needed goes back: the heap's free pages
+        (`malloc_trim`: a `remember` reads and embeds tens of texts and glibc kept their freed buffers) and what
+        the model keeps for bulk work (`LazyEmbedder.release_memory`: USE's tokenizer dict, 28 MB, and its mapped
+        table's pages). 10k memories, both models, the mixed workload: 375 → ~… MB (docs/benchmarks.md,
+        "The daemon's memory, fourth round"). A few milliseconds, once per burst."""
+        self.vaults.system(None).store.embedder.release_memory()  # one model, shared by every vault's system
+        release_free_memory()  # after: the dict's table is among what it frees
 
     def _warm(self) -> Result:
         """Load the search code and the embedding model now, so the first query does not pay for them."""

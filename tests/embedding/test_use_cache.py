@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from aimate_memory.embedding import prefixes as prefixes_module
 from aimate_memory.embedding.use_cache import _read, cache_folder
 from aimate_memory.embedding.use_provider import UseEmbedder
 
@@ -95,3 +96,35 @@ def test_a_copy_of_the_previous_format_is_replaced_not_kept(tmp_path: Path, fres
         (folder / "table.npy").write_bytes(b"old")
     assert np.array_equal(UseEmbedder(cache_dir=tmp_path).embed(TEXTS), fresh)
     assert not any(folder.exists() for folder in previous) and (cache_folder(tmp_path) / "prefix_keys.txt").exists()
+
+
+def _resident_kb(path: Path) -> int:
+    """This process's resident KB of the mappings of `path` (/proc/self/smaps)."""
+    total, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split(None, 1)[0]
+        if "-" in head and not head.endswith(":"):
+            inside = line.rstrip().endswith(str(path))
+        elif inside and head == "Rss:":
+            total += int(line.split()[1])
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads Linux's /proc")
+def test_what_an_idle_daemon_gives_back_of_use_comes_back_on_use(
+    model_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`release_memory` (the daemon, idle: watch/daemon.py) drops the tokenizer's prefix dict and the mapped
+    table's rows from the process; the next texts read them again, to the same vectors — English and Chinese."""
+    monkeypatch.setattr(prefixes_module, "DICT_AFTER", 2_000)  # bulk work sooner: ~300 lookups a text below
+    use = UseEmbedder(cache_dir=model_cache)
+    table = cache_folder(model_cache) / "table.npy"
+    read = use.embed([f"{' '.join(TEXTS)} {text} {n}" for n in range(5) for text in TEXTS])  # many rows paged in
+    vectors = use.embed(TEXTS)
+    assert _resident_kb(table) > 1024 and read.shape[0] == 20
+    prefixes = use._use._sp._prefixes
+    assert prefixes._dict is not None  # over DICT_AFTER lookups: the dict was built
+    use.release_memory()
+    assert _resident_kb(table) < 256 and prefixes._dict is None
+    assert np.array_equal(use.embed(TEXTS), vectors)  # by binary search again, the same vectors
+    assert _resident_kb(table) > 0

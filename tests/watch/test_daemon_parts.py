@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -162,3 +163,40 @@ def test_systems_share_one_embedding_model(home: Path, tmp_path: Path, monkeypat
         assert second.store.embedder is not first.store.embedder
         assert second.store.share_embedder(first.store) is True and second.store.embedder is first.store.embedder
         assert first.store.warm_up() is False  # vectors off: nothing to load, and no error
+
+
+def test_the_queue_calls_its_idle_step_once_after_a_burst_and_survives_its_failure() -> None:
+    """The daemon gives memory back when a burst of requests is over (watch/daemon.py `_release_memory`): once
+    per burst, never between two queued tasks, never while it stays idle; a failing step stops nothing."""
+    tasks = TaskQueue()
+    idle: list[float] = []
+    fail, all_queued = threading.Event(), threading.Event()
+
+    def on_idle() -> None:
+        idle.append(time.monotonic())
+        if fail.is_set():
+            raise OSError("no memory to give back")
+
+    def wait_for_idle(count: int) -> None:
+        deadline = time.monotonic() + 10
+        while len(idle) < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.3)  # three settle times more: no second call
+        assert len(idle) == count
+
+    worker = threading.Thread(target=tasks.run_until_stopped, kwargs={"on_idle": on_idle, "settle": 0.1})
+    worker.start()
+    time.sleep(0.3)
+    assert idle == []  # nothing ran yet: nothing to give back
+    burst = [tasks.put("first", lambda: (all_queued.wait(5), None)[-1])]
+    burst += [tasks.put(f"task {n}", lambda: None) for n in range(20)]
+    all_queued.set()
+    assert all(task.wait(5) == {"ok": True} for task in burst)
+    wait_for_idle(1)  # once for the burst, not once per task, and not again while idle
+    fail.set()
+    assert tasks.put("one more", lambda: {"ok": True, "n": 1}).wait(5) == {"ok": True, "n": 1}
+    wait_for_idle(2)  # failed (logged) …
+    assert tasks.put("after", lambda: {"ok": True, "n": 2}).wait(5) == {"ok": True, "n": 2}  # … the queue runs on
+    tasks.stop()
+    worker.join(5)
+    assert not worker.is_alive()

@@ -83,6 +83,9 @@ class TaskQueue:
                     task.finish(dict(STOPPING))
                 break
             task.finish(self._run(task))
+            # Not held while blocked on the queue: its result (a `list` of 10k memories: ~15 MB of objects) lived
+            # on until the next task came (docs/benchmarks.md, "The daemon's memory, fourth round").
+            task = None
             ran = True
         self._answer_the_rest()
 

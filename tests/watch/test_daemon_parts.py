@@ -3,10 +3,12 @@ table, the task queue, the project registry, and the facade's live actions (no d
 
 from __future__ import annotations
 
+import gc
 import os
 import stat
 import threading
 import time
+import weakref
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -200,3 +202,29 @@ def test_the_queue_calls_its_idle_step_once_after_a_burst_and_survives_its_failu
     tasks.stop()
     worker.join(5)
     assert not worker.is_alive()
+
+
+def test_the_queue_keeps_no_answer_while_it_waits_for_the_next_task() -> None:
+    """A `list` of 10k memories answered, its result (~15 MB of objects) lived on in the queue's loop until
+    the next request came: the daemon's memory between requests held the biggest last answer."""
+
+    class Answer:
+        """Stands for a reply's memories (a dict cannot be weakly referenced)."""
+
+    tasks = TaskQueue()
+    worker = threading.Thread(target=tasks.run_until_stopped)
+    worker.start()
+    answer = Answer()
+    kept = weakref.ref(answer)
+    task = tasks.put("list", lambda found=answer: {"ok": True, "memories": found})
+    del answer
+    reply = task.wait(5)
+    assert reply is not None and reply["memories"] is kept()  # answered, as the handler reads it
+    del task, reply  # what the connection's thread lets go once it has sent the reply
+    deadline = time.monotonic() + 5
+    while kept() is not None and time.monotonic() < deadline:
+        gc.collect()
+        time.sleep(0.01)
+    assert kept() is None and worker.is_alive()  # gone, while the queue still waits
+    tasks.stop()
+    worker.join(5)

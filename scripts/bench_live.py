@@ -390,7 +390,8 @@ def rollup(pid: int) -> dict[str, float]:
 def mixed_workload(vectors: dict[str, str], pid: int, rounds: int, runs: int) -> list[dict[str, object]]:
     """What a person and an assistant send (scripts/bench_waits.py's commands: remember in English and
     Chinese, list, show, context, review, stale, timeline, search and the three hooks), `runs` of each a
-    round: the daemon's memory after each command's runs (smaps_rollup), so what grows shows by name."""
+    round: the daemon's memory after each command's runs (smaps_rollup), so what grows shows by name, and the
+    daemon's CPU seconds for them."""
     from scripts.bench_waits import WAITS, command_line, hook_payload
 
     workdir = Path(tempfile.mkdtemp(prefix="aimate-rss-mixed-"))  # no project: the global vault alone
@@ -402,6 +403,7 @@ def mixed_workload(vectors: dict[str, str], pid: int, rounds: int, runs: int) ->
     phases: list[dict[str, object]] = []
     for round_number in range(rounds):
         for name in WAITS:
+            cpu = cpu_seconds(pid)
             for run in range(runs):
                 # A new sentence each remember and a new session each hook, in this run and in one before it on
                 # the same `--home` (a sentence remembered already would take the shorter path).
@@ -420,7 +422,8 @@ def mixed_workload(vectors: dict[str, str], pid: int, rounds: int, runs: int) ->
             # A remember's commit runs right after its answer (watch/commits.py), and the daemon gives memory back
             # once it has been idle for a second (`IDLE_SETTLE_SECONDS`): what it holds between bursts.
             time.sleep(2.5)
-            phases.append({"round": round_number + 1, "after": name, **rollup(pid)})
+            daemon_cpu = round(cpu_seconds(pid) - cpu, 2)  # what the daemon spent on them (and its idle step)
+            phases.append({"round": round_number + 1, "after": name, **rollup(pid), "daemon_cpu_s": daemon_cpu})
             print(json.dumps(phases[-1]), file=sys.stderr)  # progress: a round takes minutes at load
     return phases
 

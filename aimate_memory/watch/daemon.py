@@ -513,8 +513,8 @@ class Daemon:
         """When a burst of requests is over, what only the burst needed goes back: the USE table's resident
         pages (`LazyEmbedder.release_memory`: a `remember` reads the rows of tens of memories' bodies) and the
         heap's free pages (`malloc_trim`: glibc kept the freed buffers of their embedding in each thread's
-        arena). 10k memories, both models, the mixed workload: 375 → ~310 MB (docs/benchmarks.md, "The daemon's
-        memory, fourth round"). A few milliseconds, once per burst."""
+        arena). 10k memories, both models, a round of the mixed workload: 375 → ~290–300 MB, the file-backed part
+        107 → 51 (docs/benchmarks.md, "The daemon's memory, fourth round"). A few milliseconds, once per burst."""
         self.vaults.system(None).store.embedder.release_memory()  # one model, shared by every vault's system
         release_free_memory()
 

@@ -87,6 +87,6 @@ class AutoEmbedder:
             out[dl:] *= self._b
         return out
 
-    def release_memory(self) -> None:
-        release_memory(self.latin)
-        release_memory(self.universal)
+    def release_memory(self, lookups: bool = False) -> None:
+        release_memory(self.latin, lookups)
+        release_memory(self.universal, lookups)

@@ -152,10 +152,10 @@ class LazyEmbedder:
             raise self.unavailable or EmbedderUnavailable("no embedder", None)
         return self._documents.vectors(texts, embedder.embed)
 
-    def release_memory(self) -> None:
-        """The loaded model's read-only mapped pages out of this process's memory (`base.release_memory`)."""
+    def release_memory(self, lookups: bool = False) -> None:
+        """What the loaded model can give back between bursts of work (`base.release_memory`)."""
         if self._embedder is not None:
-            release_memory(self._embedder)
+            release_memory(self._embedder, lookups)
 
     def _load(self) -> None:
         from aimate_memory.embedding import create_embedder

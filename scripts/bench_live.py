@@ -332,6 +332,8 @@ def build_large(home: Path, count: int) -> dict[str, object]:
     base = MemorySystem(Roots(home, None))
     base.init()
     generate(base.global_vault.root, count, SEED)
+    env = {**os.environ, "AIMATE_NO_DAEMON": "1"}  # committed, as a vault in use is: timeline reads its history
+    subprocess.run([str(AIMATE), "mem", "commit", "-m", "bench vault"], env=env, check=True, capture_output=True)
     system = new_system(home, keyword_only_embedder(dict(base.store.embedder.settings)))
     system.refresh()
     system.close()
@@ -372,9 +374,66 @@ def memory_map(pid: int) -> dict[str, object]:
     }
 
 
-def daemon_memory(home: Path, vectors: dict[str, str], extra: dict[str, str], searches: int) -> dict[str, object]:
+def rollup(pid: int) -> dict[str, float]:
+    """`/proc/PID/smaps_rollup` (one read, no per-mapping walk): RSS, private (anonymous) and file-backed MB."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
+        key, value = line.split(":", 1)
+        fields[key] = int(value.split()[0]) * 1024
+    return {
+        "rss_mb": round(fields["Rss"] / 1e6, 1),
+        "private_mb": round(fields["Anonymous"] / 1e6, 1),
+        "file_mb": round((fields["Rss"] - fields["Anonymous"]) / 1e6, 1),
+    }
+
+
+def mixed_workload(vectors: dict[str, str], pid: int, rounds: int, runs: int) -> list[dict[str, object]]:
+    """What a person and an assistant send (scripts/bench_waits.py's commands: remember in English and
+    Chinese, list, show, context, review, stale, timeline, search and the three hooks), `runs` of each a
+    round: the daemon's memory after each command's runs (smaps_rollup), so what grows shows by name, and the
+    daemon's CPU seconds for them."""
+    from scripts.bench_waits import WAITS, command_line, hook_payload
+
+    workdir = Path(tempfile.mkdtemp(prefix="aimate-rss-mixed-"))  # no project: the global vault alone
+    env = {**vectors, "HOME": str(workdir), "COLUMNS": "120"}
+    listed = subprocess.run(
+        [str(AIMATE), "mem", "list", "--json", "-n", "1"], env=env, cwd=workdir, check=True, capture_output=True
+    )
+    memory_id = json.loads(listed.stdout)[0]["id"]
+    phases: list[dict[str, object]] = []
+    for round_number in range(rounds):
+        for name in WAITS:
+            cpu = cpu_seconds(pid)
+            for run in range(runs):
+                # A new sentence each remember and a new session each hook, in this run and in one before it on
+                # the same `--home` (a sentence remembered already would take the shorter path).
+                number = 100_000 * (os.getpid() % 10_000) + 1_000 * round_number + run
+                argv = [str(AIMATE), "mem", *command_line(name, number, memory_id)]
+                done = subprocess.run(
+                    argv,
+                    cwd=workdir,
+                    env=env,
+                    input=hook_payload(name, number, workdir) or "",
+                    capture_output=True,
+                    text=True,
+                )
+                if done.returncode != 0:
+                    raise SystemExit(f"{' '.join(argv[1:3])} failed: {done.stderr[-400:]}")
+            # A remember's commit runs right after its answer (watch/commits.py), and the daemon gives memory back
+            # once it has been idle for a second (`IDLE_SETTLE_SECONDS`): what it holds between bursts.
+            time.sleep(2.5)
+            daemon_cpu = round(cpu_seconds(pid) - cpu, 2)  # what the daemon spent on them (and its idle step)
+            phases.append({"round": round_number + 1, "after": name, **rollup(pid), "daemon_cpu_s": daemon_cpu})
+            print(json.dumps(phases[-1]), file=sys.stderr)  # progress: a round takes minutes at load
+    return phases
+
+
+def daemon_memory(
+    home: Path, vectors: dict[str, str], extra: dict[str, str], searches: int, mixed_rounds: int = 0
+) -> dict[str, object]:
     """A real daemon on `home` (both models loaded, `extra` in its environment only): its memory after the
-    start and after `searches` searches through `aimate mem search` (an English and a Chinese word each)."""
+    start, after `searches` searches through `aimate mem search` (an English and a Chinese word each) and,
+    with `mixed_rounds`, after each command of that many rounds of the mixed workload (`searches` each)."""
     results: dict[str, object] = {"loadavg_start": os.getloadavg()[0]}
     os.chdir(tempfile.gettempdir())  # no project around: the daemon serves the global vault alone
     pid = start({**vectors, **extra}, home, wait_model=True)
@@ -385,6 +444,10 @@ def daemon_memory(home: Path, vectors: dict[str, str], extra: dict[str, str], se
         time.sleep(1)
         results["after_searches"] = memory_map(pid)
         results["searches"] = searches
+        if mixed_rounds:
+            results["mixed"] = mixed_workload(vectors, pid, mixed_rounds, searches)
+            results["after_mixed"] = memory_map(pid)
+            results["peak_rss_mb"] = round(peak_rss(pid) / 1e6, 1)
     finally:
         stop(vectors, home, pid)
     results["loadavg_end"] = os.getloadavg()[0]
@@ -408,7 +471,7 @@ def rss_part(args: argparse.Namespace) -> dict[str, object]:
         env.pop("AIMATE_NO_DAEMON", None)
         extra = dict(item.split("=", 1) for item in args.daemon_env)
         results["daemon_env"] = extra
-        results.update(daemon_memory(home, env, extra, args.runs))
+        results.update(daemon_memory(home, env, extra, args.runs, args.mixed))
         return results
 
 
@@ -423,6 +486,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--home", help="--part rss: build the home here once and reuse it")
     parser.add_argument("--daemon-env", action="append", default=[], help="--part rss: KEY=VALUE for the daemon")
+    parser.add_argument("--mixed", type=int, default=0, help="--part rss: rounds of the mixed workload after")
     args = parser.parse_args()
     if args.part == "rss":
         print(json.dumps(rss_part(args), indent=2))

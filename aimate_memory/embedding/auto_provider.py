@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from aimate_memory.embedding.base import Batch, Embedder, embed_batches
+from aimate_memory.embedding.base import Batch, Embedder, embed_batches, release_memory
 
 DEFAULT_LATIN_WEIGHT = 0.8  # LoCoMo/MADial-en flat for 0.7–1.0; < 1 keeps English↔Chinese matching via USE
 _VERSION = "1"
@@ -86,3 +86,7 @@ class AutoEmbedder:
             out[:dl] = self._a * self.latin.embed_query(text)
             out[dl:] *= self._b
         return out
+
+    def release_memory(self, lookups: bool = False) -> None:
+        release_memory(self.latin, lookups)
+        release_memory(self.universal, lookups)

@@ -36,6 +36,15 @@ class Embedder(Protocol):
         ...
 
 
+def release_memory(embedder: object, lookups: bool = False) -> None:
+    """Let a model give back what it can between bursts of work (USE: its mapped table's resident pages, and
+    with `lookups` its tokenizer's dict: `UseEmbedder.release_memory`); a model without such (MiniLM, an
+    endpoint) has nothing to give. Called by a long-lived process when it goes idle (watch/daemon.py)."""
+    release = getattr(embedder, "release_memory", None)
+    if callable(release):
+        release(lookups)
+
+
 # The scripts a text of each kind needs its embedder to read ("mixed" holds Latin and CJK runs).
 _SCRIPT_NEEDS = {"latin": frozenset({"latin"}), "cjk": frozenset({"cjk"}), "mixed": frozenset({"latin", "cjk"})}
 

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aimate_memory.embedding.base import Embedder, EmbedderUnavailable
+from aimate_memory.embedding.base import Embedder, EmbedderUnavailable, release_memory
 from aimate_memory.embedding.memo import VectorMemo
 
 log = logging.getLogger(__name__)
@@ -151,6 +151,11 @@ class LazyEmbedder:
         if embedder is None:
             raise self.unavailable or EmbedderUnavailable("no embedder", None)
         return self._documents.vectors(texts, embedder.embed)
+
+    def release_memory(self, lookups: bool = False) -> None:
+        """What the loaded model can give back between bursts of work (`base.release_memory`)."""
+        if self._embedder is not None:
+            release_memory(self._embedder, lookups)
 
     def _load(self) -> None:
         from aimate_memory.embedding import create_embedder

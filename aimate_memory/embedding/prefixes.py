@@ -5,7 +5,7 @@ vocabulary piece → its id + 1, a proper prefix of a piece → 0. Unpickling th
 search, holding the GIL the search's main thread needs. Here the same table is one string (the keys sorted,
 NUL-separated) and two arrays, read in ~15 ms; `get` is a binary search (~7 µs, so ~1.5 ms for a query's
 tokens). A process that embeds in bulk (a sync, the daemon) makes many lookups: after `DICT_AFTER` of them the
-dict is built once (~0.1 s) and used from then on.
+dict is built (~0.1 s) and used until `release` drops it (the daemon, after minutes idle).
 """
 
 from __future__ import annotations
@@ -41,16 +41,22 @@ class SortedPrefixes:
         return SEPARATOR.join(keys) + SEPARATOR, starts, values
 
     def get(self, key: str, default: Any = None) -> Any:
-        if self._dict is not None:
-            return self._dict.get(key, default)
+        table = self._dict  # read once: `release` may drop it meanwhile
+        if table is not None:
+            return table.get(key, default)
         self._lookups += 1
         if self._lookups > DICT_AFTER:
-            self._dict = dict(self.items())
-            return self._dict.get(key, default)
+            self._dict = table = dict(self.items())
+            return table.get(key, default)
         position = self._position(key)
         if position < len(self._values) and self._key(position) == key:
             return self._values[position]
         return default
+
+    def release(self) -> None:
+        """Drop the dict (28 MB at 250,952 keys), back to binary search until the next bulk work."""
+        self._dict = None
+        self._lookups = 0
 
     def items(self) -> Iterator[tuple[str, int]]:
         return zip(self._keys.split(SEPARATOR)[:-1], self._values, strict=True)

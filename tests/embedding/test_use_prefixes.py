@@ -61,3 +61,18 @@ def test_usem3s_tokenizer_gives_the_same_tokens_with_the_sorted_table() -> None:
     for text in [*TEXTS, *mixed]:
         assert fast.encode(text) == original.encode(text), text
         assert fast.encode(text, out_type=str) == original.encode(text, out_type=str)
+
+
+def test_a_released_table_looks_up_by_search_again_and_builds_the_dict_on_the_next_bulk_use(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The daemon drops the dict after a long idle time (watch/daemon.py): the answers stay the same."""
+    monkeypatch.setattr(prefixes, "DICT_AFTER", 5)
+    table = {f"k{i:03d}": i for i in range(50)} | {"缓存": 7}
+    sorted_table = _table(table)
+    assert [sorted_table.get(key) for key in table] == list(table.values()) and sorted_table._dict is not None
+    sorted_table.release()
+    assert sorted_table._dict is None
+    assert sorted_table.get("缓存") == 7 and sorted_table.get("k049") == 49 and sorted_table.get("缓") is None
+    assert sorted_table._dict is None  # three lookups: still by search
+    assert [sorted_table.get(key) for key in table] == list(table.values()) and sorted_table._dict is not None

@@ -3,10 +3,12 @@ table, the task queue, the project registry, and the facade's live actions (no d
 
 from __future__ import annotations
 
+import gc
 import os
 import stat
 import threading
 import time
+import weakref
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -190,3 +192,66 @@ def test_task_queue_keeps_each_tasks_wait_wall_and_cpu_for_daemon_status() -> No
     more.put("stop", more.stop)
     more.run_until_stopped()
     assert len(more.timings) == KEPT_TIMINGS and more.timings[-1].name == "stop"
+
+
+def test_the_queue_calls_its_idle_step_once_after_a_burst_and_survives_its_failure() -> None:
+    """The daemon gives memory back when a burst of requests is over (watch/daemon.py `_release_memory`): once
+    per burst, never between two queued tasks, never while it stays idle; a failing step stops nothing."""
+    tasks = TaskQueue()
+    idle: list[float] = []
+    fail, all_queued = threading.Event(), threading.Event()
+
+    def on_idle() -> None:
+        idle.append(time.monotonic())
+        if fail.is_set():
+            raise OSError("no memory to give back")
+
+    def wait_for_idle(count: int) -> None:
+        deadline = time.monotonic() + 10
+        while len(idle) < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.3)  # three settle times more: no second call
+        assert len(idle) == count
+
+    worker = threading.Thread(target=tasks.run_until_stopped, kwargs={"on_idle": on_idle, "settle": 0.1})
+    worker.start()
+    time.sleep(0.3)
+    assert idle == []  # nothing ran yet: nothing to give back
+    burst = [tasks.put("first", lambda: (all_queued.wait(5), None)[-1])]
+    burst += [tasks.put(f"task {n}", lambda: None) for n in range(20)]
+    all_queued.set()
+    assert all(task.wait(5) == {"ok": True} for task in burst)
+    wait_for_idle(1)  # once for the burst, not once per task, and not again while idle
+    fail.set()
+    assert tasks.put("one more", lambda: {"ok": True, "n": 1}).wait(5) == {"ok": True, "n": 1}
+    wait_for_idle(2)  # failed (logged) …
+    assert tasks.put("after", lambda: {"ok": True, "n": 2}).wait(5) == {"ok": True, "n": 2}  # … the queue runs on
+    tasks.stop()
+    worker.join(5)
+    assert not worker.is_alive()
+
+
+def test_the_queue_keeps_no_answer_while_it_waits_for_the_next_task() -> None:
+    """A `list` of 10k memories answered, its result (~15 MB of objects) lived on in the queue's loop until
+    the next request came: the daemon's memory between requests held the biggest last answer."""
+
+    class Answer:
+        """Stands for a reply's memories (a dict cannot be weakly referenced)."""
+
+    tasks = TaskQueue()
+    worker = threading.Thread(target=tasks.run_until_stopped)
+    worker.start()
+    answer = Answer()
+    kept = weakref.ref(answer)
+    task = tasks.put("list", lambda found=answer: {"ok": True, "memories": found})
+    del answer
+    reply = task.wait(5)
+    assert reply is not None and reply["memories"] is kept()  # answered, as the handler reads it
+    del task, reply  # what the connection's thread lets go once it has sent the reply
+    deadline = time.monotonic() + 5
+    while kept() is not None and time.monotonic() < deadline:
+        gc.collect()
+        time.sleep(0.01)
+    assert kept() is None and worker.is_alive()  # gone, while the queue still waits
+    tasks.stop()
+    worker.join(5)

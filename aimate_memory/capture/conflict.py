@@ -13,7 +13,11 @@ and Chinese in one space); this module decides, from the table in `capture/data/
    flake8 anymore" agree — at a low cosine bar (`subject_threshold`): a shared slot is itself the subject.
 2. **A place both texts keep one kind of file in, moved**: `docs/plans` here, `notes/plans` there (paths that
    share a folder below different roots), at the low bar too — "the plans go to notes/plans now".
-3. **Otherwise, the same subject by the cosine alone** (`polarity_threshold`, higher) **and** one text
+3. **An approach to one thing, changed**: "将现有爬虫迁移到基于策略模式的实现" against "将爬虫的启动统一改到直接
+   导入爬虫的方法" — a frame of the table names the thing and the way (a phrase ending in an approach word:
+   方法, 模式, approach, pattern…); a shared word of the things and no shared word of the ways is a slot with
+   open values, at the low bar too. Ways that share a word ("策略模式" both times) say it again.
+4. **Otherwise, the same subject by the cosine alone** (`polarity_threshold`, higher) **and** one text
    negated where the other is not ("Use type hints everywhere" / "Don't add type hints"), or the new text
    saying it changes something ("…改用…", "switched to", "no longer"). In one script, what the negation or
    the change turns away from ("don't *create extra files*", "instead of *a hyphen*") must share a word with
@@ -32,7 +36,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
@@ -45,8 +49,9 @@ from aimate_memory.text.scripts import script_of
 _BEFORE = r"(?<![A-Za-z0-9_.])"
 _AFTER = r"(?![A-Za-z0-9_])"
 NUMBER_VALUE = "#"  # a value name meaning "the pattern's group is the value" (line lengths, versions)
-Evidence = Literal["slot", "place", "polarity", "change"]
+Evidence = Literal["slot", "place", "approach", "polarity", "change"]
 PLACE_SLOT = "file location"
+APPROACH_SLOT = "approach"
 # A folder path as people write it: `docs/plans/`, '../notes/src/', notes\plans, app/core/base.py (not a URL).
 _PATH = re.compile(r"(?<![\w:/\\.])(?:\.{1,2}[/\\]|~[/\\])*([A-Za-z0-9_][\w.-]*(?:[/\\][\w.-]+)+)[/\\]?(?![\w:])")
 _CLAUSE_END = re.compile(r"[,.;:!?，。；：！？、\n]")
@@ -88,6 +93,8 @@ class ConflictRules:
     not_negation: re.Pattern[str]
     change: re.Pattern[str]
     departure: re.Pattern[str]  # change words naming what is left: "instead of", "而不是"
+    approach_frames: tuple[re.Pattern[str], ...] = ()  # each with the groups `thing` and `way`
+    approach_head: re.Pattern[str] = re.compile("(?!)")  # the approach word a way ends in: "方法", "pattern"
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ConflictRules:
@@ -114,7 +121,72 @@ class ConflictRules:
             not_negation=_compile(data["not_negations"]),
             change=_compile(data["changes"]),
             departure=_compile(data.get("departures", ())),
+            **_approach_rules(data),
         )
+
+
+def _approach_rules(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The approach frames, `{head}` in each standing for any approach word."""
+    heads = "|".join(str(head) for head in data.get("approach_heads", ()))
+    if not heads:
+        return {}
+    frames = tuple(
+        re.compile(str(frame).replace("{head}", heads), re.IGNORECASE) for frame in data.get("approach_frames", ())
+    )
+    return {"approach_frames": frames, "approach_head": re.compile(rf"(?:{heads})s?", re.IGNORECASE)}
+
+
+@dataclass(frozen=True)
+class Approach:
+    """A way of doing a thing a text names: the thing and the way as written, and their keywords (the way's
+    without its approach word: "the strategy pattern" and "the factory pattern" share none)."""
+
+    thing: str
+    way: str
+    thing_terms: frozenset[str]
+    way_terms: frozenset[str]
+
+
+def approaches(text: str, rules: ConflictRules) -> tuple[Approach, ...]:
+    """The approaches `text` names, by the table's frames (the first frame that matches a stretch wins)."""
+    found: list[Approach] = []
+    taken: list[range] = []
+    for frame in rules.approach_frames:
+        for match in frame.finditer(text):
+            if any(match.start() in span or match.end() - 1 in span for span in taken):
+                continue  # a stretch one frame read already: "将…迁移到基于…模式" is not read twice
+            thing = re.sub(r"^(?:the|all|our|each|every)\s+", "", match["thing"].strip(), flags=re.IGNORECASE)
+            way = match["way"].strip()
+            thing_terms, way_terms = _terms(thing), _terms(rules.approach_head.sub(" ", way))
+            if thing_terms and way_terms:  # a way that is only its approach word ("a method") says no side
+                found.append(Approach(thing, way, thing_terms, way_terms))
+                taken.append(range(match.start(), match.end()))
+    return tuple(found)
+
+
+def _terms(text: str) -> frozenset[str]:
+    """Keywords of two characters or more: a lone CJK character ("件" of 文件 and 条件) names no thing."""
+    return frozenset(term for term in keyword_set(text) if len(term) >= 2)
+
+
+def changed_approach(new: Reading, old: Reading) -> tuple[Approach, Approach] | None:
+    """One thing both texts give a way for, with ways sharing no word; None when there is none."""
+    for here, there in _same_things(new, old):
+        if not here.way_terms & there.way_terms:
+            return here, there
+    return None
+
+
+def kept_approach(new: Reading, old: Reading) -> Approach | None:
+    """A thing both texts give the same way for (their ways share a word): they agree on it."""
+    return next((here for here, there in _same_things(new, old) if here.way_terms & there.way_terms), None)
+
+
+def _same_things(new: Reading, old: Reading) -> Iterator[tuple[Approach, Approach]]:
+    for here in new.approaches:
+        for there in old.approaches:
+            if here.thing_terms & there.thing_terms:
+                yield here, there
 
 
 @cache
@@ -149,6 +221,7 @@ class Reading:
     script: str = "latin"
     terms: frozenset[str] = frozenset()  # its keywords (capture/supersede.py `keyword_set`)
     turned_from: frozenset[str] = frozenset()  # the keywords of what it negates or leaves ("don't X", "instead of X")
+    approaches: tuple[Approach, ...] = ()  # the ways of doing things it names
 
 
 def read(text: str, rules: ConflictRules | None = None) -> Reading:
@@ -192,6 +265,7 @@ def _read(text: str, rules: ConflictRules) -> Reading:
         script_of(text),
         keyword_set(text),
         frozenset(term for clause in turned_from for term in keyword_set(clause)),
+        approaches(text, rules),
     )
 
 
@@ -267,6 +341,14 @@ def judge(new: Reading, old: Reading, cosine: float | None, thresholds: Threshol
     place = moved(new.places, old.places)
     if place is not None and (cosine is None or cosine >= thresholds.subject):
         return Judgement(True, f"{PLACE_SLOT}: {place[0]} here, {place[1]} there", PLACE_SLOT, "place")
+    ways = changed_approach(new, old)
+    if ways is not None and (cosine is None or cosine >= thresholds.subject):
+        here, there = ways
+        reason = f"{APPROACH_SLOT} to {here.thing}: {here.way} here, {there.way} there"
+        return Judgement(True, reason, APPROACH_SLOT, "approach")
+    kept = kept_approach(new, old)
+    if kept is not None:  # "迁移到策略模式的实现" after "采用策略模式": a change word, but to the same way
+        return Judgement(False, f"agree on the {APPROACH_SLOT} to {kept.thing}", APPROACH_SLOT)
     if cosine is None or cosine < thresholds.polarity:
         return Judgement(False, "no disagreement found")
     if new.negated != old.negated and _opposed(new if new.negated else old, old if new.negated else new):
@@ -316,5 +398,6 @@ def find_conflicts(
 
 
 def shares_slot(first: Reading, second: Reading) -> bool:
-    """Whether both texts name a value of one slot: the cheap test that picks which candidates to read."""
-    return any(name in second.slots for name in first.slots)
+    """Whether both texts name a value of one slot, or a way of doing one thing: the cheap test that picks
+    which candidates to read."""
+    return any(name in second.slots for name in first.slots) or changed_approach(first, second) is not None

@@ -221,3 +221,37 @@ def test_shipped_thresholds_measure_as_documented(tmp_path: Path) -> None:
     for lang in ("en", "zh", "mixed"):
         part = [p for p in pairs if p.split in ("dev", "heldout") and p.lang == lang]
         assert conflict_eval.score(part, SHIPPED).precision == 1.0, lang
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "thing"),
+    [
+        ("把数据访问层迁移到基于仓储模式的实现", "数据访问层改用活动记录模式", "数据访问层"),
+        ("Use the repository pattern for data access", "Data access uses the active record pattern", "Data access"),
+    ],
+)
+def test_another_way_of_doing_one_thing_is_a_change_of_mind(old: str, new: str, thing: str) -> None:
+    verdict = judge(read(new), read(old), None, SHIPPED)
+    assert (verdict.conflict, verdict.slot, verdict.evidence) == (True, "approach", "approach")
+    assert verdict.reason.startswith(f"approach to {thing}:")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("爬虫采用策略模式实现", "将现有爬虫迁移到基于策略模式的实现"),  # the same way, a change word notwithstanding
+        (
+            "Use the repository pattern for data access",
+            "Move the data access code to a repository-pattern implementation",
+        ),
+        ("将日志模块统一改为异步写入的方式", "爬虫采用策略模式实现"),  # ways of different things
+        ("Switch the crawlers to a direct-import approach", "Use the repository pattern for data access"),
+    ],
+)
+def test_the_same_way_or_another_thing_is_no_change_of_approach(old: str, new: str) -> None:
+    assert not judge(read(new), read(old), 0.9, SHIPPED).conflict
+
+
+def test_a_way_that_is_only_an_approach_word_names_no_side() -> None:
+    assert read("Switch the crawlers to the approach").approaches == ()
+    assert read("把爬虫改成方法").approaches == ()

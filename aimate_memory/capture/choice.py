@@ -16,10 +16,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from aimate_memory.capture.distill import Proposal
 from aimate_memory.capture.heard import line_sentences
 from aimate_memory.text.scripts import is_cjk
+
+if TYPE_CHECKING:  # distill reads with the kind model's numpy: the prompt hook resolves a choice without it
+    from aimate_memory.capture.distill import Proposal
 
 OPTION_CHARS = 200  # an option's text kept in the decision: its first line or sentence, at most this long
 MAX_CHOICE_CHARS = 160  # a longer turn says more than which option: it is read as it is, not as a choice
@@ -216,6 +219,7 @@ def with_choices(proposals: Sequence[Proposal], picked: dict[int, Choice]) -> li
     """A session's proposals with its choices resolved: a proposal of a turn that picks an option is replaced by
     the decision (dropped when the option cannot be read); a resolved choice no proposal carried is added as a
     decision. In turn order."""
+    from aimate_memory.capture.distill import Proposal
     kept: list[Proposal] = []
     carried: set[int] = set()
     for proposal in proposals:

@@ -220,6 +220,7 @@ def with_choices(proposals: Sequence[Proposal], picked: dict[int, Choice]) -> li
     the decision (dropped when the option cannot be read); a resolved choice no proposal carried is added as a
     decision. In turn order."""
     from aimate_memory.capture.distill import Proposal
+
     kept: list[Proposal] = []
     carried: set[int] = set()
     for proposal in proposals:

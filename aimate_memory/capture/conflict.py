@@ -95,6 +95,7 @@ class ConflictRules:
     departure: re.Pattern[str]  # change words naming what is left: "instead of", "而不是"
     approach_frames: tuple[re.Pattern[str], ...] = ()  # each with the groups `thing` and `way`
     approach_head: re.Pattern[str] = re.compile("(?!)")  # the approach word a way ends in: "方法", "pattern"
+    approach_filler: re.Pattern[str] = re.compile("(?!)")  # words before the thing that are not it: "the", "可以"
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ConflictRules:
@@ -133,7 +134,13 @@ def _approach_rules(data: Mapping[str, Any]) -> dict[str, Any]:
     frames = tuple(
         re.compile(str(frame).replace("{head}", heads), re.IGNORECASE) for frame in data.get("approach_frames", ())
     )
-    return {"approach_frames": frames, "approach_head": re.compile(rf"(?:{heads})s?", re.IGNORECASE)}
+    fillers = "|".join(str(filler) for filler in data.get("approach_thing_fillers", ()))
+    return {
+        "approach_frames": frames,
+        "approach_head": re.compile(rf"(?:{heads})s?", re.IGNORECASE),
+        # A Latin filler is a whole word ("we", not "web"); a Chinese one has no word bounds to keep.
+        "approach_filler": re.compile(rf"^(?:(?:{fillers or '(?!)'})(?:\b|(?<=[\u3400-\u9fff]))\s*)+", re.IGNORECASE),
+    }
 
 
 @dataclass(frozen=True)
@@ -155,7 +162,7 @@ def approaches(text: str, rules: ConflictRules) -> tuple[Approach, ...]:
         for match in frame.finditer(text):
             if any(match.start() in span or match.end() - 1 in span for span in taken):
                 continue  # a stretch one frame read already: "将…迁移到基于…模式" is not read twice
-            thing = re.sub(r"^(?:the|all|our|each|every)\s+", "", match["thing"].strip(), flags=re.IGNORECASE)
+            thing = rules.approach_filler.sub("", match["thing"].strip())
             way = match["way"].strip()
             thing_terms, way_terms = _terms(thing), _terms(rules.approach_head.sub(" ", way))
             if thing_terms and way_terms:  # a way that is only its approach word ("a method") says no side

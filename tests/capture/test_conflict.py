@@ -255,3 +255,6 @@ def test_the_same_way_or_another_thing_is_no_change_of_approach(old: str, new: s
 def test_a_way_that_is_only_an_approach_word_names_no_side() -> None:
     assert read("Switch the crawlers to the approach").approaches == ()
     assert read("把爬虫改成方法").approaches == ()
+    # Nor a thing that is only a filler ("可以 使用 TDD 模式", "We should use…"): every such sentence would share it.
+    assert read("可以使用TDD模式进行").approaches == ()
+    assert read("We should use the repository pattern").approaches == ()

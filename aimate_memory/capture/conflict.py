@@ -43,7 +43,7 @@ from importlib import resources
 from typing import Any, Literal, NamedTuple
 
 from aimate_memory.capture.supersede import keyword_set
-from aimate_memory.text.scripts import script_of
+from aimate_memory.text.scripts import is_cjk, script_of
 
 # Latin patterns never match inside a word: "ts" is not in "tests", "js" not in "vue.js"'s "vue".
 _BEFORE = r"(?<![A-Za-z0-9_.])"
@@ -55,6 +55,8 @@ APPROACH_SLOT = "approach"
 # A folder path as people write it: `docs/plans/`, '../notes/src/', notes\plans, app/core/base.py (not a URL).
 _PATH = re.compile(r"(?<![\w:/\\.])(?:\.{1,2}[/\\]|~[/\\])*([A-Za-z0-9_][\w.-]*(?:[/\\][\w.-]+)+)[/\\]?(?![\w:])")
 _CLAUSE_END = re.compile(r"[,.;:!?，。；：！？、\n]")
+_OBJECT_WORD = re.compile(r"[\u3400-\u9fff]|[^\W_]+")  # a CJK character, or a Latin word
+OBJECT_WORDS = 5  # the words after a negation that say what it turns away from
 
 
 def _alternation(patterns: Iterable[str]) -> str:
@@ -277,8 +279,18 @@ def _read(text: str, rules: ConflictRules) -> Reading:
 
 
 def _clause_after(text: str, start: int) -> str:
+    """What a negation or a change word turns away from: the clause after it, at most its first
+    `OBJECT_WORDS` words (a Chinese word ~2 characters). A run-on clause ("不要出现低级错误保证能够正确爬取") turns
+    away from its object ("出现低级错误"), not from what it goes on to say (issue 39's replay)."""
     end = _CLAUSE_END.search(text, start)
-    return text[start : end.start() if end else len(text)]
+    clause = text[start : end.start() if end else len(text)]
+    cut, words = 0, 0.0
+    for match in _OBJECT_WORD.finditer(clause):
+        words += 0.5 if is_cjk(match[0]) else 1.0
+        cut = match.end()
+        if words >= OBJECT_WORDS:
+            break
+    return clause[:cut]
 
 
 def places(text: str) -> frozenset[tuple[str, ...]]:

@@ -258,3 +258,18 @@ def test_a_way_that_is_only_an_approach_word_names_no_side() -> None:
     # Nor a thing that is only a filler ("可以 使用 TDD 模式", "We should use…"): every such sentence would share it.
     assert read("可以使用TDD模式进行").approaches == ()
     assert read("We should use the repository pattern").approaches == ()
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("重构网易爬虫，不要出现低级错误保证能够正确爬取", "爬虫统一直接导入，因为策略加载会拖慢爬取速度"),
+        (
+            "Refactor the crawler and don't introduce careless bugs that would break crawling",
+            "Import the crawlers directly because strategy loading slows crawling down",
+        ),
+    ],
+)
+def test_a_negation_turns_away_from_its_object_not_the_rest_of_a_run_on_clause(old: str, new: str) -> None:
+    """Issue 39's replay: "不要出现低级错误…正确爬取" shares only its clause's tail ("爬取") with a decision."""
+    assert not judge(read(new), read(old), 0.6, SHIPPED).conflict

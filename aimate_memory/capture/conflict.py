@@ -98,6 +98,7 @@ class ConflictRules:
     approach_frames: tuple[re.Pattern[str], ...] = ()  # each with the groups `thing` and `way`
     approach_head: re.Pattern[str] = re.compile("(?!)")  # the approach word a way ends in: "方法", "pattern"
     approach_filler: re.Pattern[str] = re.compile("(?!)")  # words before the thing that are not it: "the", "可以"
+    approach_borrowed: re.Pattern[str] = re.compile("(?!)")  # a way pointing at another's: "the same way as", "相同"
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ConflictRules:
@@ -140,6 +141,7 @@ def _approach_rules(data: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "approach_frames": frames,
         "approach_head": re.compile(rf"(?:{heads})s?", re.IGNORECASE),
+        "approach_borrowed": _compile(data.get("approach_borrowed", ())),
         # A Latin filler is a whole word ("we", not "web"); a Chinese one has no word bounds to keep.
         "approach_filler": re.compile(rf"^(?:(?:{fillers or '(?!)'})(?:\b|(?<=[\u3400-\u9fff]))\s*)+", re.IGNORECASE),
     }
@@ -166,6 +168,8 @@ def approaches(text: str, rules: ConflictRules) -> tuple[Approach, ...]:
                 continue  # a stretch one frame read already: "将…迁移到基于…模式" is not read twice
             thing = rules.approach_filler.sub("", match["thing"].strip())
             way = match["way"].strip()
+            if rules.approach_borrowed.search(way):
+                continue  # "和东方财富爬虫的相同方式": another thing's way, named elsewhere
             thing_terms, way_terms = _terms(thing), _terms(rules.approach_head.sub(" ", way))
             if thing_terms and way_terms:  # a way that is only its approach word ("a method") says no side
                 found.append(Approach(thing, way, thing_terms, way_terms))

@@ -258,6 +258,9 @@ def test_a_way_that_is_only_an_approach_word_names_no_side() -> None:
     # Nor a thing that is only a filler ("可以 使用 TDD 模式", "We should use…"): every such sentence would share it.
     assert read("可以使用TDD模式进行").approaches == ()
     assert read("We should use the repository pattern").approaches == ()
+    # Nor a way that points at another thing's ("the same way as…", "相同方式"): it is named elsewhere.
+    assert read("新浪爬虫使用和东方财富爬虫的相同方式爬取").approaches == ()
+    assert read("The Sina crawler uses the same approach as the Eastmoney crawler").approaches == ()
 
 
 @pytest.mark.parametrize(

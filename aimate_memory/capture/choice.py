@@ -16,9 +16,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from aimate_memory.capture.distill import Proposal
+from aimate_memory.capture.heard import line_sentences
 from aimate_memory.text.scripts import is_cjk
+
+if TYPE_CHECKING:  # distill reads with the kind model's numpy: the prompt hook resolves a choice without it
+    from aimate_memory.capture.distill import Proposal
 
 OPTION_CHARS = 200  # an option's text kept in the decision: its first line or sentence, at most this long
 MAX_CHOICE_CHARS = 160  # a longer turn says more than which option: it is read as it is, not as a choice
@@ -48,7 +52,6 @@ _LABEL = re.compile(
 )
 _MARKUP = re.compile(r"\*\*|__|`|^#+\s*")
 _LEAD = re.compile(r"^[\s:：.、)）\-–—*]+")
-_SENTENCE = re.compile(r"(?<=[。！？!?；;])|(?<=[.])(?=\s)|\n")
 
 # What picks one: an ordinal with an option word ("option 2", "the second approach", "第二种方案", "方案二"), or
 # a turn that is nothing but a label ("A, please", "2.", "选 B").
@@ -124,7 +127,7 @@ def _option_text(lines: list[str], number: int) -> str:
     following = (line for line in lines[number + 1 : number + 4] if _clean(line) and not _LABEL.match(line))
     if len(text) < 3:  # "## Option 2:" alone on its line
         text = _clean(next(following, ""))
-    first = next((part for part in _SENTENCE.split(text) if part.strip()), text)
+    first = next((part for part in line_sentences(text) if part.strip()), text)
     return first.strip()[:OPTION_CHARS].rstrip()
 
 
@@ -216,6 +219,8 @@ def with_choices(proposals: Sequence[Proposal], picked: dict[int, Choice]) -> li
     """A session's proposals with its choices resolved: a proposal of a turn that picks an option is replaced by
     the decision (dropped when the option cannot be read); a resolved choice no proposal carried is added as a
     decision. In turn order."""
+    from aimate_memory.capture.distill import Proposal
+
     kept: list[Proposal] = []
     carried: set[int] = set()
     for proposal in proposals:

@@ -13,7 +13,11 @@ and Chinese in one space); this module decides, from the table in `capture/data/
    flake8 anymore" agree — at a low cosine bar (`subject_threshold`): a shared slot is itself the subject.
 2. **A place both texts keep one kind of file in, moved**: `docs/plans` here, `notes/plans` there (paths that
    share a folder below different roots), at the low bar too — "the plans go to notes/plans now".
-3. **Otherwise, the same subject by the cosine alone** (`polarity_threshold`, higher) **and** one text
+3. **An approach to one thing, changed**: "将现有爬虫迁移到基于策略模式的实现" against "将爬虫的启动统一改到直接
+   导入爬虫的方法" — a frame of the table names the thing and the way (a phrase ending in an approach word:
+   方法, 模式, approach, pattern…); a shared word of the things and no shared word of the ways is a slot with
+   open values, at the low bar too. Ways that share a word ("策略模式" both times) say it again.
+4. **Otherwise, the same subject by the cosine alone** (`polarity_threshold`, higher) **and** one text
    negated where the other is not ("Use type hints everywhere" / "Don't add type hints"), or the new text
    saying it changes something ("…改用…", "switched to", "no longer"). In one script, what the negation or
    the change turns away from ("don't *create extra files*", "instead of *a hyphen*") must share a word with
@@ -32,24 +36,27 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
 from typing import Any, Literal, NamedTuple
 
 from aimate_memory.capture.supersede import keyword_set
-from aimate_memory.text.scripts import script_of
+from aimate_memory.text.scripts import is_cjk, script_of
 
 # Latin patterns never match inside a word: "ts" is not in "tests", "js" not in "vue.js"'s "vue".
 _BEFORE = r"(?<![A-Za-z0-9_.])"
 _AFTER = r"(?![A-Za-z0-9_])"
 NUMBER_VALUE = "#"  # a value name meaning "the pattern's group is the value" (line lengths, versions)
-Evidence = Literal["slot", "place", "polarity", "change"]
+Evidence = Literal["slot", "place", "approach", "polarity", "change"]
 PLACE_SLOT = "file location"
+APPROACH_SLOT = "approach"
 # A folder path as people write it: `docs/plans/`, '../notes/src/', notes\plans, app/core/base.py (not a URL).
 _PATH = re.compile(r"(?<![\w:/\\.])(?:\.{1,2}[/\\]|~[/\\])*([A-Za-z0-9_][\w.-]*(?:[/\\][\w.-]+)+)[/\\]?(?![\w:])")
 _CLAUSE_END = re.compile(r"[,.;:!?，。；：！？、\n]")
+_OBJECT_WORD = re.compile(r"[\u3400-\u9fff]|[^\W_]+")  # a CJK character, or a Latin word
+OBJECT_WORDS = 5  # the words after a negation that say what it turns away from
 
 
 def _alternation(patterns: Iterable[str]) -> str:
@@ -88,6 +95,10 @@ class ConflictRules:
     not_negation: re.Pattern[str]
     change: re.Pattern[str]
     departure: re.Pattern[str]  # change words naming what is left: "instead of", "而不是"
+    approach_frames: tuple[re.Pattern[str], ...] = ()  # each with the groups `thing` and `way`
+    approach_head: re.Pattern[str] = re.compile("(?!)")  # the approach word a way ends in: "方法", "pattern"
+    approach_filler: re.Pattern[str] = re.compile("(?!)")  # words before the thing that are not it: "the", "可以"
+    approach_borrowed: re.Pattern[str] = re.compile("(?!)")  # a way pointing at another's: "the same way as", "相同"
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ConflictRules:
@@ -114,7 +125,81 @@ class ConflictRules:
             not_negation=_compile(data["not_negations"]),
             change=_compile(data["changes"]),
             departure=_compile(data.get("departures", ())),
+            **_approach_rules(data),
         )
+
+
+def _approach_rules(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The approach frames, `{head}` in each standing for any approach word."""
+    heads = "|".join(str(head) for head in data.get("approach_heads", ()))
+    if not heads:
+        return {}
+    frames = tuple(
+        re.compile(str(frame).replace("{head}", heads), re.IGNORECASE) for frame in data.get("approach_frames", ())
+    )
+    fillers = "|".join(str(filler) for filler in data.get("approach_thing_fillers", ()))
+    return {
+        "approach_frames": frames,
+        "approach_head": re.compile(rf"(?:{heads})s?", re.IGNORECASE),
+        "approach_borrowed": _compile(data.get("approach_borrowed", ())),
+        # A Latin filler is a whole word ("we", not "web"); a Chinese one has no word bounds to keep.
+        "approach_filler": re.compile(rf"^(?:(?:{fillers or '(?!)'})(?:\b|(?<=[\u3400-\u9fff]))\s*)+", re.IGNORECASE),
+    }
+
+
+@dataclass(frozen=True)
+class Approach:
+    """A way of doing a thing a text names: the thing and the way as written, and their keywords (the way's
+    without its approach word: "the strategy pattern" and "the factory pattern" share none)."""
+
+    thing: str
+    way: str
+    thing_terms: frozenset[str]
+    way_terms: frozenset[str]
+
+
+def approaches(text: str, rules: ConflictRules) -> tuple[Approach, ...]:
+    """The approaches `text` names, by the table's frames (the first frame that matches a stretch wins)."""
+    found: list[Approach] = []
+    taken: list[range] = []
+    for frame in rules.approach_frames:
+        for match in frame.finditer(text):
+            if any(match.start() in span or match.end() - 1 in span for span in taken):
+                continue  # a stretch one frame read already: "将…迁移到基于…模式" is not read twice
+            thing = rules.approach_filler.sub("", match["thing"].strip())
+            way = match["way"].strip()
+            if rules.approach_borrowed.search(way):
+                continue  # "和东方财富爬虫的相同方式": another thing's way, named elsewhere
+            thing_terms, way_terms = _terms(thing), _terms(rules.approach_head.sub(" ", way))
+            if thing_terms and way_terms:  # a way that is only its approach word ("a method") says no side
+                found.append(Approach(thing, way, thing_terms, way_terms))
+                taken.append(range(match.start(), match.end()))
+    return tuple(found)
+
+
+def _terms(text: str) -> frozenset[str]:
+    """Keywords of two characters or more: a lone CJK character ("件" of 文件 and 条件) names no thing."""
+    return frozenset(term for term in keyword_set(text) if len(term) >= 2)
+
+
+def changed_approach(new: Reading, old: Reading) -> tuple[Approach, Approach] | None:
+    """One thing both texts give a way for, with ways sharing no word; None when there is none."""
+    for here, there in _same_things(new, old):
+        if not here.way_terms & there.way_terms:
+            return here, there
+    return None
+
+
+def kept_approach(new: Reading, old: Reading) -> Approach | None:
+    """A thing both texts give the same way for (their ways share a word): they agree on it."""
+    return next((here for here, there in _same_things(new, old) if here.way_terms & there.way_terms), None)
+
+
+def _same_things(new: Reading, old: Reading) -> Iterator[tuple[Approach, Approach]]:
+    for here in new.approaches:
+        for there in old.approaches:
+            if here.thing_terms & there.thing_terms:
+                yield here, there
 
 
 @cache
@@ -149,6 +234,7 @@ class Reading:
     script: str = "latin"
     terms: frozenset[str] = frozenset()  # its keywords (capture/supersede.py `keyword_set`)
     turned_from: frozenset[str] = frozenset()  # the keywords of what it negates or leaves ("don't X", "instead of X")
+    approaches: tuple[Approach, ...] = ()  # the ways of doing things it names
 
 
 def read(text: str, rules: ConflictRules | None = None) -> Reading:
@@ -192,12 +278,23 @@ def _read(text: str, rules: ConflictRules) -> Reading:
         script_of(text),
         keyword_set(text),
         frozenset(term for clause in turned_from for term in keyword_set(clause)),
+        approaches(text, rules),
     )
 
 
 def _clause_after(text: str, start: int) -> str:
+    """What a negation or a change word turns away from: the clause after it, at most its first
+    `OBJECT_WORDS` words (a Chinese word ~2 characters). A run-on clause ("不要出现低级错误保证能够正确爬取") turns
+    away from its object ("出现低级错误"), not from what it goes on to say (issue 39's replay)."""
     end = _CLAUSE_END.search(text, start)
-    return text[start : end.start() if end else len(text)]
+    clause = text[start : end.start() if end else len(text)]
+    cut, words = 0, 0.0
+    for match in _OBJECT_WORD.finditer(clause):
+        words += 0.5 if is_cjk(match[0]) else 1.0
+        cut = match.end()
+        if words >= OBJECT_WORDS:
+            break
+    return clause[:cut]
 
 
 def places(text: str) -> frozenset[tuple[str, ...]]:
@@ -267,6 +364,14 @@ def judge(new: Reading, old: Reading, cosine: float | None, thresholds: Threshol
     place = moved(new.places, old.places)
     if place is not None and (cosine is None or cosine >= thresholds.subject):
         return Judgement(True, f"{PLACE_SLOT}: {place[0]} here, {place[1]} there", PLACE_SLOT, "place")
+    ways = changed_approach(new, old)
+    if ways is not None and (cosine is None or cosine >= thresholds.subject):
+        here, there = ways
+        reason = f"{APPROACH_SLOT} to {here.thing}: {here.way} here, {there.way} there"
+        return Judgement(True, reason, APPROACH_SLOT, "approach")
+    kept = kept_approach(new, old)
+    if kept is not None:  # "迁移到策略模式的实现" after "采用策略模式": a change word, but to the same way
+        return Judgement(False, f"agree on the {APPROACH_SLOT} to {kept.thing}", APPROACH_SLOT)
     if cosine is None or cosine < thresholds.polarity:
         return Judgement(False, "no disagreement found")
     if new.negated != old.negated and _opposed(new if new.negated else old, old if new.negated else new):
@@ -316,5 +421,6 @@ def find_conflicts(
 
 
 def shares_slot(first: Reading, second: Reading) -> bool:
-    """Whether both texts name a value of one slot: the cheap test that picks which candidates to read."""
-    return any(name in second.slots for name in first.slots)
+    """Whether both texts name a value of one slot, or a way of doing one thing: the cheap test that picks
+    which candidates to read."""
+    return any(name in second.slots for name in first.slots) or changed_approach(first, second) is not None

@@ -212,3 +212,9 @@ def long_enough(sentence: str) -> bool:
 
 def matches(patterns: Iterable[re.Pattern[str]], sentence: str) -> bool:
     return any(pattern.search(sentence) for pattern in patterns)
+
+
+def line_sentences(line: str) -> list[str]:
+    """One line cut into its sentences, marks kept and brackets whole: the one sentence splitter, which
+    capture/choice.py reads an option's first sentence with too."""
+    return split_outside_brackets(_SENTENCE_END, line)

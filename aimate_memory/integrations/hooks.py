@@ -184,12 +184,22 @@ def _prompt(event: HookEvent, memory: GetClient, client: Client, state_dir: Path
         memory().add_conversation("user", prompt, session=thread)
     parts.append(_relevant(memory, *_prompt_query(event, prompt, state_dir)))
     parts.extend(_capture(memory, text, thread) for text in extract_remembered(prompt))
+    parts.append(_picked(event, memory, client, prompt, thread))
     if thread is not None:
         try:
             _hear(thread, prompt, state_dir)
         except Exception:  # noting evidence must never cost the prompt its context
             _log_failure(state_dir, HookKind.PROMPT, client, prompt)
     return "\n\n".join(part for part in parts if part)
+
+
+def _picked(event: HookEvent, memory: GetClient, client: Client, prompt: str, thread: str | None) -> str:
+    """An option picked in this prompt, captured in this turn as the decision it makes (integrations/picked.py),
+    pending like any capture; the assistant is told, as for a `remember:`."""
+    from aimate_memory.integrations.picked import picked_decision
+
+    decision = picked_decision(prompt, event.transcript_path, TRANSCRIPTS.get(client, CLAUDE))
+    return _capture(memory, decision, thread, kind="decision") if decision else ""
 
 
 def _hear(thread: str, prompt: str, state_dir: Path) -> None:
@@ -360,14 +370,26 @@ def _hit_line(hit: HitRecord) -> str:
     return line + (f" (possibly stale: {hit.stale.describe()})" if hit.stale is not None else "")
 
 
-def _capture(memory: GetClient, text: str, thread: str | None) -> str:
+def _capture(memory: GetClient, text: str, thread: str | None, kind: str | None = None) -> str:
     """What the assistant is told, so it can tell the person: queued for review, saved, or why not."""
     # Pending unless the person configured `hooks.capture_status: active` (read for the payload's vaults, by
     # the daemon or here). Forced: the person asked in so many words, so what capture would drop as small
     # talk is kept (and reviewed).
-    result = memory().remember(text, source="hook", thread=thread, status_setting=CAPTURE_STATUS_SETTING, force=True)
+    # A picked option (`kind` decision) is the session's capture, not a `remember:`: pending whatever the setting.
+    result = memory().remember(
+        text,
+        source="session" if kind else "hook",
+        thread=thread,
+        status="pending" if kind else None,
+        status_setting=CAPTURE_STATUS_SETTING,
+        force=True,
+        kind=kind,
+    )
     action, memory_id = result.action, result.memory_id[:8]
-    said = CAPTURE_LINES.get(action) or f"not saved ({result.reason or action})"
+    waiting = action == "exists" and (result.memory or {}).get("status") == "pending"
+    said = (
+        CAPTURE_LINES["pending"] if waiting else CAPTURE_LINES.get(action) or f"not saved ({result.reason or action})"
+    )
     line = f"AIMate memory {said}{f' [{memory_id}]' if memory_id else ''}: {text}"
     # A conflict is said as a fact with both sides, so the assistant can tell the person which one it is.
     return "\n".join([line, *(f'- it may contradict [{c.id[:8]}] "{c.title}" ({c.reason})' for c in result.conflicts)])

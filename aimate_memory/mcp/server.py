@@ -173,7 +173,8 @@ class MemoryServer(FastMCP):
         self.memory_tools = tools
         self.worker = worker
         self._warm_up_started = False
-        self.asked = 0  # waiting captures asked of the person in this session (at most ASK_AT_MOST)
+        self.asked = 0  # waiting captures asked of the person in this session (at most `ask_at_most`)
+        self._ask_at_most: int | None = None
         for name in TOOL_NAMES:
             spec = TOOL_SPECS[name]
             self.add_tool(
@@ -242,6 +243,16 @@ class MemoryServer(FastMCP):
                 return _error_result(_invalid(name, cause, tool.parameters))
             return _error_result(failure_from(cause or exc, name))
 
+    def ask_at_most(self) -> int:
+        """How many waiting captures a session's person is asked: as many as a session may propose
+        (`capture.distill_max`, the person's config), so one setting bounds what a session asks of them."""
+        if self._ask_at_most is None:
+            from aimate_memory.config.loader import load_config
+            from aimate_memory.vault.roots import aimate_home
+
+            self._ask_at_most = int(load_config(aimate_home(), None).get("capture.distill_max"))
+        return self._ask_at_most
+
     async def _ask_the_person(self, answer: CallToolResult) -> None:
         """A capture waiting for review, asked of the person at once where the client can ask them
         (`elicitation/create`, form mode; docs/agents.md, "Consent"): Keep accepts it as `review --accept`
@@ -254,7 +265,7 @@ class MemoryServer(FastMCP):
             return
         session = self._mcp_server.request_context.session
         asks = types.ClientCapabilities(elicitation=types.ElicitationCapability())
-        if self.asked >= ASK_AT_MOST or not session.check_client_capability(asks):
+        if self.asked >= self.ask_at_most() or not session.check_client_capability(asks):
             return
         self.asked += 1
         try:
@@ -362,7 +373,6 @@ def _drop_traceback(record: logging.LogRecord) -> bool:
     return True
 
 
-ASK_AT_MOST = 3  # questions a session's person is asked, like a session's proposals (capture.distill_max)
 KEEP_SCHEMA: types.ElicitRequestedSchema = {
     "type": "object",
     "properties": {

@@ -170,6 +170,13 @@ class Capture:
             return CaptureResult("dropped", None, None, f"{routed.reason}; nothing written ({found.reason})")
         vault = self._store.vault_for(found.scope)
         replaced = self._replaced(replaces, vault) if replaces is not None else None
+        waiting = None if keep_both or replaced is not None else self._waiting_copy(vault, found)
+        if waiting is not None:
+            # Said again while it waits for review: one proposal, said twice — never a second copy, never a
+            # conflict with itself (docs/design.md, "Said again counts").
+            self._perf_log.log("capture", watch, found.layer.value)
+            reason = f"same words as {waiting.id[:8]}, waiting for your review; {found.reason}"
+            return CaptureResult("exists", self._strengthen(waiting.id), None, reason)
         decision = decide(found.body, self._similar(vault, found), *self._supersede_thresholds())
         if decision.action == "new" and replaced is None and not keep_both and takes_sides(found.layer, found.category):
             decision = self._said_before(found.body, vault) or decision
@@ -226,15 +233,24 @@ class Capture:
     def _pending_twin(self, vault: Vault, found: Classification) -> Memory | None:
         """The conflict this capture settles: a pending memory of the same words, same place, that was held
         back for what it may contradict (the person ran `remember` again with `--keep-both` or `--replace`)."""
+        twin = next((memory for memory in self._pending_copies(vault, found) if conflicts_with(memory)), None)
+        return self._memories.get(twin.id) if twin is not None else None
+
+    def _waiting_copy(self, vault: Vault, found: Classification) -> Memory | None:
+        """A capture of the same words, same place, already waiting for review (a conflict or an update held
+        for the person's word), or None."""
+        return next(iter(self._pending_copies(vault, found)), None)
+
+    def _pending_copies(self, vault: Vault, found: Classification) -> list[Memory]:
         where = MemoryFilter(
             layers=(found.layer,), scopes=(vault.scope,), categories=(found.category,), statuses=("pending",)
         )
         wanted = normalize(found.body)
-        for listed in self._memories.list(where):
-            memory = self._memories.get(listed.id)
-            if conflicts_with(memory) and normalize(memory.body) == wanted:
-                return memory
-        return None
+        listed = self._memories.list(where)
+        if not listed:
+            return []
+        memories = (self._memories.get(item.id, read_only=True) for item in listed)
+        return [memory for memory in memories if normalize(memory.body) == wanted]
 
     def _replaced(self, ref: str, vault: Vault) -> Memory:
         """The active memory `--replace` names, in the vault the capture goes to."""

@@ -325,6 +325,8 @@ class CaptureRecord:
         short, title = self.memory_id[:8], memory.get("title")
         where = f"{memory.get('layer')}/{memory.get('category')} ({memory.get('scope')})"
         verbs = {"written": "remembered", "pending": "pending review:", "exists": "already remembered"}
+        if memory.get("status") == "pending":
+            verbs["exists"] = "already waiting for review:"  # said again before the person decided
         line = f"{verbs.get(self.action, self.action)} {short} as {where}: {title}"
         if self.supersedes:
             line += f" (supersedes {self.supersedes[:8]})"

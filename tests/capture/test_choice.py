@@ -123,3 +123,18 @@ def test_proposals_carry_the_option_and_a_bare_reference_is_dropped() -> None:
         (5, "Always run the tests before a commit.", "rule"),
         (7, "A, please: Keep SQLite for now.", "decision"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("reply", "text"),
+    [
+        (
+            "1. Send the agent string (Mozilla/5.0; Win64) with every request. Then retry.\n2. Drop the header.",
+            "Send the agent string (Mozilla/5.0; Win64) with every request.",
+        ),
+        ("方案一：用配置文件（如 A；B）统一管理。其余不变\n方案二：写死在代码里", "用配置文件（如 A；B）统一管理。"),
+    ],
+)
+def test_an_options_first_sentence_is_cut_by_the_one_splitter(reply: str, text: str) -> None:
+    """The sentence splitter of capture/heard.py: a mark inside brackets ends no sentence."""
+    assert offered(reply)[0].text == text

@@ -221,3 +221,58 @@ def test_shipped_thresholds_measure_as_documented(tmp_path: Path) -> None:
     for lang in ("en", "zh", "mixed"):
         part = [p for p in pairs if p.split in ("dev", "heldout") and p.lang == lang]
         assert conflict_eval.score(part, SHIPPED).precision == 1.0, lang
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "thing"),
+    [
+        ("把数据访问层迁移到基于仓储模式的实现", "数据访问层改用活动记录模式", "数据访问层"),
+        ("Use the repository pattern for data access", "Data access uses the active record pattern", "Data access"),
+    ],
+)
+def test_another_way_of_doing_one_thing_is_a_change_of_mind(old: str, new: str, thing: str) -> None:
+    verdict = judge(read(new), read(old), None, SHIPPED)
+    assert (verdict.conflict, verdict.slot, verdict.evidence) == (True, "approach", "approach")
+    assert verdict.reason.startswith(f"approach to {thing}:")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("爬虫采用策略模式实现", "将现有爬虫迁移到基于策略模式的实现"),  # the same way, a change word notwithstanding
+        (
+            "Use the repository pattern for data access",
+            "Move the data access code to a repository-pattern implementation",
+        ),
+        ("将日志模块统一改为异步写入的方式", "爬虫采用策略模式实现"),  # ways of different things
+        ("Switch the crawlers to a direct-import approach", "Use the repository pattern for data access"),
+    ],
+)
+def test_the_same_way_or_another_thing_is_no_change_of_approach(old: str, new: str) -> None:
+    assert not judge(read(new), read(old), 0.9, SHIPPED).conflict
+
+
+def test_a_way_that_is_only_an_approach_word_names_no_side() -> None:
+    assert read("Switch the crawlers to the approach").approaches == ()
+    assert read("把爬虫改成方法").approaches == ()
+    # Nor a thing that is only a filler ("可以 使用 TDD 模式", "We should use…"): every such sentence would share it.
+    assert read("可以使用TDD模式进行").approaches == ()
+    assert read("We should use the repository pattern").approaches == ()
+    # Nor a way that points at another thing's ("the same way as…", "相同方式"): it is named elsewhere.
+    assert read("新浪爬虫使用和东方财富爬虫的相同方式爬取").approaches == ()
+    assert read("The Sina crawler uses the same approach as the Eastmoney crawler").approaches == ()
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("重构网易爬虫，不要出现低级错误保证能够正确爬取", "爬虫统一直接导入，因为策略加载会拖慢爬取速度"),
+        (
+            "Refactor the crawler and don't introduce careless bugs that would break crawling",
+            "Import the crawlers directly because strategy loading slows crawling down",
+        ),
+    ],
+)
+def test_a_negation_turns_away_from_its_object_not_the_rest_of_a_run_on_clause(old: str, new: str) -> None:
+    """Issue 39's replay: "不要出现低级错误…正确爬取" shares only its clause's tail ("爬取") with a decision."""
+    assert not judge(read(new), read(old), 0.6, SHIPPED).conflict

@@ -38,6 +38,9 @@ def test_remember_names_the_conflict_and_review_keeps_the_new_one(run) -> None:
     assert f'may contradict {first["memory"]["id"][:8]} "I prefer 4-space indentation"' in said.out
     assert "indentation: tabs here, 4 spaces there" in said.out
     assert f"aimate mem review --accept {new_id}" in said.out and f"--reject {new_id}" in said.out
+    again = run("mem", "remember", "我习惯用 Tab 缩进")  # said twice before review: one proposal, said twice
+    assert again.code == 0 and again.out.startswith(f"already waiting for review: {new_id[:8]}"), again.out
+    assert "may contradict" not in again.out
     listed = run("mem", "review")
     assert "我习惯用 Tab 缩进" in listed.out and "may contradict" in listed.out
     assert "I prefer 4-space indentation" in listed.out  # both sides, side by side
@@ -54,6 +57,8 @@ def test_remember_json_and_settling_flags(run) -> None:
     [conflict] = result["conflicts"]
     assert conflict["id"] == redis["memory"]["id"] and conflict["slot"] == "cache"
     assert set(conflict) == {"id", "title", "path", "scope", "layer", "category", "reason", "slot", "cosine"}
+    again = run("mem", "remember", "会话缓存改用 Memcached", "--kind", "decision", "--json").json()
+    assert again["action"] == "exists" and again["memory"]["id"] == result["memory"]["id"] and not again["conflicts"]
     both = run("mem", "remember", "会话缓存改用 Memcached", "--kind", "decision", "--keep-both", "--json").json()
     assert both["action"] == "written" and both["conflicts"] == []
     bad = run("mem", "remember", "x y z", "--keep-both", "--replace", "abc")
@@ -65,3 +70,13 @@ def test_add_warns_and_writes(run) -> None:
     added = run("mem", "add", "Always reply in English", "--layer", "core", "--category", "rule")
     assert added.code == 0 and added.out.startswith("added ")
     assert "may contradict" in added.err and '"回复用中文"' in added.err and "reply language" in added.err
+
+
+def test_an_english_conflict_said_twice_is_one_proposal(run) -> None:
+    run("mem", "remember", "我习惯用 Tab 缩进", "--json")
+    held = run("mem", "remember", "I prefer 4-space indentation", "--json").json()
+    again = run("mem", "remember", "I prefer 4-space indentation", "--json").json()
+    assert held["action"] == "conflict" and again["action"] == "exists"
+    assert again["memory"]["id"] == held["memory"]["id"] and again["memory"]["status"] == "pending"
+    listed = run("mem", "review", "--json").json()
+    assert [item["id"] for item in listed if item.get("memory_status") == "pending"] == [held["memory"]["id"]]

@@ -58,3 +58,28 @@ def test_the_option_picked_is_proposed_in_words_a_later_session_reads(cli_vector
     shown = cli_vectors("mem", "show", waiting[title_of(decision)]["id"], "--json", cwd=project).json()
     assert shown["body"].strip() == decision
     assert pick not in waiting  # never the bare reference
+
+
+@pytest.mark.parametrize("lang", sorted(OFFERS))
+def test_the_option_picked_waits_for_review_from_the_prompt_that_picks_it(
+    cli_vectors,
+    project: Path,  # noqa: F811  (the imported fixture)
+    lang: str,
+) -> None:
+    """Resolved in the prompt hook's turn (the transcript holds the reply before it): pending at once, so the
+    rest of the session sees it marked pending; the session's end makes no second copy."""
+    question, offer, pick, decision = OFFERS[lang]
+    conversation = Conversation(cli_vectors, project, f"picked-{lang}")
+    write_turn(conversation, "user", question)
+    write_turn(conversation, "assistant", offer)
+    told = conversation.say(pick)
+    assert "queued for review" in told and decision in told
+    [waiting] = proposals(cli_vectors, project)
+    assert waiting["title"] == title_of(decision) and waiting["path"].startswith("long_term/decisions/")
+    found = cli_vectors("mem", "search", decision, "--json", cwd=project).json()
+    assert any(hit["id"] == waiting["id"] and hit["status"] == "pending" for hit in found), found
+    conversation.say("Now update the tests" if lang == "en" else "现在更新测试")
+    conversation.end()
+    assert [item["id"] for item in proposals(cli_vectors, project) if item["title"] == title_of(decision)] == [
+        waiting["id"]
+    ]

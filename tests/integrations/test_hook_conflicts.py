@@ -36,3 +36,12 @@ def test_remember_in_a_prompt_names_what_it_may_contradict(
     context = json.loads(said.out)["hookSpecificOutput"]["additionalContext"]
     assert "may contradict an active memory" in context
     assert f'[{old_id[:8]}] "We use pytest for all tests" (test runner: unittest here, pytest there)' in context
+    again = cli("mem", "hook", "prompt", input=json.dumps(payload, ensure_ascii=False), cwd=project, env=env)
+    said_again = json.loads(again.out)["hookSpecificOutput"]["additionalContext"]
+    assert "queued for review" in said_again and "may contradict" not in said_again  # one proposal, said twice
+    english = {**payload, "prompt": "remember: switch the test runner to unittest"}
+    for _ in range(2):
+        told = cli("mem", "hook", "prompt", input=json.dumps(english), cwd=project, env=env)
+        assert "queued for review" in json.loads(told.out)["hookSpecificOutput"]["additionalContext"]
+    pending = cli("mem", "list", "--status", "pending", "--json", cwd=project, env=env).json()
+    assert sorted(item["title"] for item in pending) == ["switch the test runner to unittest", "测试框架改用 unittest"]

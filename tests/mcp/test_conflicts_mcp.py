@@ -35,5 +35,7 @@ def test_remember_answers_conflict_with_the_other_memory(
     assert conflict["id"] == first["memory"]["id"] and conflict["title"] == old and conflict["slot"] == slot
     assert conflict["reason"] and conflict["cosine"] is not None
     assert "may contradict" in answer["reason"]
+    again = server.ok("memory_remember", text=new, kind="decision", confidence=0.95)  # said twice: one proposal
+    assert again["action"] == "exists" and again["memory"]["id"] == answer["memory"]["id"] and not again["conflicts"]
     tools = {tool.name: tool for tool in server.run(server.session.list_tools()).tools}
     assert "conflict" in (tools["memory_remember"].description or "")

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from mcp import types
 
+from aimate_memory.config.defaults import DEFAULTS
 from tests.mcp.conftest import McpProcess, server_env
 
 
@@ -72,15 +73,20 @@ def test_a_client_that_cannot_ask_is_never_asked(spawn: Any, cli: Any, initializ
     assert result["action"] == "pending" and len(pending(cli)) == 1
 
 
+@pytest.mark.parametrize("limit", [None, 2])
 def test_never_more_than_a_handful_of_questions_a_session(
-    home: Path, workdir: Path, isolated_git: None, cli: Any, initialized
+    home: Path, workdir: Path, isolated_git: None, cli: Any, initialized, limit: int | None
 ) -> None:
+    """As many questions as a session may propose (`capture.distill_max`): one setting, the person's."""
     asked: list[types.ElicitRequestParams] = []
-    server = McpProcess(["mem", "mcp"], workdir, server_env(home), elicitation=person("accept", True, asked))
+    env = {**server_env(home), **({"AIMATE_CAPTURE__DISTILL_MAX": str(limit)} if limit else {})}
+    server = McpProcess(["mem", "mcp"], workdir, env, elicitation=person("accept", True, asked))
+    rules = ["Always use double quotes", "函数名一律用 snake_case", "Never push to main", "日志统一用 JSON 格式"]
+    rules.append("提交信息用英文写")
     try:
-        rules = ["Always use double quotes", "函数名一律用 snake_case", "Never push to main", "日志统一用 JSON 格式"]
         actions = [server.ok("memory_remember", text=rule, kind="rule")["action"] for rule in rules]
     finally:
         server.close()
-    assert len(asked) == 3 and actions == ["written", "written", "written", "pending"]
-    assert len(pending(cli)) == 1  # the fourth waits for review, as without a client that asks
+    most = limit or DEFAULTS["capture"]["distill_max"]
+    assert len(asked) == most and actions == ["written"] * most + ["pending"] * (len(rules) - most)
+    assert len(pending(cli)) == len(rules) - most  # the rest wait for review, as without a client that asks

@@ -14,6 +14,7 @@ import pytest
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.system import MemorySystem
 from aimate_memory.system.conflicts import conflicts_with
+from aimate_memory.vault.filters import MemoryFilter
 
 pytestmark = pytest.mark.slow
 
@@ -75,6 +76,12 @@ def test_a_decision_across_languages_and_an_explicit_change(system: MemorySystem
             "file location",
         ),
         ("为每个爬虫指定专属数据库", "强制所有模块使用 data/db/news.db 这一个数据库", "database sharing"),
+        ("把数据访问层迁移到基于仓储模式的实现", "数据访问层统一改用活动记录模式", "approach"),
+        (
+            "Migrate the crawlers to a strategy-pattern implementation",
+            "Switch the crawlers to a direct-import approach",
+            "approach",
+        ),
     ],
 )
 def test_a_change_of_mind_over_weeks_is_a_conflict(system: MemorySystem, old: str, new: str, slot: str) -> None:
@@ -192,3 +199,25 @@ def test_no_model_the_table_alone_decides(home: Path, workdir: Path, isolated_gi
         system.remember("Use pytest for all tests", kind="rule")
         result = system.remember("Tests are written with unittest, not pytest", kind="rule")
         assert result.action == "conflict" and result.conflicts[0]["cosine"] is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("We chose Redis for sessions", "会话缓存改用 Memcached"),
+        ("数据库选用 PostgreSQL", "We moved the main database to MySQL"),
+    ],
+)
+def test_a_conflict_said_twice_is_one_proposal(system: MemorySystem, old: str, new: str) -> None:
+    """Issue 39: the same sentence again while it waits is the person saying it twice — not a second pending
+    copy, not a conflict with itself; the review shows one item, said twice."""
+    first = system.remember(old, kind="decision")
+    held = system.remember(new, kind="decision")
+    assert held.action == "conflict" and held.memory is not None
+    again = system.remember(new, kind="decision")
+    assert again.action == "exists" and again.memory is not None and again.memory.id == held.memory.id
+    assert again.conflicts == () and "waiting for your review" in again.reason
+    pending = system.list(MemoryFilter(statuses=("pending",)))
+    assert [memory.id for memory in pending] == [held.memory.id]
+    assert system.get(held.memory.id).doc.get("said") == 2
+    assert statuses(system, first.memory.id) == ["active"]

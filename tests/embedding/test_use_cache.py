@@ -4,6 +4,7 @@ safe when two first runs race."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -130,3 +131,35 @@ def test_the_table_pages_an_idle_daemon_gives_back_come_back_on_use(model_cache:
     assert _resident_kb(table) > 0
     use.release_memory(lookups=True)  # after a long idle time: the tokenizer's dict too
     assert prefixes._dict is None and np.array_equal(use.embed(TEXTS), vectors)
+
+
+def test_the_checksums_are_read_once_per_version_of_the_files(
+    tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 84 MB are checksummed when the copy is built (its `verified` stamp), not by every process that loads it;
+    a file written again — here only its mtime moved — is checked again, and a failed check is never stamped."""
+    from aimate_memory.embedding import use_cache
+
+    folder = cache_folder(tmp_path)
+    shutil.copytree(cache_folder(model_cache), folder)  # new inodes: the copied stamp no longer holds
+    read: list[str] = []
+    real = use_cache._crc32
+    monkeypatch.setattr(use_cache, "_crc32", lambda path: read.append(path.name) or real(path))
+    _read(folder)
+    assert sorted(read) == sorted(json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["crc32"])
+    read.clear()
+    _read(folder)
+    assert read == []  # stamped: nothing read again
+    table = folder / "table.npy"
+    status = table.stat()
+    os.utime(table, ns=(status.st_atime_ns, status.st_mtime_ns + 1_000_000_000))
+    _read(folder)
+    assert read  # written again (as far as the stamp can tell): checked again
+    with table.open("r+b") as handle:  # a byte flipped: the check fails every time, and stamps nothing
+        handle.seek(30_000_000)
+        byte = handle.read(1)
+        handle.seek(30_000_000)
+        handle.write(bytes([byte[0] ^ 0x01]))
+    for _ in range(2):
+        with pytest.raises(ValueError, match="checksum"):
+            _read(folder)

@@ -168,7 +168,10 @@ class LazyEmbedder:
         import numpy as np
 
         namespace = f"{embedder.identity}|{self.settings.get('base_url') or ''}"
-        found = self._stored.read(namespace, texts)
+        # A row of another length (a damaged or forged file) is embedded again, never stacked.
+        found = {
+            text: row for text, row in self._stored.read(namespace, texts).items() if len(row) == embedder.dimension
+        }
         missing = [text for text in texts if text not in found]
         if missing:
             fresh = dict(zip(missing, np.asarray(embedder.embed(missing), dtype=np.float32), strict=True))

@@ -84,7 +84,7 @@ class StoredVectors:
             self._close()
 
     def _run(self, work: Any) -> Any:
-        """`work(connection)`, or None when the file cannot serve (said once in the log, never raised)."""
+        """`work(connection)`, or None when the file cannot serve (logged, never raised)."""
         import sqlean
 
         if self._broken:

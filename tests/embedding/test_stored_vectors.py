@@ -74,6 +74,15 @@ def test_another_model_never_reads_them(use_model, tmp_path: Path) -> None:
     assert other.read == TEXTS
 
 
+def test_a_row_of_another_length_is_embedded_again(use_model, tmp_path: Path) -> None:
+    path = tmp_path / FILE
+    StoredVectors(path).write(f"{use_model.identity}|", {TEXTS[1]: np.ones(3, dtype=np.float32)})  # forged
+    model = Counting(use_model)
+    vectors = embedder(model, path).embed_documents(TEXTS)
+    assert model.read == TEXTS and vectors.shape == (2, 512)
+    np.testing.assert_allclose(vectors, np.asarray(use_model.embed(TEXTS)), atol=1e-6)
+
+
 def test_a_damaged_file_is_written_again_and_an_unwritable_one_only_costs_the_embedding(
     use_model, tmp_path: Path
 ) -> None:

@@ -184,10 +184,12 @@ def test_remember_kind_and_scope_on_the_command_line(cli, initialized, tmp_path:
 
 
 @pytest.mark.slow
-def test_capture_reads_the_sentence_even_with_vector_search_off(cli, home: Path, model_cache: Path) -> None:
-    """`embedding.enabled: false` turns vector search off; capture still files with the model (capture.embedding)."""
+def test_capture_reads_the_sentence_even_with_vector_search_off(
+    cli, initialized, home: Path, model_cache: Path
+) -> None:
+    """`embedding.enabled: false` turns vector search off; capture still files with the model (capture.embedding).
+    The vault is the copied `initialized` one (`init` is tested in test_cli_memory.py)."""
     seed_models(home, model_cache)
-    assert cli("mem", "init").code == 0
     on = {"AIMATE_CAPTURE__EMBEDDING": "true"}
     for text, where in (("Prefer early returns over nested ifs", "core/"), ("支付服务的超时时间是 5 秒", "long_term/")):
         done = cli("mem", "remember", text, "--json", env=on)

@@ -184,10 +184,12 @@ def test_remember_kind_and_scope_on_the_command_line(cli, initialized, tmp_path:
 
 
 @pytest.mark.slow
-def test_capture_reads_the_sentence_even_with_vector_search_off(cli, home: Path, model_cache: Path) -> None:
-    """`embedding.enabled: false` turns vector search off; capture still files with the model (capture.embedding)."""
+def test_capture_reads_the_sentence_even_with_vector_search_off(
+    cli, initialized, home: Path, model_cache: Path
+) -> None:
+    """`embedding.enabled: false` turns vector search off; capture still files with the model (capture.embedding).
+    The vault is the copied `initialized` one (`init` is tested in test_cli_memory.py)."""
     seed_models(home, model_cache)
-    assert cli("mem", "init").code == 0
     on = {"AIMATE_CAPTURE__EMBEDDING": "true"}
     for text, where in (("Prefer early returns over nested ifs", "core/"), ("支付服务的超时时间是 5 秒", "long_term/")):
         done = cli("mem", "remember", text, "--json", env=on)
@@ -402,20 +404,26 @@ def test_perf_after_operations(cli, initialized) -> None:
 
 
 @pytest.mark.slow
-def test_session_end_leaves_the_persons_sentences_for_review(cli_vectors, home: Path) -> None:
+def test_session_end_leaves_the_persons_sentences_for_review(
+    cli_vectors, initialized, home: Path, isolated_git: None
+) -> None:
     """§4: an ended session proposes what the person said (never the assistant, never pasted code), pending,
-    with the session and turn it came from; nothing becomes active without review."""
+    with the session and turn it came from; nothing becomes active without review. The vault is the copied
+    `initialized` one and the turns are appended in process, through the writer `session append` calls (that
+    face is tested above; a CLI process per turn was ~0.4 s of CPU each): `session end` is what this tests."""
     cli = cli_vectors
-    assert cli("mem", "init").code == 0
     turns = [
         ("user", "以后所有的提交信息都用英文写。\n```\nAlways indent with tabs.\n```"),
         ("assistant", "Never write tests for the parser; they are a waste of time."),
         ("user", "TODO: add a retry to the uploader."),
         ("user", "thanks, that's all"),
     ]
-    for role, text in turns:
-        assert cli("mem", "session", "append", "--role", role, text).code == 0
-    session_id = cli("mem", "session", "show", "--json").json()["id"]
+    with in_process(home) as system:
+        for role, text in turns:
+            system.sessions.append(role, text)
+        running = system.sessions.current()
+        assert running is not None
+        session_id = running.id
     assert cli("mem", "session", "end").code == 0
     pending = [m for m in cli("mem", "list", "--status", "all", "--json").json() if m["status"] == "pending"]
     titles = {m["title"]: m for m in pending}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_runner
+from tests.conftest import in_process, make_runner
 
 CASES = [
     ("Use black for formatting", "black formatting"),
@@ -24,16 +24,18 @@ def project_cli(home: Path, workdir: Path, tmp_path: Path, isolated_git: None):
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     run = make_runner(home, workdir, vectors=False)
     assert run("mem", "init", cwd=project).code == 0
-    return run, project
+    return run, project, home
 
 
 @pytest.mark.parametrize(("sentence", "query"), CASES)
 def test_a_pending_capture_is_marked_in_search_and_left_out_of_hooks(project_cli, sentence: str, query: str) -> None:
-    cli, project = project_cli
-    captured = cli("mem", "remember", sentence, "--confidence", "0.7", "--source", "claude", "--json", cwd=project)
-    assert captured.json()["action"] == "pending", captured.out
-    reviewed = cli("mem", "add", f"{sentence} (reviewed)", "--category", "rule", cwd=project)
-    assert reviewed.code == 0, reviewed.err
+    cli, project, home = project_cli
+    # The agent's capture and the reviewed rule written in process, as `remember --confidence 0.7 --source
+    # claude` and `add` write them (their faces have tests of their own; two CLI processes were ~0.9 s of CPU):
+    # this test is about what the searches and hooks below show of them.
+    with in_process(home, project) as system:
+        assert system.remember(sentence, confidence=0.7, source="claude").action == "pending"
+        system.add(f"{sentence} (reviewed)", category="rule")
 
     found = cli("mem", "search", query, "--json", cwd=project).json()
     statuses = {hit["title"]: hit["status"] for hit in found}

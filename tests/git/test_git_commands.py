@@ -12,6 +12,7 @@ from git_helpers import pending_at
 
 from aimate_memory.errors import AimateError
 from aimate_memory.vault.layout import Layer, Scope
+from tests.conftest import in_process
 
 TITLE = "选用 Redis 做会话缓存"
 
@@ -97,16 +98,20 @@ def test_interactive_review(system, monkeypatch) -> None:
 def test_review_lists_memories_by_id_with_what_changed_and_takes_ids(
     cli, home: Path, project: Path, title: str, body: str, edited: str
 ) -> None:
-    memory = cli("mem", "--global", "add", title, "--category", "decision", "--body", body, "--json").json()
-    vault = home / "memory"
-    path = vault / memory["path"]
-    text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace("importance: 3", "importance: 4").replace(body.splitlines()[1], edited), "utf-8")
-    (vault / "README.md").write_text("changed by hand\n", encoding="utf-8")  # not a memory: not listed
-    session = cli("mem", "--global", "session", "append", "--role", "user", "hello 你好")
-    assert session.code == 0
-    captured = cli("mem", "--global", "remember", "We decided to deploy on Fridays", "--confidence", "0.7", "--json")
-    pending_id = captured.json()["memory"]["id"]
+    # What review is shown, written in process as `add`, `session append` and `remember --confidence 0.7` write
+    # it (their faces have tests of their own; three CLI processes were ~1 s of CPU): `review` is tested here.
+    with in_process(home) as writer:
+        added = writer.add(title, body, category="decision")
+        memory = {"id": added.id, "path": added.rel_path.as_posix()}
+        vault = home / "memory"
+        path = vault / memory["path"]
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace("importance: 3", "importance: 4").replace(body.splitlines()[1], edited), "utf-8")
+        (vault / "README.md").write_text("changed by hand\n", encoding="utf-8")  # not a memory: not listed
+        writer.sessions.append("user", "hello 你好")
+        captured = writer.remember("We decided to deploy on Fridays", confidence=0.7)
+        assert captured.action == "pending" and captured.memory is not None
+        pending_id = captured.memory.id
 
     listed = cli("mem", "--global", "review")
     assert listed.code == 0, listed.err

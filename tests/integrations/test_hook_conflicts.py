@@ -9,19 +9,21 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_runner
+from tests.conftest import linked_models, make_runner
 
 pytestmark = pytest.mark.slow
 
 
 def test_remember_in_a_prompt_names_what_it_may_contradict(
-    home: Path, workdir: Path, tmp_path: Path, isolated_git: None
+    home: Path, workdir: Path, tmp_path: Path, isolated_git: None, model_cache: Path
 ) -> None:
     project = tmp_path / "proj"
     project.mkdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     cli = make_runner(home, workdir, vectors=True)
-    env = {"AIMATE_EMBEDDING__CACHE_DIR": str(tmp_path / "models"), "AIMATE_NO_DAEMON": "1"}
+    # The run's model cache, linked (`init` built it again here: 5.5-7 s of CPU; tests/embedding test the build).
+    models = linked_models(model_cache, tmp_path / "models")
+    env = {"AIMATE_EMBEDDING__CACHE_DIR": str(models), "AIMATE_NO_DAEMON": "1"}
     assert cli("mem", "init", cwd=project, env=env).code == 0
     first = cli("mem", "remember", "We use pytest for all tests", "--kind", "decision", "--json", cwd=project, env=env)
     old_id = first.json()["memory"]["id"]

@@ -1,11 +1,11 @@
 """kill -9 at random moments during the operations that write (docs/reliability.md, "Crashes").
 
-A vault of a few thousand files (the benchmark's generator: English and Chinese, expired short-term notes for
-`maintain`, near-duplicates for `dedupe`), committed by its owner and indexed keyword-only (a model load per
-process would dwarf the operations). Each operation runs as the real CLI in its own process group and the
-whole group (git included) is killed with SIGKILL after a random delay, until `AIMATE_KILLS` runs were
-really cut off: 5 by default (every run of the suite, with a new seed each time, so the moments differ from
-run to run), 20 or more for a thorough pass (docs/reliability.md, "Crashes"). After each kill:
+A vault of a thousand files, 2,000 in a thorough pass (the benchmark's generator: English and Chinese,
+expired short-term notes for `maintain`, near-duplicates for `dedupe`), committed by its owner and indexed
+keyword-only (a model load per process would dwarf the operations). Each operation runs as the real CLI in its
+own process group and the whole group (git included) is killed with SIGKILL after a random delay, until
+`AIMATE_KILLS` runs were really cut off: 2 by default (every run of the suite, with a new seed each time, so
+the moments differ from run to run), 20 or more for a thorough pass (docs/reliability.md, "Crashes"). After each kill:
 
 - no file lost: every memory id from before is in a file that parses, and no memory file is half-written;
 - the next command runs (no lock left held) and one sync leaves the index equal to the files;
@@ -48,9 +48,12 @@ AIMATE = Path(sys.executable).with_name("aimate")
 # fresh seed per run spread the kills over runs.
 KILLS = int(thorough_or("AIMATE_KILLS", "2", "20"))
 SEED = int(os.environ.get("AIMATE_KILL_SEED", str(random.SystemRandom().randrange(1 << 30))))
-# A few thousand files; maintain and dedupe rewrite hundreds of them per run and start from a fresh copy each
-# time, so in CI they run on a smaller vault (AIMATE_KILL_SMALL_VAULT; the docs give a run at full size).
-VAULT_SIZE = int(os.environ.get("AIMATE_KILL_VAULT", "2000"))
+# A thousand files in a run of the suite, 2,000 in a thorough pass: every check after a kill reads, indexes and
+# fscks the whole vault, so its size was most of these tests' CPU (docs/reliability.md, "The suite's cost");
+# a thousand still takes `reindex` and `import` long enough to be cut anywhere. Maintain and dedupe rewrite
+# hundreds of files per run and start from a fresh copy each time, so they run on a smaller vault
+# (AIMATE_KILL_SMALL_VAULT; the docs give a run at full size).
+VAULT_SIZE = int(thorough_or("AIMATE_KILL_VAULT", "1000", "2000"))
 SMALL_VAULT_SIZE = int(os.environ.get("AIMATE_KILL_SMALL_VAULT", "200"))
 DUPLICATE_PAIRS = 12
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import linked_models
 
 BENCH = Path(__file__).resolve().parents[2] / "scripts" / "bench.py"
 EXPECTED = (
@@ -42,14 +45,18 @@ EXPECTED = (
 
 
 @pytest.mark.slow
-def test_bench_smoke(tmp_path: Path) -> None:
+def test_bench_smoke(tmp_path: Path, model_cache: Path) -> None:
     out, markdown = tmp_path / "bench.json", tmp_path / "benchmarks.md"
+    # The run's model cache, linked and named by `embedding.cache_dir` (bench starts from an empty home, so its
+    # first model load built the cache again: ~5 s of CPU; the build is tested in tests/embedding).
+    models = linked_models(model_cache, tmp_path / "models")
     # 60 memories and 5 warm MCP searches: every phase still runs, with 24 s of CPU against 31 s at 200 and
     # bench's default 40 (2026-11-28, load ~18; docs/reliability.md, "The suite's cost").
     sizes = ["--size", "60", "--queries", "10", "--cli-runs", "1", "--mcp-queries", "5"]
     args = [*sizes, "--json", str(out), "--markdown", str(markdown)]
     proc = subprocess.run(
         [sys.executable, str(BENCH), *args, "--keep", str(tmp_path / "home"), "--quiet"],
+        env={**os.environ, "AIMATE_EMBEDDING__CACHE_DIR": str(models)},
         capture_output=True,
         text=True,
         timeout=900,

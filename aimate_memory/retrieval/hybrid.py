@@ -562,6 +562,25 @@ def _with_translation(indexes: list[MemoryIndex], vector: Ranked, cross: np.ndar
     return Ranked(vector.ids, scores, vector.chunks)
 
 
+def said_forms(indexes: list[MemoryIndex], limit: int) -> list[str]:
+    """What a search embeds of the newest `limit` active chunks of `indexes` when they are in the other script
+    than its question: a non-Latin chunk said in English (`_in_english`), a Latin one with what the software it
+    names is (`_named`, only when it names some). Embedded ahead of the first question (`Retrieval.warm_said`),
+    the vectors are the ones the search would have computed — the same texts, the same model."""
+    texts: list[str] = []
+    for index in indexes:
+        rows = index.conn.execute(
+            "SELECT c.text, c.script FROM chunks c JOIN memories m ON m.rowid = c.memory_rowid "
+            "WHERE m.status = 'active' ORDER BY m.updated_ts DESC, c.ordinal LIMIT ?",
+            (limit,),
+        ).fetchall()
+        for text, script in rows:
+            said = _named_said(text) if script == "latin" else _in_english_said(text)
+            if said and (script != "latin" or said != text):
+                texts.append(said)
+    return list(dict.fromkeys(texts))[:limit]
+
+
 def _nearest_texts(indexes: list[MemoryIndex], vector: Ranked, among: np.ndarray) -> tuple[np.ndarray, list[str]]:
     """The `IN_ENGLISH_CANDIDATES` best of `vector` `among` those marked (positions), with their best chunk's text."""
     at = np.flatnonzero(among)

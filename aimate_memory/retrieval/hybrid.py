@@ -17,7 +17,7 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import lru_cache, partial
 from typing import TypeVar
 
 import numpy as np
@@ -25,7 +25,7 @@ import numpy as np
 from aimate_memory.blas import blas_threads
 from aimate_memory.clock import Clock
 from aimate_memory.embedding.base import understands
-from aimate_memory.embedding.lazy import LazyEmbedder
+from aimate_memory.embedding.lazy import MEMO_SIZE, LazyEmbedder
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.index.candidates import Candidates, RankingColumns
 from aimate_memory.index.memory_index import MemoryIndex
@@ -60,6 +60,13 @@ FUSED_KEYWORD_CANDIDATES = 500
 # _in_english): each costs one embedding of a short text a search (kept per process). 30 / 50 deep measured
 # zh2en R@10 .731 / .742, MRR .659 / .652 on the dev split (docs/benchmarks.md, "Across languages, third round").
 IN_ENGLISH_CANDIDATES = 30
+# A memory's text said in English (bridge.in_english) or with what the software it names is (bridge.with_kinds):
+# pure functions of the text, kept for as many texts as the embedder keeps document vectors (`MEMO_SIZE`: past
+# that the vector is embedded again anyway). Each search says its 30 nearest cross-script memories this way, twice
+# (the ranking runs twice), and a daemon's searches, contexts and remembers read the same memories again and
+# again: ~40 % of a warm search's CPU was these two (docs/design.md §12, "What a warm request reads twice").
+_in_english_said = lru_cache(maxsize=MEMO_SIZE)(bridge.in_english)
+_named_said = lru_cache(maxsize=MEMO_SIZE)(bridge.with_kinds)
 
 
 @dataclass
@@ -279,7 +286,7 @@ class HybridSearcher:
         saying the English question in Chinese instead reads the reversed table's wrong senses ("log" → 登出).
         Measured in docs/benchmarks.md, "Across languages, third round" and "fourth round"."""
         top, texts = _nearest_texts(indexes, vector, chinese)
-        said = [bridge.in_english(text) for text in texts]
+        said = [_in_english_said(text) for text in texts]
         top = top[[bool(text) for text in said]]
         if not len(top):
             return vector
@@ -295,7 +302,7 @@ class HybridSearcher:
         memory side of what `_in_english` gives an English question, read the way `_with_translation` reads the
         memory alone (the better of the two; a memory naming nothing keeps its score)."""
         top, texts = _nearest_texts(indexes, vector, cross)
-        said = {position: named for position, text in enumerate(texts) if (named := bridge.with_kinds(text)) != text}
+        said = {position: named for position, text in enumerate(texts) if (named := _named_said(text)) != text}
         if not said:
             return vector
         top = top[list(said)]
@@ -553,6 +560,25 @@ def _with_translation(indexes: list[MemoryIndex], vector: Ranked, cross: np.ndar
     scores = vector.scores.copy()
     scores[at] = np.maximum(scores[at], said)
     return Ranked(vector.ids, scores, vector.chunks)
+
+
+def said_forms(indexes: list[MemoryIndex], limit: int) -> list[str]:
+    """What a search embeds of the newest `limit` active chunks of `indexes` when they are in the other script
+    than its question: a non-Latin chunk said in English (`_in_english`), a Latin one with what the software it
+    names is (`_named`, only when it names some). Embedded ahead of the first question (`Retrieval.warm_said`),
+    the vectors are the ones the search would have computed — the same texts, the same model."""
+    texts: list[str] = []
+    for index in indexes:
+        rows = index.conn.execute(
+            "SELECT c.text, c.script FROM chunks c JOIN memories m ON m.rowid = c.memory_rowid "
+            "WHERE m.status = 'active' ORDER BY m.updated_ts DESC, c.ordinal LIMIT ?",
+            (limit,),
+        ).fetchall()
+        for text, script in rows:
+            said = _named_said(text) if script == "latin" else _in_english_said(text)
+            if said and (script != "latin" or said != text):
+                texts.append(said)
+    return list(dict.fromkeys(texts))[:limit]
 
 
 def _nearest_texts(indexes: list[MemoryIndex], vector: Ranked, among: np.ndarray) -> tuple[np.ndarray, list[str]]:

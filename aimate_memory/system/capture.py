@@ -53,6 +53,8 @@ SAME_STATEMENT = 0.85
 # What a proposal may restate: curated memories, never a session transcript (which holds the sentence itself).
 _MEMORIES = MemoryFilter(layers=(Layer.CORE, Layer.LONG_TERM, Layer.SHORT_TERM), statuses=("active",))
 _SAID = MemoryFilter(layers=_MEMORIES.layers, statuses=("active", "pending"))  # what a proposal may say again
+# What `warm` classifies: a decision in each language, as a first `remember` would.
+WARM_SENTENCES = ("We decided to keep the cache in Redis", "我们决定缓存继续用 Redis")
 SAID_FIELD = "said"  # frontmatter of a waiting proposal: how many times the person said it (2 and up)
 REJECTED_FILE = "rejected_captures.json"  # in the global state folder: never committed, never synced
 MAX_REJECTED = 5000  # hashes kept, newest last
@@ -217,6 +219,17 @@ class Capture:
         if conflicts:
             return as_conflict(result, conflicts)
         return result
+
+    def warm(self) -> None:
+        """Load now what a first `remember` would wait for (a daemon does, once its models are loaded): capture's
+        rule tables and the kind model (a sentence of each language classified), the conflict table and each
+        vault's pool of core memories and decisions (a check). Nothing is written and nothing decided is kept
+        but what a later request would compute the same way (docs/design.md §12, "What a warm request reads
+        twice")."""
+        for vault in self._store.vaults:
+            self._conflicts.check(WARM_SENTENCES[0], vault)
+        for sentence in WARM_SENTENCES:
+            self._classify(sentence, None)
 
     def _check_length(self, text: str) -> None:
         """A rule, a preference or a decision is a sentence or a few: a longer text is a note or a document,

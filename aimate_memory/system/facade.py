@@ -274,6 +274,8 @@ class MemorySystem:
     count = Delegate(lambda s: s.retrieval.count)
     broken_warning = Delegate(lambda s: s.retrieval.broken_warning)
     broken_files = Delegate(lambda s: s.retrieval.broken_files)
+    said_to_warm = Delegate(lambda s: s.retrieval.said_to_warm)
+    warm_said = Delegate(lambda s: s.retrieval.warm_said)
 
     add = Delegate(lambda s: s.memories.add)
     get = Delegate(lambda s: s.memories.get)
@@ -285,6 +287,7 @@ class MemorySystem:
     complete = Delegate(lambda s: s.memories.complete)
 
     remember = Delegate(lambda s: s.capture.remember)
+    warm_capture = Delegate(lambda s: s.capture.warm)
 
     timeline = Delegate(lambda s: s.git.timeline)
     details = Delegate(lambda s: s.memory_page.details)

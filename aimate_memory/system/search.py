@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 Row = tuple[str, dict[str, Any]]
 # What the index keeps out on purpose (a sensitive file, privacy.sensitive_keywords): not broken, not said.
 NOT_BROKEN_KINDS = frozenset({"Excluded"})
+# Chunks whose cross-script forms a daemon embeds after it loads the models (docs/design.md §12, "What a warm
+# request reads twice"): half the embedder's document memo (embedding/lazy.py MEMO_SIZE), so the forms stay kept
+# beside what requests embed meanwhile.
+WARMED_SAID = 512
 NAMED_BROKEN = 3  # a warning names this many files; `aimate mem diagnose` lists them all
 NEWEST_FIRST: dict[str, Callable[[Memory], datetime]] = {
     "updated": lambda memory: memory.updated_at,
@@ -72,6 +76,21 @@ class Retrieval:
         self._attach_episodes(response)
         response.warnings.extend(filter(None, [self.broken_warning()]))
         return response
+
+    def said_to_warm(self) -> list[str]:
+        """The texts a search embeds of memories in the other script than its question (`said_forms`), for the
+        newest `WARMED_SAID` active chunks: what `warm_said` embeds ahead of the first questions."""
+        from aimate_memory.retrieval.hybrid import said_forms
+
+        if not self._store.vectors_enabled or not self._store.has_index:
+            return []
+        return said_forms(self._store.readable_indexes, WARMED_SAID)
+
+    def warm_said(self, texts: list[str]) -> None:
+        """Embed `texts` now (kept by the embedder's memo: a search that reads them later embeds nothing).
+        Nothing without a loaded model: warming never loads one."""
+        if texts and self._store.model_loaded:
+            self._store.embedder.embed_documents(texts)
 
     def _attach_episodes(self, response: SearchResponse) -> None:
         """Each ended session among the results carries its episode (docs/design.md "Episodes"): a past

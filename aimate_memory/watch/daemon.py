@@ -82,6 +82,7 @@ log = logging.getLogger("aimate.daemon")
 DEFAULT_TIMEOUT = 120.0  # seconds a queued request waits for its task unless it sends `timeout`
 IDLE_SETTLE_SECONDS = 1.0  # no task for this long after some ran: give memory back (`_release_memory`)
 LONG_IDLE_SECONDS = 300.0  # no request for this long: give back what makes bulk work fast too (`_schedule_leaving`)
+WARM_BATCH = 8  # texts embedded a task while the daemon warms its searches: a request waits for one batch at most
 
 
 def _valid_where(value: object) -> bool:
@@ -542,6 +543,22 @@ class Daemon:
         release_free_memory()  # what loading the models left freed
         if system.store.vectors_enabled:
             log.info("embedding model %s", "loaded" if loaded else "unavailable")
+        if loaded:  # what a first remember and the first searches would wait for (docs/design.md §12)
+            self.tasks.put("warm capture", lambda: self._warm_capture(system))
+            self.tasks.put("warm searches", lambda: self._warm_searches(system, None))
+        return {"ok": True}
+
+    def _warm_capture(self, system: MemorySystem) -> Result:
+        system.warm_capture()
+        return {"ok": True}
+
+    def _warm_searches(self, system: MemorySystem, left: list[str] | None) -> Result:
+        """Embed what searches read of memories in the other script, `WARM_BATCH` texts a task: each next batch
+        is queued behind whatever request came meanwhile, which never waits for more than one batch."""
+        left = system.said_to_warm() if left is None else left
+        system.warm_said(left[:WARM_BATCH])
+        if left[WARM_BATCH:]:
+            self.tasks.put("warm searches", lambda: self._warm_searches(system, left[WARM_BATCH:]))
         return {"ok": True}
 
 

@@ -5,7 +5,9 @@ both directions, through the facade every face searches with."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -148,6 +150,40 @@ def test_everyday_questions_find_what_was_written_in_the_other_language(loaded: 
             if wanted not in found:
                 missed[question] = found
         assert not missed
+
+
+@pytest.mark.slow
+def test_warming_embeds_what_a_search_reads_across_scripts_and_answers_the_same(
+    loaded: LazyEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a daemon embeds once its models are loaded (`Retrieval.said_to_warm`, `warm_said`; docs/design.md
+    §12): the Chinese memories said in English and the English ones with what their software is. After it, the
+    questions in both languages embed none of them again, and find what a search without the warm-up finds."""
+    clock = FixedClock(datetime(2026, 5, 1, tzinfo=timezone.utc))
+    answers = []
+    for name, warm in (("cold", False), ("warm", True)):
+        with system_with(tmp_path / name, loaded, clock) as system:
+            for line in VAULT:
+                system.add(line, line, layer=Layer.LONG_TERM)
+            system.refresh()
+            if warm:
+                said = system.said_to_warm()
+                assert bridge.in_english("事件总线使用 Kafka") in said  # a Chinese memory said in English
+                assert bridge.with_kinds("We decided to use FastAPI instead of Flask") in said  # named software
+                assert "Use UTC timestamps everywhere" not in said  # English naming nothing: read as it is
+                system.warm_said(said)
+            model = system.store.embedder.get()
+            embedded: list[str] = []
+            monkeypatch.setattr(model, "embed", partial(_noted, model.embed, embedded))
+            answers.append({q: [hit.memory.title for hit in system.search(q, 3).results] for q, _ in MISSES})
+            monkeypatch.undo()
+            assert bool(embedded) is not warm, embedded  # unwarmed, the searches embedded the forms themselves
+    assert answers[0] == answers[1]
+
+
+def _noted(embed: Callable[[list[str]], np.ndarray], noted: list[str], texts: list[str]) -> np.ndarray:
+    noted.extend(texts)
+    return embed(texts)
 
 
 def test_a_cosine_across_scripts_is_said_on_the_query_scripts_scale() -> None:

@@ -221,3 +221,20 @@ def test_a_conflict_said_twice_is_one_proposal(system: MemorySystem, old: str, n
     assert [memory.id for memory in pending] == [held.memory.id]
     assert system.get(held.memory.id).doc.get("said") == 2
     assert statuses(system, first.memory.id) == ["active"]
+
+
+def test_warming_capture_writes_nothing_and_the_checks_decide_as_before(system: MemorySystem, home: Path) -> None:
+    """What a daemon runs once its models are loaded (`Capture.warm`; docs/design.md §12, "What a warm request
+    reads twice"): capture's tables, the kind model and each vault's conflict pool read ahead — nothing written,
+    nothing committed; the conflicts found after it, in Chinese and English, are the ones found without it."""
+    redis = system.remember("We chose Redis for sessions", kind="decision")
+    quotes = system.remember("Always use double quotes for strings", kind="rule")
+    assert redis.memory is not None and quotes.memory is not None
+    head, listed = git(home, "rev-parse", "HEAD"), system.list(MemoryFilter(statuses=()))
+    system.warm_capture()
+    assert git(home, "rev-parse", "HEAD") == head and git(home, "status", "--porcelain") == ""
+    assert system.list(MemoryFilter(statuses=())) == listed
+    chinese = system.remember("会话缓存改用 Memcached", kind="decision")
+    assert chinese.action == "conflict" and chinese.conflicts[0]["id"] == redis.memory.id
+    english = system.remember("Prefer single quotes in Python code", kind="rule")
+    assert english.action == "conflict" and english.conflicts[0]["id"] == quotes.memory.id

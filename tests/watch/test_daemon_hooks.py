@@ -150,6 +150,10 @@ def test_the_prompt_hook_finds_memories_across_languages_cold_then_through_the_d
             time.sleep(0.5)  # the daemon answers once up; its first answer waits for the model
         assert "选用 Redis 做会话缓存" in warm
         assert "Tests run with pytest" in prompt(chinese)
+        # Once its models were loaded it warmed what a first remember and the first searches wait for
+        # (docs/design.md §12, "What a warm request reads twice").
+        tasks = {task["name"] for task in (daemon_request(home, {"op": "status"}, 10) or {})["recent_tasks"]}
+        assert {"warm capture", "warm searches"} <= tasks, tasks
     finally:
         stop_daemon(home)
 

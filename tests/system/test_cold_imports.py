@@ -76,14 +76,26 @@ def test_a_cold_read_loads_no_rules_sessions_or_conflict_check(
         assert not imported & set(LIGHTER), imported
 
 
-def test_a_cold_init_runs_git_without_gitpython(home: Path, workdir: Path) -> None:
-    """`init` makes the vault a repository and commits it through `git` itself (git/repo.py `find_repo`): GitPython's
-    import was ~55 ms of its CPU (issue 38). The commit is there, so the check can fail."""
+def test_a_cold_init_runs_git_without_gitpython_typer_or_rich(home: Path, workdir: Path, tmp_path: Path) -> None:
+    """`init` is answered without typer or rich (cli/served.py) and makes the vault a repository through `git`
+    itself (git/repo.py `find_repo`): those imports were half of its CPU (issue 38). It prints what the typer
+    app prints, and the commit is there, so the check can fail."""
     out, imported = cold(home, workdir, "mem", "init")
-    assert "global vault" in out
-    assert "git" not in imported, imported
+    assert not imported & {"git", "typer", "rich"}, imported
     log = subprocess.run(["git", "log", "--format=%s"], cwd=home / "memory", capture_output=True, text=True)
     assert "memory: initialize the vault repository" in log.stdout
+    other = tmp_path / "typer-home"
+    typer_app = subprocess.run(
+        [sys.executable, "-m", "aimate_memory", "mem", "init"],
+        cwd=workdir,
+        env={**os.environ, "AIMATE_HOME": str(other), "AIMATE_NO_FASTPATH": "1", "AIMATE_EMBEDDING__ENABLED": "false"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert typer_app.returncode == 0, typer_app.stderr
+    assert out.replace(str(home), "HOME") == typer_app.stdout.replace(str(other), "HOME")
+    assert out.startswith("global vault: ")
 
 
 def test_a_cold_show_loads_none_of_them_either(vault: str, home: Path, workdir: Path) -> None:

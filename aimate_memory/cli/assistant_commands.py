@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from aimate_memory.cli.common import open_system, options, prepare_models_ahead
+from aimate_memory.cli.common import open_system, options
+from aimate_memory.cli.progress import prepare_models_ahead
 from aimate_memory.cli.render import console
 from aimate_memory.integrations.hook_commands import PROGRAM
 from aimate_memory.vault.layout import Scope

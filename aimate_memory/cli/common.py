@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from aimate_memory.cli.progress import LazyProgress, ShownRefresh
-from aimate_memory.cli.render import print_warning
+from aimate_memory.cli.progress import ShownRefresh
 from aimate_memory.cli.served import say_refused_config
 
 if TYPE_CHECKING:
@@ -81,26 +80,3 @@ def when(value: str | None, option: str) -> datetime | None:
     from aimate_memory.vault.dates import parse_optional_when
 
     return parse_optional_when(value, datetime.now().astimezone(), option)
-
-
-def prepare_models_ahead(system: MemorySystem) -> None:
-    """Build the embedding models' cache now, saying so, rather than inside the first search (`init`,
-    `install`; system/models.py). A model that cannot be prepared is a warning: search tries again."""
-    from aimate_memory.cli.render import console
-    from aimate_memory.errors import AimateError
-    from aimate_memory.system.models import models_to_prepare, prepare_models
-
-    names = models_to_prepare(system)
-    if not names:
-        return
-    console.print(
-        f"preparing the embedding models ({', '.join(names)}) once, so the first search does not wait: a few seconds",
-        highlight=False,
-    )
-    try:
-        with LazyProgress() as progress:
-            seconds = prepare_models(system, names, progress)
-    except (AimateError, OSError) as exc:
-        print_warning(f"the embedding models could not be prepared now ({exc}); the first search will try again")
-        return
-    console.print(f"embedding models ready ({seconds:.1f} s)", highlight=False)

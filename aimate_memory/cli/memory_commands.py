@@ -16,13 +16,13 @@ from aimate_memory.cli.common import (
     JSON,
     NO_REFRESH,
     open_system,
-    prepare_models_ahead,
+    options,
     vault_client,
     when,
 )
 from aimate_memory.cli.progress import refreshed
 from aimate_memory.cli.render import console, print_json, print_warning
-from aimate_memory.cli.served import body_from, written_conflicts
+from aimate_memory.cli.served import body_from, run_here, say_made_private, written_conflicts
 from aimate_memory.errors import InvalidInputError, MemoryFileError, printable_path
 from aimate_memory.system.records import where_to_dict
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
@@ -39,29 +39,7 @@ def init(
     ),
 ) -> None:
     """Create the global vault (and, inside a project, the project vault). Safe to run again."""
-    system = open_system(needs_vault=False)
-    for vault, changes in system.init(local=local):
-        created = ", ".join(change.path.as_posix() for change in changes) or "nothing new"
-        console.print(f"[bold]{vault.scope.value}[/] vault: {vault.root}  ({created})")
-    _say_made_private(system.store.make_private())
-    prepare_models_ahead(system)
-    if system.project_vault is not None:
-        where = system.project_vault.root.parent
-        if local:
-            console.print(f"[dim]{where} stays on this machine: excluded in .git/info/exclude[/]")
-        else:
-            console.print(
-                f"[dim]commit {where} with the code: memory/ is the team's memory, and its .gitignore keeps "
-                "the index, state and sessions out; `aimate mem init --local` keeps it on this machine instead[/]"
-            )
-        from aimate_memory.watch.registry import register_project
-
-        register_project(system.roots.home, system.project_vault.root.parent)
-
-
-def _say_made_private(count: int) -> None:
-    if count:
-        console.print(f"made {count} file(s) and folder(s) readable by you only (0600/0700); they were open to others")
+    run_here("init", {"local": local}, options.project, options.global_only)  # what `cli.served` answers
 
 
 @commands.command()
@@ -259,7 +237,7 @@ def fix(
         console.print(f"{vault.scope.value}:{change.describe()}")
     verb = "would fix" if dry_run else "fixed"
     console.print(f"{verb} {plural(len(report.changes), 'file')}")
-    _say_made_private(report.made_private)
+    say_made_private(report.made_private)
     for warning in report.warnings:
         print_warning(warning)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 import unicodedata
 from collections.abc import Sequence
@@ -154,6 +153,11 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[str]], cuttable:
     lines when piped."""
     terminal = sys.stdout.isatty()
     rows = [[mask_text(cell) for cell in row] for row in rows]
-    lines = text_table(headers, rows, shutil.get_terminal_size().columns if terminal else None, cuttable)
+    width = None
+    if terminal:
+        import shutil  # a terminal's width (COLUMNS first); piped output is never cut
+
+        width = shutil.get_terminal_size().columns
+    lines = text_table(headers, rows, width, cuttable)
     lines[0] = style("bold", lines[0])
     sys.stdout.write("\n".join(lines) + "\n")

@@ -100,3 +100,24 @@ def refreshed(system: MemorySystem, no_refresh: bool = False) -> MemorySystem:
     if errors:
         print_warning(f"{errors} file(s) could not be indexed; run `aimate mem diagnose`")
     return system
+
+
+def prepare_models_ahead(system: MemorySystem) -> None:
+    """Build the embedding models' cache now, saying so, rather than inside the first search (`init`,
+        `install`; system/models.py). A model that cannot be prepared is a warning: search tries again. Printed
+    plainly (no rich): `init` is answered without typer or rich (`cli.served`)."""
+    from aimate_memory.cli.plain import say
+    from aimate_memory.errors import AimateError
+    from aimate_memory.system.models import models_to_prepare, prepare_models
+
+    names = models_to_prepare(system)
+    if not names:
+        return
+    say(f"preparing the embedding models ({', '.join(names)}) once, so the first search does not wait: a few seconds")
+    try:
+        with LazyProgress() as progress:
+            seconds = prepare_models(system, names, progress)
+    except (AimateError, OSError) as exc:
+        print_warning(f"the embedding models could not be prepared now ({exc}); the first search will try again")
+        return
+    say(f"embedding models ready ({seconds:.1f} s)")

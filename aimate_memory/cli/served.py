@@ -127,6 +127,7 @@ SHAPES: dict[str, Shape] = {
     ),
     "search": SEARCH,
     "recall": SEARCH,
+    "init": Shape("", {"--local": "local"}, {}, {}),
     "add": Shape(
         "1",
         JSON_FLAG | {"--allow-secret": "allow_secret"},
@@ -241,21 +242,27 @@ def run_here(command: str, fields: dict[str, Any], project: Path | None, global_
     from aimate_memory.cli.progress import ShownRefresh
 
     search_for = fields.get("argument") if command in EMBEDS else None
-    client = vault_client(project, global_only, search_for, ShownRefresh())
+    client = vault_client(project, global_only, search_for, ShownRefresh(), needs_vault=command not in NO_VAULT)
     (HERE[command](client, fields) if command in HERE else ASK[command](client, fields))()
     return 0
 
 
 def vault_client(
-    project: Path | None, global_only: bool, search_for: str | None = None, freshness: Freshness | None = None
+    project: Path | None,
+    global_only: bool,
+    search_for: str | None = None,
+    freshness: Freshness | None = None,
+    needs_vault: bool = True,
 ) -> RoutedClient:
     """`cli.common.vault_client` without typer: the one client, the project's refused config keys said, a vault
-    required. `search_for`: the text the command will embed (its model starts loading at once)."""
+    required unless the command makes it (`init`). `search_for`: the text the command will embed (its model
+    starts loading at once)."""
     from aimate_memory.watch.client import connect
 
     client = connect(None, project, global_only, search_for=search_for, freshness=freshness)
     say_refused_config(client.roots)
-    client.require_vault()
+    if needs_vault:
+        client.require_vault()
     return client
 
 
@@ -394,4 +401,44 @@ def _add(client: RoutedClient, fields: dict[str, Any]) -> Printer:
     return lambda: print_added(memory, conflicts, fields["as_json"])
 
 
-HERE: dict[str, Callable[[RoutedClient, dict[str, Any]], Printer]] = {"add": _add}
+def _init(client: RoutedClient, fields: dict[str, Any]) -> Printer:
+    """`init`: the vaults made (or found), their files private, the models' cache built ahead, a project
+    registered for the daemon. It prints as it goes (the models' lines come between), so its printer is empty.
+    Served here, not by the typer app: the suite starts it more than any other command, and typer and rich
+    were a third of its CPU (issue 38)."""
+    from aimate_memory.cli.plain import say, style
+    from aimate_memory.cli.progress import prepare_models_ahead
+
+    system = client.local.system
+    for vault, changes in system.init(local=fields["local"]):
+        created = ", ".join(change.path.as_posix() for change in changes) or "nothing new"
+        say(f"{style('bold', vault.scope.value)} vault: {vault.root}  ({created})")
+    say_made_private(system.store.make_private())
+    prepare_models_ahead(system)
+    if system.project_vault is not None:
+        where = system.project_vault.root.parent
+        if fields["local"]:
+            say(style("dim", f"{where} stays on this machine: excluded in .git/info/exclude"))
+        else:
+            say(
+                style(
+                    "dim",
+                    f"commit {where} with the code: memory/ is the team's memory, and its .gitignore keeps the "
+                    "index, state and sessions out; `aimate mem init --local` keeps it on this machine instead",
+                )
+            )
+        from aimate_memory.watch.registry import register_project
+
+        register_project(system.roots.home, system.project_vault.root.parent)
+    return lambda: None
+
+
+def say_made_private(count: int) -> None:
+    from aimate_memory.cli.plain import say
+
+    if count:
+        say(f"made {count} file(s) and folder(s) readable by you only (0600/0700); they were open to others")
+
+
+HERE: dict[str, Callable[[RoutedClient, dict[str, Any]], Printer]] = {"add": _add, "init": _init}
+NO_VAULT = {"init"}  # the commands that work before there is a vault

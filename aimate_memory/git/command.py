@@ -9,5 +9,3 @@ from __future__ import annotations
 
 NO_REPOSITORY_CODE = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
 GIT = ("git", *NO_REPOSITORY_CODE)
-# The same, as GitPython's persistent options (`Git.set_persistent_git_options`).
-GITPYTHON_OPTIONS = {"c": [NO_REPOSITORY_CODE[1], NO_REPOSITORY_CODE[3]]}

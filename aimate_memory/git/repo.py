@@ -33,12 +33,10 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
-
-import git
+from typing import IO, NamedTuple
 
 from aimate_memory.errors import AimateError, InvalidInputError
-from aimate_memory.git.command import GIT, GITPYTHON_OPTIONS
+from aimate_memory.git.command import GIT
 from aimate_memory.git.secrets import Finding, scan_bytes, scan_text
 from aimate_memory.vault.changes import ChangeSet
 
@@ -96,11 +94,57 @@ DEFAULT_IDENTITY = Identity("AIMate", "aimate@localhost")  # commits in the vaul
 # -- the repository ---------------------------------------------------------------------------------
 
 
-def open_repo(folder: Path, search_parent_directories: bool = False) -> git.Repo:
-    """A GitPython repository whose every command runs none of the repository's code (git/command.py)."""
-    repo = git.Repo(folder, search_parent_directories=search_parent_directories)
-    repo.git.set_persistent_git_options(**GITPYTHON_OPTIONS)
-    return repo
+class RepoPaths(NamedTuple):
+    """Where a repository is: its working tree's top (None for a bare repository) and its git folder."""
+
+    workdir: Path | None
+    git_dir: Path
+
+
+# What `git rev-parse` is asked to find a repository by: the folder's own, never one these name.
+_LOCATING_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR")
+
+
+def find_repo(folder: Path, search_parent_directories: bool = False) -> RepoPaths | None:
+    """The repository holding `folder` — with `search_parent_directories`, in it or any folder above; without,
+    only one whose top `folder` is — by one `git rev-parse`; None when there is none. The tool ran GitPython for
+    this and for running git (docs/design.md, "What a command no longer loads for nothing"): its import was
+    ~55 ms of CPU in every command that commits or reads history, for what one git process answers."""
+    folder = Path(folder)
+    if not folder.is_dir() or (not search_parent_directories and not (folder / ".git").exists()):
+        return None
+    env = {key: value for key, value in os.environ.items() if key not in _LOCATING_ENV}
+    done = subprocess.run(
+        [*GIT, "rev-parse", "--is-bare-repository", "--absolute-git-dir", "--show-toplevel"],
+        cwd=folder,
+        env={**env, "LANGUAGE": "C", "LC_ALL": "C"},
+        capture_output=True,
+        check=False,
+    )
+    lines = done.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if len(lines) >= 2 and lines[0] == "true":  # a bare repository: rev-parse stops at --show-toplevel
+        return RepoPaths(None, Path(lines[1]))
+    if done.returncode != 0 or len(lines) != 3:
+        return None
+    return RepoPaths(Path(lines[2]), Path(lines[1]))
+
+
+def init_repo(folder: Path, branch: str) -> None:
+    """`git init` of `folder` with `branch` as its first branch."""
+    done = subprocess.run(
+        [*GIT, "init", "-q", f"--initial-branch={branch}", str(folder)],
+        env={**os.environ, "LANGUAGE": "C", "LC_ALL": "C"},
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise GitError(f"git init failed: {done.stderr.decode('utf-8', 'replace').strip()}", "see git's message above")
+
+
+class HeadTree(NamedTuple):
+    """HEAD's commit, as read once by `VaultRepo.head_tree`: the files of that version are read from it."""
+
+    commit: str
 
 
 class VaultRepo:
@@ -109,22 +153,28 @@ class VaultRepo:
     def __init__(self, vault_root: Path, author: str | None = None, own_repo: bool = False) -> None:
         self.vault_root = Path(vault_root)
         self.configured_author = author
-        try:
-            self.repo = open_repo(self.vault_root, search_parent_directories=not own_repo)
-        except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+        found = find_repo(self.vault_root, search_parent_directories=not own_repo)
+        if found is None:
             raise GitError(
                 f"{self.vault_root} is not in a git repository",
                 "run `aimate mem init` for the global vault, or `git init` in the project",
-            ) from exc
-        if self.repo.working_tree_dir is None:
-            raise GitError(f"{self.repo.git_dir} is a bare repository", "use a vault with a working tree")
-        self.workdir = Path(self.repo.working_tree_dir)
+            )
+        if found.workdir is None:
+            raise GitError(f"{found.git_dir} is a bare repository", "use a vault with a working tree")
+        self.workdir = found.workdir
+        self.git_dir = found.git_dir
         rel = self.vault_root.resolve().relative_to(self.workdir.resolve())
         self.prefix = PurePosixPath(rel.as_posix())  # PurePosixPath(".") for a vault that is the repo
         self._objects: Path | None = None
+        self._reader: subprocess.Popen[bytes] | None = None  # `git cat-file --batch`, started at first need
 
     def close(self) -> None:
-        self.repo.close()
+        reader, self._reader = self._reader, None
+        if reader is not None:
+            assert reader.stdin is not None and reader.stdout is not None
+            reader.stdin.close()
+            reader.stdout.close()
+            reader.wait()
 
     def __enter__(self) -> VaultRepo:
         return self
@@ -170,23 +220,43 @@ class VaultRepo:
         except OSError:
             return None
 
-    def head_tree(self) -> Any:
+    def head_tree(self) -> HeadTree | None:
         head = self.head_commit()
-        return self.repo.commit(head).tree if head else None
+        return HeadTree(head) if head else None
 
-    @staticmethod
-    def blob_text(tree: Any, repo_path: str) -> str | None:
-        data = VaultRepo.blob_bytes(tree, repo_path)
+    def blob_text(self, tree: HeadTree | None, repo_path: str) -> str | None:
+        data = self.blob_bytes(tree, repo_path)
         return data.decode("utf-8", "replace") if data is not None else None
 
-    @staticmethod
-    def blob_bytes(tree: Any, repo_path: str) -> bytes | None:
+    def blob_bytes(self, tree: HeadTree | None, repo_path: str) -> bytes | None:
+        """The file at `repo_path` in that version, None when it has none: read through one `git cat-file
+        --batch` kept for this handle (a review or a timeline reads one per changed file)."""
         if tree is None:
             return None
-        try:
-            return bytes(tree[repo_path].data_stream.read())
-        except KeyError:
+        if "\n" in repo_path:  # a batch line cannot hold it: one process for this one
+            done = subprocess.run([*GIT, "cat-file", "blob", f"{tree.commit}:{repo_path}"], cwd=self.workdir,
+                                  capture_output=True, check=False)  # fmt: skip
+            return done.stdout if done.returncode == 0 else None
+        reader = self._batch_reader()
+        assert reader.stdin is not None and reader.stdout is not None
+        reader.stdin.write(f"{tree.commit}:{repo_path}\n".encode("utf-8", "surrogateescape"))
+        reader.stdin.flush()
+        header = reader.stdout.readline().split()
+        if len(header) != 3:  # "<name> missing" (or "ambiguous")
             return None
+        data = _read_exactly(reader.stdout, int(header[2]) + 1)[:-1]
+        return data if header[1] == b"blob" else None
+
+    def _batch_reader(self) -> subprocess.Popen[bytes]:
+        if self._reader is None:
+            self._reader = subprocess.Popen(
+                [*GIT, "cat-file", "--batch"],
+                cwd=self.workdir,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env={**os.environ, "LANGUAGE": "C", "LC_ALL": "C"},
+            )
+        return self._reader
 
     # -- plumbing ------------------------------------------------------------------------------
 
@@ -207,23 +277,26 @@ class VaultRepo:
         return self._run(command, env, check, None, strip)
 
     def _run(
-        self, command: list[str], env: dict[str, str] | None, check: bool, istream: Any, strip: bool
+        self, command: list[str], env: dict[str, str] | None, check: bool, istream: IO[bytes] | None, strip: bool
     ) -> tuple[int, str, str]:
-        status: int
-        out: str
-        err: str
-        status, out, err = self.repo.git.execute(
+        """Run git in the working tree with git's messages in English (the tool reads some of them), stdin from
+        `istream` or nothing; stdout and stderr as text (bytes that are not UTF-8 kept as surrogates), stdout's
+        last newline stripped when `strip`, stderr's always."""
+        done = subprocess.run(
             command,
-            env=env,
-            istream=istream,
-            with_extended_output=True,
-            with_exceptions=False,
-            strip_newline_in_stdout=strip,
+            cwd=self.workdir,
+            env={**os.environ, "LANGUAGE": "C", "LC_ALL": "C", **(env or {})},
+            stdin=istream if istream is not None else subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
         )
-        if check and status != 0:
+        out = done.stdout.decode("utf-8", "surrogateescape")
+        err = done.stderr.decode("utf-8", "surrogateescape").removesuffix("\n")
+        out = out.removesuffix("\n") if strip else out
+        if check and done.returncode != 0:
             shown = " ".join(command[4:7])
             raise GitError(f"git {shown} failed: {(err or out).strip()}", "see git's message above")
-        return status, out, err
+        return done.returncode, out, err
 
     def head_commit(self) -> str | None:
         status, out, _ = self.git("rev-parse", "--verify", "-q", "HEAD^{commit}", check=False)
@@ -274,7 +347,7 @@ class VaultRepo:
         return env
 
     def in_merge(self) -> bool:
-        git_dir = Path(self.repo.git_dir)
+        git_dir = self.git_dir
         return any((git_dir / name).exists() for name in ("MERGE_HEAD", "REBASE_HEAD", "CHERRY_PICK_HEAD")) or (
             (git_dir / "rebase-merge").exists() or (git_dir / "rebase-apply").exists()
         )
@@ -397,7 +470,7 @@ class VaultRepo:
 
     def _head_locks(self) -> list[Path]:
         """The lock files an update of HEAD takes: HEAD's own and its branch's."""
-        git_dir = Path(self.repo.git_dir)
+        git_dir = self.git_dir
         branch = self.git("symbolic-ref", "-q", "HEAD", check=False)[1].strip()
         return [git_dir / "HEAD.lock", *([git_dir / f"{branch}.lock"] if branch else [])]
 
@@ -443,7 +516,7 @@ class VaultRepo:
         lines = "\0".join(
             f"{entries[path]}\t{path}" if path in entries else f"0 {ZERO_SHA}\t{path}" for path in repo_paths
         )
-        lock = Path(self.repo.git_dir) / "index.lock"
+        lock = self.git_dir / "index.lock"
         for attempt in range(20):  # the index lock may be held by a concurrent git for a moment
             status = self.git("update-index", "-z", "--index-info", stdin=lines + "\0", check=False)
             if status[0] == 0 or not lock.exists():
@@ -599,3 +672,14 @@ def _remove_stale_lock(lock: Path) -> bool:
     log.warning("removed %s, left by a git process that was killed %.0f s ago", lock, idle)
     lock.unlink(missing_ok=True)
     return True
+
+
+def _read_exactly(stream: IO[bytes], size: int) -> bytes:
+    chunks, left = [], size
+    while left > 0:
+        chunk = stream.read(left)
+        if not chunk:
+            raise GitError("git cat-file ended early", "try again")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)

@@ -7,9 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import git
-
-from aimate_memory.git.repo import VaultRepo, open_repo
+from aimate_memory.git.repo import GitError, VaultRepo, init_repo
 from aimate_memory.git.review import pending_changes
 from aimate_memory.vault.setup import ensure_lines
 
@@ -35,10 +33,12 @@ GITIGNORE_LINES = (
 
 def install_merge_driver(repo: VaultRepo) -> None:
     """Register the frontmatter merge driver in this clone's `.git/config` (not shared by git)."""
-    with repo.repo.config_writer() as config:
-        config.set_value(f'merge "{DRIVER_NAME}"', "name", "AIMate memory frontmatter merge")
-        config.set_value(f'merge "{DRIVER_NAME}"', "driver", merge_driver_command())
-        config.set_value("core", "quotepath", "false")
+    for key, value in (
+        (f"merge.{DRIVER_NAME}.name", "AIMate memory frontmatter merge"),
+        (f"merge.{DRIVER_NAME}.driver", merge_driver_command()),
+        ("core.quotepath", "false"),
+    ):
+        repo.git("config", "--local", key, value)
 
 
 def merge_driver_command() -> str:
@@ -53,7 +53,7 @@ def init_vault_repo(vault_root: Path, author: str | None = None, sensitive_keywo
     vault_root = Path(vault_root)
     vault_root.mkdir(parents=True, exist_ok=True)
     if not (vault_root / ".git").exists():
-        git.Repo.init(vault_root, initial_branch=DEFAULT_BRANCH).close()
+        init_repo(vault_root, DEFAULT_BRANCH)
     repo = VaultRepo(vault_root, author, own_repo=True)
     install_merge_driver(repo)
     ensure_lines(vault_root / ".gitattributes", GITATTRIBUTES_LINES)
@@ -86,16 +86,14 @@ def exclude_locally(folder: Path, name: str) -> Path | None:
     """Keep `folder/name` out of the repository holding `folder`, for this clone only: a line in
     `.git/info/exclude` (`init --local`). Returns that file, or None when `folder` is in no repository."""
     try:
-        repo = open_repo(folder, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        repo = VaultRepo(folder)
+    except GitError:  # in no repository, or a bare one
         return None
     with repo:
-        if repo.working_tree_dir is None:
-            return None
-        exclude = Path(repo.git.rev_parse("--git-path", "info/exclude"))
+        exclude = Path(repo.git("rev-parse", "--git-path", "info/exclude")[1])
         if not exclude.is_absolute():
-            exclude = Path(repo.working_tree_dir) / exclude
-        rel = (Path(folder).resolve() / name).relative_to(Path(repo.working_tree_dir).resolve()).as_posix()
+            exclude = repo.workdir / exclude
+        rel = (Path(folder).resolve() / name).relative_to(repo.workdir.resolve()).as_posix()
     exclude.parent.mkdir(parents=True, exist_ok=True)
     ensure_lines(
         exclude, ["# AIMate: this project's memory stays on this machine (`aimate mem init --local`)", f"/{rel}/"]

@@ -8,10 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import git
-
 from aimate_memory.errors import InvalidInputError
-from aimate_memory.git.repo import GitError, VaultRepo, commit_message
+from aimate_memory.git.repo import GitError, VaultRepo, commit_message, init_repo
 from aimate_memory.git.setup import init_vault_repo, install_merge_driver
 from aimate_memory.git.sync_plan import (
     DEFAULT_BRANCH,
@@ -186,7 +184,7 @@ def _open_or_create(
             result.actions.append("initialized")
         else:
             vault_root.mkdir(parents=True, exist_ok=True)
-            git.Repo.init(vault_root, initial_branch=DEFAULT_BRANCH).close()
+            init_repo(vault_root, DEFAULT_BRANCH)
     return VaultRepo(vault_root, author, own_repo=True)
 
 
@@ -220,11 +218,11 @@ def _sync_once(
 
 
 def _ensure_remote(repo: VaultRepo, remote: str) -> str:
-    names = [r.name for r in repo.repo.remotes]
+    names = repo.git("remote")[1].split()
     if remote in names:
         return remote
     if REMOTE_NAME in names:
-        if repo.repo.remotes[REMOTE_NAME].url != remote:
+        if repo.git("config", "--get", f"remote.{REMOTE_NAME}.url", check=False)[1].strip() != remote:
             repo.git("remote", "set-url", REMOTE_NAME, remote)
     else:
         repo.git("remote", "add", REMOTE_NAME, remote)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import uuid
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path, PurePosixPath
@@ -18,7 +17,9 @@ from aimate_memory.vault.markdown import strip_comments
 if TYPE_CHECKING:  # the codec pulls in ruamel and python-frontmatter (~50 ms): not needed to use a Memory
     from aimate_memory.vault.codec import MemoryDocument
 
-_PROVISIONAL_NAMESPACE = uuid.UUID("6f1d0c7e-2b1a-4c4e-9a57-5a3b2f0d7e11")
+# `uuid` is imported where an id is made: it imports `platform` (~3 ms of every command's start, which mostly
+# makes no id).
+_PROVISIONAL_NAMESPACE = "6f1d0c7e-2b1a-4c4e-9a57-5a3b2f0d7e11"
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
@@ -26,13 +27,17 @@ def new_id(now: datetime | None = None) -> str:
     """A random UUID. Time-ordered (v7) ids were tried and dropped: ids made in the same minute share
     their first 8+ characters, which defeats git-style prefixes (`aimate mem show 3f9a`). Time order
     lives in `created_at` and in the file name instead."""
+    import uuid
+
     del now
     return str(uuid.uuid4())
 
 
 def provisional_id(scope: Scope, rel_path: PurePosixPath) -> str:
     """Stable id for a file that has none yet; `aimate mem fix` writes a real one."""
-    return str(uuid.uuid5(_PROVISIONAL_NAMESPACE, f"{scope.value}:{rel_path.as_posix()}"))
+    import uuid
+
+    return str(uuid.uuid5(uuid.UUID(_PROVISIONAL_NAMESPACE), f"{scope.value}:{rel_path.as_posix()}"))
 
 
 @dataclass

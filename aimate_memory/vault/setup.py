@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path, PurePosixPath
 
 from aimate_memory.clock import Clock
@@ -57,6 +56,8 @@ def create_skeleton(vault: Vault, clock: Clock, with_core_templates: bool) -> li
     template = template_dir()
     readme = vault.root / "README.md"
     if not readme.exists():
+        import shutil  # only when a vault is made
+
         shutil.copyfile(template / "README.md", readme)
         changes.append(FileChange("add", PurePosixPath("README.md"), "vault guide"))
     if with_core_templates:

@@ -16,7 +16,6 @@ import os
 import socket
 import stat
 import struct
-import tempfile
 from enum import Enum
 from pathlib import Path
 from typing import NamedTuple
@@ -62,6 +61,8 @@ def runtime_folder() -> Path:
     xdg = os.environ.get("XDG_RUNTIME_DIR")
     if xdg and Path(xdg).is_absolute() and _problem(Path(xdg), Folder.RUNTIME) is None:
         return Path(xdg) / RUNTIME_SUBDIR
+    import tempfile  # only for a home whose socket path is too long: its import was ~10 ms of every command
+
     return Path(tempfile.gettempdir()) / f"aimate-{os.getuid()}"
 
 

@@ -68,6 +68,8 @@ REPORTING_MAIN = (
                 "argument": "部署流程",
             },
         ),
+        (["init"], {"local": False}),
+        (["init", "--local"], {"local": True}),
         (
             ["remember", "我们决定用 pnpm", "-k", "decision", "--confidence", "0.9"],
             {
@@ -119,6 +121,9 @@ def test_served_shapes(argv: list[str], fields: dict[str, object]) -> None:
         ["search", "redis", "-n", "0"],
         ["search", "--", "-redis"],  # a query starting with "-": the typer app says how to write it
         ["recall", "-redis"],
+        ["init", "--local", "--local"],
+        ["init", "now"],
+        ["init", "--help"],
     ],
 )
 def test_everything_else_goes_to_the_typer_app(argv: list[str]) -> None:

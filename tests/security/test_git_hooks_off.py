@@ -68,12 +68,12 @@ def test_the_tools_git_runs_no_repository_hook(cli, home: Path, hooked: tuple[Pa
     assert "pre-commit" in marker.read_text(encoding="utf-8")
 
 
-def test_git_prefix_reaches_gitpython(tmp_path: Path) -> None:
-    from aimate_memory.git.repo import open_repo
+def test_git_prefix_reaches_every_git_the_vault_runs(tmp_path: Path) -> None:
+    from aimate_memory.git.repo import VaultRepo
 
     project = hostile_project(tmp_path / "p", "")
     marker = tmp_path / "m.txt"
     with_hooks(project / ".git" / "hooks", marker)
-    with open_repo(project) as repo:
-        repo.git.commit("--allow-empty", "-m", "through GitPython")
+    with VaultRepo(project) as repo:
+        repo.git("commit", "--allow-empty", "-m", "through the vault's own runner")
     assert not marker.exists() and os.path.isdir(project / ".git")

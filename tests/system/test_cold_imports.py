@@ -24,9 +24,14 @@ HEAVY = (
 )
 # Reported too, for the commands that must not load them (a note's `add`, a plain `search`).
 ALSO = ("onnxruntime", "typer", "rich")
+# What a command's start no longer loads (docs/design.md, "What a command no longer loads for nothing"): GitPython
+# (git runs as one process per question), numpy's masked arrays (`np.unique`), and for a read `uuid` (it imports
+# `platform`), `tempfile` and `importlib.resources` (both import `shutil` and the compression modules).
+LIGHTER = ("git", "numpy.ma", "uuid", "tempfile", "importlib.resources")
+REPORTED = HEAVY + ALSO + LIGHTER
 REPORTING_MAIN = (
     "import atexit, sys\n"
-    f"atexit.register(lambda: sys.stderr.write('IMPORTED ' + ' '.join(m for m in {HEAVY + ALSO!r} if m in sys.modules)"
+    f"atexit.register(lambda: sys.stderr.write('IMPORTED ' + ' '.join(m for m in {REPORTED!r} if m in sys.modules)"
     " + '\\n'))\n"
     "from aimate_memory.cli import main; sys.argv[0] = 'aimate'; sys.exit(main())"
 )
@@ -65,15 +70,38 @@ def test_a_cold_read_loads_no_rules_sessions_or_conflict_check(
     vault: str, home: Path, workdir: Path, command: list[str]
 ) -> None:
     out, imported = cold(home, workdir, "mem", *command)
-    assert imported == set(), f"`aimate mem {' '.join(command)}` imported {sorted(imported)}"
+    assert not imported & {*HEAVY, *ALSO, "git"}, f"`aimate mem {' '.join(command)}` imported {sorted(imported)}"
     if command == ["list"]:
         assert "pnpm" in out and "部署脚本" in out
+        assert not imported & set(LIGHTER), imported
+
+
+def test_a_cold_init_runs_git_without_gitpython_typer_or_rich(home: Path, workdir: Path, tmp_path: Path) -> None:
+    """`init` is answered without typer or rich (cli/served.py) and makes the vault a repository through `git`
+    itself (git/repo.py `find_repo`): those imports were half of its CPU (issue 38). It prints what the typer
+    app prints, and the commit is there, so the check can fail."""
+    out, imported = cold(home, workdir, "mem", "init")
+    assert not imported & {"git", "typer", "rich"}, imported
+    log = subprocess.run(["git", "log", "--format=%s"], cwd=home / "memory", capture_output=True, text=True)
+    assert "memory: initialize the vault repository" in log.stdout
+    other = tmp_path / "typer-home"
+    typer_app = subprocess.run(
+        [sys.executable, "-m", "aimate_memory", "mem", "init"],
+        cwd=workdir,
+        env={**os.environ, "AIMATE_HOME": str(other), "AIMATE_NO_FASTPATH": "1", "AIMATE_EMBEDDING__ENABLED": "false"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert typer_app.returncode == 0, typer_app.stderr
+    assert out.replace(str(home), "HOME") == typer_app.stdout.replace(str(other), "HOME")
+    assert out.startswith("global vault: ")
 
 
 def test_a_cold_show_loads_none_of_them_either(vault: str, home: Path, workdir: Path) -> None:
     out, imported = cold(home, workdir, "mem", "show", vault)
     assert "pnpm" in out
-    assert imported == set()
+    assert not imported & {*HEAVY, *ALSO, *LIGHTER}, imported
 
 
 @pytest.mark.parametrize("text", ["Redis keeps the session cache", "会话缓存放在 Redis 里"])
@@ -84,7 +112,7 @@ def test_a_cold_add_of_a_note_loads_no_conflict_check_models_or_git(
     without numpy, the models or the conflict check — 0.2 s of a cold `add` (issue 38)."""
     out, imported = cold(home, workdir, "mem", "add", text, "--body", "TTL support / 支持过期")
     assert out.startswith("added ")
-    assert not imported & {"numpy", "onnxruntime", "aimate_memory.system.conflicts"}, imported
+    assert not imported & {"numpy", "onnxruntime", "aimate_memory.system.conflicts", "git"}, imported
 
 
 def test_a_cold_add_of_a_rule_does_check_conflicts(vault: str, home: Path, workdir: Path) -> None:
@@ -103,6 +131,7 @@ def test_a_cold_search_loads_no_typer_rich_sessions_or_rules(vault: str, home: P
     assert query in out
     assert "numpy" in imported  # the report sees what was loaded
     assert not imported & {"typer", "rich", "aimate_memory.sessions", "aimate_memory.capture.rules"}, imported
+    assert not imported & {"numpy.ma", "uuid", "git"}, imported
 
 
 def test_a_cold_context_reads_the_sessions_without_building_capture(cli, vault: str, home: Path, workdir: Path) -> None:

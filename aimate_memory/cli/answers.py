@@ -54,7 +54,15 @@ def print_list(listed: dict[str, Any], as_json: bool) -> None:
     print_table(MEMORY_COLUMNS, memory_rows(memories), cuttable=("title", "tags"))
     total = int(listed["total"])
     shown = f"{len(memories)} of {plural(total, 'memory', 'memories')}" if total > len(memories) else None
+    if shown and listed.get("paged"):
+        shown += ", the newest (`-n N` or `--all` for more)"
     say(style("dim", shown or plural(total, "memory", "memories")))
+
+
+def list_paged(limit: int | None, show_all: bool, as_json: bool) -> bool:
+    """Whether `list` asks for one page (`cli.list_page`): a table with no `-n` or `--all`; JSON is never cut,
+    so a script reading it never gets a part of the list without being told."""
+    return limit is None and not show_all and not as_json
 
 
 def print_show(shown: dict[str, Any], as_json: bool, details: bool) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from aimate_memory.cli.answers import print_added, print_list, print_show, print_stale_view
+from aimate_memory.cli.answers import list_paged, print_added, print_list, print_show, print_stale_view
 from aimate_memory.cli.common import (
     JSON,
     NO_REFRESH,
@@ -89,10 +89,11 @@ def list_(
     since: str = typer.Option(None, "--since", help="Updated on or after: 2026-03-01, yesterday, 7d, 2w."),
     until: str = typer.Option(None, "--until", help="Updated before this date."),
     limit: int = typer.Option(None, "--limit", "-n", min=1, help="At most this many (newest first)."),
+    show_all: bool = typer.Option(False, "--all", help="Every memory, not the first `cli.list_page`."),
     no_refresh: bool = NO_REFRESH,
     as_json: bool = JSON,
 ) -> None:
-    """List memories (default: active and pending ones)."""
+    """List memories (default: active and pending ones; at a terminal the newest `cli.list_page`)."""
     where = MemoryFilter(
         layers=(parse_layer(layer),) if layer else (),
         scopes=(parse_scope(scope),) if scope else (),
@@ -102,7 +103,10 @@ def list_(
         updated_after=when(since, "--since"),
         updated_before=when(until, "--until"),
     )
-    listed = vault_client().view("list", {"where": where_to_dict(where), "limit": limit, "no_refresh": no_refresh})
+    page = list_paged(limit, show_all, as_json)
+    listed = vault_client().view(
+        "list", {"where": where_to_dict(where), "limit": limit, "page": page, "no_refresh": no_refresh}
+    )
     print_list(listed, as_json)
 
 

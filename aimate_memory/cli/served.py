@@ -92,7 +92,9 @@ SEARCH = Shape(
     {"limit": 10},
 )
 SHAPES: dict[str, Shape] = {
-    "list": Shape("", JSON_FLAG | NO_REFRESH_FLAGS, {"--limit": LIMIT, "-n": LIMIT}, {"limit": None}),
+    "list": Shape(
+        "", JSON_FLAG | NO_REFRESH_FLAGS | {"--all": "all"}, {"--limit": LIMIT, "-n": LIMIT}, {"limit": None}
+    ),
     "show": Shape("1", JSON_FLAG | NO_REFRESH_FLAGS | {"--details": "details", "-d": "details"}, {}, {}),
     "stale": Shape("", JSON_FLAG | NO_REFRESH_FLAGS, {}, {}),
     "context": Shape("?", JSON_FLAG, {"--budget": ("budget", positive_int)}, {"budget": None}),
@@ -286,10 +288,13 @@ Printer = Callable[[], None]
 
 
 def _list(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
-    from aimate_memory.cli.answers import print_list
+    from aimate_memory.cli.answers import list_paged, print_list
 
     # `where` {}: the default filter, what the typer command sends without a filter option (MemoryFilter()).
-    listed = remote.view("list", {"where": {}, "limit": fields["limit"], "no_refresh": fields["no_refresh"]})
+    page = list_paged(fields["limit"], fields["all"], fields["as_json"])
+    listed = remote.view(
+        "list", {"where": {}, "limit": fields["limit"], "page": page, "no_refresh": fields["no_refresh"]}
+    )
     return lambda: print_list(listed, fields["as_json"])
 
 

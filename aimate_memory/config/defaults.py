@@ -181,6 +181,12 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "agents_md": {
         "auto": False,  # the daemon rewrites the block when a core memory changes
     },
+    # The command line's views (docs/agents.md, "list"): how many memories `list` prints at a terminal before
+    # it says how many more there are (`-n N` or `--all` for more; `--json` is never cut). At 10,000 memories
+    # the whole table took 7.7–15 s to draw where the daemon's own work was 1.1–1.45 s (docs/benchmarks.md).
+    "cli": {
+        "list_page": 100,
+    },
 }
 
 # Keys that once existed: a config file that still sets one loads (the value is not used) instead of failing
@@ -249,6 +255,7 @@ KEY_SCOPES: dict[str, str] = {
     **{f"privacy.{key}": ADDS for key in DEFAULTS["privacy"]},
     **{f"hooks.{key}": PERSON for key in DEFAULTS["hooks"]},
     **{f"agents_md.{key}": PERSON for key in DEFAULTS["agents_md"]},
+    **{f"cli.{key}": PERSON for key in DEFAULTS["cli"]},
 }
 
 # The keys a context's budget may be read from by name (the daemon's `budget_setting`, the hooks'), and the

@@ -36,17 +36,21 @@ class View:
 
 
 def list_view(system: MemorySystem, args: Args) -> Json:
-    """`list`: the memories `where` selects, newest first, at most `limit`; `total`: how many it selects."""
+    """`list`: the memories `where` selects, newest first, at most `limit` — or, with `page` and no limit,
+    `cli.list_page` of them; `total`: how many it selects."""
     from aimate_memory.system.records import where_from_dict
 
     where = where_from_dict(args.get("where") or {})
     limit = args.get("limit")
+    if limit is None and args.get("page"):
+        limit = int(system.config.get("cli.list_page"))
     memories = system.list(where, limit=int(limit) if limit is not None else None)
     total = system.count(where) if limit is not None and len(memories) == int(limit) else len(memories)
     # `broken`: the files the index could not read, named, so a list never leaves them out in silence
     return {
         "memories": [memory.public_dict() for memory in memories],
         "total": total,
+        "paged": bool(args.get("page")) and args.get("limit") is None,
         "broken": system.broken_warning(),
     }
 

@@ -33,9 +33,10 @@ REPORTING_MAIN = (
 @pytest.mark.parametrize(
     ("argv", "fields"),
     [
-        (["list"], {"as_json": False, "no_refresh": False, "limit": None}),
-        (["list", "--json", "-n", "3"], {"as_json": True, "no_refresh": False, "limit": 3}),
-        (["list", "--limit=3", "--no-sync"], {"as_json": False, "no_refresh": True, "limit": 3}),
+        (["list"], {"as_json": False, "no_refresh": False, "limit": None, "all": False}),
+        (["list", "--json", "-n", "3"], {"as_json": True, "no_refresh": False, "limit": 3, "all": False}),
+        (["list", "--limit=3", "--no-sync"], {"as_json": False, "no_refresh": True, "limit": 3, "all": False}),
+        (["list", "--all"], {"as_json": False, "no_refresh": False, "limit": None, "all": True}),
         (["show", "ab12", "-d"], {"as_json": False, "no_refresh": False, "details": True, "argument": "ab12"}),
         (["context"], {"as_json": False, "budget": None, "argument": None}),
         (["context", "会话缓存", "--budget", "800"], {"as_json": False, "budget": 800, "argument": "会话缓存"}),
@@ -165,7 +166,7 @@ def both_ways(*args: str, cwd: Path, home: Path, env: dict[str, str] | None = No
     typer_err, typer_imported = typer_app.stderr.rsplit("IMPORTED ", 1)
     fast_out, typer_out = untimed(fast.stdout), untimed(typer_app.stdout)
     assert (fast.returncode, fast_out, fast_err) == (typer_app.returncode, typer_out, typer_err), args
-    if env == NO_DAEMON:
+    if (env or {}).get("AIMATE_NO_DAEMON") == "1":
         assert not TYPER_APP & set(fast_imported.split()), (args, fast_imported)  # in process, typer-free
         assert "aimate_memory.system.facade" in fast_imported or fast.returncode  # really answered here
     else:
@@ -233,6 +234,13 @@ def test_without_a_daemon_each_served_command_answers_here_as_the_typer_app_does
     ids = {title: memory_id[:8] for title, memory_id in _titles_and_ids(listed)}
     assert "提交说明" in both_ways("list", cwd=project, home=home, env=NO_DAEMON)
     assert "始终用中文写提交说明" in both_ways("show", ids["提交说明"], cwd=project, home=home, env=NO_DAEMON)
+    # A table is cut at `cli.list_page` and says so; `--all`, `-n` and JSON are not cut (docs/agents.md, "list").
+    paged = {**NO_DAEMON, "AIMATE_CLI__LIST_PAGE": "2"}
+    table = both_ways("list", cwd=project, home=home, env=paged)
+    assert f"2 of {len(ids)} memories, the newest (`-n N` or `--all` for more)" in table
+    assert all(title in both_ways("list", "--all", cwd=project, home=home, env=paged) for title in ids)
+    assert len(json.loads(both_ways("list", "--json", cwd=project, home=home, env=paged))) == len(ids)
+    assert "for more" not in both_ways("list", "-n", "2", cwd=project, home=home, env=paged)
     missing = both_ways("show", "nosuchid", cwd=project, home=home, env=NO_DAEMON)  # the error, its exit code
     assert missing == ""
     assert "延迟很低" in both_ways("review", cwd=project, home=home, env=NO_DAEMON)

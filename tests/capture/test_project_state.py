@@ -141,3 +141,28 @@ def test_a_request_bounded_or_judged_for_now_is_not_heard_and_the_standing_one_i
 def test_a_clause_opened_by_when_is_an_instruction_and_a_when_question_is_not(instruction: str, question: str) -> None:
     assert _heard(instruction) == [instruction]
     assert _heard(question) == []
+
+
+@pytest.mark.parametrize(
+    ("proposed", "guessed", "for_now"),
+    [
+        (
+            "Functions like `rotateCanvas`, `flip` and `mirror` seem like they could form a canvas transforms module.",
+            "Maybe `flip` and `mirror` could form a module.",
+            "Please extract `flip` into a module.",
+        ),
+        (
+            "`rotateCanvas`、`flip` 和 `mirror` 这些函数可以组成一个画布变换模块。",
+            "这些函数也许可以组成一个模块。",
+            "请把 `flip` 提取出来。",
+        ),
+    ],
+)
+def test_how_the_code_is_to_be_divided_is_a_decision_even_softened_by_its_modal(
+    proposed: str, guessed: str, for_now: str
+) -> None:
+    """Parts the person names becoming a unit of their own (`rules.STRUCTURE_CUES`): the structure later requests
+    build on ("extract the canvas transforms"), though said with "could" / 可以 — a guess's maybe / 也许 is none."""
+    (proposal,) = distill([("user", f"{proposed} {for_now}")], _file, min_confidence=0.2, limit=4)
+    assert (proposal.text, proposal.kind) == (proposed, "decision")
+    assert _heard(guessed) == [] and _heard(for_now) == []

@@ -36,11 +36,13 @@ from aimate_memory.capture.rules import (
     STANDING_CUES,
 )
 
-# What is proposed of a long turn's sentences (`Heard.in_paste`), said once: what says it stands, and the project's
-# state as the person made it or placed it ("I've made a new directory src/color", "Create `docs/plans/x.md`
-# with:") or sees it behave (`rules.BEHAVIOUR_CUES`) — words of the person's, not of a pasted plan, and what later
-# requests build on.
-_HEARD_IN_PASTE = (*STANDS, *MADE_BY_THE_PERSON, *PLACEMENT_CUES, *BEHAVIOUR_CUES)
+# What is proposed of a long turn's sentences (`Heard.in_paste`), said once: the project's state as the person made
+# it or placed it ("I've made a new directory src/color", "Create `docs/plans/x.md` with:") or sees it behave
+# (`rules.BEHAVIOUR_CUES`) — words of the person's, not of a pasted plan, and what later requests build on — and,
+# after those, what says it stands: in a long turn an instruction is as often about the task at hand ("Please do
+# not do any work, let's discuss the options"; replay dev projects: 4 of 13 kept, against 2 of 4).
+_STATE_IN_PASTE = (*MADE_BY_THE_PERSON, *PLACEMENT_CUES, *BEHAVIOUR_CUES)
+_HEARD_IN_PASTE = (*STANDS, *_STATE_IN_PASTE)
 # A statement said again in a later turn of the session in nearly the same words ("Use context7 for Playwright",
 # "Use context7 fro Playwright Nuxt and p5js as needed", "使用中文回答" / "请用中文回答我"): the share of the
 # shorter wording's character pairs found in the other. Two statements built alike ("limit your fixes to
@@ -115,7 +117,21 @@ def ranked(
     ]
     filed = [p for group in wanted if (p := _proposal(group, said[group[0].key], classify_one, min_confidence))]
     found = [proposal for proposal in with_choices(filed, choices(turns)) if not rejected(proposal.text)]
-    return sorted(found, key=lambda p: (-min(p.said, 2), p.in_paste, not p.standing, -p.confidence, p.turn))
+    return sorted(found, key=_rank)
+
+
+def _rank(proposal: Proposal) -> tuple[int, bool, bool, bool, float, int]:
+    """What a session proposes first (`ranked`): said again, said outside a long paste, of a long paste the
+    project's state (`_STATE_IN_PASTE`), standing, the most confident, the earliest."""
+    of_paste_not_state = proposal.in_paste and not matches(_STATE_IN_PASTE, proposal.text)
+    return (
+        -min(proposal.said, 2),
+        proposal.in_paste,
+        of_paste_not_state,
+        not proposal.standing,
+        -proposal.confidence,
+        proposal.turn,
+    )
 
 
 def session_limit(limit: int, user_turns: int) -> int:

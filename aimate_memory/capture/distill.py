@@ -186,10 +186,11 @@ def _proposal(
     kind = _kind(first.text, filed.kind)
     # A decision's, an open task's or the person's own words settle it even where the model reads small talk
     # ("Yes, let's go with the factory approach", "I will have to fix that at some point", "使用中文回答"), and
-    # so does saying it again.
+    # so do saying it again and the person's word on how the code behaves ("the external code is responsible
+    # for disposing of it": the model reads a description of code as a remark).
     settled = (
         said > 1
-        or matches((*DECISION_CUES, *TASK_CUES, *PERSONAL_CUES, *DIRECTIVE_CUES), first.text)
+        or matches((*DECISION_CUES, *TASK_CUES, *PERSONAL_CUES, *DIRECTIVE_CUES, *BEHAVIOUR_CUES), first.text)
         or reports_problem(first.text)
     )
     if kind not in DISTILLED_KINDS or (not settled and (filed.drop or confidence < min_confidence)):

@@ -314,12 +314,13 @@ PLACEMENT_CUES: tuple[re.Pattern[str], ...] = (
         re.IGNORECASE,
     ),
 )
-# How the code behaves over time, or what a tool of the project holds against it, said as a fact: an object of the
-# code made, dropped or rebuilt at the moments it names ("the drawingLayer is disposed of and recreated at various
-# times - such as rotation", "画布在每次旋转后都会被销毁并重新创建"), and a checker objecting to the code ("Javascript
-# Standard Style is unhappy with this file", "ESLint 对这个文件不满意"). What the assistant cannot see in the code
-# at hand and later requests build on (`FACT_CUES`: filed knowledge). A lifecycle verb alone ("the cache is
-# cleared") is a request's outcome as often as a fact: the moment it happens at is what makes it behaviour.
+# How the code behaves over time, which part answers for what, or what a tool of the project holds against it,
+# said as a fact: an object of the code made, dropped or rebuilt at the moments it names ("the drawingLayer is
+# disposed of and recreated at various times - such as rotation", "画布在每次旋转后都会被销毁并重新创建"), and a
+# checker objecting to the code ("Javascript Standard Style is unhappy with this file", "ESLint 对这个文件不满
+# 意"). What the assistant cannot see in the code at hand and later requests build on (`FACT_CUES`: filed
+# knowledge). A lifecycle verb alone ("the cache is cleared") is a request's outcome as often as a fact: the
+# moment it happens at is what makes it behaviour.
 _LIFECYCLE_EN = (
     r"(?:disposed(?: of)?|destroyed|re-?created|rebuilt|regenerated|re-?initiali[sz]ed|reset|replaced|removed)"
 )
@@ -330,6 +331,10 @@ BEHAVIOUR_CUES: tuple[re.Pattern[str], ...] = (
         re.IGNORECASE,
     ),
     re.compile(r"(?:每次|每当|各种时候|不同时候).{0,20}?(?:都会?|就会?)被?(?:销毁|重建|重新创建|重置|替换|移除)"),
+    # Which part of the code answers for what ("the external code is responsible for disposing of it", "由调用方负责
+    # 释放"): the contract the parts keep.
+    re.compile(r"\b(?:is|are) (?:responsible|in charge) for\b", re.IGNORECASE),
+    re.compile(r"由.{1,20}?负责|负责(?:释放|销毁|清理|创建|管理|关闭)"),
     re.compile(r"\b(?:is|are) (?:unhappy|not happy) (?:with|about)\b|\bcomplains? (?:about|that)\b", re.IGNORECASE),
     re.compile(r"对.{1,20}?(?:不满意|有意见)"),
 )

@@ -193,9 +193,15 @@ def test_of_a_long_turn_the_projects_state_is_asked_before_an_instruction(state:
             "The cache is cleared.",
         ),
         ("画布在每次旋转之后都会被销毁并重新创建。", "缓存被清空了。"),
+        ("And so the external code is responsible for disposing of the copy.", "The external code disposed of it."),
+        ("复制出来的画布由调用方负责释放。", "调用方释放了画布。"),
     ],
 )
 def test_how_the_code_behaves_over_time_is_heard_and_a_bare_outcome_is_not(behaviour: str, outcome: str) -> None:
-    """`rules.BEHAVIOUR_CUES`: an object of the code made, dropped or rebuilt at the moments the person names."""
+    """`rules.BEHAVIOUR_CUES`: an object of the code made, dropped or rebuilt at the moments the person names,
+    which part answers for what — proposed as knowledge though the model reads a description of code as a
+    remark."""
     assert _heard(behaviour) == [behaviour]
     assert _heard(outcome) == []
+    (proposal,) = distill([("user", behaviour)], _file, min_confidence=0.7, limit=4)
+    assert (proposal.text, proposal.kind) == (behaviour, "knowledge")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from aimate_memory.capture.choice import choices, with_choices
 from aimate_memory.capture.classify import Classification
 from aimate_memory.capture.conflict import Reading, read
 from aimate_memory.capture.heard import (
@@ -24,6 +25,7 @@ from aimate_memory.capture.heard import (
     reports_problem,
 )
 from aimate_memory.capture.rules import (
+    BEHAVIOUR_CUES,
     CHOICE_CUES,
     DIRECTIVE_CUES,
     FACT_CUES,
@@ -34,10 +36,13 @@ from aimate_memory.capture.rules import (
     STANDING_CUES,
 )
 
-# What is proposed of a long turn's sentences (`Heard.in_paste`), said once: what says it stands, and the project's
-# state as the person made it or placed it ("I've made a new directory src/color", "Create `docs/plans/x.md`
-# with:") — words of the person's, not of a pasted plan, and what later requests build on.
-_HEARD_IN_PASTE = (*STANDS, *MADE_BY_THE_PERSON, *PLACEMENT_CUES)
+# What is proposed of a long turn's sentences (`Heard.in_paste`), said once: the project's state as the person made
+# it or placed it ("I've made a new directory src/color", "Create `docs/plans/x.md` with:") or sees it behave
+# (`rules.BEHAVIOUR_CUES`) — words of the person's, not of a pasted plan, and what later requests build on — and,
+# after those, what says it stands: in a long turn an instruction is as often about the task at hand ("Please do
+# not do any work, let's discuss the options"; replay dev projects: 4 of 13 kept, against 2 of 4).
+_STATE_IN_PASTE = (*MADE_BY_THE_PERSON, *PLACEMENT_CUES, *BEHAVIOUR_CUES)
+_HEARD_IN_PASTE = (*STANDS, *_STATE_IN_PASTE)
 # A statement said again in a later turn of the session in nearly the same words ("Use context7 for Playwright",
 # "Use context7 fro Playwright Nuxt and p5js as needed", "使用中文回答" / "请用中文回答我"): the share of the
 # shorter wording's character pairs found in the other. Two statements built alike ("limit your fixes to
@@ -71,15 +76,33 @@ def distill(
     rejected: Callable[[str], bool] = lambda sentence: False,
     said_before: Callable[[str], int] = lambda key: 0,
 ) -> list[Proposal]:
-    """Proposals from `turns` ((role, text), in order): what the person stated that holds beyond the moment
-    (`heard`), each statement once however often it was said (at its first turn, `said` counting the turns),
-    filed by `classify_one` as one of `DISTILLED_KINDS` with confidence ≥ `min_confidence`, none the person
-    `rejected` before; at most `limit`: what was said in several turns or sessions first (`said_before(key)`:
-    the earlier sessions that heard it, `capture/ledger.py`), then what was said outside a long paste, then
-    standing instructions, then the most confident (in turn order among equals)."""
+    """The first `session_limit` of `ranked`, in turn order: what a session proposes when nothing of it is known
+    yet (a session's end skips what the vault already holds before it counts, system/capture.py)."""
+    found = ranked(turns, classify_one, min_confidence, rejected, said_before)
+    return sorted(found[: session_limit(limit, user_turn_count(turns))], key=lambda proposal: proposal.turn)
+
+
+def user_turn_count(turns: Sequence[tuple[str, str]]) -> int:
+    return sum(1 for role, _ in turns if role == "user")
+
+
+def ranked(
+    turns: Sequence[tuple[str, str]],
+    classify_one: Callable[[str], Classification],
+    min_confidence: float,
+    rejected: Callable[[str], bool] = lambda sentence: False,
+    said_before: Callable[[str], int] = lambda key: 0,
+) -> list[Proposal]:
+    """Every proposal of `turns` ((role, text), in order), the first to propose first: what the person stated
+    that holds beyond the moment (`heard`), each statement once however often it was said (at its first turn,
+    `said` counting the turns), filed by `classify_one` as one of `DISTILLED_KINDS` with confidence ≥
+    `min_confidence`, a pick of an option the assistant offered read as that option (`capture/choice.py`; one
+    that cannot be read is no proposal and takes no place), none the person `rejected` before; ranked: what was
+    said in several turns or sessions first (`said_before(key)`: the earlier sessions that heard it,
+    `capture/ledger.py`), then what was said outside a long paste, then standing instructions, then the most
+    confident (in turn order among equals)."""
     by_key: dict[str, list[Heard]] = {}
-    user_turns = list(_user_turns(turns))
-    for number, text in user_turns:
+    for number, text in _user_turns(turns):
         for statement in heard(number, text):
             turns_of = by_key.setdefault(_said_as(statement.key, by_key), [])
             if all(earlier.turn != number for earlier in turns_of):
@@ -92,9 +115,23 @@ def distill(
         if not rejected(group[0].text)
         and (not group[0].in_paste or said[key] > 1 or matches(_HEARD_IN_PASTE, group[0].text))
     ]
-    found = [p for group in wanted if (p := _proposal(group, said[group[0].key], classify_one, min_confidence))]
-    ranked = sorted(found, key=lambda p: (-min(p.said, 2), p.in_paste, not p.standing, -p.confidence, p.turn))
-    return sorted(ranked[: session_limit(limit, len(user_turns))], key=lambda proposal: proposal.turn)
+    filed = [p for group in wanted if (p := _proposal(group, said[group[0].key], classify_one, min_confidence))]
+    found = [proposal for proposal in with_choices(filed, choices(turns)) if not rejected(proposal.text)]
+    return sorted(found, key=_rank)
+
+
+def _rank(proposal: Proposal) -> tuple[int, bool, bool, bool, float, int]:
+    """What a session proposes first (`ranked`): said again, said outside a long paste, of a long paste the
+    project's state (`_STATE_IN_PASTE`), standing, the most confident, the earliest."""
+    of_paste_not_state = proposal.in_paste and not matches(_STATE_IN_PASTE, proposal.text)
+    return (
+        -min(proposal.said, 2),
+        proposal.in_paste,
+        of_paste_not_state,
+        not proposal.standing,
+        -proposal.confidence,
+        proposal.turn,
+    )
 
 
 def session_limit(limit: int, user_turns: int) -> int:
@@ -149,10 +186,11 @@ def _proposal(
     kind = _kind(first.text, filed.kind)
     # A decision's, an open task's or the person's own words settle it even where the model reads small talk
     # ("Yes, let's go with the factory approach", "I will have to fix that at some point", "使用中文回答"), and
-    # so does saying it again.
+    # so do saying it again and the person's word on how the code behaves ("the external code is responsible
+    # for disposing of it": the model reads a description of code as a remark).
     settled = (
         said > 1
-        or matches((*DECISION_CUES, *TASK_CUES, *PERSONAL_CUES, *DIRECTIVE_CUES), first.text)
+        or matches((*DECISION_CUES, *TASK_CUES, *PERSONAL_CUES, *DIRECTIVE_CUES, *BEHAVIOUR_CUES), first.text)
         or reports_problem(first.text)
     )
     if kind not in DISTILLED_KINDS or (not settled and (filed.drop or confidence < min_confidence)):

@@ -314,6 +314,30 @@ PLACEMENT_CUES: tuple[re.Pattern[str], ...] = (
         re.IGNORECASE,
     ),
 )
+# How the code behaves over time, which part answers for what, or what a tool of the project holds against it,
+# said as a fact: an object of the code made, dropped or rebuilt at the moments it names ("the drawingLayer is
+# disposed of and recreated at various times - such as rotation", "画布在每次旋转后都会被销毁并重新创建"), and a
+# checker objecting to the code ("Javascript Standard Style is unhappy with this file", "ESLint 对这个文件不满
+# 意"). What the assistant cannot see in the code at hand and later requests build on (`FACT_CUES`: filed
+# knowledge). A lifecycle verb alone ("the cache is cleared") is a request's outcome as often as a fact: the
+# moment it happens at is what makes it behaviour.
+_LIFECYCLE_EN = (
+    r"(?:disposed(?: of)?|destroyed|re-?created|rebuilt|regenerated|re-?initiali[sz]ed|reset|replaced|removed)"
+)
+BEHAVIOUR_CUES: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        rf"\b(?:is|are|gets?) {_LIFECYCLE_EN}(?: and {_LIFECYCLE_EN})? (?:at (?:various|different|several) times?|"
+        r"(?:on|after|before|during) (?:every|each|any)|whenever|every time|each time)\b",
+        re.IGNORECASE,
+    ),
+    re.compile(r"(?:每次|每当|各种时候|不同时候).{0,20}?(?:都会?|就会?)被?(?:销毁|重建|重新创建|重置|替换|移除)"),
+    # Which part of the code answers for what ("the external code is responsible for disposing of it", "由调用方负责
+    # 释放"): the contract the parts keep.
+    re.compile(r"\b(?:is|are) (?:responsible|in charge) for\b", re.IGNORECASE),
+    re.compile(r"由.{1,20}?负责|负责(?:释放|销毁|清理|创建|管理|关闭)"),
+    re.compile(r"\b(?:is|are) (?:unhappy|not happy) (?:with|about)\b|\bcomplains? (?:about|that)\b", re.IGNORECASE),
+    re.compile(r"对.{1,20}?(?:不满意|有意见)"),
+)
 FACT_CUES: tuple[re.Pattern[str], ...] = (
     re.compile(
         rf"^\W*(?:(?:however|but|also|and|so|btw),? )?(?:I{_APOSTROPHE}?m (?:using|running|on)|I use|"
@@ -333,6 +357,7 @@ FACT_CUES: tuple[re.Pattern[str], ...] = (
     # "我是用爬取的数据来学习的"), and what works when ("使用增强命令就可以"): facts a later session builds on.
     re.compile(r"我们?(?:根本|并|也|还|目前)?(?:没有|需要)|我是用.{1,20}?来"),
     re.compile(r"(?<!这样)(?<!那样)(?<!这么)(?:就|才)(?:可以|能用|能正常|行)(?![吗了么])"),
+    *BEHAVIOUR_CUES,
 )
 # About the person wherever they work (the language of replies, their shell, OS or editor): the only
 # proposals filed in the global vault; everything else said in a project is about that project.
@@ -372,6 +397,24 @@ PROPOSED_CHANGE: tuple[re.Pattern[str], ...] = (
         re.IGNORECASE,
     ),
 )
+# How the code is to be divided, proposed for parts the person names ("Functions like `flip` and `mirror` seem
+# like they could form a "canvas transforms" module", "the parsers should be extracted into their own file", "这些
+# 函数可以抽成一个独立的模块"): a choice of structure that the next sessions' requests build on, even when its
+# modal softens it (a guess's "maybe" / "I think" / 可能 still makes it no statement, `NOT_A_STATEMENT`). A part
+# becoming a unit of its own: a module, file, class, component, package.
+_UNIT_EN = r"(?:module|package|component|class|service|library|file|folder|directory)s?"
+STRUCTURE_CUES: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        r"\b(?:could|should|would|can|might|will)\s+(?:\w+\s+)?(?:form|become|make up|"
+        r"be (?:extracted|moved|split|pulled|grouped|combined|merged)(?:\s+out)?\s+(?:in)?to|go\s+(?:in)?to|"
+        r"live in|belong (?:in|to))\s+(?:a|an|its own|their own|one|the)\b[^.?!]{0,50}?\b" + _UNIT_EN + r"\b",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"(?:可以|应该|应当|能|该)(?:组成|构成|合并[成为]|抽[成取出]|抽取[成为]|提取[成为]|拆[成分]|拆分[成为]|独立[成为]|"
+        r"单独[成为]|放[进入到]|归入)(?:成|为)?(?:一个|独立的|单独的|各自的)?.{0,20}?(?:模块|组件|类|文件|包|服务|库|目录)"
+    ),
+)
 # A choice of how the thing is built, said as an instruction about its shape rather than a task for now ("Make it
 # an ES6 module", "Target latest Chrome", "Place the plans into docs/plans", "将调度逻辑与爬虫逻辑分离", "使用 aiohttp
 # 替代 requests", "为每个爬虫指定专属数据库"): on the replay's projects most decisions are said this way, without "we
@@ -396,6 +439,7 @@ DIRECTIVE_CUES: tuple[re.Pattern[str], ...] = (
         r"is the most (?:critical|important)",
     ),
     *PLACEMENT_CUES,
+    *STRUCTURE_CUES,
     re.compile(r"将.{1,40}?(?:改为|改成|拆分|分离|统一|迁移|合并|整合|放在|放到|存放|替换|指定|设为|设置为|去掉)"),
     re.compile(r"^\W*(?:(?:使用|采用|选用|改用)(?!的)|统一|基于|避免|跳过|保留|保持|去掉|移除|为每个|所有)"),
     re.compile(r"(?<![所被])(?:替代|代替|取代)"),  # "被新的 API 所取代" tells what happened, it decides nothing

@@ -12,8 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from aimate_memory.capture import CaptureResult, Classification, classify, decide, route, title_of
-from aimate_memory.capture.choice import choices, with_choices
-from aimate_memory.capture.distill import distill
+from aimate_memory.capture.distill import ranked, session_limit, user_turn_count
 from aimate_memory.capture.heard import heard
 from aimate_memory.capture.ledger import HeardLedger
 from aimate_memory.capture.model import PLACES
@@ -420,19 +419,21 @@ class Capture:
             ),
         )
         elsewhere = ledger.sessions_besides(tag)
-        proposals = distill(
+        proposals = ranked(
             turns,
             lambda sentence: self._classify(sentence, None),
             float(self._store.config.get("capture.distill_confidence")),
-            limit,
             rejected=lambda sentence: RejectedCaptures.key(sentence) in rejected,
             said_before=lambda statement: elsewhere.get(HeardLedger.hashed(statement), 0),
         )
-        # "Let's go with option 2" is kept as the option the assistant offered (capture/choice.py).
-        proposals = [p for p in with_choices(proposals, choices(turns)) if RejectedCaptures.key(p.text) not in rejected]
         has_project = self._store.project_vault is not None and self._store.project_vault.exists
-        results = []
+        # The session's cap counts what is proposed: a statement the vault already holds is a use of it, not a
+        # proposal, and leaves its place to the next (docs/design.md, "Capture from a conversation").
+        room = session_limit(limit, user_turn_count(turns))
+        results: list[tuple[int, CaptureResult]] = []
         for proposal in proposals:
+            if len(results) >= room:
+                break
             scope = (Scope.GLOBAL if proposal.personal else Scope.PROJECT).value if has_project else None
             known = self._known_as(proposal.text)
             if known is not None:  # said again: evidence the memory is needed, not a second copy to review
@@ -440,22 +441,18 @@ class Capture:
                 self._strengthen(known)
                 continue
             try:
-                results.append(
-                    self.remember(
-                        proposal.text,
-                        source="session",
-                        kind=proposal.kind,
-                        scope=scope,
-                        origin={
-                            "session": session_id,
-                            "turn": proposal.turn,
-                            "confidence": round(proposal.confidence, 4),
-                        },
-                    )
+                result = self.remember(
+                    proposal.text,
+                    source="session",
+                    kind=proposal.kind,
+                    scope=scope,
+                    origin={"session": session_id, "turn": proposal.turn, "confidence": round(proposal.confidence, 4)},
                 )
             except AimateError as error:
                 log.info("session %s turn %d not proposed: %s", session_id[:8], proposal.turn, error)
-        return results
+                continue
+            results.append((proposal.turn, result))
+        return [result for _, result in sorted(results, key=lambda pair: pair[0])]
 
     def _said_before(self, text: str, vault: Vault) -> SupersedeDecision | None:
         """`exists` when an active core memory or decision of `vault` in another category says `text` again in

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from aimate_memory.capture.choice import Choice, choices, chosen, offered, resolve, with_choices
-from aimate_memory.capture.distill import Proposal
+from aimate_memory.capture.classify import Classification, classify
+from aimate_memory.capture.distill import Proposal, distill
 
 OPTIONS_EN = """Great catch! Let me analyze the options:
 
@@ -123,6 +124,28 @@ def test_proposals_carry_the_option_and_a_bare_reference_is_dropped() -> None:
         (5, "Always run the tests before a commit.", "rule"),
         (7, "A, please: Keep SQLite for now.", "decision"),
     ]
+
+
+def _file(sentence: str) -> Classification:
+    return classify(sentence, has_project=True)
+
+
+@pytest.mark.parametrize(
+    ("reply", "pick", "other"),
+    [
+        (OPTIONS_EN, "Let's go with option 4", "We decided to keep the undo history in memory."),
+        (OPTIONS_ZH, "我们决定用第三种方案", "我们决定把撤销历史保存在内存里。"),
+    ],
+)
+def test_a_pick_whose_option_cannot_be_read_takes_no_slot_of_the_session(reply: str, pick: str, other: str) -> None:
+    """The session's cap counts what is proposed: a pick said twice (ranked first, as said again) whose option the
+    reply never offered is dropped before the cap, and the slot goes to the next statement (capture/distill.py)."""
+    turns = [("assistant", reply), ("user", pick), ("assistant", reply), ("user", pick), ("user", other)]
+    assert [p.text for p in distill(turns, _file, min_confidence=0.0, limit=1)] == [other]
+    # A pick whose option can be read is the decision, and takes its slot as that option.
+    readable = pick.replace("4", "2").replace("三", "二")
+    (decided,) = distill([("assistant", reply), ("user", readable)], _file, min_confidence=0.0, limit=1)
+    assert decided.text.startswith(readable) and len(decided.text) > len(readable) and decided.kind == "decision"
 
 
 @pytest.mark.parametrize(

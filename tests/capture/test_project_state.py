@@ -141,3 +141,67 @@ def test_a_request_bounded_or_judged_for_now_is_not_heard_and_the_standing_one_i
 def test_a_clause_opened_by_when_is_an_instruction_and_a_when_question_is_not(instruction: str, question: str) -> None:
     assert _heard(instruction) == [instruction]
     assert _heard(question) == []
+
+
+@pytest.mark.parametrize(
+    ("proposed", "guessed", "for_now"),
+    [
+        (
+            "Functions like `rotateCanvas`, `flip` and `mirror` seem like they could form a canvas transforms module.",
+            "Maybe `flip` and `mirror` could form a module.",
+            "Please extract `flip` into a module.",
+        ),
+        (
+            "`rotateCanvas`、`flip` 和 `mirror` 这些函数可以组成一个画布变换模块。",
+            "这些函数也许可以组成一个模块。",
+            "请把 `flip` 提取出来。",
+        ),
+    ],
+)
+def test_how_the_code_is_to_be_divided_is_a_decision_even_softened_by_its_modal(
+    proposed: str, guessed: str, for_now: str
+) -> None:
+    """Parts the person names becoming a unit of their own (`rules.STRUCTURE_CUES`): the structure later requests
+    build on ("extract the canvas transforms"), though said with "could" / 可以 — a guess's maybe / 也许 is none."""
+    (proposal,) = distill([("user", f"{proposed} {for_now}")], _file, min_confidence=0.2, limit=4)
+    assert (proposal.text, proposal.kind) == (proposed, "decision")
+    assert _heard(guessed) == [] and _heard(for_now) == []
+
+
+@pytest.mark.parametrize(
+    ("state", "instruction"),
+    [
+        ('I\'ve made a new directory "src/color" - please place the module there.', "Please do not do any work yet."),
+        ("ESLint 对这个文件不满意，它不认识测试里的全局变量。", "先不要修改任何文件。"),
+    ],
+)
+def test_of_a_long_turn_the_projects_state_is_asked_before_an_instruction(state: str, instruction: str) -> None:
+    """In a long turn an instruction is as often about the task at hand; the person's word on how the project
+    stands is what later requests build on, so with one place left it goes to the state (capture/distill.py)."""
+    turn = _long_turn(instruction, state)
+    assert sorted(p.text for p in distill([("user", turn)], _file, min_confidence=0.0, limit=4)) == sorted(
+        [instruction, state]
+    )
+    assert [p.text for p in distill([("user", turn)], _file, min_confidence=0.0, limit=1)] == [state]
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "outcome"),
+    [
+        (
+            "Unfortunately, the drawingLayer is disposed of and recreated at various times - such as rotation.",
+            "The cache is cleared.",
+        ),
+        ("画布在每次旋转之后都会被销毁并重新创建。", "缓存被清空了。"),
+        ("And so the external code is responsible for disposing of the copy.", "The external code disposed of it."),
+        ("复制出来的画布由调用方负责释放。", "调用方释放了画布。"),
+    ],
+)
+def test_how_the_code_behaves_over_time_is_heard_and_a_bare_outcome_is_not(behaviour: str, outcome: str) -> None:
+    """`rules.BEHAVIOUR_CUES`: an object of the code made, dropped or rebuilt at the moments the person names,
+    which part answers for what — proposed as knowledge though the model reads a description of code as a
+    remark."""
+    assert _heard(behaviour) == [behaviour]
+    assert _heard(outcome) == []
+    (proposal,) = distill([("user", behaviour)], _file, min_confidence=0.7, limit=4)
+    assert (proposal.text, proposal.kind) == (behaviour, "knowledge")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from aimate_memory.system import MemorySystem
+from aimate_memory.system.capture import SAID_FIELD
 from aimate_memory.vault.filters import MemoryFilter
 
 pytestmark = pytest.mark.slow
@@ -53,6 +54,45 @@ def test_said_again_with_a_slip_is_one_proposal_asked_first(
     )  # five statements heard, four asked (`capture.distill_max`): the one said twice among them
     waiting = _waiting(system)
     assert first in waiting and again not in waiting
+
+
+@pytest.mark.parametrize(
+    ("decision", "again", "others"),
+    [
+        (
+            "We decided to use Pinia for state management in the frontend.",
+            "From now on we use Pinia for state management.",
+            [
+                "We decided to use Redis for the session cache.",
+                "Never log the access tokens.",
+                "Keep the API handlers thin.",
+                "Store the uploads in S3.",
+            ],
+        ),
+        (
+            "我们决定前端的状态管理使用 Pinia。",
+            "以后前端的状态管理都使用 Pinia。",
+            [
+                "我们决定用 Redis 做会话缓存。",
+                "不要在日志里打印访问令牌。",
+                "统一使用 UTC 时间。",
+                "上传的文件存放在 S3。",
+            ],
+        ),
+    ],
+)
+def test_a_statement_already_waiting_takes_no_place_of_the_sessions_few(
+    system: MemorySystem, decision: str, again: str, others: list[str]
+) -> None:
+    """Said twice in the next session, the waiting proposal ranks first; it is counted as said again, not
+    proposed, and the session still asks about four new statements (`capture.distill_max`)."""
+    [first] = system.capture.propose_from_session("first-session", [("user", decision)])
+    assert first.memory is not None
+    system.refresh()
+    turns = [("user", again), ("assistant", "ok"), ("user", again), *[("user", other) for other in others]]
+    proposed = system.capture.propose_from_session("second-session", turns)
+    assert sorted(result.memory.body.strip() for result in proposed if result.memory is not None) == sorted(others)
+    assert system.get(first.memory.id).doc.get(SAID_FIELD) == 2
 
 
 @pytest.mark.parametrize(

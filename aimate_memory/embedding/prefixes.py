@@ -10,6 +10,7 @@ dict is built (~0.1 s) and used until `release` drops it (the daemon, after minu
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,8 +25,11 @@ class SortedPrefixes:
 
     def __init__(self, keys: str, starts: np.ndarray, values: np.ndarray) -> None:
         self._keys = keys
-        self._starts: list[int] = starts.tolist()  # len(values) + 1: each key ends 1 before the next start
-        self._values: list[int] = values.tolist()
+        # len(values) + 1: each key ends 1 before the next start. Arrays, not lists: 250,952 Python ints each
+        # were 16.1 MB held by the daemon for its life; as arrays 3.2 MB, a lookup as fast (6.3–7.3 µs both,
+        # docs/benchmarks.md, "The daemon's memory, fifth round").
+        self._starts = array("q", starts.astype(np.int64, copy=False).tobytes())
+        self._values = array("i", values.astype(np.int32, copy=False).tobytes())
         self._lookups = 0
         self._dict: dict[str, int] | None = None
 

@@ -15,13 +15,18 @@ script:
 A query's word and its translations are alternatives of one term: a memory holds the term when it holds any
 of them (retrieval/hybrid.py), so three translations of "event" do not make the query three times longer.
 
-Each table is loaded once per process, on first use (the daemon and the MCP server pay it once).
+Each table is loaded once per process, on first use (the daemon and the MCP server pay it once), and kept
+packed (`PackedLexicon`): as a dict of 95,000 keys and their words it held 16.8 MB of Python objects for as long
+as the process lived — in the daemon, from its first cross-language search or `remember` on (docs/benchmarks.md,
+"The daemon's memory, fifth round").
 """
 
 from __future__ import annotations
 
 import gzip
+import itertools
 import re
+from array import array
 from functools import cache
 from importlib import resources
 
@@ -38,10 +43,71 @@ SOFTWARE = "zh_en_software.tsv"
 NAMES = "software_names.tsv"
 
 
+# A key's first characters that choose its bucket: a Han headword's first character (~4,500 buckets of ~16
+# headwords), an English word's first two letters (~340 buckets of ~70 words).
+BUCKET_HEAD = {"zh_en.tsv.gz": 1, "en_zh.tsv.gz": 2}
+MARK = "\x00"  # never in the lexicon (checked when it is packed) nor in a run of Han characters or a word
+
+
+class PackedLexicon:
+    """key → its words, as `dict.get` answers, in a few strings instead of a `str` per key and per value
+    (16.8 MB as two dicts, ~3 MB packed). The keys are grouped in buckets by their first characters, each
+    bucket one string of the rest of its keys between marks ("\\0件\\0务\\0…"); all the words are one string,
+    cut by `ends`. A lookup is a dict lookup and a `str.find` in a bucket of a few dozen characters; the
+    key's place in its bucket (the marks before it) gives its words."""
+
+    def __init__(self, table: dict[str, str], head: int) -> None:
+        grouped: dict[str, list[str]] = {}
+        for key in table:
+            grouped.setdefault(key[:head], []).append(key)
+        if any(MARK in key or MARK in words for key, words in table.items()):
+            raise ValueError("the lexicon holds its own separator")
+        self._head = head
+        self._buckets: dict[str, tuple[str, int]] = {}  # first characters → (the rests, marked; first entry)
+        ordered: list[str] = []
+        for first, keys in grouped.items():
+            self._buckets[first] = (MARK + MARK.join(key[head:] for key in keys) + MARK, len(ordered))
+            ordered += keys
+        self._words = "".join(table[key] for key in ordered)
+        self._ends = array("I", itertools.accumulate(len(table[key]) for key in ordered))
+
+    def get(self, key: str, default: str = "") -> str:
+        entry = self._entry(key)
+        if entry < 0:
+            return default
+        return self._words[self._ends[entry - 1] if entry else 0 : self._ends[entry]]
+
+    def __contains__(self, key: str) -> bool:
+        return self._entry(key) >= 0
+
+    def longest_key(self, text: str, start: int, longest: int) -> int:
+        """The length of the longest key (of `longest` characters at most, more than the bucket's head) that
+        `text` has at `start`; 0 when none. The same answer as asking `in` for each length, longest first, with
+        one search of the bucket where no key is longer than the head by the next character (most starts)."""
+        head = self._head
+        rests = self._buckets.get(text[start : start + head], ("", 0))[0]
+        if MARK + text[start + head : start + head + 1] not in rests:
+            return 0
+        for size in range(min(longest, len(text) - start), head, -1):
+            if f"{MARK}{text[start + head : start + size]}{MARK}" in rests:
+                return size
+        return 0
+
+    def _entry(self, key: str) -> int:
+        """`key`'s place among all the keys (-1 when the lexicon does not have it)."""
+        rests, first = self._buckets.get(key[: self._head], ("", 0))
+        found = rests.find(f"{MARK}{key[self._head :]}{MARK}") if MARK not in key else -1
+        return first + rests.count(MARK, 0, found) if found >= 0 else -1
+
+
 @cache
-def _table(name: str) -> dict[str, str]:
+def _table(name: str) -> PackedLexicon:
     """One of the lexicon's tables (text/data/*.tsv.gz): key → its words, space-separated; with the
-    software senses (`SOFTWARE`) first."""
+    software senses (`SOFTWARE`) first. Packed (`PackedLexicon`) once read."""
+    return PackedLexicon(_read_table(name), BUCKET_HEAD[name])
+
+
+def _read_table(name: str) -> dict[str, str]:
     raw = resources.files("aimate_memory.text").joinpath("data").joinpath(name).read_bytes()
     table = _pairs(gzip.decompress(raw).decode("utf-8"))
     software = _pairs(resources.files("aimate_memory.text").joinpath("data").joinpath(SOFTWARE).read_text("utf-8"))
@@ -75,13 +141,14 @@ def headwords(run: str) -> list[tuple[int, str]]:
     """The lexicon's headwords in a run of Han characters, read greedily, longest first: (start, headword)."""
     to_english = _table("zh_en.tsv.gz")
     found: list[tuple[int, str]] = []
+    if MARK in run:  # not a run of Han characters
+        return found
     start = 0
     while start < len(run) - 1:
-        for size in range(min(LONGEST_HEADWORD, len(run) - start), 1, -1):
-            if run[start : start + size] in to_english:
-                found.append((start, run[start : start + size]))
-                start += size
-                break
+        size = to_english.longest_key(run, start, LONGEST_HEADWORD)  # two characters at least: the head is one
+        if size:
+            found.append((start, run[start : start + size]))
+            start += size
         else:
             start += 1
     return found

@@ -46,6 +46,7 @@ from aimate_memory.watch.process import (
     ALREADY_RUNNING_EXIT,
     UNSAFE_SOCKET_EXIT,
     hold_instance_lock,
+    limit_malloc_arenas,
     release_free_memory,
     rss_bytes,
 )
@@ -204,6 +205,7 @@ class Daemon:
             print(f"aimate daemon: error: {exc.message}; {exc.hint}", file=sys.stderr)
             os.close(self._lock_fd)
             return UNSAFE_SOCKET_EXIT
+        limit_malloc_arenas()  # before any thread of the daemon's starts
         _setup_logging(self.paths.log, self.echo)
         self.paths.pid.write_text(f"{os.getpid()}\n")
         log.info("daemon starting (pid %d, home %s)", os.getpid(), self.home)

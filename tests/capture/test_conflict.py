@@ -276,3 +276,24 @@ def test_a_way_that_is_only_an_approach_word_names_no_side() -> None:
 def test_a_negation_turns_away_from_its_object_not_the_rest_of_a_run_on_clause(old: str, new: str) -> None:
     """Issue 39's replay: "不要出现低级错误…正确爬取" shares only its clause's tail ("爬取") with a decision."""
     assert not judge(read(new), read(old), 0.6, SHIPPED).conflict
+
+
+@pytest.mark.parametrize(
+    ("request_", "rule"),
+    [
+        ("创建测试文件", "更具真实网站调整爬取的爬取策略保证不要出错，在原有的文件进行修复不要创建多余的文件"),
+        ("Create a test file for the parser", "Fix it in the existing files and don't create extra files"),
+        ("Add a logging call to every handler", "不要添加不必要的日志"),
+    ],
+)
+def test_a_dont_about_an_excess_opposes_no_request_for_one_of_the_things(request_: str, rule: str) -> None:
+    """Issue 39's replay: "不要创建多余的文件" was raised against "创建测试文件" — a don't about more files than
+    needed, against a request for one file. Near enough by the cosine, either one new: no conflict; a text
+    that names the excess too still is one."""
+    assert read(rule).turns_from_excess and not read(request_).names_excess
+    assert not find_conflicts(rule, [ActiveMemory("old", request_, 0.7)], SHIPPED)
+    assert not find_conflicts(request_, [ActiveMemory("old", rule, 0.7)], SHIPPED)
+    assert find_conflicts("不要写多余的注释", [ActiveMemory("o", "可以写多余的注释", 0.7)], SHIPPED)
+    assert find_conflicts(
+        "Don't add extra comments", [ActiveMemory("o", "Add extra comments where it helps", 0.7)], SHIPPED
+    )

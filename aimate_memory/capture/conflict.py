@@ -11,6 +11,7 @@ and Chinese in one space); this module decides, from the table in `capture/data/
    换成…") counts against it. Disagreement: one affirms what the other rejects, or both affirm values
    and share none. The slot decides whenever both texts name a value of it — "Use ruff" and "Don't use
    flake8 anymore" agree — at a low cosine bar (`subject_threshold`): a shared slot is itself the subject.
+   A value named only inside an example in brackets ("（如 … 'element-plus' …）", "(e.g. black)") takes no side.
 2. **A place both texts keep one kind of file in, moved**: `docs/plans` here, `notes/plans` there (paths that
    share a folder below different roots), at the low bar too — "the plans go to notes/plans now".
 3. **An approach to one thing, changed**: "将现有爬虫迁移到基于策略模式的实现" against "将爬虫的启动统一改到直接
@@ -98,6 +99,7 @@ class ConflictRules:
     change: re.Pattern[str]
     departure: re.Pattern[str]  # change words naming what is left: "instead of", "而不是"
     excess: re.Pattern[str] = re.compile("(?!)")  # more than needed: "extra", "多余"
+    examples: re.Pattern[str] = re.compile("(?!)")  # an example in brackets: "（如 …）", "(e.g. …)"
     approach_frames: tuple[re.Pattern[str], ...] = ()  # each with the groups `thing` and `way`
     approach_head: re.Pattern[str] = re.compile("(?!)")  # the approach word a way ends in: "方法", "pattern"
     approach_filler: re.Pattern[str] = re.compile("(?!)")  # words before the thing that are not it: "the", "可以"
@@ -129,6 +131,7 @@ class ConflictRules:
             change=_compile(data["changes"]),
             departure=_compile(data.get("departures", ())),
             excess=_compile(data.get("excess", ())),
+            examples=re.compile("|".join(data.get("examples", ())) or "(?!)", re.IGNORECASE),
             **_approach_rules(data),
         )
 
@@ -256,22 +259,7 @@ def _read_shipped(text: str) -> Reading:
 
 def _read(text: str, rules: ConflictRules) -> Reading:
     text = normalized(text)
-    slots: dict[str, SlotReading] = {}
-    named = rules.any_value.search(text) is not None
-    for slot in rules.slots if named else ():
-        if not slot.any_value.search(text) or (slot.subject_required and not slot.subject.search(text)):
-            continue
-        affirmed: set[str] = set()
-        rejected: set[str] = set()
-        for name, pattern in slot.values:
-            for match in pattern.finditer(text):
-                value = next((group for group in match.groups() if group), match[0]) if name == NUMBER_VALUE else name
-                turned_away = rules.rejects_next.search(text[: match.start()]) or rules.rejects_previous.search(
-                    text[match.end() :]
-                )
-                (rejected if turned_away else affirmed).add(value.casefold() if name == NUMBER_VALUE else value)
-        if affirmed or rejected:
-            slots[slot.name] = SlotReading(frozenset(affirmed), frozenset(rejected - affirmed))
+    slots = _slots(rules.examples.sub(" ", text), rules)
     plain = rules.not_negation.sub(" ", text)
     negations = list(rules.negation.finditer(plain))
     turned_from = [_clause_after(plain, match.end()) for match in negations]
@@ -289,6 +277,29 @@ def _read(text: str, rules: ConflictRules) -> Reading:
         names_excess,
         names_excess and any(rules.excess.search(clause) for clause in turned_from),
     )
+
+
+def _slots(text: str, rules: ConflictRules) -> dict[str, SlotReading]:
+    """The slots `text` names a value of, each with the values it affirms and those it turns away from. An
+    example in brackets ("（如 … element-plus …）", "(e.g. black)") is taken out first by the caller: it
+    takes no side."""
+    slots: dict[str, SlotReading] = {}
+    named = rules.any_value.search(text) is not None
+    for slot in rules.slots if named else ():
+        if not slot.any_value.search(text) or (slot.subject_required and not slot.subject.search(text)):
+            continue
+        affirmed: set[str] = set()
+        rejected: set[str] = set()
+        for name, pattern in slot.values:
+            for match in pattern.finditer(text):
+                value = next((group for group in match.groups() if group), match[0]) if name == NUMBER_VALUE else name
+                turned_away = rules.rejects_next.search(text[: match.start()]) or rules.rejects_previous.search(
+                    text[match.end() :]
+                )
+                (rejected if turned_away else affirmed).add(value.casefold() if name == NUMBER_VALUE else value)
+        if affirmed or rejected:
+            slots[slot.name] = SlotReading(frozenset(affirmed), frozenset(rejected - affirmed))
+    return slots
 
 
 def _clause_after(text: str, start: int) -> str:

@@ -48,6 +48,10 @@ def test_every_pattern_in_the_table_compiles_and_every_slot_has_values() -> None
         ("每行不超过 80 个字符", "line length", {"80"}, set()),
         ("The maximum line length is 120 characters", "line length", {"120"}, set()),
         ("请用中文回复我", "reply language", {"Chinese"}, set()),
+        # "prefer X to Y" leaves Y, as "X over Y" and "X，而不是 Y" do (issue 39: a restatement was a conflict)
+        ("I prefer pytest to unittest", "test runner", {"pytest"}, {"unittest"}),
+        ("我更喜欢用 pytest，而不是 unittest", "test runner", {"pytest"}, {"unittest"}),
+        ("pytest is better than unittest", "test runner", {"pytest"}, {"unittest"}),
     ],
 )
 def test_reading_slots_in_both_languages(text: str, slot: str, affirmed: set[str], rejected: set[str]) -> None:
@@ -297,3 +301,20 @@ def test_a_dont_about_an_excess_opposes_no_request_for_one_of_the_things(request
     assert find_conflicts(
         "Don't add extra comments", [ActiveMemory("o", "Add extra comments where it helps", 0.7)], SHIPPED
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "组件库采用 Tree Shaking（如 Vite 配置 import { Button } from 'element-plus' 自动加载对应 CSS）",
+        "Split the bundle by route (e.g. with Element Plus on-demand imports)",
+    ],
+)
+def test_a_value_named_only_in_an_example_takes_no_side(text: str) -> None:
+    """Issue 39's replay: a note about tree shaking, naming Element Plus inside "（如 …）", was raised against
+    "使用Vue 3 + Naive UI 的现代化前端". An example in brackets takes no side; the sentence outside still does."""
+    assert "UI component library" not in read(text).slots
+    assert not find_conflicts(
+        text, [ActiveMemory("old", "使用Vue 3 + Naive UI 的现代化前端，去掉静态界面", 0.16)], SHIPPED
+    )
+    assert read("桌面端：选 Element Plus（Vue 3）").slots["UI component library"].affirmed == {"Element Plus"}

@@ -221,3 +221,24 @@ def test_a_conflict_said_twice_is_one_proposal(system: MemorySystem, old: str, n
     assert [memory.id for memory in pending] == [held.memory.id]
     assert system.get(held.memory.id).doc.get("said") == 2
     assert statuses(system, first.memory.id) == ["active"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I prefer pytest to unittest", "我更喜欢用 pytest，而不是 unittest"),
+        ("我更喜欢用 pytest，而不是 unittest", "I prefer pytest to unittest"),
+    ],
+)
+def test_a_restatement_across_languages_is_no_conflict(system: MemorySystem, old: str, new: str) -> None:
+    """Issue 39's everyday use: "我更喜欢用 pytest，而不是 unittest" after "I prefer pytest to unittest" was held
+    as a conflict ("prefer X to Y" read as naming both as sides). Said again in the other language, it is
+    the memory it restates (said twice) or updates it: never pending, never a second active copy."""
+    first = system.remember(old)
+    again = system.remember(new)
+    assert again.conflicts == () and again.memory is not None, again
+    if again.action == "exists":
+        assert again.memory.id == first.memory.id and statuses(system, first.memory.id) == ["active"]
+    else:
+        assert again.action == "written" and again.supersedes == first.memory.id, again
+        assert statuses(system, first.memory.id, again.memory.id) == ["superseded", "active"]

@@ -11,6 +11,7 @@ and Chinese in one space); this module decides, from the table in `capture/data/
    换成…") counts against it. Disagreement: one affirms what the other rejects, or both affirm values
    and share none. The slot decides whenever both texts name a value of it — "Use ruff" and "Don't use
    flake8 anymore" agree — at a low cosine bar (`subject_threshold`): a shared slot is itself the subject.
+   A value named only inside an example in brackets ("（如 … 'element-plus' …）", "(e.g. black)") takes no side.
 2. **A place both texts keep one kind of file in, moved**: `docs/plans` here, `notes/plans` there (paths that
    share a folder below different roots), at the low bar too — "the plans go to notes/plans now".
 3. **An approach to one thing, changed**: "将现有爬虫迁移到基于策略模式的实现" against "将爬虫的启动统一改到直接
@@ -23,7 +24,9 @@ and Chinese in one space); this module decides, from the table in `capture/data/
    the change turns away from ("don't *create extra files*", "instead of *a hyphen*") must share a word with
    the other text: two requests that are merely near ("fix the imports" / "don't make careless mistakes",
    cosine .44) are not opposed. A negation inside a condition ("if the docs have not been updated") is not
-   the sentence's stance.
+   the sentence's stance. A negation of an excess ("don't create *extra* files", "不要创建*多余*的文件")
+   turns away from more of a thing than needed, not from the thing: "create a test file" does not oppose it
+   unless it names an excess too (issue 39's replay).
 
 A conflict is not a supersede (capture/supersede.py): a supersede is a restatement, which replaces the old
 memory on its own; a conflict waits for the person to say which one holds. Both thresholds were chosen on
@@ -95,6 +98,8 @@ class ConflictRules:
     not_negation: re.Pattern[str]
     change: re.Pattern[str]
     departure: re.Pattern[str]  # change words naming what is left: "instead of", "而不是"
+    excess: re.Pattern[str] = re.compile("(?!)")  # more than needed: "extra", "多余"
+    examples: re.Pattern[str] = re.compile("(?!)")  # an example in brackets: "（如 …）", "(e.g. …)"
     approach_frames: tuple[re.Pattern[str], ...] = ()  # each with the groups `thing` and `way`
     approach_head: re.Pattern[str] = re.compile("(?!)")  # the approach word a way ends in: "方法", "pattern"
     approach_filler: re.Pattern[str] = re.compile("(?!)")  # words before the thing that are not it: "the", "可以"
@@ -125,6 +130,8 @@ class ConflictRules:
             not_negation=_compile(data["not_negations"]),
             change=_compile(data["changes"]),
             departure=_compile(data.get("departures", ())),
+            excess=_compile(data.get("excess", ())),
+            examples=re.compile("|".join(data.get("examples", ())) or "(?!)", re.IGNORECASE),
             **_approach_rules(data),
         )
 
@@ -235,6 +242,8 @@ class Reading:
     terms: frozenset[str] = frozenset()  # its keywords (capture/supersede.py `keyword_set`)
     turned_from: frozenset[str] = frozenset()  # the keywords of what it negates or leaves ("don't X", "instead of X")
     approaches: tuple[Approach, ...] = ()  # the ways of doing things it names
+    names_excess: bool = False  # it names more of something than needed ("extra files", "多余的文件")
+    turns_from_excess: bool = False  # what it negates or leaves is such an excess ("don't create extra files")
 
 
 def read(text: str, rules: ConflictRules | None = None) -> Reading:
@@ -250,6 +259,30 @@ def _read_shipped(text: str) -> Reading:
 
 def _read(text: str, rules: ConflictRules) -> Reading:
     text = normalized(text)
+    slots = _slots(rules.examples.sub(" ", text), rules)
+    plain = rules.not_negation.sub(" ", text)
+    negations = list(rules.negation.finditer(plain))
+    turned_from = [_clause_after(plain, match.end()) for match in negations]
+    turned_from += [_clause_after(text, match.end()) for match in rules.departure.finditer(text)]
+    names_excess = rules.excess.search(text) is not None
+    return Reading(
+        slots,
+        bool(negations),
+        bool(rules.change.search(text)),
+        places(text),
+        script_of(text),
+        keyword_set(text),
+        frozenset(term for clause in turned_from for term in keyword_set(clause)),
+        approaches(text, rules),
+        names_excess,
+        names_excess and any(rules.excess.search(clause) for clause in turned_from),
+    )
+
+
+def _slots(text: str, rules: ConflictRules) -> dict[str, SlotReading]:
+    """The slots `text` names a value of, each with the values it affirms and those it turns away from. An
+    example in brackets ("（如 … element-plus …）", "(e.g. black)") is taken out first by the caller: it
+    takes no side."""
     slots: dict[str, SlotReading] = {}
     named = rules.any_value.search(text) is not None
     for slot in rules.slots if named else ():
@@ -266,20 +299,7 @@ def _read(text: str, rules: ConflictRules) -> Reading:
                 (rejected if turned_away else affirmed).add(value.casefold() if name == NUMBER_VALUE else value)
         if affirmed or rejected:
             slots[slot.name] = SlotReading(frozenset(affirmed), frozenset(rejected - affirmed))
-    plain = rules.not_negation.sub(" ", text)
-    negations = list(rules.negation.finditer(plain))
-    turned_from = [_clause_after(plain, match.end()) for match in negations]
-    turned_from += [_clause_after(text, match.end()) for match in rules.departure.finditer(text)]
-    return Reading(
-        slots,
-        bool(negations),
-        bool(rules.change.search(text)),
-        places(text),
-        script_of(text),
-        keyword_set(text),
-        frozenset(term for clause in turned_from for term in keyword_set(clause)),
-        approaches(text, rules),
-    )
+    return slots
 
 
 def _clause_after(text: str, start: int) -> str:
@@ -384,7 +404,10 @@ def judge(new: Reading, old: Reading, cosine: float | None, thresholds: Threshol
 
 def _opposed(turning: Reading, other: Reading) -> bool:
     """Whether what `turning` negates or leaves is something `other` says. English against Chinese shares no
-    word, and the cosine alone has to do; a mixed text ("请你修改 README") shares words with either."""
+    word, and the cosine alone has to do; a mixed text ("请你修改 README") shares words with either. A turn
+    away from an excess opposes only a text that names an excess too (module docstring)."""
+    if turning.turns_from_excess and not other.names_excess:
+        return False
     across = turning.script != other.script and "mixed" not in (turning.script, other.script)
     return across or bool(turning.turned_from & other.terms)
 

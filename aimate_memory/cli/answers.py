@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from aimate_memory.cli.plain import (
@@ -37,7 +38,16 @@ if TYPE_CHECKING:
     from aimate_memory.vault.model import Memory
 
 NOTHING_TO_REVIEW = "nothing to review: every memory change is committed"
-ACCEPT_OR_REJECT = "accept keeps this one and supersedes the other (--keep-both: both); reject keeps the other"
+
+
+def accept_or_reject(item_id: str, others: Sequence[str]) -> str:
+    """What accepting a capture that may contradict `others` (ids) retires, said before the person accepts:
+    all of them unless they name the ones it replaces (`--replace ID`) or keep both."""
+    short, retired = item_id[:8], ", ".join(other[:8] for other in others)
+    line = f"accept {short} retires {retired} (superseded)"
+    if len(others) > 1:
+        line += f"; only one: --accept {short} --replace ID"
+    return f"{line}; --keep-both retires none; reject keeps {'them' if len(others) > 1 else 'it'}"
 
 
 # -- list, show, stale -------------------------------------------------------------------------------
@@ -242,7 +252,7 @@ def print_review_item(item: dict[str, Any]) -> None:
             f"{conflict['layer']}/{conflict['category']}: {style('bold', conflict['title'])}"
         )
     if item["conflicts"]:
-        say(f"    {style('dim', ACCEPT_OR_REJECT)}")
+        say(f"    {style('dim', accept_or_reject(item['id'] or '', [other['id'] for other in item['conflicts']]))}")
     if _note(item):
         say(f"    {style('yellow', _note(item))}")
 

@@ -48,16 +48,22 @@ def review(
     keep_both: bool = typer.Option(
         False, "--keep-both", help="With --accept: keep the memories it may contradict too (not superseded)."
     ),
+    replace: list[str] = typer.Option(
+        None,
+        "--replace",
+        metavar="ID",
+        help="With one --accept: retire only this of the memories it may contradict (the others stay); repeatable.",
+    ),
     allow_secret: bool = ALLOW_SECRET,
 ) -> None:
     """Review changed memories and pending captures by id: what changed (fields, body), then accept
     (commit), reject (restore) or skip. Files that are not memories (README, sessions) are not listed.
     A capture that may contradict active memories is shown with them: accepting it keeps it and supersedes
-    them (--keep-both keeps both), rejecting it keeps them."""
+    them all, as review lists them (--replace ID only that one, --keep-both none), rejecting it keeps them."""
     if not (accept or reject or accept_all):
         _list_or_walk(as_json, allow_secret)
         return
-    decided = {"accept": accept or [], "reject": reject or [], "accept_all": accept_all}
+    decided = {"accept": accept or [], "reject": reject or [], "accept_all": accept_all, "replace": replace or []}
     outcomes = vault_client().view("review", {**decided, "allow_secret": allow_secret, "keep_both": keep_both})
     outcomes = outcomes["outcomes"]
     if as_json:
@@ -95,6 +101,7 @@ def _interactive(system: MemorySystem, items: list[ReviewItem], allow_secret: bo
         if change.parse_error is not None:  # said by print_review_item; nothing to accept until it parses
             continue
         both = ", keep [b]oth" if item.conflicts else ""
+        both += ", accept retiring [o]nly one" if len(item.conflicts) > 1 else ""
         answer = typer.prompt(f"[a]ccept, [r]eject{both}, [d]iff, [s]kip, [q]uit", default="s").strip().lower()[:1]
         if answer == "d":
             console.print(_highlighted_diff(change.diff))
@@ -103,9 +110,14 @@ def _interactive(system: MemorySystem, items: list[ReviewItem], allow_secret: bo
             break
         scope = Scope(item.scope)
         try:
-            if answer in ("a", "b"):
+            if answer in ("a", "b", "o"):
+                only = [typer.prompt("retire which one (id)").strip()] if answer == "o" else []
                 accepted = system.git.accept(
-                    [change.path.as_posix()], allow_secret=allow_secret, scope=scope, keep_both=answer == "b"
+                    [change.path.as_posix()],
+                    allow_secret=allow_secret,
+                    scope=scope,
+                    keep_both=answer == "b",
+                    replace=only,
                 )
                 print_outcomes([outcome.to_dict() for outcome in accepted])
             elif answer == "r":

@@ -10,7 +10,7 @@ place."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -22,6 +22,7 @@ from aimate_memory.text.scripts import script_of
 
 if TYPE_CHECKING:
     from aimate_memory.mcp.tools import MemoryTools
+    from aimate_memory.system.records import ConflictRecord
 
 RECALL_LIMIT = 8
 
@@ -64,6 +65,7 @@ WORDS: dict[str, tuple[str, str]] = {
         "{count} change(s) wait for my review in AIMate memory:",
         "AIMate 记忆中有 {count} 项改动等待我审阅：",
     ),
+    "review.retires": ("accepting it retires", "接受将取代"),
     "review.how": (
         "Show me this list. I accept or reject each with `aimate mem review` (or on the page, `aimate mem ui`); "
         "you cannot accept them for me.",
@@ -177,7 +179,16 @@ class MemoryPrompts:
             return say("review.none", columns)
         lines = [
             f"- [{item.scope}] {item.change.title or item.change.path} ({item.change.describe()})"
-            + (f" — {len(item.conflicts)} conflict(s)" if item.conflicts else "")
+            + _retired(item.conflicts, columns)
             for item in items
         ]
         return "\n".join([say("review.some", columns, count=len(items)), *lines, "", say("review.how", columns)])
+
+
+def _retired(conflicts: Sequence[ConflictRecord], columns: tuple[int, ...]) -> str:
+    """What accepting a capture retires, said before the person accepts (issue 39): the memories it may
+    contradict, by title and id (`review --accept ID --replace OLD` retires only one)."""
+    if not conflicts:
+        return ""
+    named = "; ".join(f"“{conflict.title}” ({conflict.id[:8]})" for conflict in conflicts)
+    return f" — {' / '.join(WORDS['review.retires'][column] for column in columns)}: {named}"

@@ -238,12 +238,19 @@ class GitActions:
         return self._conflicts().recorded(memory) if memory is not None and conflicts_with(memory) else []
 
     def accept(
-        self, paths: Sequence[str], allow_secret: bool = False, scope: Scope | None = None, keep_both: bool = False
+        self,
+        paths: Sequence[str],
+        allow_secret: bool = False,
+        scope: Scope | None = None,
+        keep_both: bool = False,
+        replace: Sequence[str] = (),
     ) -> list[ReviewOutcome]:
         """Commit each pending change (by vault path, or a path from the cwd), one commit each. A capture
-        that may contradict active memories supersedes them in its commit — unless `keep_both`."""
+        that may contradict active memories supersedes them in its commit — all those review shows, or only
+        those `replace` names (ids or id prefixes, for one capture), or none with `keep_both`."""
         from aimate_memory.git.review import accept, refuse_unparsable
 
+        _check_choice(paths, keep_both, replace)
         done = []
         pending = list(paths)
         if scope is not Scope.GLOBAL:
@@ -258,7 +265,7 @@ class GitActions:
             for path in pending:
                 item, change = _find_change(repos, path)
                 refuse_unparsable(change)  # before anything is written for it
-                superseded = self._settle_conflicts(item.vault, change, keep_both)
+                superseded = self._settle_conflicts(item.vault, change, keep_both, replace)
                 _activate_pending(item.vault, change)
                 sha = accept(
                     item.repo,
@@ -272,14 +279,20 @@ class GitActions:
                 done.append(ReviewOutcome(item.scope, change.path.as_posix(), "accept", sha, detail))
         return done
 
-    def _settle_conflicts(self, vault: Vault, change: PendingChange, keep_both: bool) -> list[Memory]:
+    def _settle_conflicts(
+        self, vault: Vault, change: PendingChange, keep_both: bool, replace: Sequence[str] = ()
+    ) -> list[Memory]:
         """A person accepting a capture that may contradict others chose it: the others it names that are
-        still active in its vault become superseded by it (or, `keep_both`, stay as they are). Either way
-        the capture's `conflicts_with` goes. Returns the memories superseded."""
+        still active in its vault become superseded by it — those `replace` names when it names any (the
+        rest stay), none with `keep_both`. Either way the capture's `conflicts_with` goes. Returns the
+        memories superseded."""
         memory = _pending_memory(vault, change)
         if memory is None or not conflicts_with(memory):
+            if replace:
+                raise InvalidInputError(f"{change.path.as_posix()} contradicts no active memory: nothing to replace")
             return []
-        superseded = [] if keep_both else self._conflicts().recorded_memories(memory)
+        named = self._conflicts().recorded_memories(memory)
+        superseded = [] if keep_both else _chosen(named, replace) if replace else named
         for old in superseded:
             self._memories.supersede(old, memory.id)
         fields: dict[str, Any] = {CONFLICT_FIELD: None}
@@ -603,6 +616,27 @@ def _pending_memory(vault: Vault, change: PendingChange) -> Memory | None:
     except (OSError, AimateError):
         return None
     return memory if memory.status == "pending" else None
+
+
+def _check_choice(paths: Sequence[str], keep_both: bool, replace: Sequence[str]) -> None:
+    """`replace` chooses among one capture's conflicts: with one path, and not with `keep_both`."""
+    if replace and keep_both:
+        raise InvalidInputError("--keep-both keeps them all, --replace retires the ones named: give one")
+    if replace and len(paths) != 1:
+        raise InvalidInputError("--replace chooses what one capture retires: accept it alone")
+
+
+def _chosen(named: Sequence[Memory], replace: Sequence[str]) -> list[Memory]:
+    """The memories of `named` that `replace` names by id or id prefix; a name matching none is refused
+    (a typo must not retire nothing and leave the old rule standing unseen)."""
+    chosen = []
+    for prefix in replace:
+        matches = [memory for memory in named if id_starts_with(memory.id, prefix)]
+        if not prefix.strip() or not matches:
+            listed = ", ".join(f"{memory.id[:8]} {memory.title}" for memory in named)
+            raise InvalidInputError(f"{prefix!r} is none of the memories it may contradict", f"one of: {listed}")
+        chosen += [memory for memory in matches if memory not in chosen]
+    return chosen
 
 
 def _conflict_skip(memory: Memory | None) -> str:

@@ -341,6 +341,11 @@ class CaptureRecord:
         lines = [f'  may contradict {c.id[:8]} "{c.title}" ({c.reason})' for c in self.conflicts]
         lines += [
             f"  keep this one: aimate mem review --accept {short}   ({others} becomes superseded)",
+            *(
+                [f"  replace one:   aimate mem review --accept {short} --replace ID   (the others stay)"]
+                if len(self.conflicts) > 1
+                else []
+            ),
             f"  keep both:     aimate mem review --accept {short} --keep-both",
             f"  keep the old:  aimate mem review --reject {short}",
         ]

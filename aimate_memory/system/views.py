@@ -111,7 +111,10 @@ def review_view(system: MemorySystem, args: Args) -> Json:
     allow_secret = bool(args.get("allow_secret"))
     if accept or reject:
         outcomes = system.git.reject(reject) + system.git.accept(
-            accept, allow_secret=allow_secret, keep_both=bool(args.get("keep_both"))
+            accept,
+            allow_secret=allow_secret,
+            keep_both=bool(args.get("keep_both")),
+            replace=[str(memory_id) for memory_id in args.get("replace") or ()],
         )
         return {"outcomes": [outcome.to_dict() for outcome in outcomes]}
     if args.get("accept_all"):

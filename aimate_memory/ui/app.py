@@ -124,7 +124,8 @@ class Pages:
         def act() -> list[Any]:
             git = self.system().git
             if action == "accept":
-                return git.accept(paths, scope=scope, keep_both=fields.get("keep_both") == "1")
+                only = [fields["replace"]] if fields.get("replace") else []
+                return git.accept(paths, scope=scope, keep_both=fields.get("keep_both") == "1", replace=only)
             if action == "reject":
                 return git.reject(paths, scope=scope)
             return git.accept_all()

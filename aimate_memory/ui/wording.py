@@ -36,6 +36,8 @@ WORDS: dict[str, tuple[str, str]] = {
     # a capture that may contradict active memories: accepting it supersedes them, unless both are kept
     "review.accept_replaces": ("Accept, replacing them", "接受并取代它们"),
     "review.keep_both": ("Accept, keep both", "接受，两者都保留"),
+    "review.retired_on_accept": ("retired if you accept", "接受后将被取代"),
+    "review.accept_replacing_only": ("Accept, replacing only this one", "接受，只取代这一条"),
     "review.edit": ("Edit", "编辑"),
     "review.accept_all": ("Accept all", "全部接受"),
     "review.accepted": ("Accepted: {what} → commit {commit}", "已接受：{what} → 提交 {commit}"),

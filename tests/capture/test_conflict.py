@@ -48,6 +48,10 @@ def test_every_pattern_in_the_table_compiles_and_every_slot_has_values() -> None
         ("每行不超过 80 个字符", "line length", {"80"}, set()),
         ("The maximum line length is 120 characters", "line length", {"120"}, set()),
         ("请用中文回复我", "reply language", {"Chinese"}, set()),
+        # "prefer X to Y" leaves Y, as "X over Y" and "X，而不是 Y" do (issue 39: a restatement was a conflict)
+        ("I prefer pytest to unittest", "test runner", {"pytest"}, {"unittest"}),
+        ("我更喜欢用 pytest，而不是 unittest", "test runner", {"pytest"}, {"unittest"}),
+        ("pytest is better than unittest", "test runner", {"pytest"}, {"unittest"}),
     ],
 )
 def test_reading_slots_in_both_languages(text: str, slot: str, affirmed: set[str], rejected: set[str]) -> None:
@@ -276,3 +280,41 @@ def test_a_way_that_is_only_an_approach_word_names_no_side() -> None:
 def test_a_negation_turns_away_from_its_object_not_the_rest_of_a_run_on_clause(old: str, new: str) -> None:
     """Issue 39's replay: "不要出现低级错误…正确爬取" shares only its clause's tail ("爬取") with a decision."""
     assert not judge(read(new), read(old), 0.6, SHIPPED).conflict
+
+
+@pytest.mark.parametrize(
+    ("request_", "rule"),
+    [
+        ("创建测试文件", "更具真实网站调整爬取的爬取策略保证不要出错，在原有的文件进行修复不要创建多余的文件"),
+        ("Create a test file for the parser", "Fix it in the existing files and don't create extra files"),
+        ("Add a logging call to every handler", "不要添加不必要的日志"),
+    ],
+)
+def test_a_dont_about_an_excess_opposes_no_request_for_one_of_the_things(request_: str, rule: str) -> None:
+    """Issue 39's replay: "不要创建多余的文件" was raised against "创建测试文件" — a don't about more files than
+    needed, against a request for one file. Near enough by the cosine, either one new: no conflict; a text
+    that names the excess too still is one."""
+    assert read(rule).turns_from_excess and not read(request_).names_excess
+    assert not find_conflicts(rule, [ActiveMemory("old", request_, 0.7)], SHIPPED)
+    assert not find_conflicts(request_, [ActiveMemory("old", rule, 0.7)], SHIPPED)
+    assert find_conflicts("不要写多余的注释", [ActiveMemory("o", "可以写多余的注释", 0.7)], SHIPPED)
+    assert find_conflicts(
+        "Don't add extra comments", [ActiveMemory("o", "Add extra comments where it helps", 0.7)], SHIPPED
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "组件库采用 Tree Shaking（如 Vite 配置 import { Button } from 'element-plus' 自动加载对应 CSS）",
+        "Split the bundle by route (e.g. with Element Plus on-demand imports)",
+    ],
+)
+def test_a_value_named_only_in_an_example_takes_no_side(text: str) -> None:
+    """Issue 39's replay: a note about tree shaking, naming Element Plus inside "（如 …）", was raised against
+    "使用Vue 3 + Naive UI 的现代化前端". An example in brackets takes no side; the sentence outside still does."""
+    assert "UI component library" not in read(text).slots
+    assert not find_conflicts(
+        text, [ActiveMemory("old", "使用Vue 3 + Naive UI 的现代化前端，去掉静态界面", 0.16)], SHIPPED
+    )
+    assert read("桌面端：选 Element Plus（Vue 3）").slots["UI component library"].affirmed == {"Element Plus"}

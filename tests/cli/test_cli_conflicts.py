@@ -80,3 +80,36 @@ def test_an_english_conflict_said_twice_is_one_proposal(run) -> None:
     assert again["memory"]["id"] == held["memory"]["id"] and again["memory"]["status"] == "pending"
     listed = run("mem", "review", "--json").json()
     assert [item["id"] for item in listed if item.get("memory_status") == "pending"] == [held["memory"]["id"]]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "new"),
+    [
+        ("I prefer 4-space indentation", "YAML files use 2-space indentation", "我习惯用 Tab 缩进"),
+        ("缩进用四个空格", "YAML 文件用两个空格缩进", "I indent with tabs"),
+    ],
+)
+def test_accepting_retires_only_what_the_person_names(run, first: str, second: str, new: str) -> None:
+    """Issue 39: accepting a capture superseded every memory its conflict named. Review says before the
+    accept what it retires; `--replace ID` retires that one and the other stays active."""
+    ids = [
+        run("mem", "add", text, "--layer", "core", "--category", "preference", "--json").json()["id"]
+        for text in (first, second)
+    ]
+    held = run("mem", "remember", new, "--json").json()
+    assert held["action"] == "conflict" and {c["id"] for c in held["conflicts"]} == set(ids), held
+    new_id = held["memory"]["id"]
+    said = run("mem", "remember", new)  # said again: the lines name the way to retire one
+    listed = run("mem", "review")
+    assert f"accept {new_id[:8]} retires {ids[0][:8]}" in listed.out or f"retires {ids[1][:8]}" in listed.out
+    assert "--replace ID" in listed.out and ids[0][:8] in listed.out and ids[1][:8] in listed.out, listed.out
+    assert said.code == 0
+    wrong = run("mem", "review", "--accept", new_id, "--replace", "ffffffff")
+    assert wrong.code != 0 and "none of the memories it may contradict" in wrong.err and "Traceback" not in wrong.err
+    both = run("mem", "review", "--accept", new_id, "--replace", ids[0][:8], "--keep-both")
+    assert both.code != 0 and "give one" in both.err
+    assert run("mem", "review", "--json").json()[0]["id"] == new_id  # nothing was accepted by a refused call
+    accepted = run("mem", "review", "--accept", new_id, "--replace", ids[0][:8])
+    assert accepted.code == 0 and f"supersedes {ids[0][:8]}" in accepted.out and ids[1][:8] not in accepted.out
+    status = {item["id"]: item["status"] for item in run("mem", "list", "--status", "all", "--json").json()}
+    assert status[new_id] == "active" and status[ids[0]] == "superseded" and status[ids[1]] == "active"

@@ -88,6 +88,26 @@ def test_interactive_review(system, monkeypatch) -> None:
     assert not (root / "short_term" / "notes" / "b.md").exists()
 
 
+@pytest.mark.parametrize("new", ["我习惯用 Tab 缩进", "I indent with tabs"])
+def test_interactive_review_accepts_retiring_only_the_one_named(system, monkeypatch, new: str) -> None:
+    """Issue 39: at the terminal too, a capture that may contradict several memories is accepted retiring only
+    the one the person names ([o]nly one, then its id); the other stays active."""
+    from aimate_memory.cli import git_commands
+
+    kept = system.add("I prefer 4-space indentation", layer="core", category="preference", scope=Scope.GLOBAL)
+    replaced = system.add("YAML 文件用两个空格缩进", layer="core", category="preference", scope=Scope.GLOBAL)
+    held = system.remember(new)
+    assert held.action == "conflict" and len(held.conflicts) == 2, held
+    items = [item for item in system.git.pending_changes() if item.change.memory_id == held.memory.id]
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"o\n{replaced.id[:8]}\n"))
+    git_commands._interactive(system, items, allow_secret=False)
+    assert [system.get(memory_id).status for memory_id in (held.memory.id, replaced.id, kept.id)] == [
+        "active",
+        "superseded",
+        "active",
+    ]
+
+
 @pytest.mark.parametrize(
     ("title", "body", "edited"),
     [

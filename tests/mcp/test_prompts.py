@@ -58,3 +58,16 @@ def test_remember_then_review_show_what_waits_for_the_person(
     assert "Always squash commits before merging" in review and "PostgreSQL" not in review
     listed = cli("mem", "review", "--json")
     assert "Always squash commits before merging" in listed.out
+
+
+def test_review_names_what_accepting_a_conflicting_capture_retires(
+    spawn: Any, initialized: Path, home: Path, workdir: Path
+) -> None:
+    """Issue 39: the person sees before accepting which memories a capture would retire, in both languages."""
+    cli = make_runner(home, workdir, vectors=False)
+    old = cli("mem", "remember", "I prefer 4-space indentation", "--json").json()["memory"]
+    held = cli("mem", "remember", "我习惯用 Tab 缩进", "--json").json()
+    assert held["action"] == "conflict", held
+    review = prompt_text(spawn(), "review")
+    line = next(line for line in review.splitlines() if "我习惯用 Tab 缩进" in line)
+    assert f"accepting it retires / 接受将取代: “I prefer 4-space indentation” ({old['id'][:8]})" in line

@@ -238,3 +238,24 @@ def test_warming_capture_writes_nothing_and_the_checks_decide_as_before(system: 
     assert chinese.action == "conflict" and chinese.conflicts[0]["id"] == redis.memory.id
     english = system.remember("Prefer single quotes in Python code", kind="rule")
     assert english.action == "conflict" and english.conflicts[0]["id"] == quotes.memory.id
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I prefer pytest to unittest", "我更喜欢用 pytest，而不是 unittest"),
+        ("我更喜欢用 pytest，而不是 unittest", "I prefer pytest to unittest"),
+    ],
+)
+def test_a_restatement_across_languages_is_no_conflict(system: MemorySystem, old: str, new: str) -> None:
+    """Issue 39's everyday use: "我更喜欢用 pytest，而不是 unittest" after "I prefer pytest to unittest" was held
+    as a conflict ("prefer X to Y" read as naming both as sides). Said again in the other language, it is
+    the memory it restates (said twice) or updates it: never pending, never a second active copy."""
+    first = system.remember(old)
+    again = system.remember(new)
+    assert again.conflicts == () and again.memory is not None, again
+    if again.action == "exists":
+        assert again.memory.id == first.memory.id and statuses(system, first.memory.id) == ["active"]
+    else:
+        assert again.action == "written" and again.supersedes == first.memory.id, again
+        assert statuses(system, first.memory.id, again.memory.id) == ["superseded", "active"]

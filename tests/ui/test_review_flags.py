@@ -85,3 +85,32 @@ def test_a_real_conflict_is_settled_from_the_card(page_client: TestClient, tmp_p
     with MemorySystem.open(cwd=tmp_path) as system:
         assert system.get(new.id).status == "active"
         assert system.get(old.id).status == ("active" if keep_both else "superseded")
+
+
+@pytest.mark.parametrize(
+    ("lang", "retired", "only"),
+    [
+        ("en", "retired if you accept", "Accept, replacing only this one"),
+        ("zh", "接受后将被取代", "接受，只取代这一条"),
+    ],
+)
+def test_the_card_says_what_accepting_retires_and_retires_only_the_one_chosen(
+    page_client: TestClient, tmp_path: Path, lang: str, retired: str, only: str
+) -> None:
+    """Issue 39: accepting superseded every memory the capture's conflict named. The card marks each as
+    retired on accept and, when there are several, accepts retiring only the one the person picks."""
+    with MemorySystem.open(cwd=tmp_path) as system:
+        kept = system.add("I prefer 4-space indentation", layer="core", category="preference")
+        replaced = system.add("YAML 文件用两个空格缩进", layer="core", category="preference")
+        new = system.remember("我习惯用 Tab 缩进").memory
+    assert new is not None
+    page_client.cookies.set(GUARD.cookie_name, GUARD.token)
+    page = page_client.get(f"/review?lang={lang}").text
+    assert page.count(retired) == 2 and page.count(only) == 2, page
+    path = page.split('name="path" value="', 1)[1].split('"', 1)[0]
+    form = {"scope": "global", "path": path, "form_token": GUARD.form_token, "replace": replaced.id}
+    done = page_client.post("/review/accept", data=form, headers={"origin": f"http://{HOST}"})
+    assert done.status_code == 303, done.text
+    with MemorySystem.open(cwd=tmp_path) as system:
+        assert system.get(new.id).status == "active" and system.get(replaced.id).status == "superseded"
+        assert system.get(kept.id).status == "active"

@@ -268,19 +268,27 @@ class MemoryServer(FastMCP):
         if self.asked >= self.ask_at_most() or not session.check_client_capability(asks):
             return
         self.asked += 1
+        conflicts = [other for other in data.get("conflicts") or () if other.get("id")]
         try:
-            reply = await session.elicit_form(_question(data), KEEP_SCHEMA, self._mcp_server.request_context.request_id)
+            reply = await session.elicit_form(
+                _question(data), keep_schema(conflicts), self._mcp_server.request_context.request_id
+            )
         except Exception as exc:  # a client that cannot ask after all: the capture waits for review as before
             logger.info("elicitation for %s failed: %s", str(memory["id"])[:8], exc)
             return
-        keep = (reply.content or {}).get("keep")
-        if reply.action == "cancel" or (reply.action == "accept" and not isinstance(keep, bool)):
+        decided = review_args(str(memory["id"]), reply, conflicts)
+        if decided is None:
             return
-        verb = "accept" if reply.action == "accept" and keep else "reject"
-        decided = {"accept": [], "reject": [], "accept_all": False, "allow_secret": False, "keep_both": False}
-        await self.worker.run(self.memory_tools.client.view, name="review", args={**decided, verb: [memory["id"]]})
-        if verb == "accept":
-            data.update(action="written", reason=f"{data.get('reason', '')}; the person kept it (asked by the client)")
+        done = await self.worker.run(self.memory_tools.client.view, name="review", args=decided)
+        outcomes = [outcome for outcome in done.get("outcomes") or () if outcome.get("action") in ("accept", "reject")]
+        if not outcomes:  # refused (a secret, a broken file): it waits for review, where the reason is shown
+            return
+        if decided["accept"]:
+            details = [str(outcome.get("detail", "")) for outcome in outcomes]
+            retired = "".join(detail[detail.find("; supersedes") :] for detail in details if "; supersedes" in detail)
+            kept = "; the person kept it (asked by the client)"
+            kept += retired or ("; the others are kept too" if conflicts else "")
+            data.update(action="written", reason=f"{data.get('reason', '')}{kept}")
             memory["status"] = "active"
         else:
             data.update(
@@ -386,6 +394,66 @@ KEEP_SCHEMA: types.ElicitRequestedSchema = {
     "required": ["keep"],
 }
 
+# A capture that may contradict memories is one choice among these (a single-select enum: the MCP spec's
+# `enum` + `enumNames`, which 2025-06-18 clients read and later revisions keep), so the person can keep it
+# without retiring every memory it names (docs/agents.md, "Consent").
+REPLACE_ALL, KEEP_BOTH, DISCARD, ONLY = "replace", "keep_both", "discard", "only:"
+TITLE_SHOWN = 60  # characters of a memory's title in a choice: a form line, not the memory
+
+
+def keep_schema(conflicts: Sequence[dict[str, Any]]) -> types.ElicitRequestedSchema:
+    """The form for a waiting capture: one boolean without conflicts; with them, what keeping it retires."""
+    if not conflicts:
+        return KEEP_SCHEMA
+    titles = [f"“{_shortened(str(other.get('title', '')))}”" for other in conflicts]
+    choices = [(REPLACE_ALL, f"Keep it, replacing {', '.join(titles)} / 保留，取代{'、'.join(titles)}")]
+    if len(conflicts) > 1:
+        choices += [
+            (ONLY + str(other["id"]), f"Keep it, replacing only {title} / 保留，只取代{title}")
+            for other, title in zip(conflicts, titles, strict=True)
+        ]
+    choices += [(KEEP_BOTH, "Keep it and the others too / 保留，原有的也保留"), (DISCARD, "Discard it / 丢弃")]
+    choice = {
+        "type": "string",
+        "title": "Keep it as a memory? / 保留为记忆？",
+        "description": "Discarded: not proposed again. 丢弃后不再提议。",
+        "enum": [value for value, _ in choices],
+        "enumNames": [title for _, title in choices],
+    }
+    return {"type": "object", "properties": {"choice": choice}, "required": ["choice"]}
+
+
+def review_args(
+    memory_id: str, reply: types.ElicitResult, conflicts: Sequence[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """What the person's answer to `keep_schema`'s form asks of `review`, or None to leave the capture waiting
+    (dismissed, or an answer the form did not offer)."""
+    decided: dict[str, Any] = {"accept": [], "reject": [], "accept_all": False, "allow_secret": False}
+    decided |= {"keep_both": False, "replace": []}
+    if reply.action == "decline":
+        return decided | {"reject": [memory_id]}
+    content = reply.content or {}
+    if reply.action != "accept":
+        return None
+    if not conflicts:
+        keep = content.get("keep")
+        return None if not isinstance(keep, bool) else decided | {("accept" if keep else "reject"): [memory_id]}
+    choice = content.get("choice")
+    named = {ONLY + str(other["id"]): str(other["id"]) for other in conflicts} if len(conflicts) > 1 else {}
+    if choice == DISCARD:
+        return decided | {"reject": [memory_id]}
+    if choice == REPLACE_ALL:
+        return decided | {"accept": [memory_id]}
+    if choice == KEEP_BOTH:
+        return decided | {"accept": [memory_id], "keep_both": True}
+    if choice in named:
+        return decided | {"accept": [memory_id], "replace": [named[str(choice)]]}
+    return None
+
+
+def _shortened(title: str) -> str:
+    return title if len(title) <= TITLE_SHOWN else title[: TITLE_SHOWN - 1] + "…"
+
 
 def _question(data: dict[str, Any]) -> str:
     """What the person is asked: the sentence, where it would go, and what it would replace, in both languages."""
@@ -394,7 +462,7 @@ def _question(data: dict[str, Any]) -> str:
     text = f"Your assistant wants to remember / 助手想记住：\n“{memory.get('title', '')}” ({where})"
     replaced = [str(other.get("title", "")) for other in data.get("conflicts") or ()]
     if replaced:
-        text += "\nKeeping it replaces / 保留将取代：" + "; ".join(f"“{title}”" for title in replaced)
+        text += "\nIt may contradict / 可能与之矛盾：" + "; ".join(f"“{title}”" for title in replaced)
     return text
 
 

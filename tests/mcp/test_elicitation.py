@@ -13,6 +13,8 @@ import pytest
 from mcp import types
 
 from aimate_memory.config.defaults import DEFAULTS
+from aimate_memory.mcp.server import review_args
+from tests.conftest import seed_models
 from tests.mcp.conftest import McpProcess, server_env
 
 
@@ -90,3 +92,90 @@ def test_never_more_than_a_handful_of_questions_a_session(
     most = limit or DEFAULTS["capture"]["distill_max"]
     assert len(asked) == most and actions == ["written"] * most + ["pending"] * (len(rules) - most)
     assert len(pending(cli)) == len(rules) - most  # the rest wait for review, as without a client that asks
+
+
+def choose(pick: str, ids: list[str], asked: list[types.ElicitRequestParams]) -> Any:
+    """The person picking one choice of the conflict form; `only:N` is "replacing only" the N-th old memory."""
+
+    async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params)
+        value = f"only:{ids[int(pick[5:])]}" if pick.startswith("only:") else pick
+        return types.ElicitResult(action="accept", content={"choice": value})
+
+    return answer
+
+
+EN_OLDS = ["数据库选用 PostgreSQL", "The orders service stores its data in PostgreSQL"]
+ZH_OLDS = ["Use MySQL for the main database", "订单服务的数据存在 MySQL 里"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("olds", "new", "pick", "retired"),
+    [
+        (EN_OLDS, "We decided to move the main database to MySQL", "only:0", [0]),
+        (ZH_OLDS, "主数据库改用 PostgreSQL", "only:1", [1]),
+        (ZH_OLDS, "主数据库改用 PostgreSQL", "replace", [0, 1]),
+        (EN_OLDS, "We decided to move the main database to MySQL", "keep_both", []),
+    ],
+)
+def test_a_conflict_is_asked_as_one_choice_and_retires_only_what_the_person_picks(
+    home: Path,
+    workdir: Path,
+    isolated_git: None,
+    cli: Any,
+    initialized,
+    model_cache: Path,
+    olds: list[str],
+    new: str,
+    pick: str,
+    retired: list[int],
+) -> None:
+    """With several memories a capture may contradict, the form offers keeping it replacing them all, replacing
+    only one, keeping the others too, or discarding it; the person's pick is what review does (issue 39)."""
+    seed_models(home, model_cache)
+    env = {**server_env(home, vectors=True), "AIMATE_CAPTURE__EMBEDDING": "true"}
+    written = [cli("mem", "remember", old, "--kind", "decision", "--scope", "global", "--json").json() for old in olds]
+    ids = [answer["memory"]["id"] for answer in written]
+    asked: list[types.ElicitRequestParams] = []
+    server = McpProcess(["mem", "mcp"], workdir, env, elicitation=choose(pick, ids, asked))
+    try:
+        result = server.ok("memory_remember", text=new, kind="decision", confidence=0.95)
+    finally:
+        server.close()
+    [question] = asked
+    assert isinstance(question, types.ElicitRequestFormParams)
+    choices = question.requestedSchema["properties"]["choice"]
+    assert choices["enum"] == ["replace", *(f"only:{i}" for i in ids), "keep_both", "discard"]
+    assert all(old in " ".join(choices["enumNames"]) for old in olds) and "可能与之矛盾" in question.message
+    assert result["action"] == "written" and "the person kept it" in result["reason"]
+    listed = {item["id"]: item["title"] for item in cli("mem", "list", "--all", "--json").json()}
+    assert new in listed.values()
+    assert [old for i, old in enumerate(olds) if ids[i] in listed] == [
+        o for i, o in enumerate(olds) if i not in retired
+    ]
+    assert all(f"supersedes {ids[i][:8]}" in result["reason"] for i in retired)
+    assert ("the others are kept too" in result["reason"]) == (not retired)
+
+
+@pytest.mark.parametrize(
+    ("action", "content", "asks"),
+    [
+        ("accept", {"choice": "discard"}, {"reject": ["new"]}),
+        ("decline", None, {"reject": ["new"]}),
+        ("cancel", None, None),
+        ("accept", {"choice": "only:nobody"}, None),  # not offered: it waits for review
+        ("accept", {"keep": True}, None),  # the boolean form's answer to the choice form
+        ("accept", {"choice": "only:b"}, {"accept": ["new"], "replace": ["b"]}),
+    ],
+)
+def test_what_each_answer_to_the_conflict_form_asks_of_review(
+    action: str, content: dict[str, Any] | None, asks: dict[str, Any] | None
+) -> None:
+    conflicts = [{"id": "a", "title": "Use MySQL"}, {"id": "b", "title": "订单服务用 MySQL"}]
+    reply = types.ElicitResult(action=action, content=content)  # type: ignore[arg-type]  # a test's literal
+    decided = review_args("new", reply, conflicts)
+    if asks is None:
+        assert decided is None
+    else:
+        assert decided is not None and {key: value for key, value in decided.items() if value} == asks

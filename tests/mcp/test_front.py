@@ -191,6 +191,8 @@ def test_the_sdk_is_asked_for_only_when_a_line_needs_it() -> None:
 
 # `aimate mem mcp` as `aimate` runs it, reporting at exit which of the SDK's parts it imported.
 SDK_PARTS = ("mcp.server.fastmcp", "mcp.client", "mcp.client.session", "mcp.client.stdio", "mcp.client.session_group")
+# and the context builder, which only `memory_context` needs (mcp/tools.py imports it there)
+SDK_PARTS += ("aimate_memory.context.build",)
 REPORTING_SERVER = (
     "import atexit, sys\n"
     f"atexit.register(lambda: sys.stderr.write('IMPORTED ' + ' '.join(m for m in {SDK_PARTS!r} if m in sys.modules)"
@@ -203,7 +205,8 @@ REPORTING_SERVER = (
 def test_a_server_imports_the_sdk_without_its_client_side(seeded: tuple[Path, Path], query: str) -> None:
     """The SDK package's `__init__` re-exports the client (ClientSession, the stdio and session-group clients:
     ~0.1 s of a server's start); a server imports its server side alone (`front.import_server`) and still answers
-    a tool call, in Chinese and English. The server side is in the report, so the check can fail."""
+    a tool call, in Chinese and English; a search builds no context, so the context package is not imported either.
+    The server side is in the report, so the check can fail."""
     home, workdir = seeded
     process = subprocess.Popen(
         [sys.executable, "-c", REPORTING_SERVER, "mem", "mcp"],

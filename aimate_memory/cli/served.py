@@ -9,7 +9,7 @@ daemon that runs but is unreachable or failing, any other option, a usage error 
 anything, and the typer app runs the command as it always did. `AIMATE_NO_FASTPATH=1` sends every command
 line to the typer app. `add`, which no daemon answers (it writes in the command's own process), is served here
 too, in process (`HERE`): it is the command scripts and tests start most, and typer and rich were 40% of its
-CPU (issue 38).
+CPU (issue 38) — as are `init` and the `session` commands (`session start`: two words, `served_name`).
 
 Only the standard library at import time; the client and the renderer are imported when a command runs."""
 

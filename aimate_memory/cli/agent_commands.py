@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 
 from aimate_memory.cli.answers import print_capture, print_context
-from aimate_memory.cli.common import JSON, NO_REFRESH, open_system, vault_client
+from aimate_memory.cli.common import JSON, NO_REFRESH, open_system, options, vault_client
 from aimate_memory.cli.progress import refreshed
-from aimate_memory.cli.render import console, print_json, print_warning
+from aimate_memory.cli.render import console, print_json
+from aimate_memory.cli.served import run_here
 from aimate_memory.system.records import CaptureRecord, ContextRecord
-
-if TYPE_CHECKING:
-    from aimate_memory.sessions import SessionInfo
 
 commands = typer.Typer()
 session_commands = typer.Typer(help="The conversation of the current session: start, append, show, end, list.")
@@ -71,6 +68,8 @@ def remember(
     print_capture(result, as_json)
 
 
+# The session commands are answered by `cli.served` (in this process, without typer or rich); these declare
+# their help and usage, and answer the command lines the fast path leaves to the app the same way.
 @session_commands.command("start")
 def session_start(
     title: str = typer.Option(None, "--title", "-t", help="What the session is about."),
@@ -78,11 +77,7 @@ def session_start(
     as_json: bool = JSON,
 ) -> None:
     """Start a session (refused while one is active, unless --replace)."""
-    info = open_system().start_session(title, replace=replace)
-    if as_json:
-        print_json(info.to_dict())
-    else:
-        console.print(f"started session {info.id[:8]}: {info.title}", markup=False)
+    _served("session start", {"title": title, "replace": replace, "as_json": as_json})
 
 
 @session_commands.command("append")
@@ -93,80 +88,31 @@ def session_append(
     as_json: bool = JSON,
 ) -> None:
     """Append one turn (starts a session when none is active); trims the window when it fills."""
-    if text is None:
-        text = sys.stdin.read() if not sys.stdin.isatty() else ""
-    result = open_system().add_conversation(role, text, tokens)
-    if as_json:
-        print_json(result.to_dict())
-        return
-    data = result.to_dict()
-    line = f"turn {data['turns']}: window {data['window_tokens']} tokens ({data['usage']:.0%})"
-    if data["summary_id"]:
-        line += f"; trimmed, summary {str(data['summary_id'])[:8]}"
-    console.print(line, markup=False)
-    for warning in result.warnings:
-        print_warning(warning)
+    _served("session append", {"argument": text, "role": role, "tokens": tokens, "as_json": as_json})
 
 
 @session_commands.command("show")
 def session_show(ref: str = typer.Argument(None, metavar="[ID]"), as_json: bool = JSON) -> None:
     """Show the running sessions (one per assistant window, and the CLI's), or a past one: every turn, the
     window marked. --json: the session; a list when several are running."""
-    system = open_system()
-    shown = [system.sessions.get(ref)] if ref is not None else system.sessions.running()
-    if not shown:
-        system.sessions.get()  # raises "no active session"
-    if as_json:
-        print_json(shown[0].to_dict() if len(shown) == 1 else [info.to_dict() for info in shown])
-        return
-    for info in shown:
-        _print_session(info)
-
-
-def _print_session(info: SessionInfo) -> None:
-    data = info.to_dict()
-    head = f"{info.id[:8]} {info.title} ({info.status}"
-    head += f", {info.key}): " if info.key else "): "
-    console.print(f"{head}{len(info.turns)} turns, window {data['window_tokens']} tokens", markup=False)
-    window = set(info.window)
-    for index, turn in enumerate(info.turns):
-        mark = " " if index in window else "-"
-        console.print(f"{mark}{index + 1:>4} {turn.role:<9} {turn.text}", markup=False)
+    _served("session show", {"argument": ref, "as_json": as_json})
 
 
 @session_commands.command("end")
 def session_end(ref: str = typer.Argument(None, metavar="[ID]"), as_json: bool = JSON) -> None:
     """End the active session (or check that ID is it: only the active session can end); maintenance
     files it by month."""
-    info = open_system().end_session(ref)
-    if as_json:
-        print_json(info.to_dict() if info is not None else None)
-    elif info is None:
-        console.print("no active session")
-    else:
-        console.print(f"ended session {info.id[:8]}: {info.title} → {info.path}", markup=False)
+    _served("session end", {"argument": ref, "as_json": as_json})
 
 
 @session_commands.command("list")
 def session_list(as_json: bool = JSON) -> None:
     """Sessions of the current vault: the active one, then past ones, newest first."""
-    sessions = open_system().sessions.list()
-    if as_json:
-        print_json([_summary(info) for info in sessions])
-        return
-    for info in sessions:
-        started = info.started_at.strftime("%Y-%m-%d %H:%M")
-        line = f"{info.id[:8]}  {info.status:<7} {started}  {len(info.turns):>4} turns  {info.title}"
-        line += f"  ({info.key})" if info.key else ""
-        console.print(line, markup=False)
-    console.print(f"[dim]{len(sessions)} session(s)[/]")
+    _served("session list", {"as_json": as_json})
 
 
-def _summary(info: SessionInfo) -> dict[str, object]:
-    data = info.to_dict()
-    return {key: data[key] for key in ("id", "title", "status", "key", "started_at", "path", "tokens", "usage")} | {
-        "turns": len(data["turns"])
-    }
+def _served(command: str, fields: dict[str, Any]) -> None:
+    run_here(command, fields, options.project, options.global_only)
 
 
 @commands.command()

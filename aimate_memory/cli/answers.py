@@ -1,7 +1,7 @@
 """How the commands a daemon answers print their answer — list, show, stale, review, timeline, context,
-remember, search — and what `add` wrote, given the view's JSON object or the client's record: one renderer,
-used by the typer commands and by the fast path (`cli.fast`) alike, so the two print the same bytes
-(tests/cli/test_fastpath.py). Only `cli.plain` for output: no typer, no rich."""
+remember, search — and what `add` and the `session` commands wrote or read, given the view's JSON object or
+the client's record: one renderer, used by the typer commands and by the fast path (`cli.fast`) alike, so the
+two print the same bytes (tests/cli/test_fastpath.py). Only `cli.plain` for output: no typer, no rich."""
 
 from __future__ import annotations
 
@@ -34,6 +34,8 @@ from aimate_memory.system.records import (
 from aimate_memory.wording import plural
 
 if TYPE_CHECKING:
+    from aimate_memory.sessions import SessionInfo
+    from aimate_memory.sessions.store import AppendResult
     from aimate_memory.system.records import ConflictRecord
     from aimate_memory.vault.model import Memory
 
@@ -414,3 +416,72 @@ def print_added(memory: Memory, conflicts: list[ConflictRecord], as_json: bool) 
             f'{memory.id[:8]} may contradict {conflict.id[:8]} "{conflict.title}" ({conflict.reason}); keep one: '
             f"`aimate mem set {conflict.id[:8]} status=superseded` or `aimate mem rm {memory.id[:8]}`"
         )
+
+
+# -- session -----------------------------------------------------------------------------------------
+
+
+def print_session_started(info: SessionInfo, as_json: bool) -> None:
+    if as_json:
+        print_json(info.to_dict())
+    else:
+        say(f"started session {info.id[:8]}: {info.title}")
+
+
+def print_appended(result: AppendResult, as_json: bool) -> None:
+    """The turn `session append` added: its number, the window's tokens and use, a summary when it trimmed."""
+    if as_json:
+        print_json(result.to_dict())
+        return
+    data = result.to_dict()
+    line = f"turn {data['turns']}: window {data['window_tokens']} tokens ({data['usage']:.0%})"
+    if data["summary_id"]:
+        line += f"; trimmed, summary {str(data['summary_id'])[:8]}"
+    say(line)
+    for warning in result.warnings:
+        print_warning(warning)
+
+
+def print_sessions_shown(shown: Sequence[SessionInfo], as_json: bool) -> None:
+    """Each session with every turn, the window's turns unmarked and the trimmed ones marked "-"; --json: the
+    session, a list when several are running."""
+    if as_json:
+        print_json(shown[0].to_dict() if len(shown) == 1 else [info.to_dict() for info in shown])
+        return
+    for info in shown:
+        data = info.to_dict()
+        head = f"{info.id[:8]} {info.title} ({info.status}"
+        head += f", {info.key}): " if info.key else "): "
+        say(f"{head}{len(info.turns)} turns, window {data['window_tokens']} tokens")
+        window = set(info.window)
+        for index, turn in enumerate(info.turns):
+            mark = " " if index in window else "-"
+            say(f"{mark}{index + 1:>4} {turn.role:<9} {turn.text}")
+
+
+def print_session_ended(info: SessionInfo | None, as_json: bool) -> None:
+    if as_json:
+        print_json(info.to_dict() if info is not None else None)
+    elif info is None:
+        say("no active session")
+    else:
+        say(f"ended session {info.id[:8]}: {info.title} → {info.path}")
+
+
+def print_session_list(sessions: Sequence[SessionInfo], as_json: bool) -> None:
+    """The vault's sessions, the active one first, then past ones newest first."""
+    if as_json:
+        print_json([_session_summary(info) for info in sessions])
+        return
+    for info in sessions:
+        started = info.started_at.strftime("%Y-%m-%d %H:%M")
+        line = f"{info.id[:8]}  {info.status:<7} {started}  {len(info.turns):>4} turns  {info.title}"
+        say(line + (f"  ({info.key})" if info.key else ""))
+    say(style("dim", f"{len(sessions)} session(s)"))
+
+
+def _session_summary(info: SessionInfo) -> dict[str, object]:
+    data = info.to_dict()
+    return {key: data[key] for key in ("id", "title", "status", "key", "started_at", "path", "tokens", "usage")} | {
+        "turns": len(data["turns"])
+    }

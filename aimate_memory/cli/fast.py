@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from aimate_memory.cli.served import NO_FASTPATH_ENV, SHAPES, parse_served, run_served
+from aimate_memory.cli.served import NO_FASTPATH_ENV, SHAPES, parse_served, run_served, served_name
 
 if TYPE_CHECKING:
     from aimate_memory.system.client import RoutedClient
@@ -80,11 +80,12 @@ def parse(argv: list[str]) -> FastArgs | None:
     elif words[:1] == ["mcp"]:
         args["command"] = "mcp"
         rest = words[1:]
-    elif words and words[0] in SHAPES:
-        fields = parse_served(words[0], words[1:])
+    elif words and served_name(words) in SHAPES:
+        name = served_name(words)
+        fields = parse_served(name, words[len(name.split()) :])
         if fields is None:
             return None
-        return FastArgs(**args, command=words[0], fields=fields)
+        return FastArgs(**args, command=name, fields=fields)
     else:
         return None
     while rest:

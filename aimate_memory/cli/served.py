@@ -9,7 +9,7 @@ daemon that runs but is unreachable or failing, any other option, a usage error 
 anything, and the typer app runs the command as it always did. `AIMATE_NO_FASTPATH=1` sends every command
 line to the typer app. `add`, which no daemon answers (it writes in the command's own process), is served here
 too, in process (`HERE`): it is the command scripts and tests start most, and typer and rich were 40% of its
-CPU (issue 38).
+CPU (issue 38) — as are `init` and the `session` commands (`session start`: two words, `served_name`).
 
 Only the standard library at import time; the client and the renderer are imported when a command runs."""
 
@@ -79,6 +79,7 @@ class Shape(NamedTuple):
     flags: dict[str, str]
     valued: dict[str, tuple[str, Callable[[str], Any]]]
     defaults: dict[str, Any]
+    required: tuple[str, ...] = ()  # valued fields the command line must give (`session append --role`)
 
 
 JSON_FLAG = {"--json": "as_json"}
@@ -129,6 +130,23 @@ SHAPES: dict[str, Shape] = {
     ),
     "search": SEARCH,
     "recall": SEARCH,
+    # `session …`: a command of two words (`served_name`), answered in this process as the typer command is.
+    "session start": Shape(
+        "",
+        JSON_FLAG | {"--replace": "replace"},
+        {"--title": ("title", a_word), "-t": ("title", a_word)},
+        {"title": None},
+    ),
+    "session append": Shape(
+        "?",
+        JSON_FLAG,
+        {"--role": ("role", a_word), "-r": ("role", a_word), "--tokens": ("tokens", any_int)},
+        {"tokens": None},
+        required=("role",),
+    ),
+    "session show": Shape("?", JSON_FLAG, {}, {}),
+    "session end": Shape("?", JSON_FLAG, {}, {}),
+    "session list": Shape("", JSON_FLAG, {}, {}),
     "init": Shape("", {"--local": "local"}, {}, {}),
     "add": Shape(
         "1",
@@ -166,6 +184,13 @@ SHAPES: dict[str, Shape] = {
 }
 
 
+def served_name(words: list[str]) -> str:
+    """The command's name in `words` (the words after `mem` and its options): one word, or two for a group's
+    command (`session start`); a key of `SHAPES` when the fast path serves it."""
+    pair = " ".join(words[:2])
+    return pair if pair in SHAPES else words[0]
+
+
 def parse_served(command: str, words: list[str]) -> dict[str, Any] | None:
     """The fields of `command`'s own words (after the command name) when they have its `SHAPES` shape, else
     None. A word is never guessed at: `--`, an unknown option, a repeated option or a second argument refuse."""
@@ -200,7 +225,7 @@ def parse_served(command: str, words: list[str]) -> dict[str, Any] | None:
         else:
             return None
         seen.add(name)
-    if shape.argument in ("1", "+") and argument is None:
+    if (shape.argument in ("1", "+") and argument is None) or any(field not in fields for field in shape.required):
         return None
     if shape.argument:
         fields["argument"] = argument
@@ -445,5 +470,57 @@ def say_made_private(count: int) -> None:
         say(f"made {count} file(s) and folder(s) readable by you only (0600/0700); they were open to others")
 
 
-HERE: dict[str, Callable[[RoutedClient, dict[str, Any]], Printer]] = {"add": _add, "init": _init}
+def _session_start(client: RoutedClient, fields: dict[str, Any]) -> Printer:
+    from aimate_memory.cli.answers import print_session_started
+
+    info = client.local.system.start_session(fields["title"], replace=fields["replace"])
+    return lambda: print_session_started(info, fields["as_json"])
+
+
+def _session_append(client: RoutedClient, fields: dict[str, Any]) -> Printer:
+    from aimate_memory.cli.answers import print_appended
+
+    text = fields["argument"]
+    if text is None:
+        text = sys.stdin.read() if not sys.stdin.isatty() else ""
+    result = client.local.system.add_conversation(fields["role"], text, fields["tokens"])
+    return lambda: print_appended(result, fields["as_json"])
+
+
+def _session_show(client: RoutedClient, fields: dict[str, Any]) -> Printer:
+    from aimate_memory.cli.answers import print_sessions_shown
+
+    sessions = client.local.system.sessions
+    ref = fields["argument"]
+    shown = [sessions.get(ref)] if ref is not None else sessions.running()
+    if not shown:
+        sessions.get()  # raises "no active session"
+    return lambda: print_sessions_shown(shown, fields["as_json"])
+
+
+def _session_end(client: RoutedClient, fields: dict[str, Any]) -> Printer:
+    from aimate_memory.cli.answers import print_session_ended
+
+    info = client.local.system.end_session(fields["argument"])
+    return lambda: print_session_ended(info, fields["as_json"])
+
+
+def _session_list(client: RoutedClient, fields: dict[str, Any]) -> Printer:
+    from aimate_memory.cli.answers import print_session_list
+
+    sessions = client.local.system.sessions.list()
+    return lambda: print_session_list(sessions, fields["as_json"])
+
+
+# Answered in this process, never by a daemon: `add` and `init` write here; the session commands read and write the
+# session's files through the facade, as their typer commands did (typer and rich were 40% of their CPU, issue 38).
+HERE: dict[str, Callable[[RoutedClient, dict[str, Any]], Printer]] = {
+    "add": _add,
+    "init": _init,
+    "session start": _session_start,
+    "session append": _session_append,
+    "session show": _session_show,
+    "session end": _session_end,
+    "session list": _session_list,
+}
 NO_VAULT = {"init"}  # the commands that work before there is a vault

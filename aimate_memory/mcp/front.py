@@ -53,6 +53,7 @@ def serve(open_system: Callable[[], Any], project: Path | None = None, global_on
     """`mcp.server.serve`, with this front answering until the SDK is imported."""
     signal.signal(signal.SIGINT, _stop)
     if os.environ.get("AIMATE_MCP_FRONT") == "0":
+        import_server()
         from aimate_memory.mcp.server import serve as serve_sdk
 
         serve_sdk(open_system, project, global_only)
@@ -189,11 +190,27 @@ class SdkLoader:
 
     def _load(self) -> None:
         try:
-            import aimate_memory.mcp.server  # noqa: F401  (the SDK, pydantic, our tools)
+            import_server()
         except BaseException as exc:
             self._failure.append(exc)
         finally:
             self._lines.put(LOADED)
+
+
+def import_server() -> None:
+    """Import `mcp.server` (the SDK, pydantic, our tools) for a stdio server, without the SDK package's own
+    `__init__`: it re-exports the client side too — `ClientSession`, the stdio and session-group clients, ~150 ms
+    of a server start's ~1 s of CPU (docs/design.md, "Every process's start, third round") — which a server never
+    uses. The package is registered bare (its spec, path and loader, nothing run), so `mcp.types` and
+    `mcp.server.*` import as usual. Only where nothing imported `mcp` yet: a process that did (a test's client)
+    keeps the whole package."""
+    if "mcp" not in sys.modules:
+        import importlib.util
+
+        spec = importlib.util.find_spec("mcp")
+        if spec is not None and spec.submodule_search_locations is not None:
+            sys.modules["mcp"] = importlib.util.module_from_spec(spec)
+    import aimate_memory.mcp.server  # noqa: F401
 
 
 class ReplayedLines:

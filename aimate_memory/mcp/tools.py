@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 from pydantic import Field
 
 from aimate_memory.config.defaults import MAX_CONTEXT_BUDGET
-from aimate_memory.context.build import PROPOSALS_KIND
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.mcp.schemas import (
     AppendOutput,
@@ -132,6 +131,8 @@ class MemoryTools:
             Field(description="Token budget for the whole text; default from the config.", ge=1, le=MAX_CONTEXT_BUDGET),
         ] = None,
     ) -> ContextResult:
+        from aimate_memory.context.build import PROPOSALS_KIND  # the context package: only for a context
+
         self.client.require_vault()
         data = self.client.build_context(query or None, budget).to_dict()
         # The pending captures' titles are for the person's review, not the model (context/build.py).

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from aimate_memory.cli.fast import fast_command, parse
-from aimate_memory.cli.served import parse_served
+from aimate_memory.cli.served import parse_served, served_name
 from tests.cli.test_fast_entry import vault  # noqa: F401  (the fixture)
 from tests.watch.test_daemon_process import daemon  # noqa: F401  (the fixture)
 
@@ -69,6 +70,14 @@ REPORTING_MAIN = (
                 "argument": "部署流程",
             },
         ),
+        (["session", "start", "-t", "部署流程", "--replace"], {"as_json": False, "replace": True, "title": "部署流程"}),
+        (
+            ["session", "append", "-r", "user", "我们用 pnpm", "--tokens", "0"],
+            {"as_json": False, "role": "user", "tokens": 0, "argument": "我们用 pnpm"},
+        ),
+        (["session", "show", "--json"], {"as_json": True, "argument": None}),
+        (["session", "end", "ab12"], {"as_json": False, "argument": "ab12"}),
+        (["session", "list"], {"as_json": False}),
         (["init"], {"local": False}),
         (["init", "--local"], {"local": True}),
         (
@@ -89,7 +98,8 @@ REPORTING_MAIN = (
     ],
 )
 def test_served_shapes(argv: list[str], fields: dict[str, object]) -> None:
-    assert parse_served(argv[0], argv[1:]) == fields
+    name = served_name(argv)
+    assert parse_served(name, argv[len(name.split()) :]) == fields
     assert fast_command(["mem", "--global", *argv]) is not None
 
 
@@ -125,6 +135,12 @@ def test_served_shapes(argv: list[str], fields: dict[str, object]) -> None:
         ["init", "--local", "--local"],
         ["init", "now"],
         ["init", "--help"],
+        ["session"],  # the group's help
+        ["session", "append", "turn"],  # no --role: typer's usage error
+        ["session", "append", "turn", "-r", "user", "--tokens", "-1"],
+        ["session", "start", "--title"],
+        ["session", "show", "a", "b"],
+        ["session", "stop"],
     ],
 )
 def test_everything_else_goes_to_the_typer_app(argv: list[str]) -> None:
@@ -309,3 +325,54 @@ def test_add_is_answered_here_as_the_typer_app_answers_it(
     else:
         assert answers[0] == answers[1]
         assert answers[0][0].startswith("added ID  project:")
+
+
+# `session …` in both languages, each step through the fast path in one home and through the typer app in a copy:
+# errors (a second start, no active session) included.
+SESSION_STEPS: tuple[tuple[tuple[str, ...], str | None], ...] = (
+    (("session", "start", "-t", "部署流程"), None),
+    (("session", "start"), None),
+    (("session", "append", "我们决定用 pnpm 部署", "--role", "user"), None),
+    (("session", "append", "-r", "assistant", "--tokens", "7"), "The deploy scripts live in scripts/"),
+    (("session", "show"), None),
+    (("session", "show", "--json"), None),
+    (("session", "list", "--json"), None),
+    (("session", "end"), None),
+    (("session", "end"), None),
+    (("session", "list"), None),
+)
+# What differs between two homes: ids, the homes' paths, and the clock.
+CHANGING = re.compile(r"\b[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b|\b[0-9a-f]{8}\b|\d{4}-\d\d-\d\d[T ][\d:.+]+")
+
+
+def test_the_session_commands_are_answered_here_as_the_typer_app_answers_them(
+    initialized: Path, tmp_path: Path
+) -> None:
+    """`session start|append|show|end|list` are served in process without typer or rich (cli/served.py `HERE`;
+    typer and rich were 40% of their CPU, issue 38): the same output, errors and exit codes as the typer commands,
+    in Chinese and English."""
+    typer_home = tmp_path / "typer-home"
+    shutil.copytree(initialized, typer_home, symlinks=True)
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    for args, stdin in SESSION_STEPS:
+        answers = []
+        for home, switch in ((initialized, {}), (typer_home, {"AIMATE_NO_FASTPATH": "1"})):
+            env = {**os.environ, "AIMATE_HOME": str(home), "AIMATE_EMBEDDING__ENABLED": "false", **NO_DAEMON, **switch}
+            done = subprocess.run(
+                [PYTHON, "-c", REPORTING_MAIN, "mem", *args],
+                cwd=workdir,
+                env=env,
+                input=stdin or "",
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            err, imported = done.stderr.rsplit("IMPORTED ", 1)
+            assert bool(TYPER_APP & set(imported.split())) == bool(switch), (args, imported)
+            shown = (done.stdout + err).replace(str(home), "HOME")
+            answers.append((done.returncode, CHANGING.sub("X", shown)))
+        assert answers[0] == answers[1], args
+        if args[1] == "show" and "--json" not in args:
+            assert "我们决定用 pnpm 部署" in answers[0][1] and "The deploy scripts live in scripts/" in answers[0][1]
+    assert answers[0] == (0, "X  ended   X     2 turns  部署流程\n1 session(s)\n")

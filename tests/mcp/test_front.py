@@ -8,6 +8,7 @@ import json
 import queue
 import signal
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -186,3 +187,41 @@ def test_the_sdk_is_asked_for_only_when_a_line_needs_it() -> None:
     lines.put(LOADED)
     assert front.answer_until_loaded(lines, needed=lambda: asked.append("sdk")) == [json.dumps(call) + "\n"]
     assert asked == ["sdk"]
+
+
+# `aimate mem mcp` as `aimate` runs it, reporting at exit which of the SDK's parts it imported.
+SDK_PARTS = ("mcp.server.fastmcp", "mcp.client", "mcp.client.session", "mcp.client.stdio", "mcp.client.session_group")
+# and the context builder, which only `memory_context` needs (mcp/tools.py imports it there)
+SDK_PARTS += ("aimate_memory.context.build",)
+REPORTING_SERVER = (
+    "import atexit, sys\n"
+    f"atexit.register(lambda: sys.stderr.write('IMPORTED ' + ' '.join(m for m in {SDK_PARTS!r} if m in sys.modules)"
+    " + '\\n'))\n"
+    "from aimate_memory.cli import main; sys.argv[:1] = ['aimate']; main()"
+)
+
+
+@pytest.mark.parametrize("query", ["会话缓存 Redis", "which Redis cache did we pick?"])
+def test_a_server_imports_the_sdk_without_its_client_side(seeded: tuple[Path, Path], query: str) -> None:
+    """The SDK package's `__init__` re-exports the client (ClientSession, the stdio and session-group clients:
+    ~0.1 s of a server's start); a server imports its server side alone (`front.import_server`) and still answers
+    a tool call, in Chinese and English; a search builds no context, so the context package is not imported either.
+    The server side is in the report, so the check can fail."""
+    home, workdir = seeded
+    process = subprocess.Popen(
+        [sys.executable, "-c", REPORTING_SERVER, "mem", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=server_env(home),
+        cwd=workdir,
+    )
+    client = RawClient.__new__(RawClient)
+    client.process, client.next_id = process, 0
+    client.request(*OPENING[0])
+    client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    found = client.request("tools/call", {"name": "memory_search", "arguments": {"query": query}})
+    assert found["result"]["structuredContent"]["results"][0]["title"] == "选用 Redis 做会话缓存"
+    _, err = process.communicate(timeout=60)
+    imported = set(err.decode().rsplit("IMPORTED ", 1)[1].split())
+    assert imported == {"mcp.server.fastmcp"}, imported

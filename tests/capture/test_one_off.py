@@ -50,6 +50,12 @@ def test_said_to_stand_it_is_heard_whatever_it_asks_for(standing: str) -> None:
     assert [statement.text for statement in heard(1, standing)] == [standing]
 
 
+def test_of_a_request_for_now_joined_to_a_standing_clause_the_clause_is_heard() -> None:
+    assert [statement.text for statement in heard(2, "帮我修一下这个错误，以后使用中文回答")] == ["以后使用中文回答"]
+    joined = "Please write a changelog entry for these changes, and from now on always update the changelog."
+    assert [statement.text for statement in heard(2, joined)] == [joined]
+
+
 def test_a_way_of_working_said_as_a_step_still_stands() -> None:
     """A step of the task that says how to go about any task holds beyond this one."""
     assert not asks_for_now("Then ask any questions you might have.")

@@ -28,6 +28,8 @@ ONE_OFF = [
     "Put the error summary into a single code block so I can copy it",
     "Let's go with your suggestion and update the docs.",
     "按你的建议重构一下登录模块",
+    "帮我把日志模块改为异步写入。",
+    "然后将配置拆分为独立的模块。",
 ]
 STANDING = [
     "From now on, write every commit message in English.",

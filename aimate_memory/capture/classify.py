@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from aimate_memory.capture.heard import asks_for_now
 from aimate_memory.capture.model import FEATURE_NAMES, KINDS, MEANINGS, PLACES, KindModels, cue_features, load_models
 from aimate_memory.capture.rules import FALLBACK, PATH_CANDIDATE, PROJECT_REFERENCES, RULES, CaptureRule
 from aimate_memory.vault.layout import Layer, Scope
@@ -28,6 +29,11 @@ _HEADING_MARK = re.compile(r"^\s*#{1,6}\s+")
 CUES_ONLY_DROP_AT = 0.6
 # Kinds about the person rather than the work: global unless the text names the project.
 _PERSONAL_KINDS = frozenset({"rule", "preference"})
+# Kinds that hold beyond now. A request for the work at hand ("Please create a commit message for these changes",
+# "帮我写一下这次改动的提交信息": capture/heard.py `asks_for_now`) that the person asks to keep is kept as what it
+# is, a task for now, never filed as one of these (docs/design.md, "One-off requests").
+_LASTING_KINDS = frozenset({"rule", "preference", "decision", "knowledge", "project"})
+AT_HAND_REASON = "a request for the work at hand, kept as a task, not a standing rule (--kind rule keeps it as one)"
 # How a drop is named in `reason`, by the first cue feature present ("dropped: thanks").
 _DROP_NAMES: tuple[tuple[str, str], ...] = (
     ("cue thanks", "thanks"),
@@ -71,6 +77,8 @@ def classify(
         chosen, drop, confidence, why = kind, False, None, f"given as kind {kind}"
     else:
         chosen, drop, confidence, why = _decide(body, vector, load_models() if models is True else models or None)
+        if not drop and chosen in _LASTING_KINDS and asks_for_now(body):
+            chosen, confidence, why = "task", None, f"{AT_HAND_REASON}; the model said {chosen}: {why}"
     layer, category = PLACES[chosen]
     project_cue = _project_reference(body, path_exists) if has_project else None
     scope, scope_reason = _scope(chosen, has_project, project_cue, scope_override)

@@ -15,11 +15,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from aimate_memory.capture.rules import (
+    AT_HAND_CUES,
     BROKEN_STATE,
     CHOICE_CUES,
     DIRECTIVE_CUES,
     FACT_CUES,
     HEDGED_ADVICE,
+    INSTRUCTION_FILE_CHANGE,
     LASTING_CUES,
     NO_RULE_MEANT,
     NO_RULE_MEANT_ZH,
@@ -31,6 +33,7 @@ from aimate_memory.capture.rules import (
     PROPOSED_CHANGE,
     RULES,
     STANDING_CUES,
+    WAY_OF_WORKING,
 )
 from aimate_memory.capture.supersede import normalize
 from aimate_memory.text.typed import typed_lines
@@ -79,6 +82,17 @@ STANDS: tuple[re.Pattern[str], ...] = (
     *PREFERENCE_ZH,
     *DECISION_CUES,
     *CHOICE_CUES,
+)
+# What makes a request for the work at hand hold beyond now after all: a rule's always/never/不要/必须, "from now
+# on"/以后/每次, the person's taste or setup ("from now on write me the commit message in English"). A decision's
+# or a choice's words do not: "let's go with your recommendation" and "请把 A 换成 B" are one change, asked once.
+STANDS_ALTHOUGH_AT_HAND: tuple[re.Pattern[str], ...] = (
+    *RULE_CUES,
+    *LASTING_CUES,
+    *PERSONAL_CUES,
+    *WAY_OF_WORKING,
+    INSTRUCTION_FILE_CHANGE,
+    *(pattern for rule in RULES if rule.name == "preference" for group in rule.patterns.values() for pattern in group),
 )
 
 
@@ -159,17 +173,21 @@ def _units(sentence: str) -> list[str]:
     with them ("修复 sina.py 中的错误，使用中文回答" → "使用中文回答"). Standing clauses said one after the other
     stay one unit, in the person's words: a fact and the decision it explains ("我们根本没有api获取渠道，去掉api
     获取部分") are one statement."""
-    if not _CJK.search(sentence) or not _CJK_CLAUSE.search(sentence) or not matches(ONE_OFF_CUES, sentence):
+    if not _CJK.search(sentence) or not _CJK_CLAUSE.search(sentence) or not _for_now(sentence):
         return [sentence]
     runs: list[list[str]] = [[]]
     for clause in split_outside_brackets(_CLAUSE_END, sentence):  # each keeps its comma: joined back verbatim
         bare = clause.rstrip("，；")
-        if long_enough(bare) and (reports_problem(bare) or not matches(ONE_OFF_CUES, bare)) and worth_keeping(bare):
+        if long_enough(bare) and (reports_problem(bare) or not _for_now(bare)) and worth_keeping(bare):
             runs[-1].append(clause)
         elif runs[-1]:
             runs.append([])
     standing = ["".join(run).rstrip("，；").strip() for run in runs if run]
     return standing or [sentence]
+
+
+def _for_now(text: str) -> bool:
+    return matches(ONE_OFF_CUES, text) or matches(AT_HAND_CUES, text)
 
 
 def worth_keeping(sentence: str) -> bool:
@@ -183,10 +201,20 @@ def worth_keeping(sentence: str) -> bool:
         return True
     for cue_of_none in (*NO_RULE_MEANT, *NO_RULE_MEANT_ZH):  # "never disappears" reports a bug; it is no "never" rule
         sentence = cue_of_none.sub(" ", sentence)
+    if asks_for_now(sentence):
+        return False
     cues = (STANDING_CUES, CHOICE_CUES, FACT_CUES, PERSONAL_CUES, DIRECTIVE_CUES, DECISION_CUES, TASK_CUES)
     if not any(matches(patterns, sentence) for patterns in cues):
         return False
     return not matches(ONE_OFF_CUES, sentence) or matches(STANDS, sentence)
+
+
+def asks_for_now(text: str) -> bool:
+    """Whether the text asks for the work at hand (`rules.AT_HAND_CUES`: "Please create a commit message for these
+    changes", "帮我写一下这次改动的提交信息", "then rename the branch", "请把 A 改成 B") and says nothing that makes it
+    hold beyond now (`STANDS_ALTHOUGH_AT_HAND`). Never proposed from a conversation; kept by `remember` as a task
+    for now, not a rule (docs/design.md, "One-off requests")."""
+    return matches(AT_HAND_CUES, text) and not matches(STANDS_ALTHOUGH_AT_HAND, text)
 
 
 def reports_problem(sentence: str) -> bool:

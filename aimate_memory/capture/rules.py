@@ -218,6 +218,21 @@ LASTING_CUES: tuple[re.Pattern[str], ...] = (
 )
 
 
+# A change to the assistant's own instruction file (copilot-instructions.md, CLAUDE.md, AGENTS.md, .cursorrules):
+# what is written there holds for every later session, even when asked as a step of this one.
+INSTRUCTION_FILE_CHANGE = re.compile(
+    r"\b(?:update|add to|change|edit)\b.{0,40}?(?:copilot-instructions|claude\.md|agents\.md|\.cursorrules)",
+    re.IGNORECASE,
+)
+# How the person wants the assistant to go about any task: think first, explain the plan, ask. It holds beyond the
+# task it is said in, even as one of its steps ("Then ask any questions you might have").
+WAY_OF_WORKING: tuple[re.Pattern[str], ...] = _en(
+    r"ask (?:me )?(?:any )?(?:clarifying )?questions",
+    r"explain (?:your|the) plan",
+    r"think (?:carefully|hard|step by step)",
+)
+
+
 def _cues(name: str, language: str) -> tuple[re.Pattern[str], ...]:
     return next(rule for rule in RULES if rule.name == name).patterns[language]
 
@@ -247,12 +262,7 @@ STANDING_CUES: tuple[re.Pattern[str], ...] = (
         "note that",
         "make sure",
     ),
-    # How the person wants the assistant to go about any task: think first, explain the plan, ask.
-    *_en(
-        r"ask (?:me )?(?:any )?(?:clarifying )?questions",
-        r"explain (?:your|the) plan",
-        r"think (?:carefully|hard|step by step)",
-    ),
+    *WAY_OF_WORKING,
     # A conditional instruction ("If your plan changes, append the reasons to the file"): it holds whenever
     # the condition does — unless the condition looks back at what was or was not done just now ("If you did
     # not do it already, create one more plan file"): that asks for now.
@@ -261,12 +271,7 @@ STANDING_CUES: tuple[re.Pattern[str], ...] = (
         r"\s*(?!try|check|run|look|let)\w",
         re.IGNORECASE,
     ),
-    # A change to the assistant's own instruction file (copilot-instructions.md, CLAUDE.md, AGENTS.md,
-    # .cursorrules): what is written there holds for every later session.
-    re.compile(
-        r"\b(?:update|add to|change|edit)\b.{0,40}?(?:copilot-instructions|claude\.md|agents\.md|\.cursorrules)",
-        re.IGNORECASE,
-    ),
+    INSTRUCTION_FILE_CHANGE,
     # Sentence-initial "use X" / "使用X": what to build with, said as an instruction.
     re.compile(r"^\W*(?:stick (?:to|with)|switch to|go with)\b", re.IGNORECASE),
     re.compile(r"^\W*(?:使用|采用|选用|改用)(?!的)"),  # "使用的是…" describes, it does not instruct
@@ -487,6 +492,39 @@ PROBLEM_OF_THE_MOMENT = re.compile(
 # Advice hedged by its own verb ("we should probably use `git mv` instead of mv"): still the person's choice,
 # not a guess — the hedge is read out before `NOT_A_STATEMENT` is.
 HEDGED_ADVICE = re.compile(r"\b(should|ought to)\s+(?:probably|maybe|perhaps)\b", re.IGNORECASE)
+
+# A request for the work at hand, however it is worded (docs/design.md, "One-off requests"): it points at the
+# thing in front of the person now — these changes, this error, the message just asked for, what the assistant
+# answered — asks for a piece of work for them ("帮我…", "给我写…", "write me …", "…写一下"), or is one step of the
+# task in progress ("then rename …", "然后…"). Read on every path: a turn's sentence with one is never proposed
+# (capture/heard.py), and `remember` files one as a task for now, not a standing rule (capture/classify.py) —
+# unless it also says it stands ("from now on write the commit message in English", "以后每次都帮我…").
+AT_HAND_CUES: tuple[re.Pattern[str], ...] = (
+    *_en(
+        r"(?:these|those) (?:changes|edits|modifications|diffs?|files|errors|tests)",
+        r"this (?:approach|change|diff|pr|pull request|commit|branch|message|output|answer|reply|session|chat|"
+        r"conversation|task|error|bug|exception|failure)",
+        r"(?:the|my) (?:changes|edits) (?:I|you|we) (?:just )?(?:made|did)",
+        r"(?:create|write|generate|draft|suggest|give me|prepare) (?:an? |the )?(?:git )?commit message",
+        r"(?:write|give|show|make|create|generate|draft|find|send) me",
+        "for me",
+        r"so (?:that )?I can",
+        # What the assistant said, taken as it stands ("Let's go with your recommendation", "do what you
+        # suggested"): a choice that names nothing of its own.
+        r"your (?:recommendation|suggestion|proposal|proposed|idea|option|answer|reply|last (?:answer|reply|message))",
+        r"(?:what|as) you (?:suggested|recommended|proposed|said)",
+        f"I{_APOSTROPHE}?(?:d| would) like (?:you )?to",
+        r"I want you to",
+    ),
+    # One step of the task in progress: the sentence begins with what comes next.
+    re.compile(r"^\W*(?:(?:and|ok(?:ay)?),? )?(?:then|next|after that|afterwards),?\s+\w", re.IGNORECASE),
+    *_zh("这次", "本次", "此次", "这些改动", "这些修改", "这些变更", "刚才", "刚刚", "上面的", "上述"),
+    *_zh("帮我", "帮忙", "给我写", "给我生成", "写一下", "改一下", "弄一下", "处理一下", "我想让你", "我想要你"),
+    *_zh("你的建议", "你说的", "你推荐的", "按你的"),
+    re.compile(r"^\W*(?:然后|接着|接下来)"),
+    # "请把 A 改成 B": one change, asked once.
+    re.compile(r"请(?:你)?(?:帮我)?把.{1,40}?(?:改成|改为|换成|替换成|替换为)"),
+)
 
 # A request for now, the most common thing a person types ("fix the error", "check the logs", "请你修复", "查看
 # 日志"): with none of the cues of something that stands (a rule's always/never, a decision, the person's own

@@ -221,12 +221,16 @@ FOR_NOW_AND_A_CHOICE = {
         'The "Save" button is always visible, and the white frame never disappears.',
         "We do not need to keep backward compatibility with the old parameters.",
         "This should consist of a list of imports and functions.",
+        "Then rename the master branch to 'main'.",
+        "Let's go with your suggestion and update the docs.",
         "Can we put the port into a config file instead of hard-coding it?",
     ),
     "zh": (
         "保存按钮的报错还是没有解决。",
         "为什么测试又失败了？",
         "帮我看一下这个函数。",
+        "帮我把日志模块改为异步写入。",
+        "然后将配置拆分为独立的模块。",
         "端口统一放在配置文件里，而不是写死在代码里。",
     ),
 }

@@ -73,6 +73,11 @@ class MemoryIndex:
 
         return VectorSearch(self._store)
 
+    def _kept_vectors(self) -> VectorSearch | None:
+        """The vector search, when this index built one (it may hold sign bits a refresh would drop)."""
+        found: VectorSearch | None = vars(self).get("_vectors")
+        return found
+
     def _forget_vectors(self) -> None:
         """Drop the vector search's cached sign bits, if it was ever built (docs/design.md, "What a cold command
         loads")."""
@@ -170,8 +175,11 @@ class MemoryIndex:
         self._follow_swap()
         if self.synced and paths is not None and not force_rebuild:
             return RefreshReport()
+        kept = self._kept_vectors()
+        pending = kept is not None and db.get_meta(kept.store.conn, db.VECTORS_PENDING) != "0"
         report = self._refresh.run(progress, force_rebuild, paths)
-        self._forget_vectors()  # our own writes do not change PRAGMA data_version
+        if kept is None or pending or _signs_may_differ(report):
+            self._forget_vectors()  # our own writes do not change PRAGMA data_version
         self._health.record_metric(
             "sync", report.seconds * 1000, layer=self.vault.scope.value, breakdown={"changed": report.changed}
         )
@@ -269,3 +277,12 @@ class MemoryIndex:
 
 
 __all__ = ["MemoryIndex", "RefreshReport", "filter_sql", "memory_from_row"]
+
+
+def _signs_may_differ(report: RefreshReport) -> bool:
+    """Whether a refresh may have changed which chunks have sign bits (or their memory or script): any file
+    added, updated, moved, deleted or now unreadable, a rebuild, a chunk embedded. A refresh that found nothing
+    new — the daemon's sync of the files a `remember` just wrote and indexed — keeps the bits in memory
+    instead of reading every chunk's again at the next search (docs/design.md §12, "What a warm remember
+    reads once"). A refresh that started with chunks waiting for their bits drops them too (the caller)."""
+    return bool(report.changed or report.errors or report.rebuilt or report.embedded_chunks)

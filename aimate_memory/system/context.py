@@ -246,7 +246,7 @@ class ContextBuilder:
         pass each): active short- and long-term memories of both scopes, split by where they belong.
         Only what clears the relevance floor (`retrieval.min_relevance`) is a hit, so an unrelated query
         adds nothing to the context."""
-        hits = self._retrieval.search(query, top_k=SEARCH_DEPTH, where=SEARCHED).results
+        hits = self._retrieval.search(query, top_k=SEARCH_DEPTH, where=SEARCHED, snippets=False).results
         since = self._recent_since()
         found = _Relevant()
         for hit in hits:

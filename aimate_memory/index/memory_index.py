@@ -175,11 +175,17 @@ class MemoryIndex:
         self._follow_swap()
         if self.synced and paths is not None and not force_rebuild:
             return RefreshReport()
+        paths = list(paths) if paths is not None else None
         kept = self._kept_vectors()
         pending = kept is not None and db.get_meta(kept.store.conn, db.VECTORS_PENDING) != "0"
+        files = _files_named(paths) if kept is not None and not pending and not force_rebuild else None
+        before = self._queries.memory_rowids_at(files) if files else set()
         report = self._refresh.run(progress, force_rebuild, paths)
         if kept is None or pending or _signs_may_differ(report):
-            self._forget_vectors()  # our own writes do not change PRAGMA data_version
+            if kept is not None and files is not None and _patchable(report):
+                kept.patch(before | self._queries.memory_rowids_at(files))
+            else:
+                self._forget_vectors()  # our own writes do not change PRAGMA data_version
         self._health.record_metric(
             "sync", report.seconds * 1000, layer=self.vault.scope.value, breakdown={"changed": report.changed}
         )
@@ -286,3 +292,14 @@ def _signs_may_differ(report: RefreshReport) -> bool:
     instead of reading every chunk's again at the next search (docs/design.md §12, "What a warm remember
     reads once"). A refresh that started with chunks waiting for their bits drops them too (the caller)."""
     return bool(report.changed or report.errors or report.rebuilt or report.embedded_chunks)
+
+
+def _files_named(paths: list[str] | None) -> list[str] | None:
+    """`paths` when each names a memory file (a write's own paths), else None (a whole sync, or a folder)."""
+    return paths if paths is not None and all(path.endswith(".md") for path in paths) else None
+
+
+def _patchable(report: RefreshReport) -> bool:
+    """Whether the files a refresh of named paths changed are all its sign bits changed: no move (a memory
+    leaving another path), no unreadable or excluded file, no rebuild."""
+    return not (report.moved or report.errors or report.excluded or report.rebuilt)

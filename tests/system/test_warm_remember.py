@@ -6,8 +6,10 @@ sync that changed nothing keeps the vector search's sign bits, one that wrote a 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from aimate_memory.index.memory_index import MemoryIndex
 from aimate_memory.system import MemorySystem
 
 pytestmark = pytest.mark.slow
@@ -76,3 +78,23 @@ def test_a_sync_keeps_the_sign_bits_unless_it_wrote(system: MemorySystem) -> Non
     assert index._vectors._bits is not kept
     hit = next(hit for hit in found.results if hit.memory.id == written.memory.id)
     assert "similarity" in hit.factors  # found by its vector too, not by its words alone
+    # A restatement supersedes (two files written) and a removal: the bits patched after each write are the
+    # bits a fresh load of the whole table gives, in the same order.
+    restated = system.remember(
+        "We decided to keep the session cache in Redis, with a 30 second timeout", kind="decision"
+    )
+    assert restated.action == "written" and restated.supersedes is not None
+    _assert_bits_as_loaded(index)
+    system.remove(written.memory.id, purge=True)  # the daemon's watcher then syncs the path it saw go
+    system.store.refresh_vault(system.global_vault, [written.memory.rel_path.as_posix()])
+    assert not any(hit.memory.id == written.memory.id for hit in system.search("计费告警发到哪个频道", 5).results)
+    _assert_bits_as_loaded(index)
+
+
+def _assert_bits_as_loaded(index: MemoryIndex) -> None:
+    patched = index._vectors._bits
+    assert patched is not None
+    index._vectors.forget()
+    loaded = index._vectors._sign_bits()
+    for column in ("chunk_rowids", "memory_rowids", "scripts", "words"):
+        assert np.array_equal(getattr(patched, column), getattr(loaded, column)), column

@@ -6,6 +6,9 @@ sync that changed nothing keeps the vector search's sign bits, one that wrote a 
 
 from __future__ import annotations
 
+import json
+import time
+
 import numpy as np
 import pytest
 
@@ -98,3 +101,31 @@ def _assert_bits_as_loaded(index: MemoryIndex) -> None:
     loaded = index._vectors._sign_bits()
     for column in ("chunk_rowids", "memory_rowids", "scripts", "words"):
         assert np.array_equal(getattr(patched, column), getattr(loaded, column)), column
+
+
+@pytest.mark.slow
+def test_after_remembers_the_daemon_answers_as_a_fresh_process(cli_vectors, isolated_git: None) -> None:
+    """The daemon's sign bits patched by each `remember` (and kept by the watcher's sync after it) rank as the
+    bits a fresh process reads whole: the same results, in the same order, in English and Chinese."""
+    assert cli_vectors("mem", "init").code == 0
+    for text, _kind in MEMORIES:
+        assert cli_vectors("mem", "add", text).code == 0, text
+    daemon = {"AIMATE_NO_DAEMON": "0"}
+    assert cli_vectors("mem", "daemon", "start", env=daemon).code == 0
+    try:
+        deadline = time.monotonic() + 120
+        while not json.loads(cli_vectors("mem", "daemon", "status", "--json", env=daemon).out or "{}").get(
+            "model_loaded"
+        ):
+            assert time.monotonic() < deadline, "the daemon's models did not load"
+            time.sleep(0.5)
+        for sentence in ("We decided to keep the billing cache warm at startup", "我们决定计费缓存在启动时预热"):
+            assert cli_vectors("mem", "remember", sentence, env=daemon).code == 0
+            for question in QUESTIONS:
+                served = cli_vectors("mem", "search", question, "--json", env=daemon)
+                here = cli_vectors("mem", "search", question, "--json", env={"AIMATE_NO_DAEMON": "1"})
+                ranked = [[(hit["id"], hit["score"]) for hit in json.loads(found.out)] for found in (served, here)]
+                assert [hit_id for hit_id, _ in ranked[0]] == [hit_id for hit_id, _ in ranked[1]], question
+                assert [score for _, score in ranked[0]] == pytest.approx([score for _, score in ranked[1]], abs=1e-3)
+    finally:
+        cli_vectors("mem", "daemon", "stop", env=daemon)

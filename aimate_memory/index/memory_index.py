@@ -58,6 +58,7 @@ class MemoryIndex:
         self._reembed = Reembed(self._store, reembed_launch)
         self._refresh = IndexRefresh(self._store, self._scan, embedder, lock_path, self._reembed)
         self.synced = False  # `Store.synced`: up to date a moment ago, a `paths` refresh is skipped
+        self._writes = 0  # refreshes of this process that changed what a search reads (`content_stamp`)
         self._queries = MetadataQueries(self._store, vault)
         self._health = IndexHealth(self._store, self._scan, embedder)
 
@@ -72,6 +73,13 @@ class MemoryIndex:
         from aimate_memory.index.vector_search import VectorSearch
 
         return VectorSearch(self._store)
+
+    def content_stamp(self) -> tuple[int, int, int]:
+        """Changes whenever what a search of this index reads may have: a refresh of this process that wrote
+        memories or chunks, another connection's commit (`PRAGMA data_version`), a new connection. (Not
+        `total_changes`: every timed operation writes a row of metrics.)"""
+        conn = self._store.conn
+        return id(conn), self._writes, conn.execute("PRAGMA data_version").fetchone()[0]
 
     def _kept_vectors(self) -> VectorSearch | None:
         """The vector search, when this index built one (it may hold sign bits a refresh would drop)."""
@@ -181,6 +189,8 @@ class MemoryIndex:
         files = _files_named(paths) if kept is not None and not pending and not force_rebuild else None
         before = self._queries.memory_rowids_at(files) if files else set()
         report = self._refresh.run(progress, force_rebuild, paths)
+        if _signs_may_differ(report) or report.touched or report.excluded:
+            self._writes += 1
         if kept is None or pending or _signs_may_differ(report):
             if kept is not None and files is not None and _patchable(report):
                 kept.patch(before | self._queries.memory_rowids_at(files))

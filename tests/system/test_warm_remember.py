@@ -129,3 +129,28 @@ def test_after_remembers_the_daemon_answers_as_a_fresh_process(cli_vectors, isol
                 assert [score for _, score in ranked[0]] == pytest.approx([score for _, score in ranked[1]], abs=1e-3)
     finally:
         cli_vectors("mem", "daemon", "stop", env=daemon)
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_a_context_built_again_to_fit_searches_once_until_a_write(
+    system: MemorySystem, question: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session start's context built again with a smaller budget (the hook's `BUDGET_TRIES`) reuses the first
+    build's search — the same items — and a write in between makes it search again."""
+    for text, kind in MEMORIES:
+        system.remember(text, kind=kind)
+    searched: list[str] = []
+    search = system.retrieval.search
+    monkeypatch.setattr(
+        system.retrieval, "search", lambda query, *a, **k: searched.append(query) or search(query, *a, **k)
+    )
+    first = system.build_context(question, 3000)
+    smaller = system.build_context(question, 400)
+    assert searched == [question]
+    assert "Redis" in first.text
+    system.context._kept_search = None  # what the same build gives searching anew: the same text
+    assert system.build_context(question, 400).text == smaller.text
+    assert searched == [question, question]
+    written = system.remember("We decided the billing cache keeps seven days of entries", kind="decision")
+    assert written.memory is not None and written.memory.title in system.build_context(question, 3000).text
+    assert searched.count(question) == 3  # (the remember's own supersede search is in the list too)

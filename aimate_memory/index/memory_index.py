@@ -129,6 +129,7 @@ class MemoryIndex:
 
     def close(self) -> None:
         self._forget_vectors()
+        self._writes += 1  # the next connection (a swapped-in file) may reuse this one's id
         self._store.close()
 
     @property

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from aimate_memory.index.memory_index import MemoryIndex
+from aimate_memory.index.refresh_embed import chunks_without_vectors
 from aimate_memory.system import MemorySystem
 
 pytestmark = pytest.mark.slow
@@ -81,6 +82,7 @@ def test_a_sync_keeps_the_sign_bits_unless_it_wrote(system: MemorySystem) -> Non
     assert index._vectors._bits is not kept
     hit = next(hit for hit in found.results if hit.memory.id == written.memory.id)
     assert "similarity" in hit.factors  # found by its vector too, not by its words alone
+    assert not chunks_without_vectors(index.conn)  # the write's own chunks looked at alone, every one embedded
     # A restatement supersedes (two files written) and a removal: the bits patched after each write are the
     # bits a fresh load of the whole table gives, in the same order.
     restated = system.remember(

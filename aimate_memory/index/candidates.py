@@ -98,17 +98,43 @@ class SignBits:
 
     @classmethod
     def from_rows(cls, version: int, rows: list[tuple[int, bytes, int, str]]) -> SignBits:
-        """From ``(chunk rowid, sign bits, memory rowid, script)`` rows (sqlite-vec bit vectors)."""
+        """From ``(chunk rowid, sign bits, memory rowid, script)`` rows (sqlite-vec bit vectors), kept in chunk
+        rowid order whatever order the table gave them in: the scan breaks ties of distance by position, so bits
+        loaded whole and bits patched after a write (`replaced`) rank alike."""
         width = -(-len(rows[0][1]) // 8) * 8 if rows else 8
         raw = b"".join(row[1].ljust(width, b"\0") for row in rows)
         words = np.frombuffer(raw, dtype=np.uint64).reshape(len(rows), width // 8)
         code = {script: number for number, script in enumerate(SCRIPTS)}
+        chunk_rowids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        order = np.argsort(chunk_rowids, kind="stable")
         return cls(
             version,
-            np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows)),
-            np.fromiter((row[2] for row in rows), dtype=np.int64, count=len(rows)),
-            np.fromiter((code.get(row[3], 0) for row in rows), dtype=np.uint8, count=len(rows)),
-            np.ascontiguousarray(words.T),
+            chunk_rowids[order],
+            np.fromiter((row[2] for row in rows), dtype=np.int64, count=len(rows))[order],
+            np.fromiter((code.get(row[3], 0) for row in rows), dtype=np.uint8, count=len(rows))[order],
+            np.ascontiguousarray(words.T[:, order]),
+        )
+
+    def replaced(self, memory_rowids: Iterable[int], fresh: SignBits) -> SignBits | None:
+        """These bits with every chunk of `memory_rowids` taken out and `fresh` (those memories' chunks as they
+        are now) put in, in chunk rowid order — what `from_rows` of the whole table gives after a write of those
+        memories alone; None when `fresh` is of another width (a whole reload is then needed)."""
+        if len(fresh) and fresh.words.shape[0] != self.words.shape[0]:
+            return None
+        kept = np.flatnonzero(~np.isin(self.memory_rowids, np.fromiter(memory_rowids, dtype=np.int64)))
+        parts = [(self.chunk_rowids[kept], self.memory_rowids[kept], self.scripts[kept], self.words[:, kept])]
+        if len(fresh):
+            parts.append((fresh.chunk_rowids, fresh.memory_rowids, fresh.scripts, fresh.words))
+        chunk_rowids, memory_rowids_, scripts, words = (
+            np.concatenate(column, axis=-1) for column in zip(*parts, strict=True)
+        )
+        order = np.argsort(chunk_rowids, kind="stable")
+        return SignBits(
+            self.version,
+            chunk_rowids[order],
+            memory_rowids_[order],
+            scripts[order],
+            np.ascontiguousarray(words[:, order]),
         )
 
     def __len__(self) -> int:

@@ -58,6 +58,7 @@ class MemoryIndex:
         self._reembed = Reembed(self._store, reembed_launch)
         self._refresh = IndexRefresh(self._store, self._scan, embedder, lock_path, self._reembed)
         self.synced = False  # `Store.synced`: up to date a moment ago, a `paths` refresh is skipped
+        self._writes = 0  # refreshes of this process that changed what a search reads (`content_stamp`)
         self._queries = MetadataQueries(self._store, vault)
         self._health = IndexHealth(self._store, self._scan, embedder)
 
@@ -72,6 +73,18 @@ class MemoryIndex:
         from aimate_memory.index.vector_search import VectorSearch
 
         return VectorSearch(self._store)
+
+    def content_stamp(self) -> tuple[int, int, int]:
+        """Changes whenever what a search of this index reads may have: a refresh of this process that wrote
+        memories or chunks, another connection's commit (`PRAGMA data_version`), a new connection. (Not
+        `total_changes`: every timed operation writes a row of metrics.)"""
+        conn = self._store.conn
+        return id(conn), self._writes, conn.execute("PRAGMA data_version").fetchone()[0]
+
+    def _kept_vectors(self) -> VectorSearch | None:
+        """The vector search, when this index built one (it may hold sign bits a refresh would drop)."""
+        found: VectorSearch | None = vars(self).get("_vectors")
+        return found
 
     def _forget_vectors(self) -> None:
         """Drop the vector search's cached sign bits, if it was ever built (docs/design.md, "What a cold command
@@ -116,6 +129,7 @@ class MemoryIndex:
 
     def close(self) -> None:
         self._forget_vectors()
+        self._writes += 1  # the next connection (a swapped-in file) may reuse this one's id
         self._store.close()
 
     @property
@@ -170,8 +184,19 @@ class MemoryIndex:
         self._follow_swap()
         if self.synced and paths is not None and not force_rebuild:
             return RefreshReport()
+        paths = list(paths) if paths is not None else None
+        kept = self._kept_vectors()
+        pending = kept is not None and db.get_meta(kept.store.conn, db.VECTORS_PENDING) != "0"
+        files = _files_named(paths) if kept is not None and not pending and not force_rebuild else None
+        before = self._queries.memory_rowids_at(files) if files else set()
         report = self._refresh.run(progress, force_rebuild, paths)
-        self._forget_vectors()  # our own writes do not change PRAGMA data_version
+        if _signs_may_differ(report) or report.touched or report.excluded:
+            self._writes += 1
+        if kept is None or pending or _signs_may_differ(report):
+            if kept is not None and files is not None and _patchable(report):
+                kept.patch(before | self._queries.memory_rowids_at(files))
+            else:
+                self._forget_vectors()  # our own writes do not change PRAGMA data_version
         self._health.record_metric(
             "sync", report.seconds * 1000, layer=self.vault.scope.value, breakdown={"changed": report.changed}
         )
@@ -269,3 +294,23 @@ class MemoryIndex:
 
 
 __all__ = ["MemoryIndex", "RefreshReport", "filter_sql", "memory_from_row"]
+
+
+def _signs_may_differ(report: RefreshReport) -> bool:
+    """Whether a refresh may have changed which chunks have sign bits (or their memory or script): any file
+    added, updated, moved, deleted or now unreadable, a rebuild, a chunk embedded. A refresh that found nothing
+    new — the daemon's sync of the files a `remember` just wrote and indexed — keeps the bits in memory
+    instead of reading every chunk's again at the next search (docs/design.md §12, "What a warm remember
+    reads once"). A refresh that started with chunks waiting for their bits drops them too (the caller)."""
+    return bool(report.changed or report.errors or report.rebuilt or report.embedded_chunks)
+
+
+def _files_named(paths: list[str] | None) -> list[str] | None:
+    """`paths` when each names a memory file (a write's own paths), else None (a whole sync, or a folder)."""
+    return paths if paths is not None and all(path.endswith(".md") for path in paths) else None
+
+
+def _patchable(report: RefreshReport) -> bool:
+    """Whether the files a refresh of named paths changed are all its sign bits changed: no move (a memory
+    leaving another path), no unreadable or excluded file, no rebuild."""
+    return not (report.moved or report.errors or report.excluded or report.rebuilt)

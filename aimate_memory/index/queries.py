@@ -140,6 +140,13 @@ class MetadataQueries:
         ).fetchall()
         return found
 
+    def memory_rowids_at(self, paths: Iterable[str]) -> set[int]:
+        """The rowids of the memories indexed at these vault-relative paths."""
+        rows = self.store.conn.execute(
+            "SELECT rowid FROM memories WHERE path IN (SELECT value FROM json_each(?))", (json.dumps(list(paths)),)
+        )
+        return {row[0] for row in rows}
+
     def chunk_texts(self, chunk_rowids: Iterable[int]) -> dict[int, str]:
         ids = json.dumps(sorted(set(chunk_rowids)))
         rows = self.store.conn.execute(

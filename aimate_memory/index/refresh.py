@@ -26,6 +26,9 @@ from aimate_memory.index.store import MODEL_CHANGED, IndexStore
 from aimate_memory.locks import file_lock
 from aimate_memory.vault.model import Memory
 
+# A refresh writing at most this many files looks for chunks without a vector among theirs alone (when every
+# other chunk had one): a write's own refresh, a watcher's; an import or a first build scans them all.
+FEW_UPSERTS = 256
 REBUILD_BATCH_FILES = 4096  # files per transaction while building a new file nobody reads yet
 
 
@@ -164,9 +167,12 @@ class IndexRefresh:
             if memory.hand_edited or not (memory.doc and memory.doc.get("content_hash"))
         ]
         plan = plan_refresh(reads, indexed, read_plan.vanished, errors)
+        # Every chunk had its vector before: the chunks without one now are the few files' this refresh wrote.
+        few = len(plan.upsert) <= FEW_UPSERTS and db.get_meta(conn, db.VECTORS_PENDING) == "0"
         apply_plan(conn, plan, parsed, report, progress, batch_files)
         if embed:
-            embed_missing(conn, self.embedder, self.store.vec_error, report, progress)
+            among = [read.path for read in plan.upsert] if few else None
+            embed_missing(conn, self.embedder, self.store.vec_error, report, progress, among)
         db.set_meta(conn, "last_refresh", datetime.now().astimezone().isoformat(timespec="seconds"))
         if report.changed:
             # Fresh statistics let the planner use updated_ts for time-range queries instead of the layer

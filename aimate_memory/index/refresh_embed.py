@@ -3,6 +3,8 @@ and its sign bits in `chunks_vec`, the table the vector pre-filter scans."""
 
 from __future__ import annotations
 
+import json
+
 import sqlean
 
 from aimate_memory.embedding.lazy import LazyEmbedder
@@ -19,8 +21,13 @@ def embed_missing(
     vec_error: str | None,
     report: RefreshReport,
     progress: Progress | None,
+    among: list[str] | None = None,
 ) -> None:
-    """Give every chunk a vector. Chunks left without one (model unavailable) are filled by a later refresh."""
+    """Give every chunk a vector. Chunks left without one (model unavailable) are filled by a later refresh.
+    `among`: the paths of the only memories whose chunks can lack one (every other chunk had its vector when
+    the refresh began): only their chunks are looked at, not every chunk of the index against `chunks_vec` —
+    at 10,000 memories that scan was ~85 ms of each `remember`'s indexing (docs/design.md §12, "What a warm
+    remember reads once")."""
     if not embedder.enabled:
         return
     if vec_error is not None:
@@ -30,7 +37,7 @@ def embed_missing(
         # No chunk was added since every chunk had its vector: scanning 188k chunks against the vector
         # table to find none had been 40 % of an unchanged refresh at 100k memories.
         return
-    pending = chunks_without_vectors(conn)
+    pending = chunks_without_vectors(conn, among)
     if not pending:
         db.set_meta(conn, db.VECTORS_PENDING, "0")
         return
@@ -90,17 +97,22 @@ def _write_sign_bits(
         raise
 
 
-def chunks_without_vectors(conn: sqlean.Connection) -> list[tuple[int, str, str]]:
-    """(chunk rowid, chunk hash, embed text) of every chunk not in `chunks_vec`."""
+def chunks_without_vectors(conn: sqlean.Connection, among: list[str] | None = None) -> list[tuple[int, str, str]]:
+    """(chunk rowid, chunk hash, embed text) of every chunk not in `chunks_vec` (of the memories at the paths
+    `among` only, when given)."""
+    where = ""
+    params: tuple[str, ...] = ()
+    if among is not None:
+        where = "c.memory_rowid IN (SELECT rowid FROM memories WHERE path IN (SELECT value FROM json_each(?)))"
+        params = (json.dumps(among),)
     if not has_table(conn, "chunks_vec"):
-        return [tuple(row) for row in conn.execute("SELECT rowid, chunk_hash, embed_text FROM chunks")]
-    return [
-        tuple(row)
-        for row in conn.execute(
-            "SELECT c.rowid, c.chunk_hash, c.embed_text FROM chunks c "
-            "WHERE NOT EXISTS (SELECT 1 FROM chunks_vec v WHERE v.rowid = c.rowid)"
-        )
-    ]
+        sql = "SELECT c.rowid, c.chunk_hash, c.embed_text FROM chunks c" + (f" WHERE {where}" if where else "")
+        return [tuple(row) for row in conn.execute(sql, params)]
+    missing = "NOT EXISTS (SELECT 1 FROM chunks_vec v WHERE v.rowid = c.rowid)"
+    sql = f"SELECT c.rowid, c.chunk_hash, c.embed_text FROM chunks c WHERE {missing}" + (
+        f" AND {where}" if where else ""
+    )
+    return [tuple(row) for row in conn.execute(sql, params)]
 
 
 def _cached_hashes(conn: sqlean.Connection, hashes: list[str]) -> set[str]:

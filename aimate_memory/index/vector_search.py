@@ -62,6 +62,20 @@ class VectorSearch:
         """Whether each chunk is in Latin script (SignBits.latin)."""
         return self._sign_bits().latin(chunk_rowids)
 
+    def patch(self, memory_rowids: set[int]) -> None:
+        """After this process wrote these memories (and nothing else): their chunks' bits read again, the rest
+        kept — at 10k memories reading every chunk's bits again was most of a warm `remember` (docs/design.md
+        §12, "What a warm remember reads once"). Nothing kept yet: nothing to do."""
+        bits = self._bits
+        if bits is None or not memory_rowids:
+            return
+        rows = self.store.conn.execute(
+            "SELECT v.rowid, v.embedding, c.memory_rowid, c.script FROM chunks c "
+            "JOIN chunks_vec v ON v.rowid = c.rowid WHERE c.memory_rowid IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(memory_rowids)),),
+        ).fetchall()
+        self._bits = bits.replaced(memory_rowids, SignBits.from_rows(bits.version, rows))
+
     def forget(self) -> None:
         """Drop the cached sign bits: after this process's own writes (they do not change `PRAGMA
         data_version`) or a new connection (whose version numbers start over)."""

@@ -14,6 +14,7 @@ model, no sqlite-vec, an index built by another model) it is keyword search, wit
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -129,11 +130,16 @@ class HybridSearcher:
         # by scripts/eval_floor.py (docs/benchmarks.md, "Relevance floor").
         self.min_relevance = min_relevance
 
-    def search(self, query: str, k: int = 10, where: MemoryFilter | None = None) -> SearchResponse:
+    def search(
+        self, query: str, k: int = 10, where: MemoryFilter | None = None, *, snippets: bool = True
+    ) -> SearchResponse:
+        """`snippets` False: every hit's snippet is empty — for a caller that reads only the hits' memories and
+        order (a context's search, capture's supersede search), which cutting and marking up to 60 chunks'
+        texts cost ~15 % of (docs/design.md §12, "What a warm remember reads once")."""
         with blas_threads(1):  # see blas.py: spinning BLAS threads doubled the p95
-            return self._search(query, k, where)
+            return self._search(query, k, where, snippets)
 
-    def _search(self, query: str, k: int, where: MemoryFilter | None) -> SearchResponse:
+    def _search(self, query: str, k: int, where: MemoryFilter | None, snippets: bool) -> SearchResponse:
         started = time.perf_counter()
         where = where or MemoryFilter()
         query = query.strip()
@@ -192,8 +198,9 @@ class HybridSearcher:
             )
         order = ranking.order[:k]
         best_chunks = _best_chunks(ranking.fused.ids[order], keyword_ranked, ranking.vector)
-        hits = self._hits(indexes, ranking, order, best_chunks, query)
-        hits = _with_neighbours(threads, ranking.fused.ids[order].tolist(), hits, k, where, query)
+        pattern = match_pattern(query) if snippets else None
+        hits = self._hits(indexes, ranking, order, best_chunks, pattern)
+        hits = _with_neighbours(threads, ranking.fused.ids[order].tolist(), hits, k, where, pattern)
         mode = "hybrid" if query_vector is not None else "keyword"
         elapsed = (time.perf_counter() - started) * 1000
         return SearchResponse(query, hits, mode, warnings, elapsed)
@@ -344,17 +351,22 @@ class HybridSearcher:
 
     @staticmethod
     def _hits(
-        indexes: list[MemoryIndex], ranking: Ranking, order: np.ndarray, best_chunks: np.ndarray, query: str
+        indexes: list[MemoryIndex],
+        ranking: Ranking,
+        order: np.ndarray,
+        best_chunks: np.ndarray,
+        pattern: re.Pattern[str] | None,
     ) -> list[SearchHit]:
+        """`pattern` None: no snippets (`search(snippets=False)`)."""
         fused, factors = ranking.fused, ranking.factors
         keys = fused.ids[order]
         memories = _by_key(indexes, keys, MemoryIndex.memories)
-        texts = _by_key(indexes, best_chunks[best_chunks >= 0], MemoryIndex.chunk_texts)
-        pattern = match_pattern(query)
+        wanted = best_chunks[best_chunks >= 0] if pattern is not None else best_chunks[:0]
+        texts = _by_key(indexes, wanted, MemoryIndex.chunk_texts)
         cosines = dict(zip(ranking.vector.ids.tolist(), ranking.vector.scores.tolist(), strict=True))
         hits = []
         for key, position, chunk in zip(keys.tolist(), order.tolist(), best_chunks.tolist(), strict=True):
-            snippet, spans = make_snippet(texts.get(chunk, ""), pattern)
+            snippet, spans = _snippet(texts.get(chunk, ""), pattern)
             explained = _explained(factors.as_dict(position), fused, cosines.get(key), ranking.evidence, position)
             hits.append(SearchHit(memories[key], explained["final"], explained, snippet, spans))
         return hits
@@ -367,7 +379,12 @@ ROWID_MASK = (1 << KEY_SHIFT) - 1
 
 
 def _with_neighbours(
-    threads: _Threads, keys: list[int], hits: list[SearchHit], k: int, where: MemoryFilter, query: str
+    threads: _Threads,
+    keys: list[int],
+    hits: list[SearchHit],
+    k: int,
+    where: MemoryFilter,
+    pattern: re.Pattern[str] | None,
 ) -> list[SearchHit]:
     """`hits` with the conversation neighbours of the first few placed after the best (neighbours.py). A
     neighbour passes the search's filter like any result; one not ranked at all shows its first chunk and
@@ -391,7 +408,6 @@ def _with_neighbours(
         mine = {memory.id: key for key, memory in memories.items() if key >> KEY_SHIFT == position}
         if mine:
             chunks.update({mine[memory_id]: rows for memory_id, rows in index.memory_chunks(list(mine)).items()})
-    pattern = match_pattern(query)
     placed = []
     # What a neighbour placed after the first `AFTER` shows: the score of the result it is placed after, so
     # the order shown stays the order of the scores shown; its `placement` part is what that added.
@@ -404,12 +420,17 @@ def _with_neighbours(
         if memory is None:  # gone since the thread was read (a concurrent sync): nothing to show
             continue
         first = chunks.get(key)
-        snippet, spans = make_snippet(first[0][0] if first else "", pattern)
+        snippet, spans = _snippet(first[0][0] if first else "", pattern)
         # A neighbour not ranked in the first k is always some anchor's context (place_neighbours).
         assert anchor is not None
         explained = {"context": 1.0, "placement": floor, "final": floor}
         placed.append(SearchHit(memory, floor, explained, snippet, spans, known[anchor].memory.id))
     return placed
+
+
+def _snippet(text: str, pattern: re.Pattern[str] | None) -> tuple[str, list[tuple[int, int]]]:
+    """A hit's snippet and its marks; none without a pattern (a search asked without snippets)."""
+    return make_snippet(text, pattern) if pattern is not None else ("", [])
 
 
 def _lifted(hit: SearchHit, floor: float) -> SearchHit:

@@ -57,6 +57,7 @@ WARM_SENTENCES = ("We decided to keep the cache in Redis", "我们决定缓存�
 SAID_FIELD = "said"  # frontmatter of a waiting proposal: how many times the person said it (2 and up)
 REJECTED_FILE = "rejected_captures.json"  # in the global state folder: never committed, never synced
 MAX_REJECTED = 5000  # hashes kept, newest last
+KEPT_BODIES = 4096  # waiting captures' normalized bodies a long-lived process keeps (`Capture._normalized_body`)
 
 
 class RejectedCaptures:
@@ -110,6 +111,7 @@ class Capture:
         self._memories = memories
         self._reader = reader
         self._conflicts = conflicts
+        self._bodies: dict[Path, tuple[tuple[int, int, int], str]] = {}  # `_normalized_body`, by file
 
     def remember(
         self,
@@ -257,12 +259,33 @@ class Capture:
         where = MemoryFilter(
             layers=(found.layer,), scopes=(vault.scope,), categories=(found.category,), statuses=("pending",)
         )
-        wanted = normalize(found.body)
         listed = self._memories.list(where)
         if not listed:
             return []
-        memories = (self._memories.get(item.id, read_only=True) for item in listed)
-        return [memory for memory in memories if normalize(memory.body) == wanted]
+        wanted = normalize(found.body)
+        same = [item for item in listed if self._normalized_body(vault, item) == wanted]
+        return [self._memories.get(item.id, read_only=True) for item in same]
+
+    def _normalized_body(self, vault: Vault, item: Memory) -> str:
+        """`normalize` of a listed memory's body, read from its file only when the file changed since this
+        process last read it (its size, mtime and inode): every `remember` compares its sentence with each
+        capture waiting in its place, and reading and normalizing each of them again was ~10 % of a warm
+        `remember` with a dozen waiting (docs/design.md §12, "What a warm remember reads once")."""
+        path = vault.abs_path(item.rel_path)
+        try:
+            status = path.stat()
+        except OSError:
+            status = None
+        stamp = (status.st_size, status.st_mtime_ns, status.st_ino) if status is not None else None
+        kept = self._bodies.get(path)
+        if stamp is not None and kept is not None and kept[0] == stamp:
+            return kept[1]
+        body = normalize(self._memories.get(item.id, read_only=True).body)
+        if stamp is not None:
+            if len(self._bodies) >= KEPT_BODIES:
+                self._bodies.clear()
+            self._bodies[path] = (stamp, body)
+        return body
 
     def _replaced(self, ref: str, vault: Vault) -> Memory:
         """The active memory `--replace` names, in the vault the capture goes to."""
@@ -318,7 +341,7 @@ class Capture:
         where = MemoryFilter(
             layers=(found.layer,), scopes=(vault.scope,), categories=(found.category,), statuses=("active",)
         )
-        hits = self._retrieval.search(found.body, top_k=SUPERSEDE_CANDIDATES, where=where).results
+        hits = self._retrieval.search(found.body, top_k=SUPERSEDE_CANDIDATES, where=where, snippets=False).results
         # Read-only: only the bodies are read, and the tool's simple frontmatter then skips ruamel.
         bodies = [(hit.memory.id, self._memories.get(hit.memory.id, read_only=True).body.strip()) for hit in hits]
         cosines = self._cosines(found.body, [body for _, body in bodies])
@@ -481,7 +504,7 @@ class Capture:
         again — a cosine at or over the supersede bar and nothing it contradicts — or None. A change of mind
         ("switch to Vuex" after "use Pinia") is close too, but it contradicts: it is proposed, as a conflict
         for the person to settle."""
-        hits = self._retrieval.search(text, top_k=SUPERSEDE_CANDIDATES, where=_SAID)
+        hits = self._retrieval.search(text, top_k=SUPERSEDE_CANDIDATES, where=_SAID, snippets=False)
         bodies = [(hit.memory.id, self._memories.get(hit.memory.id).body.strip()) for hit in hits.results]
         vectors = self._reader.vectors([text, *(body for _, body in bodies)]) if bodies else None
         if vectors is None:

@@ -179,7 +179,7 @@ class Conflicts:
         if query is None or pool.vectors is None or query.shape[1] != pool.vectors.shape[1]:
             where = MemoryFilter(layers=(Layer.CORE, Layer.LONG_TERM), scopes=(vault.scope,), statuses=("active",))
             row_of = {sided.id: row for row, sided in enumerate(pool.sided)}
-            hits = self._retrieval.search(text, SEARCHED, where).results
+            hits = self._retrieval.search(text, SEARCHED, where, snippets=False).results
             return [row_of[hit.memory.id] for hit in hits if hit.memory.id in row_of and row_of[hit.memory.id] in rows]
         cosines = pool.vectors[rows] @ query[0]
         best = np.argsort(-cosines, kind="stable")[:SEARCHED]

@@ -10,9 +10,11 @@ The budgeting is `aimate_memory.context` (pure); this module gathers the items."
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aimate_memory.context import (
@@ -42,7 +44,8 @@ from aimate_memory.vault.layout import Layer, Scope
 from aimate_memory.vault.model import Memory
 
 if TYPE_CHECKING:
-    # A type only: the sessions' module (capture's sentence reader) loads when the facade builds the part.
+    # Types only: the sessions' module (capture's sentence reader) loads when the facade builds the part.
+    from aimate_memory.retrieval.hybrid import SearchHit
     from aimate_memory.system.sessions import Sessions
 
 SEARCHED_ITEMS = 20  # per searched section: more would not fit a sensible budget anyway
@@ -53,6 +56,7 @@ SEARCHED = MemoryFilter(layers=(Layer.SHORT_TERM, Layer.LONG_TERM), statuses=ACT
 SEARCH_DEPTH = SEARCHED_ITEMS * 3  # one share per searched section: project short-term, project long-term, global
 OVERVIEW = "project"  # the long-term category that says what the project is (its stack, its purpose)
 WORK_COMMITS = 5  # the latest commits that say, with the last episodes, what a project is working on now
+KEPT_SEARCH_SECONDS = 5.0  # a context search asked again this soon, nothing written meanwhile, is not run again
 
 
 class ContextBuilder:
@@ -64,6 +68,7 @@ class ContextBuilder:
         self._perf_log = perf_log
         self._retrieval = retrieval
         self._sessions = sessions
+        self._kept_search: tuple[tuple[object, ...], float, list[SearchHit]] | None = None  # `_searched`
 
     def build_context(self, query: str | None = None, budget: int | None = None) -> Context:
         """Memories fitted into `budget` tokens (default `context.total_budget`) in the loading order.
@@ -246,7 +251,7 @@ class ContextBuilder:
         pass each): active short- and long-term memories of both scopes, split by where they belong.
         Only what clears the relevance floor (`retrieval.min_relevance`) is a hit, so an unrelated query
         adds nothing to the context."""
-        hits = self._retrieval.search(query, top_k=SEARCH_DEPTH, where=SEARCHED).results
+        hits = self._searched(query)
         since = self._recent_since()
         found = _Relevant()
         for hit in hits:
@@ -258,6 +263,31 @@ class ContextBuilder:
             elif memory.updated_at >= since:
                 found.add("short_term", memory, hit.score)
         return found
+
+    def _searched(self, query: str) -> list[SearchHit]:
+        """The context search's hits. Asked again for the same query within `KEPT_SEARCH_SECONDS` with nothing
+        written meanwhile — a session start's context built again with a smaller budget to fit the hook's
+        characters (integrations/hooks.py `BUDGET_TRIES`: two or three builds an English session start) — the
+        hits of the first are used (docs/design.md §12, "What a warm remember reads once")."""
+        # The store's clock to the minute: a clock moved on (a test's, days at a time) ranks by recency anew.
+        key = (query, self._store.clock.now().replace(second=0, microsecond=0), self._search_state())
+        now = time.monotonic()
+        kept = self._kept_search
+        if kept is not None and kept[0] == key and now - kept[1] <= KEPT_SEARCH_SECONDS:
+            return kept[2]
+        hits = self._retrieval.search(query, top_k=SEARCH_DEPTH, where=SEARCHED, snippets=False).results
+        self._kept_search = (key, now, hits)
+        return hits
+
+    def _search_state(self) -> tuple[object, ...]:
+        """What a context search's hits depend on besides its query and the clock: each index's content, each
+        vault's use journal (the ranking's use factor), the memories held back until the person trusts them."""
+        state: list[object] = []
+        for index in self._store.readable_indexes:
+            state.append(index.content_stamp())
+            state.append(_file_stamp(self._store.journal_for(index.vault).path))
+        state.append(frozenset(self._store.untrusted().items()))
+        return tuple(state)
 
     def _recent_since(self) -> datetime:
         return self._store.clock.now() - timedelta(days=float(self._store.config.get("context.recent_days")))
@@ -317,6 +347,14 @@ class _Relevant:
         if len(self.memories[section]) < SEARCHED_ITEMS:
             self.memories[section].append(memory)
             self.scores[section].append(score)
+
+
+def _file_stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_size, status.st_mtime_ns
 
 
 def _framed(requests: list[SectionRequest]) -> list[SectionRequest]:

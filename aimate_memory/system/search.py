@@ -36,7 +36,9 @@ NEWEST_FIRST: dict[str, Callable[[Memory], datetime]] = {
 }
 
 
-def _search_row(response: SearchResponse, query: str, top_k: int = 10, where: MemoryFilter | None = None) -> Row:
+def _search_row(
+    response: SearchResponse, query: str, top_k: int = 10, where: MemoryFilter | None = None, *, snippets: bool = True
+) -> Row:
     layers = ",".join(layer.value for layer in where.layers) if where is not None else ""
     return layers, {"results": len(response.results), "mode": response.mode}
 
@@ -50,9 +52,12 @@ class Retrieval:
         self.perf_log = perf_log
 
     @timed("search", _search_row)
-    def search(self, query: str, top_k: int = 10, where: MemoryFilter | None = None) -> SearchResponse:
+    def search(
+        self, query: str, top_k: int = 10, where: MemoryFilter | None = None, *, snippets: bool = True
+    ) -> SearchResponse:
         """Hybrid search over the project and global vaults, best first; only relevant memories are returned.
-        A session transcript is a result only once its session has ended (ENDED_SESSION_STATUSES)."""
+        A session transcript is a result only once its session has ended (ENDED_SESSION_STATUSES). `snippets`
+        False: the hits carry none (for the facade's own searches, which read only the memories found)."""
         from aimate_memory.retrieval.hybrid import HybridSearcher
 
         retrieval = self._store.config.section("retrieval")
@@ -69,7 +74,7 @@ class Retrieval:
         # A result list is not a use (docs/design.md §5): only explicit reads (`read`) are journaled, so a
         # note that keeps showing up in searches is never promoted for it.
         where = replace(where or MemoryFilter(), session_statuses=ENDED_SESSION_STATUSES)
-        response = searcher.search(query, top_k, self._store.trusted_only(where))
+        response = searcher.search(query, top_k, self._store.trusted_only(where), snippets=snippets)
         response.warnings.extend(self._store.trust_notices())
         for hit in response.results:
             hit.stale = self._store.staleness(hit.memory)

@@ -1,0 +1,158 @@
+"""What a long-lived process (the daemon, an MCP server) no longer does twice for a `remember` or a session start
+(docs/design.md §12, "What a warm remember reads once"), with the real models, English and Chinese — and that
+each answer is the one it gave before: a capture waiting for review is read once per version of its file (an
+edit by hand is read again); the facade's own searches cut no snippets but find, score and order the same; a
+sync that changed nothing keeps the vector search's sign bits, one that wrote a memory makes it findable."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pytest
+
+from aimate_memory.index.memory_index import MemoryIndex
+from aimate_memory.index.refresh_embed import chunks_without_vectors
+from aimate_memory.system import MemorySystem
+
+pytestmark = pytest.mark.slow
+
+WAITING = {
+    "en": ("The staging server is at staging.example.com", "Staging moved: the server is now staging2.example.com"),
+    "zh": ("测试服务器地址是 staging.example.com", "测试服务器迁移了，现在的地址是 staging2.example.com"),
+}
+EDITED = {"en": "The staging server moved to staging3.example.com", "zh": "测试服务器搬到了 staging3.example.com"}
+MEMORIES = (
+    ("We decided to keep the session cache in Redis with a 30 s timeout", "decision"),
+    ("我们决定把计费接口的缓存放在 Redis 集群里", "decision"),
+    ("The billing API runs behind nginx on port 8080", "knowledge"),
+    ("计费服务的日志写到 /var/log/billing 目录", "knowledge"),
+)
+QUESTIONS = ("which cache did we choose for the billing API?", "计费接口的缓存用什么？")
+
+
+@pytest.mark.parametrize("language", sorted(WAITING))
+def test_a_waiting_capture_said_again_is_read_once_per_version(system: MemorySystem, language: str) -> None:
+    before, after = WAITING[language]
+    assert system.remember(before, kind="knowledge").action == "written"
+    waiting = system.remember(after, kind="knowledge", confidence=0.7, source="mcp")
+    assert waiting.action == "pending" and waiting.memory is not None
+    again = system.remember(after, kind="knowledge", confidence=0.7, source="mcp")
+    assert again.action == "exists" and again.memory is not None and again.memory.id == waiting.memory.id
+    assert again.reason.startswith("same words as")
+    # The person rewrites the waiting proposal by hand: its old words are no longer waiting, its new ones are.
+    path = system.global_vault.abs_path(waiting.memory.rel_path)
+    path.write_text(path.read_text(encoding="utf-8").replace(after, EDITED[language]), encoding="utf-8")
+    system.refresh()
+    edited = system.remember(EDITED[language], kind="knowledge", confidence=0.7, source="mcp")
+    assert edited.action == "exists" and edited.memory is not None and edited.memory.id == waiting.memory.id
+    old_words = system.remember(after, kind="knowledge", confidence=0.7, source="mcp")
+    assert old_words.memory is not None and old_words.memory.id != waiting.memory.id
+    assert not old_words.reason.startswith("same words as")
+
+
+def test_a_search_without_snippets_finds_the_same(system: MemorySystem) -> None:
+    for text, kind in MEMORIES:
+        assert system.remember(text, kind=kind).action == "written"
+    for question in QUESTIONS:
+        shown = system.search(question, 10)
+        bare = system.search(question, 10, snippets=False)
+        assert shown.results, question
+        assert [(hit.memory.id, hit.score, hit.factors) for hit in bare.results] == [
+            (hit.memory.id, hit.score, hit.factors) for hit in shown.results
+        ]
+        assert any(hit.snippet for hit in shown.results)
+        assert all(hit.snippet == "" and hit.highlights == [] for hit in bare.results)
+
+
+def test_a_sync_keeps_the_sign_bits_unless_it_wrote(system: MemorySystem) -> None:
+    for text, kind in MEMORIES[:2]:
+        system.remember(text, kind=kind)
+    index = system.store.index_for(system.global_vault)
+    system.search(QUESTIONS[0], 5)
+    kept = index._vectors._bits
+    assert kept is not None
+    system.refresh()  # nothing changed on disk
+    system.search(QUESTIONS[0], 5)
+    assert index._vectors._bits is kept
+    written = system.remember("计费服务的告警发到 #billing-alerts 频道", kind="knowledge")
+    assert written.memory is not None
+    found = system.search("计费告警发到哪个频道", 5)
+    assert index._vectors._bits is not kept
+    hit = next(hit for hit in found.results if hit.memory.id == written.memory.id)
+    assert "similarity" in hit.factors  # found by its vector too, not by its words alone
+    assert not chunks_without_vectors(index.conn)  # the write's own chunks looked at alone, every one embedded
+    # A restatement supersedes (two files written) and a removal: the bits patched after each write are the
+    # bits a fresh load of the whole table gives, in the same order.
+    restated = system.remember(
+        "We decided to keep the session cache in Redis, with a 30 second timeout", kind="decision"
+    )
+    assert restated.action == "written" and restated.supersedes is not None
+    _assert_bits_as_loaded(index)
+    system.remove(written.memory.id, purge=True)  # the daemon's watcher then syncs the path it saw go
+    system.store.refresh_vault(system.global_vault, [written.memory.rel_path.as_posix()])
+    assert not any(hit.memory.id == written.memory.id for hit in system.search("计费告警发到哪个频道", 5).results)
+    _assert_bits_as_loaded(index)
+
+
+def _assert_bits_as_loaded(index: MemoryIndex) -> None:
+    patched = index._vectors._bits
+    assert patched is not None
+    index._vectors.forget()
+    loaded = index._vectors._sign_bits()
+    for column in ("chunk_rowids", "memory_rowids", "scripts", "words"):
+        assert np.array_equal(getattr(patched, column), getattr(loaded, column)), column
+
+
+@pytest.mark.slow
+def test_after_remembers_the_daemon_answers_as_a_fresh_process(cli_vectors, isolated_git: None) -> None:
+    """The daemon's sign bits patched by each `remember` (and kept by the watcher's sync after it) rank as the
+    bits a fresh process reads whole: the same results, in the same order, in English and Chinese."""
+    assert cli_vectors("mem", "init").code == 0
+    for text, _kind in MEMORIES:
+        assert cli_vectors("mem", "add", text).code == 0, text
+    daemon = {"AIMATE_NO_DAEMON": "0"}
+    assert cli_vectors("mem", "daemon", "start", env=daemon).code == 0
+    try:
+        deadline = time.monotonic() + 120
+        while not json.loads(cli_vectors("mem", "daemon", "status", "--json", env=daemon).out or "{}").get(
+            "model_loaded"
+        ):
+            assert time.monotonic() < deadline, "the daemon's models did not load"
+            time.sleep(0.5)
+        for sentence in ("We decided to keep the billing cache warm at startup", "我们决定计费缓存在启动时预热"):
+            assert cli_vectors("mem", "remember", sentence, env=daemon).code == 0
+            for question in QUESTIONS:
+                served = cli_vectors("mem", "search", question, "--json", env=daemon)
+                here = cli_vectors("mem", "search", question, "--json", env={"AIMATE_NO_DAEMON": "1"})
+                ranked = [[(hit["id"], hit["score"]) for hit in json.loads(found.out)] for found in (served, here)]
+                assert [hit_id for hit_id, _ in ranked[0]] == [hit_id for hit_id, _ in ranked[1]], question
+                assert [score for _, score in ranked[0]] == pytest.approx([score for _, score in ranked[1]], abs=1e-3)
+    finally:
+        cli_vectors("mem", "daemon", "stop", env=daemon)
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_a_context_built_again_to_fit_searches_once_until_a_write(
+    system: MemorySystem, question: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session start's context built again with a smaller budget (the hook's `BUDGET_TRIES`) reuses the first
+    build's search — the same items — and a write in between makes it search again."""
+    for text, kind in MEMORIES:
+        system.remember(text, kind=kind)
+    searched: list[str] = []
+    search = system.retrieval.search
+    monkeypatch.setattr(
+        system.retrieval, "search", lambda query, *a, **k: searched.append(query) or search(query, *a, **k)
+    )
+    first = system.build_context(question, 3000)
+    smaller = system.build_context(question, 400)
+    assert searched == [question]
+    assert "Redis" in first.text
+    system.context._kept_search = None  # what the same build gives searching anew: the same text
+    assert system.build_context(question, 400).text == smaller.text
+    assert searched == [question, question]
+    written = system.remember("We decided the billing cache keeps seven days of entries", kind="decision")
+    assert written.memory is not None and written.memory.title in system.build_context(question, 3000).text
+    assert searched.count(question) == 3  # (the remember's own supersede search is in the list too)

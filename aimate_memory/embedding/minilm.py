@@ -230,6 +230,10 @@ def _session(ort: Any, model: Path) -> Any:
     # follows a query embedding (keyword 14 → 28 ms at 10k).
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
+    # No CPU arena: it keeps the peak of every batch for the session's life — the daemon's start-up warming of
+    # 448 documents left ~50 MB in it for good; without it the same CPU, within the noise, for documents and
+    # queries (docs/benchmarks.md, "The daemon's memory, sixth round").
+    options.enable_cpu_mem_arena = False
     # Optimized even for a process that embeds one query and exits (a CLI search): the float model had taken
     # 130 ms of a 165 ms load to optimize, so such processes skipped it; the quantized one loads in 105 ms
     # optimized and 99 ms not, and one way for every process means one vector per text (unoptimized, a

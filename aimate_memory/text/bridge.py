@@ -190,7 +190,7 @@ def _keep(path: Path, packed: PackedLexicon) -> None:
         return
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        path.parent.mkdir(exist_ok=True, mode=0o700)  # in the state folder, never a path of its own
         with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as out:
             out.write(data)
         os.replace(temporary, path)

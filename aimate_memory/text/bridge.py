@@ -154,6 +154,13 @@ def keep_packed_in(folder: Path | None) -> None:
     _kept_in[:] = [folder] if folder is not None else []
 
 
+def pack_tables() -> None:
+    """Both tables packed now, and kept where `keep_packed_in` says: what `init` does beside the models, so that
+    a first search only searches (embedding/prepare.py)."""
+    for name in BUCKET_HEAD:
+        _table(name)
+
+
 @cache
 def _table(name: str) -> PackedLexicon:
     """One of the lexicon's tables (text/data/*.tsv.gz): key → its words, space-separated; with the

@@ -112,8 +112,12 @@ class PackedLexicon:
         starts.frombytes(body[text_size : text_size + starts_size])
         ends.frombytes(body[text_size + starts_size :])
         buckets = dict(zip(firsts.split(ITEM), zip(rests.split(ITEM), starts, strict=True), strict=True))
-        keys = sum(rest.count(MARK) - 1 for rest, _ in buckets.values())
-        if len(ends) != keys or (ends and ends[-1] != len(words)):
+        # Each bucket's first entry is the count of the keys before it, and every key has its words: a lookup
+        # can then never reach past the ends, whatever the file says.
+        counts = [rest.count(MARK) - 1 for rest, _ in buckets.values()]
+        if list(starts) != [0, *itertools.accumulate(counts)][: len(counts)] or len(buckets) != len(starts):
+            raise ValueError("a packed lexicon whose buckets do not follow each other")
+        if len(ends) != sum(counts) or (ends and ends[-1] != len(words)):
             raise ValueError("a packed lexicon whose words do not match its keys")
         packed = cls.__new__(cls)
         packed._head, packed._buckets, packed._words, packed._ends = head, buckets, words, ends

@@ -5,6 +5,7 @@ it is read back as packed, and a damaged, forged or unwritable copy costs the pa
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -112,3 +113,22 @@ def test_an_older_kept_form_is_removed_when_the_new_one_is_written(kept_in: Path
     older.write_bytes(b"an older form")
     bridge._table("en_zh.tsv.gz")
     assert not older.exists() and len(list(kept_in.glob("lexicon-en_zh-*.packed"))) == 1
+
+
+def test_a_forged_form_whose_buckets_point_past_the_words_is_refused() -> None:
+    packed = bridge._table("en_zh.tsv.gz")
+    data = packed.to_bytes()
+    assert data is not None and bridge.PackedLexicon.from_bytes(data)._words == packed._words
+    header, _, body = data.partition(b"\n")
+    _, text_size, starts_size, _ = (int(field) for field in header.split())
+    starts = body[text_size : text_size + starts_size]
+    forged = (
+        header
+        + b"\n"
+        + body[:text_size]
+        + starts[:-4]
+        + (10**6).to_bytes(4, sys.byteorder)
+        + body[text_size + starts_size :]
+    )
+    with pytest.raises(ValueError, match="buckets"):
+        bridge.PackedLexicon.from_bytes(forged)

@@ -194,14 +194,14 @@ def _kept_file(name: str, raw: bytes, software: bytes) -> Path | None:
 
 def _keep(path: Path, packed: PackedLexicon) -> None:
     """Write the packed form beside the models (0600, through a temporary file: a reader never sees half of
-    one), removing this table's older forms; a folder that cannot be written costs the next process the
-    packing again, never an error."""
+    one), removing this table's older forms. Only into a model cache that exists (`init` builds it): a home
+    without models (keyword-only, an endpoint) gets no folder of its own for it. A folder that is missing or
+    cannot be written costs the next process the packing again, never an error."""
     data = packed.to_bytes()
     if data is None:
         return
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(exist_ok=True, mode=0o700)  # in the state folder, never a path of its own
         with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as out:
             out.write(data)
         os.replace(temporary, path)

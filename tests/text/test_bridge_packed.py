@@ -63,6 +63,7 @@ def test_headwords_read_as_the_dict_over_chinese_and_mixed_text() -> None:
 def kept_in(tmp_path: Path) -> Iterator[Path]:
     """The packed tables kept in a fresh folder (as `embedder_for` keeps them in the model cache)."""
     folder = tmp_path / "models"
+    folder.mkdir()
     bridge.keep_packed_in(folder)
     bridge._table.cache_clear()
     yield folder
@@ -100,7 +101,10 @@ def test_the_kept_form_is_read_back_as_packed_and_a_damaged_one_is_packed_again(
         assert bridge.PackedLexicon.from_bytes(kept.read_bytes())._words == packed._words
 
 
-def test_a_folder_that_cannot_be_written_costs_the_packing_not_an_error(kept_in: Path) -> None:
+def test_a_missing_or_unwritable_folder_costs_the_packing_not_an_error(kept_in: Path) -> None:
+    kept_in.rmdir()  # a home without a model cache: no folder is made for the lexicon alone
+    assert "event" in bridge.in_english("事件总线使用 Kafka") and not kept_in.exists()
+    bridge._table.cache_clear()
     kept_in.write_text("a file where the folder would be")  # as unwritable as a read-only folder, even for root
     assert "event" in bridge.in_english("事件总线使用 Kafka")
     assert bridge.chinese_of("event") and kept_in.is_file()
@@ -108,7 +112,6 @@ def test_a_folder_that_cannot_be_written_costs_the_packing_not_an_error(kept_in:
 
 
 def test_an_older_kept_form_is_removed_when_the_new_one_is_written(kept_in: Path) -> None:
-    kept_in.mkdir(parents=True)
     older = kept_in / "lexicon-en_zh-0000000000000000.packed"
     older.write_bytes(b"an older form")
     bridge._table("en_zh.tsv.gz")

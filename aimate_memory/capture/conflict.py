@@ -41,7 +41,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from importlib import resources
 from typing import Any, Literal, NamedTuple
 
@@ -77,13 +77,27 @@ def _compile(patterns: Iterable[str]) -> re.Pattern[str]:
 
 @dataclass(frozen=True)
 class Slot:
-    """A subject a memory takes a side on, and the sides (value name → pattern)."""
+    """A subject a memory takes a side on, and the sides (value name → pattern). Its patterns are compiled the
+    first time a text names a value of the table (`ConflictRules.any_value`), not when the table is read: a cold
+    `remember` compiled all 34 slots' (~100 ms of CPU) to read texts naming two or three (issue 38)."""
 
     name: str
-    subject: re.Pattern[str]
+    subject_patterns: tuple[str, ...]
     subject_required: bool
-    values: tuple[tuple[str, re.Pattern[str]], ...]
-    any_value: re.Pattern[str]  # one scan says whether to look value by value (most texts name none)
+    value_patterns: tuple[tuple[str, tuple[str, ...]], ...]
+
+    @cached_property
+    def subject(self) -> re.Pattern[str]:
+        return _compile(self.subject_patterns)
+
+    @cached_property
+    def values(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
+        return tuple((name, _compile(patterns)) for name, patterns in self.value_patterns)
+
+    @cached_property
+    def any_value(self) -> re.Pattern[str]:
+        """One scan says whether to look value by value (most texts name none)."""
+        return _compile(pattern for _, patterns in self.value_patterns for pattern in patterns)
 
 
 @dataclass(frozen=True)
@@ -110,10 +124,9 @@ class ConflictRules:
         slots = tuple(
             Slot(
                 str(slot["name"]),
-                _compile(slot["subject"]),
+                tuple(slot["subject"]),
                 bool(slot.get("subject_required")),
-                tuple((str(name), _compile(patterns)) for name, patterns in slot["values"].items()),
-                _compile(pattern for patterns in slot["values"].values() for pattern in patterns),
+                tuple((str(name), tuple(patterns)) for name, patterns in slot["values"].items()),
             )
             for slot in data["slots"]
         )

@@ -2,7 +2,8 @@
 hidden first-run cost; docs/reliability.md, "Trust model"). A fresh home has none: MiniLM is rewritten into
 its fast form (~4 s) and USE unpacked into its data-only copy (use_cache.py, ~2 s), 105 MB in
 `state/models`. `missing_models` says which the settings will load and are not built yet (looking only at
-files); `build_models` builds them, reporting each step to a progress callback."""
+files); `build_models` builds them, reporting each step to a progress callback, and packs the bridge's lexicon
+beside them (~0.2 s; text/bridge.py)."""
 
 from __future__ import annotations
 
@@ -46,4 +47,9 @@ def build_models(names: list[str], cache_dir: Path, progress: Callable[[str, int
             from aimate_memory.embedding.use_provider import UseEmbedder
 
             UseEmbedder(threads=1, cache_dir=cache_dir)
+    # The bridge's lexicon is kept beside them (text/bridge.py): packed here, a first search only reads it.
+    from aimate_memory.text.bridge import keep_packed_in, pack_tables
+
+    keep_packed_in(cache_dir)
+    pack_tables()
     progress(PHASE, len(names), len(names))

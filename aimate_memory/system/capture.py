@@ -12,7 +12,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from aimate_memory.capture import CaptureResult, Classification, classify, decide, route, title_of
-from aimate_memory.capture.distill import ranked, session_limit, user_turn_count
 from aimate_memory.capture.heard import heard
 from aimate_memory.capture.ledger import HeardLedger
 from aimate_memory.capture.model import PLACES
@@ -429,6 +428,9 @@ class Capture:
         limit = int(self._store.config.get("capture.distill_max"))
         if limit <= 0:
             return []
+        # Imported here: its tables (and the choices') are a session end's, not a `remember`'s (issue 38, cold).
+        from aimate_memory.capture.distill import ranked, session_limit, user_turn_count
+
         rejected = self.rejections.hashes() | {RejectedCaptures.key(text) for text in self._waiting()}
         ledger = HeardLedger(Roots.state_dir(self._store.roots.home))
         tag = key or session_id

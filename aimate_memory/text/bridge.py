@@ -18,20 +18,27 @@ of them (retrieval/hybrid.py), so three translations of "event" do not make the 
 Each table is loaded once per process, on first use (the daemon and the MCP server pay it once), and kept
 packed (`PackedLexicon`): as a dict of 95,000 keys and their words it held 16.8 MB of Python objects for as long
 as the process lived — in the daemon, from its first cross-language search or `remember` on (docs/benchmarks.md,
-"The daemon's memory, fifth round").
+"The daemon's memory, fifth round"). Reading and packing them from the shipped text costs ~0.2 s of CPU, paid by
+every process without a daemon that searches or remembers (a fifth of a cold `context`): the packed form is kept
+in the home's model cache (`keep_packed_in`) and read back in a few milliseconds (docs/design.md §12, "What a
+cold search, `context` and `remember` load").
 """
 
 from __future__ import annotations
 
-import gzip
+import contextlib
+import hashlib
 import itertools
+import logging
+import os
 import re
+import sys
 from array import array
 from functools import cache
-from importlib import resources
+from pathlib import Path
 
 from aimate_memory.text.scripts import CJK_RUN, WORD, is_cjk
-from aimate_memory.text.stopwords import EN_STOPWORDS
+from aimate_memory.text.stopwords import DATA, EN_STOPWORDS
 
 LONGEST_HEADWORD = 4
 # Software senses CC-CEDICT lacks or lists after others (密钥 "key" but not "secret", 日志 "journal" first,
@@ -47,6 +54,13 @@ NAMES = "software_names.tsv"
 # headwords), an English word's first two letters (~340 buckets of ~70 words).
 BUCKET_HEAD = {"zh_en.tsv.gz": 1, "en_zh.tsv.gz": 2}
 MARK = "\x00"  # never in the lexicon (checked when it is packed) nor in a run of Han characters or a word
+# The packed form kept on disk (`PackedLexicon.to_bytes`): its parts as one text cut by these, never in the lexicon.
+PART, ITEM = "\x02", "\x01"
+# 1: the first kept form. Part of the file's name with the sources' digest: another form or lexicon is never read.
+KEPT_FORM = 1
+
+log = logging.getLogger(__name__)
+_kept_in: list[Path] = []  # the folder packed tables are kept in between processes (`keep_packed_in`)
 
 
 class PackedLexicon:
@@ -70,6 +84,44 @@ class PackedLexicon:
             ordered += keys
         self._words = "".join(table[key] for key in ordered)
         self._ends = array("I", itertools.accumulate(len(table[key]) for key in ordered))
+
+    def to_bytes(self) -> bytes | None:
+        """The packed form as bytes (`from_bytes` reads it back): the buckets' first characters, their rests and
+        the words as one UTF-8 text, then the buckets' first entries and the words' ends as machine-order
+        unsigned ints; None when the lexicon holds one of the text's separators (it is then packed in each
+        process). No format that runs code when read (docs/reliability.md, "Trust model")."""
+        firsts = list(self._buckets)
+        rests = [self._buckets[first][0] for first in firsts]
+        if PART in self._words or any(ITEM in part or PART in part for part in (*firsts, *rests)):
+            return None
+        text = PART.join((ITEM.join(firsts), ITEM.join(rests), self._words)).encode("utf-8")
+        starts = array("I", (self._buckets[first][1] for first in firsts)).tobytes()
+        ends = self._ends.tobytes()
+        header = f"{self._head} {len(text)} {len(starts)} {len(ends)}\n".encode("ascii")
+        return header + text + starts + ends
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> PackedLexicon:
+        """What `to_bytes` wrote; ValueError when `data` is not such a form (damaged, cut short, forged)."""
+        line, _, body = data.partition(b"\n")
+        head, text_size, starts_size, ends_size = (int(field) for field in line.split())
+        if len(body) != text_size + starts_size + ends_size or head < 1:
+            raise ValueError("a packed lexicon of another size")
+        firsts, rests, words = body[:text_size].decode("utf-8").split(PART)
+        starts, ends = array("I"), array("I")
+        starts.frombytes(body[text_size : text_size + starts_size])
+        ends.frombytes(body[text_size + starts_size :])
+        buckets = dict(zip(firsts.split(ITEM), zip(rests.split(ITEM), starts, strict=True), strict=True))
+        # Each bucket's first entry is the count of the keys before it, and every key has its words: a lookup
+        # can then never reach past the ends, whatever the file says.
+        counts = [rest.count(MARK) - 1 for rest, _ in buckets.values()]
+        if list(starts) != [0, *itertools.accumulate(counts)][: len(counts)] or len(buckets) != len(starts):
+            raise ValueError("a packed lexicon whose buckets do not follow each other")
+        if len(ends) != sum(counts) or (ends and ends[-1] != len(words)):
+            raise ValueError("a packed lexicon whose words do not match its keys")
+        packed = cls.__new__(cls)
+        packed._head, packed._buckets, packed._words, packed._ends = head, buckets, words, ends
+        return packed
 
     def get(self, key: str, default: str = "") -> str:
         entry = self._entry(key)
@@ -100,17 +152,79 @@ class PackedLexicon:
         return first + rests.count(MARK, 0, found) if found >= 0 else -1
 
 
+def keep_packed_in(folder: Path | None) -> None:
+    """Keep the packed tables in `folder` between processes (the home's model cache, `state/models`: the
+    person's own, never a repository's), and read them from there; None: pack them in each process."""
+    _kept_in[:] = [folder] if folder is not None else []
+
+
+def pack_tables() -> None:
+    """Both tables packed now, and kept where `keep_packed_in` says: what `init` does beside the models, so that
+    a first search only searches (embedding/prepare.py)."""
+    for name in BUCKET_HEAD:
+        _table(name)
+
+
 @cache
 def _table(name: str) -> PackedLexicon:
     """One of the lexicon's tables (text/data/*.tsv.gz): key → its words, space-separated; with the
-    software senses (`SOFTWARE`) first. Packed (`PackedLexicon`) once read."""
-    return PackedLexicon(_read_table(name), BUCKET_HEAD[name])
+    software senses (`SOFTWARE`) first. Packed (`PackedLexicon`) once read; read packed from the model cache
+    when a process kept it there (`keep_packed_in`)."""
+    raw, software = _data(name), _data(SOFTWARE)
+    kept = _kept_file(name, raw, software)
+    if kept is not None:
+        with contextlib.suppress(OSError, ValueError):
+            return PackedLexicon.from_bytes(kept.read_bytes())
+    packed = PackedLexicon(_read_table(name, raw, software), BUCKET_HEAD[name])
+    if kept is not None:
+        _keep(kept, packed)
+    return packed
 
 
-def _read_table(name: str) -> dict[str, str]:
-    raw = resources.files("aimate_memory.text").joinpath("data").joinpath(name).read_bytes()
+def _kept_file(name: str, raw: bytes, software: bytes) -> Path | None:
+    """Where the packed form of these sources is kept: named by a digest of them, the kept form's version and
+    this machine's int layout, so a lexicon or a form of another version is never read as this one."""
+    if not _kept_in:
+        return None
+    digest = hashlib.sha256(f"{KEPT_FORM} {sys.byteorder} {array('I').itemsize} {name}".encode())
+    digest.update(raw)
+    digest.update(software)
+    return _kept_in[0] / f"lexicon-{name.split('.')[0]}-{digest.hexdigest()[:16]}.packed"
+
+
+def _keep(path: Path, packed: PackedLexicon) -> None:
+    """Write the packed form beside the models (0600, through a temporary file: a reader never sees half of
+    one), removing this table's older forms. Only into a model cache that exists (`init` builds it): a home
+    without models (keyword-only, an endpoint) gets no folder of its own for it. A folder that is missing or
+    cannot be written costs the next process the packing again, never an error."""
+    data = packed.to_bytes()
+    if data is None:
+        return
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+        for older in path.parent.glob(f"{path.name.rsplit('-', 1)[0]}-*.packed"):
+            if older != path:
+                older.unlink(missing_ok=True)
+    except OSError as error:
+        log.debug("the packed lexicon was not kept in %s: %s", path.parent, error)
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)
+
+
+def _data(name: str) -> bytes:
+    # Beside the module, as the stopwords are: `importlib.resources` would cost every command its imports.
+    return (DATA / name).read_bytes()
+
+
+def _read_table(name: str, raw: bytes | None = None, software_text: bytes | None = None) -> dict[str, str]:
+    import gzip
+
+    raw = _data(name) if raw is None else raw
     table = _pairs(gzip.decompress(raw).decode("utf-8"))
-    software = _pairs(resources.files("aimate_memory.text").joinpath("data").joinpath(SOFTWARE).read_text("utf-8"))
+    software = _pairs((_data(SOFTWARE) if software_text is None else software_text).decode("utf-8"))
     if name == "en_zh.tsv.gz":  # each English word of a software sense says its headword first
         software = _reversed(software)
     for key, words in software.items():
@@ -120,7 +234,7 @@ def _read_table(name: str) -> dict[str, str]:
 
 @cache
 def _names() -> dict[str, str]:
-    return _pairs(resources.files("aimate_memory.text").joinpath("data").joinpath(NAMES).read_text("utf-8"))
+    return _pairs(_data(NAMES).decode("utf-8"))
 
 
 def _pairs(text: str) -> dict[str, str]:

@@ -225,6 +225,13 @@ def test_each_served_command_prints_what_the_typer_app_prints(daemon, cli, home:
     assert "Package manager" in both_ways("timeline", cwd=project, home=home)
     assert "We chose Redis as the session cache" in both_ways("search", "session", "cache", cwd=project, home=home)
     assert "Redis" in both_ways("recall", "会话缓存", "-n", "3", cwd=project, home=home)
+    # Without the daemon, across languages by the bridge's lexicon (packed, or read kept: text/bridge.py and
+    # tests/text/test_bridge_packed.py): the same answers as the daemon's, in English and Chinese.
+    for query in (("session", "cache"), ("会话缓存",), ("which session cache? Redis",)):
+        served = untimed(run("search", *query, cwd=project, home=home).stdout)
+        assert "Redis" in served
+        for _ in range(2):
+            assert untimed(run("search", *query, cwd=project, home=home, env=NO_DAEMON).stdout) == served, query
     # The four adds land within one second, so which three are newest is a tie: the limit is asked wide enough
     # for all of them (the limit's own note is covered by tests/git/test_timeline.py).
     by_session = both_ways("timeline", "--by", "session", "-n", "20", cwd=project, home=home)
@@ -238,6 +245,17 @@ def test_each_served_command_prints_what_the_typer_app_prints(daemon, cli, home:
         assert sentence[:12] in both_ways("list", cwd=project, home=home)
         both_ways("remember", sentence, cwd=project, home=home)  # known now: said the same way by both
     both_ways("remember", sentence, "--json", cwd=project, home=home)
+    # What contradicts the project's core rule, in English and Chinese: the conflict check cold (its table's slots
+    # compiled on first use, capture/conflict.py) holds it back for the same memory, for the same reason, as the
+    # daemon's warm one. The daemon's pending copy is rejected (by the daemon) before a cold process is asked.
+    for sentence in ("Always use npm to install packages here", "我们决定包管理器改用 npm，不再用 pnpm"):
+        said = ("remember", sentence, "--scope", "project", "--json")
+        served = json.loads(run(*said, cwd=project, home=home).stdout)
+        assert run("review", "--reject", served["memory"]["id"][:8], cwd=project, home=home).returncode == 0
+        cold = json.loads(run(*said, cwd=project, home=home, env=NO_DAEMON).stdout)
+        assert cold["action"] == served["action"] == "conflict", (cold, served)
+        assert cold["conflicts"] == served["conflicts"] and cold["reason"] == served["reason"]
+        assert [conflict["id"][:8] for conflict in served["conflicts"]] == [ids["Package manager"]]
 
 
 def _titles_and_ids(listed_json: str) -> list[tuple[str, str]]:

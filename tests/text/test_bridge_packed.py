@@ -1,9 +1,13 @@
 """The bridge's lexicon packed (text/bridge.py `PackedLexicon`): it answers every key, every miss and every
-greedy headword reading exactly as the plain dicts it replaced, in Chinese and English."""
+greedy headword reading exactly as the plain dicts it replaced, in Chinese and English; kept in the model cache,
+it is read back as packed, and a damaged, forged or unwritable copy costs the packing, never an answer."""
 
 from __future__ import annotations
 
 import random
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -53,3 +57,81 @@ def test_headwords_read_as_the_dict_over_chinese_and_mixed_text() -> None:
     assert bridge.chinese_of("events") == bridge.chinese_of("event") != []
     assert bridge.chinese_of("zzzzq") == [] and bridge.english_of("乀乁") == []
     assert "event" in bridge.in_english("事件总线使用 Kafka") and "Kafka" in bridge.in_english("事件总线使用 Kafka")
+
+
+@pytest.fixture
+def kept_in(tmp_path: Path) -> Iterator[Path]:
+    """The packed tables kept in a fresh folder (as `embedder_for` keeps them in the model cache)."""
+    folder = tmp_path / "models"
+    folder.mkdir()
+    bridge.keep_packed_in(folder)
+    bridge._table.cache_clear()
+    yield folder
+    bridge.keep_packed_in(None)
+    bridge._table.cache_clear()
+
+
+@pytest.mark.parametrize("name", ["zh_en.tsv.gz", "en_zh.tsv.gz"])
+def test_the_kept_form_is_read_back_as_packed_and_a_damaged_one_is_packed_again(
+    name: str, kept_in: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    packed = bridge._table(name)
+    (kept,) = kept_in.glob(f"lexicon-{name.split('.')[0]}-*.packed")
+    assert kept.stat().st_mode & 0o777 == 0o600
+    read = bridge.PackedLexicon.from_bytes(kept.read_bytes())
+    assert (read._head, read._buckets, read._words, read._ends) == (
+        packed._head,
+        packed._buckets,
+        packed._words,
+        packed._ends,
+    )
+    # The next process reads it and packs nothing: packing is made to fail, and the answers are the same.
+    bridge._table.cache_clear()
+    with monkeypatch.context() as patched:
+        patched.setattr(bridge.PackedLexicon, "__init__", lambda *args: pytest.fail("packed again"))
+        again = bridge._table(name)
+    some = list(bridge._read_table(name).items())[::500]
+    assert [again.get(key) for key, _ in some] == [words for _, words in some]
+    assert ("重试" in again and "retry" in again.get("重试")) if name == "zh_en.tsv.gz" else again.get("event")
+    # Cut short or forged: packed again from the shipped text, answering the same, and kept whole again.
+    for damaged in (kept.read_bytes()[:-7], b"1 2 3 4\nxyz", b"\xff" * 64):
+        kept.write_bytes(damaged)
+        bridge._table.cache_clear()
+        assert [bridge._table(name).get(key) for key, _ in some] == [words for _, words in some]
+        assert bridge.PackedLexicon.from_bytes(kept.read_bytes())._words == packed._words
+
+
+def test_a_missing_or_unwritable_folder_costs_the_packing_not_an_error(kept_in: Path) -> None:
+    kept_in.rmdir()  # a home without a model cache: no folder is made for the lexicon alone
+    assert "event" in bridge.in_english("事件总线使用 Kafka") and not kept_in.exists()
+    bridge._table.cache_clear()
+    kept_in.write_text("a file where the folder would be")  # as unwritable as a read-only folder, even for root
+    assert "event" in bridge.in_english("事件总线使用 Kafka")
+    assert bridge.chinese_of("event") and kept_in.is_file()
+    assert list(kept_in.parent.glob("*.tmp")) == []
+
+
+def test_an_older_kept_form_is_removed_when_the_new_one_is_written(kept_in: Path) -> None:
+    older = kept_in / "lexicon-en_zh-0000000000000000.packed"
+    older.write_bytes(b"an older form")
+    bridge._table("en_zh.tsv.gz")
+    assert not older.exists() and len(list(kept_in.glob("lexicon-en_zh-*.packed"))) == 1
+
+
+def test_a_forged_form_whose_buckets_point_past_the_words_is_refused() -> None:
+    packed = bridge._table("en_zh.tsv.gz")
+    data = packed.to_bytes()
+    assert data is not None and bridge.PackedLexicon.from_bytes(data)._words == packed._words
+    header, _, body = data.partition(b"\n")
+    _, text_size, starts_size, _ = (int(field) for field in header.split())
+    starts = body[text_size : text_size + starts_size]
+    forged = (
+        header
+        + b"\n"
+        + body[:text_size]
+        + starts[:-4]
+        + (10**6).to_bytes(4, sys.byteorder)
+        + body[text_size + starts_size :]
+    )
+    with pytest.raises(ValueError, match="buckets"):
+        bridge.PackedLexicon.from_bytes(forged)

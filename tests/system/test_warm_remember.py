@@ -150,8 +150,9 @@ def test_a_context_built_again_to_fit_searches_once_until_a_write(
     smaller = system.build_context(question, 400)
     assert searched == [question]
     assert "Redis" in first.text
-    system.context._kept_search = None  # what the same build gives searching anew: the same text
-    assert system.build_context(question, 400).text == smaller.text
+    with monkeypatch.context() as nothing_kept:  # what the same build gives searching anew: the same text
+        nothing_kept.setattr("aimate_memory.system.context.KEPT_SEARCH_SECONDS", -1.0)
+        assert system.build_context(question, 400).text == smaller.text
     assert searched == [question, question]
     written = system.remember("We decided the billing cache keeps seven days of entries", kind="decision")
     assert written.memory is not None and written.memory.title in system.build_context(question, 3000).text

@@ -9,17 +9,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import pytest
-
-from aimate_memory.system.client import LocalClient
-from tests.conftest import in_process
-
-if TYPE_CHECKING:
-    from aimate_memory.embedding.lazy import LazyEmbedder
 
 pytestmark = pytest.mark.slow
 
@@ -76,27 +68,9 @@ class Conversation:
         self._hook("session-end", "SessionEnd", reason="other")
 
 
-def pending(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def proposals(cli, project: Path) -> list[dict]:
+    items = cli("mem", "review", "--json", cwd=project).json()
     return [item for item in items if item.get("memory_status") == "pending"]
-
-
-def proposals_through_cli(cli, project: Path) -> list[dict[str, Any]]:
-    """What `aimate mem review --json` lists as waiting for the person (the CLI face, asked once a language)."""
-    return pending(cli("mem", "review", "--json", cwd=project).json())
-
-
-@pytest.fixture
-def proposals(home: Path, project: Path, loaded_models: LazyEmbedder) -> Callable[[], list[dict[str, Any]]]:
-    """`proposals()`: the same list, asked in the test process through the client `review --json` uses
-    (`LocalClient`, the `review` view) with the module's loaded models: the listing checks each capture for
-    conflicts with the models, which a CLI process loaded again each time (~0.9 s of CPU, 14 calls here)."""
-
-    def listed() -> list[dict[str, Any]]:
-        with in_process(home, project, loaded_models, AIMATE_CAPTURE__EMBEDDING="true") as system:
-            items = LocalClient(lambda: system, borrowed=True).view("review", {"stale": False})["items"]
-        return pending(json.loads(json.dumps(items, ensure_ascii=False, default=str)))  # as printed
-
-    return listed
 
 
 def review(cli, project: Path, *args: str) -> None:
@@ -128,13 +102,13 @@ TURNS = {
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_decision_is_proposed_once_and_said_again_is_known(cli_vectors, project: Path, proposals, lang: str) -> None:
+def test_a_decision_is_proposed_once_and_said_again_is_known(cli_vectors, project: Path, lang: str) -> None:
     said = TURNS[lang]
     first = Conversation(cli_vectors, project, f"first-{lang}")
     for prompt in (said["request"], said["decision"], said["paste"]):
         first.say(prompt)
     first.end()
-    waiting = proposals_through_cli(cli_vectors, project)
+    waiting = proposals(cli_vectors, project)
     # The decision, filed as a decision of this project; neither the one-off request nor the pasted error.
     assert [item["title"] for item in waiting] == [said["decision"].rstrip(".。")]
     assert waiting[0]["scope"] == "project" and waiting[0]["path"].startswith("long_term/decisions/")
@@ -144,17 +118,17 @@ def test_a_decision_is_proposed_once_and_said_again_is_known(cli_vectors, projec
     context = second.say(said["again"])
     second.end()
     assert waiting[0]["id"][:8] in context  # the prompt hook brings the memory it restates
-    assert proposals() == []  # said again: no second copy, no conflict to settle
+    assert proposals(cli_vectors, project) == []  # said again: no second copy, no conflict to settle
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_change_of_mind_supersedes_and_a_rejection_is_final(cli_vectors, project: Path, proposals, lang: str) -> None:
+def test_a_change_of_mind_supersedes_and_a_rejection_is_final(cli_vectors, project: Path, lang: str) -> None:
     said = TURNS[lang]
     first = Conversation(cli_vectors, project, f"old-{lang}")
     first.say(said["old"])
     first.say(said["junk"])
     first.end()
-    waiting = {item["title"]: item for item in proposals()}
+    waiting = {item["title"]: item for item in proposals(cli_vectors, project)}
     old, junk = waiting[said["old"].rstrip(".。")], waiting[said["junk"].rstrip(".。")]
     review(cli_vectors, project, "--accept", old["id"], "--reject", junk["id"])
 
@@ -162,7 +136,7 @@ def test_a_change_of_mind_supersedes_and_a_rejection_is_final(cli_vectors, proje
     second.say(said["new"])
     second.say(said["junk"])  # rejected before: never proposed again
     second.end()
-    (new,) = proposals()
+    (new,) = proposals(cli_vectors, project)
     assert new["title"] == said["new"].rstrip(".。")
     assert [conflict["id"] for conflict in new["conflicts"]] == [old["id"]]
     review(cli_vectors, project, "--accept", new["id"])  # this one holds: the old one is superseded
@@ -189,7 +163,7 @@ EVIDENCE = {
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_each_prompt_is_heard_as_it_comes_and_said_in_two_sessions_is_proposed_first(
-    cli_vectors, project: Path, home: Path, proposals, lang: str
+    cli_vectors, project: Path, home: Path, lang: str
 ) -> None:
     said = EVIDENCE[lang]
     one = {**NO_DAEMON, "AIMATE_CAPTURE__DISTILL_MAX": "1"}  # a session proposes one thing: which one is the test
@@ -199,7 +173,7 @@ def test_each_prompt_is_heard_as_it_comes_and_said_in_two_sessions_is_proposed_f
     assert ledger.is_file()  # heard at the prompt, before the session ended
     first.say(said["again"])
     first.end()
-    (kept,) = proposals()
+    (kept,) = proposals(cli_vectors, project)
     assert kept["title"] == said["standing"].rstrip(".。")  # a standing instruction comes first
     review(cli_vectors, project, "--accept", kept["id"])
 
@@ -208,7 +182,7 @@ def test_each_prompt_is_heard_as_it_comes_and_said_in_two_sessions_is_proposed_f
     second.say(said["again"])
     second.end()
     # Said in the first session too: evidence it holds, so it is the one proposed, not the new instruction.
-    assert [item["title"] for item in proposals()] == [said["again"].rstrip(".。")]
+    assert [item["title"] for item in proposals(cli_vectors, project)] == [said["again"].rstrip(".。")]
     stored = ledger.read_text(encoding="utf-8")
     assert "pnpm" not in stored and lang not in stored  # hashes only: no words, no session ids
 
@@ -259,12 +233,12 @@ FOR_NOW_AND_A_CHOICE = {
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_of_a_working_session_only_the_choice_is_proposed(cli_vectors, project: Path, proposals, lang: str) -> None:
+def test_of_a_working_session_only_the_choice_is_proposed(cli_vectors, project: Path, lang: str) -> None:
     *for_now, choice = FOR_NOW_AND_A_CHOICE[lang]
     talk = Conversation(cli_vectors, project, f"work-{lang}")
     for prompt in (*for_now, choice):
         talk.say(prompt)
     talk.end()
-    (waiting,) = proposals()
+    (waiting,) = proposals(cli_vectors, project)
     assert waiting["title"] == choice.rstrip("?.。")
     assert waiting["scope"] == "project" and waiting["path"].startswith("long_term/decisions/")

@@ -4,11 +4,17 @@ contradict and the three ways out, `review` shows both and keeps one, `add` warn
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.conftest import linked_models, make_runner
+from tests.conftest import in_process, linked_models, make_runner
+
+if TYPE_CHECKING:
+    from aimate_memory.embedding.lazy import LazyEmbedder
+    from aimate_memory.system import MemorySystem
 
 pytestmark = pytest.mark.slow
 
@@ -29,13 +35,23 @@ def run(initialized: Path, workdir: Path, models: Path, isolated_git: None):
     return call
 
 
-def test_remember_names_the_conflict_and_review_keeps_the_new_one(run) -> None:
-    first = run("mem", "remember", "I prefer 4-space indentation", "--json").json()
+@pytest.fixture
+def written(initialized: Path, loaded_models: LazyEmbedder, isolated_git: None) -> Callable[[], MemorySystem]:
+    """The home `run` works on, opened in the test process with the module's loaded models: what a test
+    writes before the command it is about (the memory a `remember` may contradict), without a CLI process
+    and a model load for each (~1 s of CPU). The CLI's own `add`/`remember` of such a memory is tested
+    below (`test_add_warns_and_writes`, the said-twice cases)."""
+    return lambda: in_process(initialized, models=loaded_models, AIMATE_CAPTURE__EMBEDDING="true")
+
+
+def test_remember_names_the_conflict_and_review_keeps_the_new_one(run, written) -> None:
+    with written() as system:
+        first_id = system.remember("I prefer 4-space indentation").memory.id
     said = run("mem", "remember", "我习惯用 Tab 缩进")
     assert said.code == 0, said.err
     new_id = said.out.split()[2]
     assert said.out.startswith(f"pending review: {new_id} as core/preference")
-    assert f'may contradict {first["memory"]["id"][:8]} "I prefer 4-space indentation"' in said.out
+    assert f'may contradict {first_id[:8]} "I prefer 4-space indentation"' in said.out
     assert "indentation: tabs here, 4 spaces there" in said.out
     assert f"aimate mem review --accept {new_id}" in said.out and f"--reject {new_id}" in said.out
     again = run("mem", "remember", "我习惯用 Tab 缩进")  # said twice before review: one proposal, said twice
@@ -50,12 +66,13 @@ def test_remember_names_the_conflict_and_review_keeps_the_new_one(run) -> None:
     assert core["我习惯用 Tab 缩进"] == "active" and core["I prefer 4-space indentation"] == "superseded"
 
 
-def test_remember_json_and_settling_flags(run) -> None:
-    redis = run("mem", "remember", "We chose Redis for sessions", "--kind", "decision", "--json").json()
+def test_remember_json_and_settling_flags(run, written) -> None:
+    with written() as system:
+        redis_id = system.remember("We chose Redis for sessions", kind="decision").memory.id
     result = run("mem", "remember", "会话缓存改用 Memcached", "--kind", "decision", "--json").json()
     assert result["action"] == "conflict" and result["memory"]["status"] == "pending"
     [conflict] = result["conflicts"]
-    assert conflict["id"] == redis["memory"]["id"] and conflict["slot"] == "cache"
+    assert conflict["id"] == redis_id and conflict["slot"] == "cache"
     assert set(conflict) == {"id", "title", "path", "scope", "layer", "category", "reason", "slot", "cosine"}
     again = run("mem", "remember", "会话缓存改用 Memcached", "--kind", "decision", "--json").json()
     assert again["action"] == "exists" and again["memory"]["id"] == result["memory"]["id"] and not again["conflicts"]
@@ -72,8 +89,9 @@ def test_add_warns_and_writes(run) -> None:
     assert "may contradict" in added.err and '"回复用中文"' in added.err and "reply language" in added.err
 
 
-def test_an_english_conflict_said_twice_is_one_proposal(run) -> None:
-    run("mem", "remember", "我习惯用 Tab 缩进", "--json")
+def test_an_english_conflict_said_twice_is_one_proposal(run, written) -> None:
+    with written() as system:
+        system.remember("我习惯用 Tab 缩进")
     held = run("mem", "remember", "I prefer 4-space indentation", "--json").json()
     again = run("mem", "remember", "I prefer 4-space indentation", "--json").json()
     assert held["action"] == "conflict" and again["action"] == "exists"
@@ -89,13 +107,11 @@ def test_an_english_conflict_said_twice_is_one_proposal(run) -> None:
         ("缩进用四个空格", "YAML 文件用两个空格缩进", "I indent with tabs"),
     ],
 )
-def test_accepting_retires_only_what_the_person_names(run, first: str, second: str, new: str) -> None:
+def test_accepting_retires_only_what_the_person_names(run, written, first: str, second: str, new: str) -> None:
     """Issue 39: accepting a capture superseded every memory its conflict named. Review says before the
     accept what it retires; `--replace ID` retires that one and the other stays active."""
-    ids = [
-        run("mem", "add", text, "--layer", "core", "--category", "preference", "--json").json()["id"]
-        for text in (first, second)
-    ]
+    with written() as system:
+        ids = [system.add(text, "", layer="core", category="preference").id for text in (first, second)]
     held = run("mem", "remember", new, "--json").json()
     assert held["action"] == "conflict" and {c["id"] for c in held["conflicts"]} == set(ids), held
     new_id = held["memory"]["id"]

@@ -27,6 +27,7 @@ from aimate_memory.embedding.endpoint_provider import EndpointEmbedder
 from aimate_memory.embedding.lazy import embedder_for
 from aimate_memory.retrieval.hybrid import SearchHit, SearchResponse
 from aimate_memory.system import MemorySystem
+from aimate_memory.system import reembed as reembed_worker
 from aimate_memory.vault.layout import Layer
 from aimate_memory.vault.roots import Roots
 from tests.conftest import reembedded, seed_models
@@ -136,11 +137,26 @@ def retry_first(results: Sequence[SearchHit]) -> bool:
     return {result.memory.title for result in results[:2]} == {LINES[0], LINES[1]}
 
 
-def progress_shown(system: MemorySystem, query: str, timeout: float = 60.0) -> SearchResponse:
-    """The search made once the worker said how much it has to embed."""
+def workers_done(timeout: float = 600.0) -> None:
+    """Wait until every re-embedding worker this process started has exited. A sync that runs before a
+    worker it launched holds its lock (a second or more under load: the worker is a new Python process)
+    launches another, which finds nothing to do once the first swapped its index in — but only after it has
+    asked the endpoint for its model: were the server stopped first, that straggler would fall back to the
+    offline model, refuse to build and record a failure, and the next switch's sync would wait out the
+    failure's backoff (index/reembed.py) instead of starting its worker. Waiting on the processes, not a
+    fixed time: at load ~25 a worker's start and model load took minutes."""
+    for worker in reembed_worker._started:
+        worker.wait(timeout)
+
+
+def progress_shown(system: MemorySystem, query: str, timeout: float = 600.0) -> SearchResponse:
+    """The search made once the worker said how much it has to embed (or once no worker runs any more: the
+    search then says why). Under load a worker takes a while to start; `timeout` only bounds a hang."""
     index = system.store.index_for(system.global_vault)
     deadline = time.monotonic() + timeout
     while (index.reembedding is None or not index.reembedding.total) and time.monotonic() < deadline:
+        if all(worker.poll() is not None for worker in reembed_worker._started):
+            break
         time.sleep(0.1)
     return system.search(query, 3)
 
@@ -182,6 +198,7 @@ def test_switching_model_re_embeds_in_the_background_and_a_dead_server_falls_bac
         assert found.mode == "keyword" and found.results[0].memory.title.startswith("日志统一用")
         assert server.texts("model-b") == ["dimension probe"] * len(server.texts("model-b"))  # the worker waits
         server.held["model-b"].set()
+        workers_done()
         assert reembedded(system), (home / "state" / "reembed.log").read_text()
         system.refresh()  # the memory written while the worker ran gets its vector now
         found = system.search("event broker", 3)
@@ -189,10 +206,12 @@ def test_switching_model_re_embeds_in_the_background_and_a_dead_server_falls_bac
         assert system.search("structlog JSON 日志", 3).results[0].memory.title.startswith("日志统一用")
     assert all(any(line in text for text in server.texts("model-b")) for line in LINES)
 
+    workers_done()  # none still starting asks the server for model-b after it stopped
     server.stop()  # the server is gone: the offline model answers, and the search says why
     seed_models(home, model_cache)
     with open_system(home) as system:
         system.refresh()
+        workers_done()
         assert reembedded(system), (home / "state" / "reembed.log").read_text()
         found = system.search("where is the retry logic", 3)
         assert found.mode == "hybrid" and retry_first(found.results)

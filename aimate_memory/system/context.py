@@ -216,8 +216,9 @@ class ContextBuilder:
         items = []
         for session_id, title, ended_at, episode in episodes:
             heading = f"{ended_at[:10]} · {title}"
-            if episode.asked[:1] == [title]:  # the heading says the first request already: not twice
-                episode = replace(episode, asked=episode.asked[1:])
+            # Each request once, and not the one the heading says already ("For the code present, we get this
+            # error:" asked three times was four lines of one session start; issue 39's replay).
+            episode = replace(episode, asked=[asked for asked in dict.fromkeys(episode.asked) if asked != title])
             items.append(ContextItem(session_id, heading, "\n".join(episode.lines()), vault.scope.value, ""))
         if not items:
             return []

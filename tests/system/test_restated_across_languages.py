@@ -65,3 +65,20 @@ def test_dedupe_finds_a_rule_kept_in_both_languages_and_leaves_a_neighbour(syste
     # The rule about ruff in two languages (USE .47): found by the lexicon; the data folder's (.79): a paraphrase
     # already. "提交前先跑测试" and "Back up the database every night" share a subject, and stay.
     assert groups == {tuple(sorted(ids[:2])): {TRANSLATION}, tuple(sorted(ids[3:5])): {"paraphrase"}}
+
+
+@pytest.mark.parametrize(
+    ("first", "again"),
+    [
+        ("Always run ruff before committing.", "提交代码前一定要先运行 ruff。"),
+        ("提交代码前一定要先运行 ruff。", "Always run ruff before committing."),
+    ],
+)
+def test_a_proposal_said_again_in_the_other_language_counts(system: MemorySystem, first: str, again: str) -> None:
+    """A session's proposal, said in the other language in a later session: not proposed a second time."""
+    [proposed] = system.capture.propose_from_session("first-session", [("user", first)])
+    assert proposed.memory is not None
+    system.refresh()  # the next session ends in a later process, which syncs first
+    assert system.capture.propose_from_session("second-session", [("user", again)]) == []
+    listed = system.list(MemoryFilter(statuses=("active", "pending")))
+    assert [memory.id for memory in listed if "ruff" in memory.title] == [proposed.memory.id]

@@ -35,6 +35,7 @@ NAMED_IN_WARNING = 10  # core memories named in a warning; more are counted ("an
 _BOUNDARY = re.compile(r"(?<=[。！？])|(?<=[.!?])(?=\s)|(?=\n)")
 # Where a summary line may end besides: after a Chinese clause mark (，；：), or a comma, semicolon or colon
 # before a space. The same property holds: each boundary sits next to punctuation or whitespace.
+_BRACKET_DEPTH = {"(": 1, "（": 1, "[": 1, "【": 1, ")": -1, "）": -1, "]": -1, "】": -1}
 _CLAUSE = re.compile(r"(?<=[。！？，；：])|(?<=[.!?,;:])(?=\s)|(?=\n)")
 
 
@@ -189,9 +190,12 @@ def _summary(item: ContextItem, room: int, most: int) -> PlacedItem | None:
 
 
 def clauses(text: str) -> list[str]:
-    """`text` split after its sentences and clauses (，；： and , ; : before a space); the pieces concatenate
-    back to `text`."""
-    cuts = sorted({0, len(text), *(match.start() for match in _CLAUSE.finditer(text))})
+    """`text` split after its sentences and clauses (，；： and , ; : before a space), never inside brackets
+    ("选 Zustand（React，轻量…）" is not cut after "React，"); the pieces concatenate back to `text`."""
+    depth = list(itertools.accumulate(_BRACKET_DEPTH.get(char, 0) for char in text))
+    inside = {index + 1 for index, level in enumerate(depth) if level > 0}  # boundaries after an opened bracket
+    found = (match.start() for match in _CLAUSE.finditer(text))
+    cuts = sorted({0, len(text), *(cut for cut in found if cut not in inside)})
     return [text[start:end] for start, end in pairwise(cuts) if end > start]
 
 

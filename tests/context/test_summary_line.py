@@ -48,10 +48,17 @@ def test_core_is_never_summarized(text: str) -> None:
     assert [placed.text for placed in section.items] == [text]
 
 
-def test_clauses_concatenate_back() -> None:
+def test_clauses_concatenate_back_and_never_cut_inside_brackets() -> None:
     for text in (ZH, EN, "一句话。Two sentences. 第三，第四；第五：end"):
         pieces = clauses(text)
         assert "".join(pieces) == text and len(pieces) > 1
+    assert clauses("复杂场景：选 Pinia（Vue 3）或 Zustand（React，轻量状态管理库），避免引入完整 Redux。") == [
+        "复杂场景：",
+        "选 Pinia（Vue 3）或 Zustand（React，轻量状态管理库），",
+        "避免引入完整 Redux。",
+    ]
+    english = clauses("Use a store (e.g. Pinia, or Vuex), not globals.")
+    assert english == ["Use a store (e.g. Pinia, or Vuex),", " not globals."]
 
 
 @pytest.mark.parametrize(

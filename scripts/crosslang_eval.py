@@ -19,15 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
+from conflict_eval import use_cosines  # a script beside this one: the USE model, read the same way
 
 from aimate_memory.capture import translation
-from aimate_memory.embedding import create_embedder
 from aimate_memory.system.capture import RESTATEMENT
 
 PAIRS = Path(__file__).resolve().parents[1] / "tests" / "data" / "crosslang_pairs.jsonl"
@@ -52,12 +50,7 @@ def load(path: Path = PAIRS) -> list[Pair]:
 
 def with_cosines(pairs: Sequence[Pair], cache_dir: str | None) -> list[Pair]:
     """Each pair with the USE cosine between its texts (the space capture compares sentences in)."""
-    with tempfile.TemporaryDirectory() as scratch:
-        embedder = create_embedder({"provider": "use", "cache_dir": cache_dir or scratch})
-        assert embedder is not None
-        first = embedder.embed([pair.a for pair in pairs])
-        second = embedder.embed([pair.b for pair in pairs])
-    cosines = np.sum(first * second, axis=1)
+    cosines = use_cosines([pair.a for pair in pairs], [pair.b for pair in pairs], cache_dir)
     return [Pair(p.a, p.b, p.label, p.direction, p.split, float(c)) for p, c in zip(pairs, cosines, strict=True)]
 
 

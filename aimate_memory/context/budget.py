@@ -33,10 +33,11 @@ NAMED_IN_WARNING = 10  # core memories named in a warning; more are counted ("an
 # or at a line break. Every boundary sits next to punctuation or whitespace, so the token counts of the
 # pieces between boundaries add up to the count of their concatenation.
 _BOUNDARY = re.compile(r"(?<=[。！？])|(?<=[.!?])(?=\s)|(?=\n)")
-# Where a summary line may end besides: after a Chinese clause mark (，；：), or a comma, semicolon or colon
-# before a space. The same property holds: each boundary sits next to punctuation or whitespace.
+# Where a summary line may end besides: after a Chinese clause mark (，；), or a comma or semicolon before a
+# space. Not after a colon: what comes before one is a label ("复杂场景：…"), not a summary. The same property
+# holds: each boundary sits next to punctuation or whitespace.
 _BRACKET_DEPTH = {"(": 1, "（": 1, "[": 1, "【": 1, ")": -1, "）": -1, "]": -1, "】": -1}
-_CLAUSE = re.compile(r"(?<=[。！？，；：])|(?<=[.!?,;:])(?=\s)|(?=\n)")
+_CLAUSE = re.compile(r"(?<=[。！？，；])|(?<=[.!?,;])(?=\s)|(?=\n)")
 
 
 def allocate(requests: Sequence[SectionRequest], total_budget: int, *, core_cap: int | None = None) -> list[Section]:
@@ -190,7 +191,7 @@ def _summary(item: ContextItem, room: int, most: int) -> PlacedItem | None:
 
 
 def clauses(text: str) -> list[str]:
-    """`text` split after its sentences and clauses (，；： and , ; : before a space), never inside brackets
+    """`text` split after its sentences and clauses (，； and , ; before a space), never inside brackets
     ("选 Zustand（React，轻量…）" is not cut after "React，"); the pieces concatenate back to `text`."""
     depth = list(itertools.accumulate(_BRACKET_DEPTH.get(char, 0) for char in text))
     inside = {index + 1 for index, level in enumerate(depth) if level > 0}  # boundaries after an opened bracket

@@ -52,9 +52,9 @@ def test_clauses_concatenate_back_and_never_cut_inside_brackets() -> None:
     for text in (ZH, EN, "一句话。Two sentences. 第三，第四；第五：end"):
         pieces = clauses(text)
         assert "".join(pieces) == text and len(pieces) > 1
+    # Never inside brackets, never after a label's colon: "复杂场景： …" would say nothing.
     assert clauses("复杂场景：选 Pinia（Vue 3）或 Zustand（React，轻量状态管理库），避免引入完整 Redux。") == [
-        "复杂场景：",
-        "选 Pinia（Vue 3）或 Zustand（React，轻量状态管理库），",
+        "复杂场景：选 Pinia（Vue 3）或 Zustand（React，轻量状态管理库），",
         "避免引入完整 Redux。",
     ]
     english = clauses("Use a store (e.g. Pinia, or Vuex), not globals.")

@@ -88,14 +88,18 @@ def load(path: Path = PAIRS) -> list[Pair]:
     return [Pair(row["a"], row["b"], row["label"], row["lang"], row["split"]) for row in rows]
 
 
-def with_cosines(pairs: Sequence[Pair], cache_dir: str | None) -> list[Pair]:
-    """Each pair with the USE cosine between its texts (the space capture reads both languages in)."""
+def use_cosines(first: Sequence[str], second: Sequence[str], cache_dir: str | None) -> np.ndarray:
+    """The USE cosine of each text of `first` with the text of `second` at its place (the space capture reads
+    both languages in); also scripts/crosslang_eval.py's."""
     with tempfile.TemporaryDirectory() as scratch:
         embedder = create_embedder({"provider": "use", "cache_dir": cache_dir or scratch})
         assert embedder is not None
-        first = embedder.embed([pair.a for pair in pairs])
-        second = embedder.embed([pair.b for pair in pairs])
-    cosines = np.sum(first * second, axis=1)
+        return np.sum(embedder.embed(list(first)) * embedder.embed(list(second)), axis=1)
+
+
+def with_cosines(pairs: Sequence[Pair], cache_dir: str | None) -> list[Pair]:
+    """Each pair with the USE cosine between its texts."""
+    cosines = use_cosines([pair.a for pair in pairs], [pair.b for pair in pairs], cache_dir)
     return [Pair(p.a, p.b, p.label, p.lang, p.split, float(c)) for p, c in zip(pairs, cosines, strict=True)]
 
 

@@ -17,6 +17,7 @@ the rendered text with the index's estimator, block by block (render.py says why
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -32,6 +33,11 @@ NAMED_IN_WARNING = 10  # core memories named in a warning; more are counted ("an
 # or at a line break. Every boundary sits next to punctuation or whitespace, so the token counts of the
 # pieces between boundaries add up to the count of their concatenation.
 _BOUNDARY = re.compile(r"(?<=[。！？])|(?<=[.!?])(?=\s)|(?=\n)")
+# Where a summary line may end besides: after a Chinese clause mark (，；), or a comma or semicolon before a
+# space. Not after a colon: what comes before one is a label ("复杂场景：…"), not a summary. The same property
+# holds: each boundary sits next to punctuation or whitespace.
+_BRACKET_DEPTH = {"(": 1, "（": 1, "[": 1, "【": 1, ")": -1, "）": -1, "]": -1, "】": -1}
+_CLAUSE = re.compile(r"(?<=[。！？，；])|(?<=[.!?,;])(?=\s)|(?=\n)")
 
 
 def allocate(requests: Sequence[SectionRequest], total_budget: int, *, core_cap: int | None = None) -> list[Section]:
@@ -134,7 +140,9 @@ def _fill(
             continue
         opening = 0 if section.items else heading_tokens
         room = allowance - section.tokens - opening
-        placed = _place(item, room, sizes, keep_tail=request.keep_tail, whole_only=whole_only)
+        most = None if whole_only else request.summary_tokens  # core is always whole
+        placed = _summary(item, room, most) if most else None
+        placed = placed or _place(item, room, sizes, keep_tail=request.keep_tail, whole_only=whole_only)
         if placed is None:
             section.skipped.append(item)
             continue
@@ -162,6 +170,34 @@ def _place(item: ContextItem, room: int, sizes: _Sizes, *, keep_tail: bool, whol
     if cut_tokens > room:  # a cut of one line lost its title's echo and gained a label: rare, so let go
         return None
     return PlacedItem(item, cut, cut_tokens, cut=True)
+
+
+def _summary(item: ContextItem, room: int, most: int) -> PlacedItem | None:
+    """A long one-line item as its summary line: its first clauses within `most` tokens (and the room), `…`
+    marking the cut; None when the item is short enough, spans lines, or has no clause that short (then it is
+    placed as any item is)."""
+    text = shown_text(item)
+    tokens = prompt_tokens(render_item(item, text))
+    if tokens <= most or "\n" in text.strip():
+        return None
+    limit = min(most, room) - (tokens - prompt_tokens(text))
+    pieces = clauses(text)
+    counts = list(itertools.accumulate(prompt_tokens(piece) for piece in pieces))
+    cut = _cut(pieces, counts, limit, keep_tail=False)
+    if cut is None:
+        return None
+    cut_tokens = prompt_tokens(render_item(item, cut))
+    return PlacedItem(item, cut, cut_tokens, cut=True) if cut_tokens <= room else None
+
+
+def clauses(text: str) -> list[str]:
+    """`text` split after its sentences and clauses (，； and , ; before a space), never inside brackets
+    ("选 Zustand（React，轻量…）" is not cut after "React，"); the pieces concatenate back to `text`."""
+    depth = list(itertools.accumulate(_BRACKET_DEPTH.get(char, 0) for char in text))
+    inside = {index + 1 for index, level in enumerate(depth) if level > 0}  # boundaries after an opened bracket
+    found = (match.start() for match in _CLAUSE.finditer(text))
+    cuts = sorted({0, len(text), *(cut for cut in found if cut not in inside)})
+    return [text[start:end] for start, end in pairwise(cuts) if end > start]
 
 
 def sentences(text: str) -> list[str]:

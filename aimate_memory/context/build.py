@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from aimate_memory.context.budget import allocate, core_warnings
-from aimate_memory.context.model import Context, ContextWarning, SectionRequest
-from aimate_memory.context.render import render_context, render_stale
+from aimate_memory.context.model import Context, ContextWarning, Section, SectionRequest
+from aimate_memory.context.render import render_context, render_stale, section_heading
 from aimate_memory.sessions.trimming import SessionUsage
 from aimate_memory.text.estimate import prompt_tokens
 
 PROPOSALS_NAMED = 3  # pending captures a session start names: a handful, never a page
+LEFT_OUT_KIND = "left_out"  # memories outside core the budget did not fit
+LISTED_LAYERS = ("short_term", "long_term")  # the sections `aimate mem list --layer` lists
 PROPOSALS_KIND = "pending_proposals"  # the warning that names them: for the person, not the model
 
 
@@ -36,10 +38,28 @@ def build_context(
     warnings = [
         *session_warnings(session_usage),
         *core_warnings(sections, capped=core_cap is not None and core_cap < total_budget),
+        *left_out_warnings(sections),
         *pending_warnings(pending_captures, proposals),
     ]
     # The pieces' counts add up to the text's (render.py), so the text is not counted a second time.
     return Context(sections, sum(section.tokens for section in sections) + stale_tokens, total_budget, warnings, text)
+
+
+def left_out_warnings(sections: Sequence[Section]) -> list[ContextWarning]:
+    """How many memories outside core the budget left out, and how to list them: a smaller budget never hides
+    what it leaves out (core's are named by `core_warnings`)."""
+    counts = [
+        f"{section_heading(section.layer, section.scope).removeprefix('## ')}: {len(section.skipped)}"
+        for section in sections
+        if not section.required and section.skipped and section.layer in LISTED_LAYERS
+    ]
+    if not counts:
+        return []
+    message = (
+        f"not shown for the budget: {', '.join(counts)}; `aimate mem list --layer short_term|long_term` lists "
+        "them, `aimate mem show ID` reads one"
+    )
+    return [ContextWarning(LEFT_OUT_KIND, message)]
 
 
 def session_warnings(session_usage: SessionUsage | None) -> list[ContextWarning]:

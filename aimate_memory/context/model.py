@@ -29,7 +29,9 @@ class SectionRequest:
     `required` (core): filled first, each item whole or named in a warning, within the core cap; its
     `ratio` is not used. Any other section's `ratio` is its share of what core left, against the other
     sections' ratios. `keep_tail`: an item cut to fit keeps its end instead of its start (the session
-    window: the newest turns matter most)."""
+    window: the newest turns matter most). `summary_tokens`: a one-line item longer than this is shown as its
+    summary line — its first clauses within it, marked `…` — and its id finds the rest (a session start;
+    docs/design.md, "What a session start shows of a long memory")."""
 
     layer: str
     scope: str
@@ -38,6 +40,7 @@ class SectionRequest:
     heading: str | None = None
     required: bool = False
     keep_tail: bool = False
+    summary_tokens: int | None = None
 
 
 @dataclass(frozen=True)

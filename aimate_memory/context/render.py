@@ -84,7 +84,9 @@ def item_frame(item: ContextItem, text: str) -> tuple[str, str]:
     ident = f"({item.id[:ID_CHARS]})"
     title = _clean_title(item)
     if "\n" not in text.strip():
-        label = "" if _says_title(text, title) else f"{title}: "
+        # Whether the memory says its title is asked of its whole text: a summary line or a cut keeps no echo
+        # of a long title, and must not gain it back as a label.
+        label = "" if _says_title(shown_text(item), title) else f"{title}: "
         return f"- {label}", f" {ident}\n"
     return f"### {title or 'untitled'} {ident}\n\n", "\n\n"
 

@@ -15,7 +15,11 @@ search vectors' bar found none): where the vectors hold the multilingual USE mod
 embedder), a pair is also compared there, where a paraphrase or a translation lands close ("Do not reset the
 seeds" / "Never reset seeds" .91; "我更喜欢用 pytest 写测试" / "测试用 pytest 写，我更喜欢它" .93), and a pair
 at or above `maintenance.paraphrase_threshold` (0.70, the bar at which capture calls a sentence a
-restatement) is a near-duplicate too. Close is not the same: "I prefer unittest over pytest now" is .96 from
+restatement) is a near-duplicate too. A rule said in both languages sits lower ("Always run ruff before
+committing" / "提交代码前一定要先运行 ruff" .48, issue 39): a pair in two languages under the bar is read word
+by word through the bilingual lexicon (capture/translation.py: the same names, the content words said both
+ways, the same polarity) and, when it says one thing, is a near-duplicate found by `translation`. Close is
+not the same: "I prefer unittest over pytest now" is .96 from
 "I prefer pytest over unittest". So every pair, by either measure, is first asked whether the two disagree
 (the conflict check's reading, `disagree`); those are left for the person, never merged.
 
@@ -37,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from aimate_memory.capture.translation import says_the_same
 from aimate_memory.embedding.base import understands
 from aimate_memory.lifecycle.planner import Action, Kind
 from aimate_memory.text.scripts import script_of
@@ -47,7 +52,8 @@ from aimate_memory.vault.model import Memory
 NEIGHBORS = 8  # candidates asked of each KNN query
 MAX_QUERY_TERMS = 32
 VECTOR_COARSE = 200
-MEMO_VERSION = 2  # 2: paraphrases by the USE part, pairs that disagree left out
+MEMO_VERSION = 3  # 2: paraphrases by the USE part, pairs that disagree left out; 3: translations
+TRANSLATION = "translation"  # the method of a pair in two languages the lexicon reads as one rule
 Disagree = Callable[[str, str, float | None], bool]  # (text, text, cosine): do they take different sides?
 
 
@@ -196,15 +202,13 @@ def find_duplicates(
                     pairs[key] = (float(np.dot(meaning[rowid], meaning[other])), "paraphrase")
             else:
                 pairs[key] = (text_cosine(texts.terms(rowid), texts.terms(other)), "text")
-            bar = paraphrase if pairs[key][1] == "paraphrase" and paraphrase is not None else threshold
+            bar = _bar(pairs[key][1], threshold, paraphrase)
             use = float(np.dot(meaning[rowid], meaning[other])) if rowid in meaning and other in meaning else None
+            if pairs[key][0] < bar and use is not None and _translated(texts.text(rowid), texts.text(other), use):
+                pairs[key], bar = (use, TRANSLATION), 0.0  # one rule in two languages (module docstring)
             if pairs[key][0] >= bar and disagree is not None and disagree(texts.text(rowid), texts.text(other), use):
                 pairs[key] = (0.0, "disagree")  # close, and taking different sides: for the person, not a merge
-    close = {
-        key: value
-        for key, value in pairs.items()
-        if value[0] >= (paraphrase if value[1] == "paraphrase" and paraphrase is not None else threshold)
-    }
+    close = {key: value for key, value in pairs.items() if value[0] >= _bar(value[1], threshold, paraphrase)}
     memo = DedupeMemo(
         threshold,
         identity,
@@ -212,6 +216,18 @@ def find_duplicates(
         [(entries[a].id, entries[b].id, similarity, method) for (a, b), (similarity, method) in sorted(close.items())],
     )
     return DuplicateSearch(_groups(index.vault.scope.value, entries, close), memo, len(changed))
+
+
+def _translated(first: str, second: str, cosine: float) -> bool:
+    return says_the_same(first, second, cosine).same
+
+
+def _bar(method: str, threshold: float, paraphrase: float | None) -> float:
+    """The similarity at which a pair found by `method` is a near-duplicate: a translation was decided by the
+    lexicon, a paraphrase by the USE bar, the rest by the search vectors' (or the text's) threshold."""
+    if method == TRANSLATION:
+        return 0.0
+    return paraphrase if method == "paraphrase" and paraphrase is not None else threshold
 
 
 class _MemoryTexts:

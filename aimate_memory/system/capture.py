@@ -18,6 +18,7 @@ from aimate_memory.capture.model import PLACES
 from aimate_memory.capture.result import CaptureAction
 from aimate_memory.capture.routing import Outcome, Route
 from aimate_memory.capture.supersede import Candidate, SupersedeDecision, normalize
+from aimate_memory.capture.translation import says_again
 from aimate_memory.errors import AimateError, InvalidInputError
 from aimate_memory.locks import file_lock
 from aimate_memory.system.conflicts import Conflicts, takes_sides
@@ -503,7 +504,8 @@ class Capture:
 
     def _known_as(self, text: str) -> str | None:
         """The memory (any layer, either vault; active, or a proposal waiting for review) this sentence says
-        again — a cosine at or over the supersede bar and nothing it contradicts — or None. A change of mind
+        again — a cosine at or over the supersede bar, or the same said in the other language
+        (capture/translation.py), and nothing it contradicts — or None. A change of mind
         ("switch to Vuex" after "use Pinia") is close too, but it contradicts: it is proposed, as a conflict
         for the person to settle."""
         hits = self._retrieval.search(text, top_k=SUPERSEDE_CANDIDATES, where=_SAID, snippets=False)
@@ -513,7 +515,9 @@ class Capture:
             return None
         bar = self._supersede_thresholds()[0]
         close = [
-            memory_id for (memory_id, _), row in zip(bodies, vectors[1:], strict=True) if float(vectors[0] @ row) >= bar
+            memory_id
+            for (memory_id, body), row in zip(bodies, vectors[1:], strict=True)
+            if says_again(text, body, float(vectors[0] @ row), bar)
         ]
         if not close:
             return None

@@ -19,6 +19,7 @@ import numpy as np
 
 from aimate_memory.capture.conflict import ActiveMemory, Thresholds, find_conflicts, moved, read, shares_slot
 from aimate_memory.capture.model import EMBEDDER as KIND_EMBEDDER
+from aimate_memory.capture.translation import CROSS_COSINE, across_languages, says_again
 from aimate_memory.errors import AimateError
 from aimate_memory.index.memory_index import MemoryIndex
 from aimate_memory.system.memories import Memories
@@ -143,20 +144,32 @@ class Conflicts:
 
     def restated(self, text: str, vault: Vault, bar: float) -> str | None:
         """The active core memory or decision of `vault` that `text` says again — the closest at a USE cosine
-        ≥ `bar`, and nothing `text` contradicts — or None (also without stored vectors)."""
+        ≥ `bar`, or in the other language read through the lexicon (capture/translation.py `says_again`), and
+        nothing `text` contradicts — or None (also without stored vectors)."""
         pool = self._pool(vault)
         query = self._reader.vectors([text]) if pool.vectors is not None else None
         if query is None or pool.vectors is None or query.shape[1] != pool.vectors.shape[1] or not pool.sided:
             return None
         # The stored vectors read "title\nbody" (a one-sentence memory twice): a few hundredths lower than
         # the sentence's own, so they pick the few near ones and each is then read as the sentence it is.
+        # In the other language a restatement sits lower (.48 for "提交代码前一定要先运行 ruff" against "Always run
+        # ruff before committing"): those are read too, and the lexicon decides (capture/translation.py).
         cosines = pool.vectors @ query[0]
-        near = [int(row) for row in np.argsort(-cosines, kind="stable")[:RESTATED] if cosines[row] >= bar - MARGIN]
+        near = [
+            int(row)
+            for row in np.argsort(-cosines, kind="stable")[:RESTATED]
+            if cosines[row] >= bar - MARGIN
+            or (cosines[row] >= CROSS_COSINE - MARGIN and across_languages(text, pool.sided[row].title))
+        ]
         bodies = [pool.load(vault, row).body.strip() or pool.sided[row].title for row in near]
         exact = self._reader.vectors([text, *bodies]) if bodies else None
         if exact is None:
             return None
-        close = [row for row, vector in zip(near, exact[1:], strict=True) if float(exact[0] @ vector) >= bar]
+        close = [
+            row
+            for row, body, vector in zip(near, bodies, exact[1:], strict=True)
+            if says_again(text, body, float(exact[0] @ vector), bar)
+        ]
         if not close:
             return None
         contradicted = {record.id for record in self.check(text, vault)}

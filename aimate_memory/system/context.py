@@ -57,6 +57,11 @@ SEARCH_DEPTH = SEARCHED_ITEMS * 3  # one share per searched section: project sho
 OVERVIEW = "project"  # the long-term category that says what the project is (its stack, its purpose)
 WORK_COMMITS = 5  # the latest commits that say, with the last episodes, what a project is working on now
 KEPT_SEARCH_SECONDS = 5.0  # a context search asked again this soon, nothing written meanwhile, is not run again
+# A session start shows a short-term or long-term memory longer than this as its summary line (its first
+# clauses; docs/design.md, "What a session start shows of a long memory"): ~60 Chinese characters or ~30 English
+# words, the length of a rule; core is always whole (half a rule can say its opposite).
+SUMMARY_TOKENS = 40
+SUMMARIZED = ("short_term", "long_term")
 
 
 class ContextBuilder:
@@ -197,6 +202,8 @@ class ContextBuilder:
         elif found is not None:
             related = self._items(found.memories["global"], found.scores["global"])
             requests.append(SectionRequest("long_term", "global", related, long_share, heading="## Related · global"))
+        if at_start:  # a long note is its summary line there; its id finds the rest (context/model.py)
+            return [replace(r, summary_tokens=SUMMARY_TOKENS) if r.layer in SUMMARIZED else r for r in requests]
         return requests
 
     def _recent_episodes(self) -> list[tuple[str, str, str, Episode]]:
@@ -214,6 +221,9 @@ class ContextBuilder:
         items = []
         for session_id, title, ended_at, episode in episodes:
             heading = f"{ended_at[:10]} · {title}"
+            # Each request once, and not the one the heading says already ("For the code present, we get this
+            # error:" asked three times was four lines of one session start; issue 39's replay).
+            episode = replace(episode, asked=[asked for asked in dict.fromkeys(episode.asked) if asked != title])
             items.append(ContextItem(session_id, heading, "\n".join(episode.lines()), vault.scope.value, ""))
         if not items:
             return []

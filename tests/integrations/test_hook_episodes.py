@@ -88,7 +88,7 @@ def test_a_claude_session_leaves_an_episode_the_next_start_shows(hook, project: 
     shown = last_sessions(
         context_of(hook("session-start", claude(project, OTHER_SID, "SessionStart", source="startup")))
     )
-    assert "Add pagination to the /users endpoint" in shown  # the title and what was asked
+    assert shown.count("Add pagination to the /users endpoint") == 1  # the title says what was asked first
     assert "changed: api/users.py; users.py" in shown
     assert "Add cursor pagination to /users" in shown  # the commit made during the session
     assert "decided: Let's use cursor pagination instead of offsets." in shown
@@ -99,7 +99,7 @@ def test_a_codex_session_is_recorded_and_carried_over(cli, hook, project: Path) 
     end = codex(project, "SessionEnd", reason="other")
     transcript = project.parent / ".codex" / "sessions" / "rollout-2026-01-01.jsonl"
     end["transcript_path"] = str(transcript)
-    said = ["给 /users 接口加分页", "决定用游标分页，不用偏移量。回头再补最后一页的测试。"]
+    said = ["给 /users 接口加分页", "给 /users 接口加分页", "决定用游标分页，不用偏移量。回头再补最后一页的测试。"]
     write(transcript, codex_records(said, ["api/users.py", "tests/test_users.py"]))
     commit(project, "users.py", "给 /users 加游标分页")
 
@@ -108,7 +108,7 @@ def test_a_codex_session_is_recorded_and_carried_over(cli, hook, project: Path) 
     assert [item["key"] for item in ended] == [f"codex:{CODEX_SID}"]  # recorded, then ended
     start = codex(project, "SessionStart", source="startup")
     shown = last_sessions(context_of(hook("session-start", {**start, "session_id": "other"}, "--client", "codex")))
-    assert "给 /users 接口加分页" in shown
+    assert shown.count("给 /users 接口加分页") == 1  # asked twice: in the title, not again after "asked:"
     assert "changed: api/users.py; tests/test_users.py; users.py" in shown
     assert "给 /users 加游标分页" in shown
     assert "decided: 决定用游标分页，不用偏移量。" in shown and "open: 回头再补最后一页的测试。" in shown

@@ -34,3 +34,20 @@ def system(
     with in_process(home, models=loaded_models) as opened:
         opened.refresh()
         yield opened
+
+
+def rules_grouped_by_dedupe(
+    system: MemorySystem, texts: list[str]
+) -> tuple[list[str], dict[tuple[str, ...], set[str]]]:
+    """`texts` added as global core rules as typed (`add`, which never asks what a text restates), then what
+    `dedupe` groups: the rules' ids, and each group's sorted ids with the methods that joined it."""
+    ids = [system.add(text, text, layer="core", category="rule").id for text in texts]
+    system.refresh()
+    [run] = [run for run in system.upkeep.dedupe() if run.scope == "global"]
+    groups = {
+        tuple(sorted([group.survivor.id, *(entry.id for entry, _, _ in group.others)])): {
+            method for _, _, method in group.others
+        }
+        for group in run.duplicates
+    }
+    return ids, groups

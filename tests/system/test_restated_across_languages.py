@@ -11,6 +11,7 @@ import pytest
 from aimate_memory.lifecycle.dedupe import TRANSLATION
 from aimate_memory.system import MemorySystem
 from aimate_memory.vault.filters import MemoryFilter
+from tests.system.conftest import rules_grouped_by_dedupe
 
 pytestmark = pytest.mark.slow
 
@@ -53,15 +54,7 @@ def test_dedupe_finds_a_rule_kept_in_both_languages_and_leaves_a_neighbour(syste
         "Keep the database files in the data folder",
         "Back up the database every night",
     ]
-    ids = [system.add(text, text, layer="core", category="rule").id for text in texts]
-    system.refresh()
-    [run] = [run for run in system.upkeep.dedupe() if run.scope == "global"]
-    groups = {
-        tuple(sorted([group.survivor.id, *(entry.id for entry, _, _ in group.others)])): {
-            method for _, _, method in group.others
-        }
-        for group in run.duplicates
-    }
+    ids, groups = rules_grouped_by_dedupe(system, texts)
     # The rule about ruff in two languages (USE .47): found by the lexicon; the data folder's (.79): a paraphrase
     # already. "提交前先跑测试" and "Back up the database every night" share a subject, and stay.
     assert groups == {tuple(sorted(ids[:2])): {TRANSLATION}, tuple(sorted(ids[3:5])): {"paraphrase"}}

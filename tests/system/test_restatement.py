@@ -10,6 +10,7 @@ import pytest
 from aimate_memory.system import MemorySystem
 from aimate_memory.system.capture import SAID_FIELD
 from aimate_memory.vault.filters import MemoryFilter
+from tests.system.conftest import rules_grouped_by_dedupe
 
 pytestmark = pytest.mark.slow
 
@@ -77,14 +78,6 @@ def test_dedupe_finds_paraphrases_in_both_languages_and_never_merges_a_disagreem
         "我更喜欢用 pytest，而不是 unittest",
         "I prefer unittest over pytest now",
     ]
-    ids = [system.add(text, text, layer="core", category="rule").id for text in texts]
-    system.refresh()
-    [run] = [run for run in system.upkeep.dedupe() if run.scope == "global"]
-    groups = {
-        tuple(sorted([group.survivor.id, *(entry.id for entry, _, _ in group.others)])): {
-            method for _, _, method in group.others
-        }
-        for group in run.duplicates
-    }
+    ids, groups = rules_grouped_by_dedupe(system, texts)
     assert set(groups) == {tuple(sorted(ids[:2])), tuple(sorted(ids[2:4]))}
     assert groups[tuple(sorted(ids[2:4]))] == {"paraphrase"}  # across languages: the USE part decides

@@ -432,23 +432,21 @@ def review_args(
     decided |= {"keep_both": False, "replace": []}
     if reply.action == "decline":
         return decided | {"reject": [memory_id]}
-    content = reply.content or {}
     if reply.action != "accept":
         return None
+    content = reply.content or {}
     if not conflicts:
         keep = content.get("keep")
         return None if not isinstance(keep, bool) else decided | {("accept" if keep else "reject"): [memory_id]}
-    choice = content.get("choice")
-    named = {ONLY + str(other["id"]): str(other["id"]) for other in conflicts} if len(conflicts) > 1 else {}
-    if choice == DISCARD:
-        return decided | {"reject": [memory_id]}
-    if choice == REPLACE_ALL:
-        return decided | {"accept": [memory_id]}
-    if choice == KEEP_BOTH:
-        return decided | {"accept": [memory_id], "keep_both": True}
-    if choice in named:
-        return decided | {"accept": [memory_id], "replace": [named[str(choice)]]}
-    return None
+    offered: dict[str, dict[str, Any]] = {
+        DISCARD: {"reject": [memory_id]},
+        REPLACE_ALL: {"accept": [memory_id]},
+        KEEP_BOTH: {"accept": [memory_id], "keep_both": True},
+    }
+    if len(conflicts) > 1:
+        offered |= {ONLY + str(o["id"]): {"accept": [memory_id], "replace": [str(o["id"])]} for o in conflicts}
+    picked = offered.get(str(content.get("choice")))
+    return None if picked is None else decided | picked
 
 
 def _shortened(title: str) -> str:

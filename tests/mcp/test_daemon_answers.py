@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from aimate_memory.watch.transport import daemon_request
 from tests.mcp.test_server import error_text
 from tests.watch.test_daemon_process import daemon  # noqa: F401  (the fixture)
@@ -18,6 +20,7 @@ def _tasks_since(home: Path, started: float) -> list[str]:
     return [task["name"] for task in status["recent_tasks"] if task["finished"] >= started]
 
 
+@pytest.mark.slow
 def test_remember_and_context_are_the_daemons_work_in_both_languages(daemon, spawn, home: Path) -> None:  # noqa: F811
     daemon()
     server = spawn(env={"AIMATE_NO_DAEMON": "0"})

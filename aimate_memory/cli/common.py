@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from aimate_memory.cli.progress import ShownRefresh
+from aimate_memory.cli.progress import ShownRefresh, opener
 from aimate_memory.cli.served import say_refused_config
 
 if TYPE_CHECKING:
@@ -52,7 +52,10 @@ def connect(search_for: str | None = None) -> RoutedClient:
     # Imported there: `aimate --help` must not pay for the facade's imports.
     from aimate_memory.watch.client import connect as connect_client
 
-    client = connect_client(None, options.project, options.global_only, search_for=search_for, freshness=ShownRefresh())
+    opened = opener(options.project, options.global_only, search_for)
+    client = connect_client(
+        None, options.project, options.global_only, open_system=opened, search_for=search_for, freshness=ShownRefresh()
+    )
     say_refused_config(client.roots)
     return client
 

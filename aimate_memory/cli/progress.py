@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aimate_memory.cli.faults import describe_fault
@@ -100,6 +102,30 @@ def refreshed(system: MemorySystem, no_refresh: bool = False) -> MemorySystem:
     if errors:
         print_warning(f"{errors} file(s) could not be indexed; run `aimate mem diagnose`")
     return system
+
+
+def opener(project: Path | None, global_only: bool, search_for: str | None) -> Callable[[], MemorySystem]:
+    """How a command that embeds `search_for` opens the facade here: its model loading at once, and a cache
+    that must be built first said on stderr (`say_models_missing`) rather than waited for in silence."""
+
+    def open_here() -> MemorySystem:
+        from aimate_memory.system.opening import open_system
+
+        return open_system(project, global_only, search_for, say_models_missing=say_models_missing)
+
+    return open_here
+
+
+def say_models_missing(names: list[str]) -> None:
+    """A command answered here loads models whose cache `init` did not build here (another cache folder, or an
+    upgrade changed its format): it builds it first, and says so — on stderr, `--json` keeps its output."""
+    from aimate_memory.cli.plain import say
+
+    say(
+        f"preparing the embedding models ({', '.join(names)}) once, before this command: a few seconds "
+        "(`aimate mem init` builds them ahead)",
+        sys.stderr,
+    )
 
 
 def prepare_models_ahead(system: MemorySystem) -> None:

@@ -284,9 +284,11 @@ def vault_client(
     """`cli.common.vault_client` without typer: the one client, the project's refused config keys said, a vault
     required unless the command makes it (`init`). `search_for`: the text the command will embed (its model
     starts loading at once)."""
+    from aimate_memory.cli.progress import opener
     from aimate_memory.watch.client import connect
 
-    client = connect(None, project, global_only, search_for=search_for, freshness=freshness)
+    opened = opener(project, global_only, search_for)
+    client = connect(None, project, global_only, open_system=opened, search_for=search_for, freshness=freshness)
     say_refused_config(client.roots)
     if needs_vault:
         client.require_vault()

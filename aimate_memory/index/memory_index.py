@@ -146,6 +146,16 @@ class MemoryIndex:
         self._follow_swap()
         return self._store.has_vectors
 
+    @property
+    def has_chunks(self) -> bool:
+        """True when the index holds a chunk to embed — or cannot say (no index yet, a file it cannot read). A
+        vault of no memories (a new one) has no vectors and lacks none: a search need not warn about it."""
+        self._follow_swap()
+        try:
+            return self._store.conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+        except sqlean.Error:
+            return True
+
     def _follow_swap(self) -> None:
         """Read the file another process swapped in (a rebuild, a re-embedding worker), not the old one."""
         if self._store.replaced():

@@ -376,15 +376,25 @@ def _capture(memory: GetClient, text: str, thread: str | None, kind: str | None 
     # the daemon or here). Forced: the person asked in so many words, so what capture would drop as small
     # talk is kept (and reviewed).
     # A picked option (`kind` decision) is the session's capture, not a `remember:`: pending whatever the setting.
-    result = memory().remember(
-        text,
-        source="session" if kind else "hook",
-        thread=thread,
-        status="pending" if kind else None,
-        status_setting=CAPTURE_STATUS_SETTING,
-        force=True,
-        kind=kind,
-    )
+    from aimate_memory.errors import AimateError
+
+    try:
+        result = memory().remember(
+            text,
+            source="session" if kind else "hook",
+            thread=thread,
+            status="pending" if kind else None,
+            status_setting=CAPTURE_STATUS_SETTING,
+            force=True,
+            kind=kind,
+        )
+    except AimateError as refused:  # e.g. a pasted document is not a rule (capture.max_chars, issue 38)
+        # Said like any capture that was not saved, with its hint, so the assistant can tell the person what to
+        # do; the prompt keeps its relevant memories. An AimateError: the daemon's refusal arrives as one. The
+        # text is not echoed whole: its length is what was refused.
+        shown = text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1] + "…"
+        hint = f"; {refused.hint}" if refused.hint else ""
+        return f"AIMate memory not saved ({refused.message}{hint}): {shown}"
     action, memory_id = result.action, result.memory_id[:8]
     waiting = action == "exists" and (result.memory or {}).get("status") == "pending"
     said = (

@@ -261,10 +261,13 @@ class HybridSearcher:
         if self.embedder.get() is not None and self.embedder.fallback:
             warnings.append(self.embedder.fallback)
         stale = [index for index in indexes if not index.has_vectors]
-        if stale:
-            warnings.append(_vectors_off(stale[0]))
-            if len(stale) == len(indexes):
-                return None
+        # A vault with no memories yet (the global one after `init`) lacks no vectors: said, its warning's remedy
+        # (`reindex`) changed nothing and every search of a new user repeated it.
+        lacking = [index for index in stale if index.has_chunks]
+        if lacking:
+            warnings.append(_vectors_off(lacking[0]))
+        if stale and len(stale) == len(indexes):
+            return None
         if self.embedder.get() is None:
             unavailable = self.embedder.unavailable
             if unavailable is not None:

@@ -5,6 +5,7 @@ the real models, a fresh home with no cache (the one place a test pays for build
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,12 @@ def test_init_builds_the_model_cache_visibly_and_the_first_search_only_searches(
 
     again = cli("mem", "init")
     assert again.code == 0 and "preparing the embedding models" not in again.out + again.err  # built once
+    # A new user's first search, before any memory: nothing found, and no warning whose remedy (`reindex`)
+    # changes nothing — the empty vault lacks no vectors.
+    for query in ("smoke tests", "冒烟测试"):
+        first = cli("mem", "search", query, env={"AIMATE_NO_DAEMON": "1"})
+        assert first.code == 0 and "no memory about that" in first.out, first
+        assert "warning" not in first.out + first.err, first.err
 
     for title, body, query in (
         ("Deploy checklist", "Run the smoke tests before every deploy", "smoke tests"),
@@ -44,3 +51,12 @@ def test_init_builds_the_model_cache_visibly_and_the_first_search_only_searches(
         assert timing, found.out
         assert int(timing[1]) >= int(timing[2])
     assert _cache_files(home) == built  # the searches loaded the cache; none of them rebuilt it
+
+    # A cache `init` did not build here — USE's folder of another version (an upgrade changed its format): the
+    # search builds it first and says so on stderr, before the wait; `--json` keeps its output to itself.
+    use_folder = next((home / "state" / "models").glob("use-*"))
+    shutil.rmtree(use_folder)
+    found = cli("mem", "search", "冒烟测试", "--json", env={"AIMATE_NO_DAEMON": "1"})
+    assert found.code == 0 and found.json()[0]["title"] == "部署清单", found.err
+    assert "preparing the embedding models (USE (multilingual)) once, before this command" in found.err
+    assert use_folder.is_dir()

@@ -150,6 +150,28 @@ def test_everyday_questions_find_what_was_written_in_the_other_language(loaded: 
             if wanted not in found:
                 missed[question] = found
         assert not missed
+        # The issue's prompt hook, as the daemon runs it (the hook logic on a warm facade, hybrid): the retry
+        # memory, not only "回复请使用简体中文", is what the assistant is told first.
+        told = _prompt_hook(system, tmp_path / "home", "重试的时候等待多久？")
+        listed = [line for line in told.splitlines() if line.startswith("- ")]
+        assert listed[0].startswith("- Retries wait 2 seconds"), told
+
+
+def _prompt_hook(system: MemorySystem, home: Path, prompt: str) -> str:
+    """The prompt hook's context for `prompt`, its client on `system` (borrowed: the test closes it)."""
+    from aimate_memory.integrations.hook_events import HookKind
+    from aimate_memory.integrations.hooks import run_hook
+    from aimate_memory.system.client import LocalClient, RoutedClient
+    from aimate_memory.vault.roots import Roots
+
+    def connect(cwd: Path | None) -> RoutedClient:
+        return RoutedClient(Roots(home, None), LocalClient(lambda: system, borrowed=True))
+
+    payload = json.dumps({"session_id": "s1", "cwd": str(home), "prompt": prompt}, ensure_ascii=False)
+    output = run_hook(HookKind.PROMPT, payload, connect, home=home)
+    assert output, (home / "state" / "hooks.log").read_text(encoding="utf-8")
+    context: str = json.loads(output)["hookSpecificOutput"]["additionalContext"]
+    return context
 
 
 @pytest.mark.slow

@@ -240,3 +240,32 @@ def test_config_set_refuses_a_person_key_in_the_project_file(cli, home: Path, tm
     assert refused.code != 0 and "comes from your own config only" in " ".join(refused.err.split())
     assert cli("mem", "config", "set", "short_term.default_ttl_days", "3", "--project-file", cwd=clone).code == 0
     assert "default_ttl_days: 3" in (clone / ".aimate" / "config.yaml").read_text(encoding="utf-8")
+
+
+ENDPOINT_KEYS = ("provider", "base_url", "model", "dimensions", "api_key_env")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("line", ["We decided to use FastAPI instead of Flask", "我们决定用 FastAPI 而不是 Flask"])
+def test_a_project_cannot_send_the_memories_to_an_embedding_endpoint(
+    cli_vectors, home: Path, tmp_path: Path, recorder: Recorder, line: str
+) -> None:
+    """Issue 36: `embedding.provider: endpoint` and its address, model, size and key variable are the person's
+    (the memories' text would be sent there): a cloned project's config naming a server is ignored, and said so;
+    the project's memories are embedded by the offline model and nothing reaches the server."""
+    config = (
+        f"embedding:\n  provider: endpoint\n  base_url: {recorder.url}/v1\n  model: exfil\n  dimensions: 8\n"
+        "  api_key_env: PERSONAL_TOKEN\n"
+    )
+    clone = hostile_project(tmp_path / "clone", config)
+    loaded = load_config(home, clone / ".aimate", env={})
+    assert sorted(loaded.refused) == sorted(f"embedding.{key}" for key in ENDPOINT_KEYS)
+    assert loaded.get("embedding.provider") == "auto" and loaded.get("embedding.base_url") is None
+    env = {"AIMATE_NO_DAEMON": "1", "PERSONAL_TOKEN": "tok-very-private"}
+    made = cli_vectors("mem", "init", cwd=clone, env=env)
+    assert made.code == 0 and "embedding.provider" in " ".join(made.err.split()), made.err
+    assert cli_vectors("mem", "add", line, "--body", line, "--scope", "project", cwd=clone, env=env).code == 0
+    found = cli_vectors("mem", "search", "FastAPI Flask", "--json", cwd=clone, env=env)
+    assert found.code == 0 and [hit["title"] for hit in found.json()] == [line], found.err
+    assert "vector search is off" not in found.err  # embedded, by the offline model
+    assert recorder.requests == []

@@ -175,3 +175,30 @@ def test_a_payload_without_a_folder_is_answered_for_the_hook_process_folder(
 
     assert "Always use pnpm, never npm" in run("session-start", hook_event_name="SessionStart", source="startup")
     assert "决定：会话缓存用 Redis" in run("prompt", hook_event_name="UserPromptSubmit", prompt="会话缓存 Redis")
+
+
+@pytest.mark.parametrize(
+    "request_",
+    ["remember: " + "Always rebase before merging into main. " * 60, "记住：" + "合并到主分支之前一律先变基。" * 160],
+)
+def test_a_pasted_document_in_a_prompt_is_refused_as_a_rule_and_the_assistant_is_told(
+    daemon,  # noqa: F811
+    cli,
+    project: Path,
+    request_: str,
+) -> None:
+    """A rule is a sentence (issue 38): a `remember:` over capture.max_chars in a prompt is not written, and the
+    assistant is told why and what to do instead (the hint for a long note) — in process, then through the
+    daemon, whose refusal crosses the socket as an error (the hook failed whole before: the assistant got nothing)."""
+    listed = ("mem", "list", "--all", "--json")
+    before = len(cli(*listed, cwd=project).json())
+    prompt = {"hook_event_name": "UserPromptSubmit", "prompt": request_}
+    payload = json.dumps({"session_id": "s1", "cwd": str(project), **prompt}, ensure_ascii=False)
+    in_process = cli("mem", "hook", "prompt", input=payload, cwd=project)
+    assert in_process.code == 0 and in_process.out, in_process.err
+    daemon()
+    for told in (context_of(in_process.out), context_of(hook(cli, project, "prompt", **prompt))):
+        assert "AIMate memory not saved (too long to remember as one memory" in told, told[:400]
+        assert "over capture.max_chars (2,000)" in told and "aimate mem add TITLE --file PATH" in told
+        assert len(told) < 2_000  # the pasted text is not echoed back whole
+    assert len(cli(*listed, cwd=project).json()) == before  # nothing written

@@ -312,13 +312,19 @@ def cli_vectors(home: Path, workdir: Path, model_cache: Path):
 @pytest.fixture
 def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Isolate git from the machine: no global/system config, branch `main`, a fixed identity."""
-    global_config = tmp_path / "gitconfig"
+    isolate_git(monkeypatch, tmp_path)
+
+
+def isolate_git(patch: pytest.MonkeyPatch, folder: Path) -> None:
+    """`isolated_git`'s settings through `patch` (its gitconfig in `folder`): for a module-scoped fixture that
+    commits in the test process (`pytest.MonkeyPatch.context()`)."""
+    global_config = folder / "gitconfig"
     global_config.write_text("[core]\n\tquotepath = false\n[init]\n\tdefaultBranch = main\n", encoding="utf-8")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(global_config))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    patch.setenv("GIT_CONFIG_GLOBAL", str(global_config))
+    patch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "Test Person")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.com")
+        patch.setenv(f"GIT_{role}_NAME", "Test Person")
+        patch.setenv(f"GIT_{role}_EMAIL", "test@example.com")
 
 
 # The longest tests of a run, started before the other slow ones (longest first keeps the end of a run short):

@@ -111,10 +111,17 @@ def test_the_fresh_vaults_placeholder_is_not_an_answer(cli_vectors) -> None:
 
 
 @pytest.mark.slow
-def test_a_question_in_one_language_finds_a_memory_written_in_the_other(cli_vectors) -> None:
-    cli_vectors("mem", "init")
-    cli_vectors("mem", "add", "选用 Redis 做会话缓存", "--body", "我们决定用 Redis：延迟低，支持过期。")
-    cli_vectors("mem", "add", "Fix the flaky login test", "--body", "The login test fails on CI when the clock drifts.")
+def test_a_question_in_one_language_finds_a_memory_written_in_the_other(
+    cli_vectors, home: Path, loaded_models: LazyEmbedder, isolated_git: None
+) -> None:
+    """The searches through the CLI; the two memories written in process with the module's models (what `init`
+    and `add` write; three CLI processes each loaded the models)."""
+    with in_process(home, models=loaded_models, AIMATE_CAPTURE__EMBEDDING="true") as system:
+        for title, body in (
+            ("选用 Redis 做会话缓存", "我们决定用 Redis：延迟低，支持过期。"),
+            ("Fix the flaky login test", "The login test fails on CI when the clock drifts."),
+        ):
+            system.add(title, body, layer="long_term", importance=3)
     english = cli_vectors("mem", "search", "which cache did we choose for sessions", "--json").json()
     assert [hit["title"] for hit in english][:1] == ["选用 Redis 做会话缓存"]
     chinese = cli_vectors("mem", "search", "登录测试为什么失败", "--json").json()

@@ -71,14 +71,6 @@ def capture_reads_cues_only() -> None:
     os.environ.setdefault("AIMATE_CAPTURE__EMBEDDING", "false")
 
 
-# Builds the model cache a first search writes into a fresh home (state/models: MiniLM rewritten into its fast
-# form, USE unpacked; use_cache.py, minilm.py), in its own process so no worker holds the models in memory.
-_BUILD_MODELS = (
-    "import sys; from aimate_memory.embedding import create_embedder; "
-    "create_embedder({'provider': 'auto', 'cache_dir': sys.argv[1]}).embed(['Redis cache', '会话缓存'])"
-)
-
-
 def built_once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]) -> Path:
     """A folder `build` fills once per run, whichever xdist worker asks first (the others wait on a lock in the
     workers' common temp folder and reuse it). For what tests only read or copy before use."""
@@ -96,15 +88,25 @@ def built_once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path
 
 
 def _build_models(folder: Path) -> None:
-    subprocess.run([sys.executable, "-c", _BUILD_MODELS, str(folder)], check=True, timeout=600)
+    """The run's one `aimate mem init` with vectors, in a fresh home (`folder/aimate-home`): it builds the model
+    cache a first search would write (state/models: MiniLM rewritten into its fast form, USE unpacked;
+    use_cache.py, minilm.py) in its own process, so no worker holds the models in memory. What it printed is
+    kept (`folder/init.json`) for the tests about that first build (`first_init`)."""
+    result = _template_runner(folder, vectors=True)("mem", "init", env={"AIMATE_NO_DAEMON": "1"}, timeout=600)
+    assert result.code == 0, result.err
+    (folder / "init.json").write_text(json.dumps([result.code, result.out, result.err]), encoding="utf-8")
+
+
+def _first_init_home(factory: pytest.TempPathFactory) -> Path:
+    return built_once(factory, "model-cache", _build_models)
 
 
 @pytest.fixture(scope="session")
 def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The model cache, built once per run for every worker: building it took ~3 s of CPU (and 105 MB written)
-    in every test home that searched with vectors. The build itself is tested in tests/embedding, which keeps
-    its own caches."""
-    return built_once(tmp_path_factory, "model-cache", _build_models)
+    """The model cache, built once per run for every worker (by a real `init`, `_build_models`): building it
+    took ~3 s of CPU (and 105 MB written) in every test home that searched with vectors. The build itself is
+    tested in tests/embedding, which keeps its own caches."""
+    return _first_init_home(tmp_path_factory) / "aimate-home" / "state" / "models"
 
 
 def linked_models(cache: Path, target: Path) -> Path:
@@ -178,16 +180,16 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-def _template_runner(folder: Path) -> Callable[..., Result]:
-    """`cli` for a home built once per run in `folder` (`built_once`), with git isolated from the machine and
-    a fixed identity (the `isolated_git` settings)."""
+def _template_runner(folder: Path, vectors: bool = False) -> Callable[..., Result]:
+    """`cli` (`cli_vectors` when `vectors`) for a home built once per run in `folder` (`built_once`), with git
+    isolated from the machine and a fixed identity (the `isolated_git` settings)."""
     gitconfig = folder / "gitconfig"
     gitconfig.write_text("[core]\n\tquotepath = false\n[init]\n\tdefaultBranch = main\n", encoding="utf-8")
     env = {"GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1"}
     for role in ("AUTHOR", "COMMITTER"):
         env.update({f"GIT_{role}_NAME": "Test Person", f"GIT_{role}_EMAIL": "test@example.com"})
     (folder / "work").mkdir(exist_ok=True)
-    run = make_runner(folder / "aimate-home", folder / "work", vectors=False)
+    run = make_runner(folder / "aimate-home", folder / "work", vectors=vectors)
     return lambda *args, **kwargs: run(*args, **{**kwargs, "env": {**env, **kwargs.get("env", {})}})
 
 
@@ -207,6 +209,23 @@ def initialized(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     template = built_once(tmp_path_factory, "initialized-home", _build_initialized_home)
     shutil.copytree(template / "aimate-home", home, symlinks=True, dirs_exist_ok=True)
     return home
+
+
+@pytest.fixture
+def first_init(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Result:
+    """`home` as the run's one `aimate mem init` with vectors left it, the model cache it built included (hard
+    links, `linked_models`), and what that `init` printed: for the tests about a new person's first `init`
+    (tests/embedding/test_models_ahead.py, tests/security/test_no_code_from_cache.py), which each ran it and
+    built both models again (~6 s of CPU each) though the run's `model_cache` is built by the same command."""
+    built = _first_init_home(tmp_path_factory)
+    linked_models(built / "aimate-home" / "state" / "models", home / "state" / "models")
+    shutil.copytree(built / "aimate-home", home, symlinks=True, dirs_exist_ok=True, ignore=_models_folder)
+    code, out, err = json.loads((built / "init.json").read_text(encoding="utf-8"))
+    return Result(code, out, err)
+
+
+def _models_folder(folder: str, names: list[str]) -> list[str]:
+    return ["models"] if Path(folder).name == "state" else []
 
 
 @pytest.fixture
@@ -293,13 +312,19 @@ def cli_vectors(home: Path, workdir: Path, model_cache: Path):
 @pytest.fixture
 def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Isolate git from the machine: no global/system config, branch `main`, a fixed identity."""
-    global_config = tmp_path / "gitconfig"
+    isolate_git(monkeypatch, tmp_path)
+
+
+def isolate_git(patch: pytest.MonkeyPatch, folder: Path) -> None:
+    """`isolated_git`'s settings through `patch` (its gitconfig in `folder`): for a module-scoped fixture that
+    commits in the test process (`pytest.MonkeyPatch.context()`)."""
+    global_config = folder / "gitconfig"
     global_config.write_text("[core]\n\tquotepath = false\n[init]\n\tdefaultBranch = main\n", encoding="utf-8")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(global_config))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    patch.setenv("GIT_CONFIG_GLOBAL", str(global_config))
+    patch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "Test Person")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.com")
+        patch.setenv(f"GIT_{role}_NAME", "Test Person")
+        patch.setenv(f"GIT_{role}_EMAIL", "test@example.com")
 
 
 # The longest tests of a run, started before the other slow ones (longest first keeps the end of a run short):

@@ -1,6 +1,7 @@
 """No hidden first-run cost (issue 38): `aimate mem init` builds the model cache itself, saying so and how long
 it took, so the first search neither builds it nor reports a time that leaves the build out. The real CLI,
-the real models, a fresh home with no cache (the one place a test pays for building it: ~3 s of CPU)."""
+the real models, a fresh home with no cache: the run's one such `init` (`first_init`, tests/conftest.py), which
+builds the cache every other test links (`model_cache`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_runner
+from tests.conftest import Result, make_runner
 
 
 def _cache_files(home: Path) -> dict[str, int]:
@@ -19,9 +20,11 @@ def _cache_files(home: Path) -> dict[str, int]:
 
 
 @pytest.mark.slow
-def test_init_builds_the_model_cache_visibly_and_the_first_search_only_searches(home: Path, workdir: Path) -> None:
+def test_init_builds_the_model_cache_visibly_and_the_first_search_only_searches(
+    home: Path, workdir: Path, first_init: Result
+) -> None:
     cli = make_runner(home, workdir, vectors=True)
-    done = cli("mem", "init")
+    done = first_init  # the run's one `init` in a new home: it built what `model_cache` links (tests/conftest.py)
     assert done.code == 0, done.err
     said = done.out + done.err
     assert "preparing the embedding models (MiniLM (English), USE (multilingual)) once" in said

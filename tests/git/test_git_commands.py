@@ -17,15 +17,25 @@ from tests.conftest import in_process
 TITLE = "选用 Redis 做会话缓存"
 
 
-@pytest.fixture
-def system(tmp_path: Path, new_system, run_git):
+def project_system(tmp_path: Path, new_system, run_git, models=None):
     project = tmp_path / "proj"
     project.mkdir()
     run_git(project, "init", "-q", "-b", "main")
     (project / "main.go").write_text("package main\n", encoding="utf-8")
-    system = new_system(tmp_path / "home", project)
+    system = new_system(tmp_path / "home", project, models=models)
     system.init()
     return system
+
+
+@pytest.fixture
+def system(tmp_path: Path, new_system, run_git):
+    return project_system(tmp_path, new_system, run_git)
+
+
+@pytest.fixture
+def system_with_models(tmp_path: Path, new_system, run_git, loaded_models):
+    """`system` with the real models, loaded once per module: `remember`'s conflict check reads them."""
+    return project_system(tmp_path, new_system, run_git, loaded_models)
 
 
 @pytest.fixture
@@ -89,10 +99,12 @@ def test_interactive_review(system, monkeypatch) -> None:
 
 
 @pytest.mark.parametrize("new", ["我习惯用 Tab 缩进", "I indent with tabs"])
-def test_interactive_review_accepts_retiring_only_the_one_named(system, monkeypatch, new: str) -> None:
+def test_interactive_review_accepts_retiring_only_the_one_named(system_with_models, monkeypatch, new: str) -> None:
     """Issue 39: at the terminal too, a capture that may contradict several memories is accepted retiring only
     the one the person names ([o]nly one, then its id); the other stays active."""
     from aimate_memory.cli import git_commands
+
+    system = system_with_models
 
     kept = system.add("I prefer 4-space indentation", layer="core", category="preference", scope=Scope.GLOBAL)
     replaced = system.add("YAML 文件用两个空格缩进", layer="core", category="preference", scope=Scope.GLOBAL)

@@ -51,10 +51,12 @@ SEED = int(os.environ.get("AIMATE_KILL_SEED", str(random.SystemRandom().randrang
 # A thousand files in a run of the suite, 2,000 in a thorough pass: every check after a kill reads, indexes and
 # fscks the whole vault, so its size was most of these tests' CPU (docs/reliability.md, "The suite's cost");
 # a thousand still takes `reindex` and `import` long enough to be cut anywhere. Maintain and dedupe rewrite
-# hundreds of files per run and start from a fresh copy each time, so they run on a smaller vault
-# (AIMATE_KILL_SMALL_VAULT; the docs give a run at full size).
+# much of the vault per run and start from a fresh copy each time, so they run on a smaller vault: 100 files
+# in a run of the suite (their expired notes and the 12 duplicate pairs; a run of each still takes long enough
+# to be cut anywhere, and at 200 these two were the suite's two costliest tests, ~12 s of CPU more between
+# them, 2026-11-29), 200 in a thorough pass (AIMATE_KILL_SMALL_VAULT; the docs give a run at full size).
 VAULT_SIZE = int(thorough_or("AIMATE_KILL_VAULT", "1000", "2000"))
-SMALL_VAULT_SIZE = int(os.environ.get("AIMATE_KILL_SMALL_VAULT", "200"))
+SMALL_VAULT_SIZE = int(thorough_or("AIMATE_KILL_SMALL_VAULT", "100", "200"))
 DUPLICATE_PAIRS = 12
 
 pytestmark = pytest.mark.slow

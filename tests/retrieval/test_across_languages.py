@@ -22,6 +22,7 @@ from aimate_memory.retrieval.fusion import Ranked
 from aimate_memory.system import MemorySystem
 from aimate_memory.text import bridge
 from aimate_memory.vault.layout import Layer
+from tests.conftest import in_process
 from tests.retrieval.conftest import system_with
 
 VAULT = [
@@ -242,12 +243,15 @@ def test_a_vault_in_one_script_never_loads_the_lexicon(loaded: LazyEmbedder, tmp
 
 
 @pytest.mark.slow
-def test_the_prompt_hook_finds_it_in_the_other_language_too(cli_vectors, workdir: Path) -> None:
+def test_the_prompt_hook_finds_it_in_the_other_language_too(
+    cli_vectors, workdir: Path, home: Path, loaded: LazyEmbedder, isolated_git: None
+) -> None:
     """The issue's hook miss, through the real CLI in a cold process: "重试的时候等待多久？" was answered with
-    "回复请使用简体中文" only; and the reverse direction."""
-    assert cli_vectors("mem", "init").code == 0
-    for line in ("Retries wait 2 seconds, doubling up to 30 seconds", "回复请使用简体中文", "事件总线使用 Kafka"):
-        assert cli_vectors("mem", "add", line, "--body", line).code == 0
+    "回复请使用简体中文" only; and the reverse direction. The three memories are written in process with the
+    module's models (what `init` and `add` write; four CLI processes each loaded the models)."""
+    with in_process(home, models=loaded) as system:
+        for line in ("Retries wait 2 seconds, doubling up to 30 seconds", "回复请使用简体中文", "事件总线使用 Kafka"):
+            system.add(line, line, layer="long_term", importance=3)
     asked = (("重试的时候等待多久？", "Retries wait 2 seconds"), ("which event broker?", "事件总线使用 Kafka"))
     for prompt, wanted in asked:
         payload = {"session_id": "s1", "cwd": str(workdir), "hook_event_name": "UserPromptSubmit", "prompt": prompt}

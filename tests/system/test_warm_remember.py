@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -15,6 +17,10 @@ import pytest
 from aimate_memory.index.memory_index import MemoryIndex
 from aimate_memory.index.refresh_embed import chunks_without_vectors
 from aimate_memory.system import MemorySystem
+from tests.conftest import in_process
+
+if TYPE_CHECKING:
+    from aimate_memory.embedding.lazy import LazyEmbedder
 
 pytestmark = pytest.mark.slow
 
@@ -106,12 +112,16 @@ def _assert_bits_as_loaded(index: MemoryIndex) -> None:
 
 
 @pytest.mark.slow
-def test_after_remembers_the_daemon_answers_as_a_fresh_process(cli_vectors, isolated_git: None) -> None:
+def test_after_remembers_the_daemon_answers_as_a_fresh_process(
+    cli_vectors, home: Path, loaded_models: LazyEmbedder, isolated_git: None
+) -> None:
     """The daemon's sign bits patched by each `remember` (and kept by the watcher's sync after it) rank as the
-    bits a fresh process reads whole: the same results, in the same order, in English and Chinese."""
-    assert cli_vectors("mem", "init").code == 0
-    for text, _kind in MEMORIES:
-        assert cli_vectors("mem", "add", text).code == 0, text
+    bits a fresh process reads whole: the same results, in the same order, in English and Chinese. The vault
+    it starts from is written in process with the module's loaded models (what `init` and `add TEXT` write),
+    where five CLI processes each loaded them (~1 s of CPU apiece)."""
+    with in_process(home, models=loaded_models) as system:
+        for text, _kind in MEMORIES:
+            system.add(text, "", layer="long_term", importance=3)
     daemon = {"AIMATE_NO_DAEMON": "0"}
     assert cli_vectors("mem", "daemon", "start", env=daemon).code == 0
     try:

@@ -145,6 +145,25 @@ class Capture:
         pending with `conflicts_with` (action `conflict`), whoever said it: the person chooses in review.
         `keep_both`: they have chosen already — written as routed, beside the others. `replaces`: the id of
         the memory it replaces — written as routed, superseding that one (pending: on accept)."""
+        with self._conflicts.one_walk():  # its checks write nothing between them: the folders walked once
+            return self._remember(
+                text, confidence, scope, source, thread, status, kind, force, origin, keep_both, replaces
+            )
+
+    def _remember(
+        self,
+        text: str,
+        confidence: float | None,
+        scope: str | None,
+        source: str,
+        thread: str | None,
+        status: str | None,
+        kind: str | None,
+        force: bool,
+        origin: dict[str, object] | None,
+        keep_both: bool,
+        replaces: str | None,
+    ) -> CaptureResult:
         watch = Stopwatch()
         if not text or not text.strip():
             raise InvalidInputError("nothing to remember: the text is empty", "pass the sentence to remember")

@@ -13,10 +13,11 @@ input) — is run `--runs` times as `aimate mem …`, and `memory_remember` is c
 Printed with p50/p95 wall (ms) and the load average before and after each phase: a figure without its load
 is not comparable (docs/benchmarks.md); and the CPU ms of the command's process and, through the daemon, of the
 daemon for it (read 0.3 s after the answer, so a `remember`'s commit made after answering is counted) — the
-figures a loaded machine inflates least. Commands run from bytecode, as installed (PYTHONDONTWRITEBYTECODE is
-dropped and the package compiled first). Also the conflict check alone, in process and warm (p50/p95 ms of
-`Conflicts.check` over the generated core memories and decisions), the first-run index build (models loaded,
-every chunk embedded) and the daemon's RSS with its models loaded."""
+figures a loaded machine inflates least. And `remember`'s capture by phase (`capture_phases`: the laps it logs,
+each with its thread's CPU), cold and through the daemon. Commands run from bytecode, as installed
+(PYTHONDONTWRITEBYTECODE is dropped and the package compiled first). Also the conflict check alone, in process
+and warm (p50/p95 ms of `Conflicts.check` over the generated core memories and decisions), the first-run index
+build (models loaded, every chunk embedded) and the daemon's RSS with its models loaded."""
 
 from __future__ import annotations
 

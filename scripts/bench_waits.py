@@ -13,10 +13,11 @@ input) — is run `--runs` times as `aimate mem …`, and `memory_remember` is c
 Printed with p50/p95 wall (ms) and the load average before and after each phase: a figure without its load
 is not comparable (docs/benchmarks.md); and the CPU ms of the command's process and, through the daemon, of the
 daemon for it (read 0.3 s after the answer, so a `remember`'s commit made after answering is counted) — the
-figures a loaded machine inflates least. Commands run from bytecode, as installed (PYTHONDONTWRITEBYTECODE is
-dropped and the package compiled first). Also the conflict check alone, in process and warm (p50/p95 ms of
-`Conflicts.check` over the generated core memories and decisions), the first-run index build (models loaded,
-every chunk embedded) and the daemon's RSS with its models loaded."""
+figures a loaded machine inflates least. And `remember`'s capture by phase (`capture_phases`: the laps it logs,
+each with its thread's CPU), cold and through the daemon. Commands run from bytecode, as installed
+(PYTHONDONTWRITEBYTECODE is dropped and the package compiled first). Also the conflict check alone, in process
+and warm (p50/p95 ms of `Conflicts.check` over the generated core memories and decisions), the first-run index
+build (models loaded, every chunk embedded) and the daemon's RSS with its models loaded."""
 
 from __future__ import annotations
 
@@ -124,12 +125,59 @@ def split_of(recent: list[dict[str, Any]], name: str, started: float) -> dict[st
     }
 
 
+def capture_phases(home: Path, started: float) -> list[dict[str, float]]:
+    """The newest capture's breakdown logged since `started` (`time.time()`) in the global index's perf
+    table: each part's wall ms and, as "<part>_cpu", the CPU ms of the thread that ran it (system/capture.py's
+    laps: classify, similar, restated, conflicts, write, commit, index), "total" its wall. Empty when none."""
+    import sqlite3
+
+    from aimate_memory.vault.roots import Roots
+
+    path = Roots.index_path(home)
+    if not path.is_file():
+        return []
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        row = conn.execute(
+            "SELECT ms, breakdown FROM metrics WHERE op = 'capture' AND at >= ? ORDER BY rowid DESC LIMIT 1",
+            (started,),
+        ).fetchone()
+    except sqlite3.DatabaseError:
+        return []
+    finally:
+        conn.close()
+    if row is None or not row[1]:
+        return []
+    parts = {key: float(value) for key, value in json.loads(row[1]).items() if isinstance(value, int | float)}
+    laps_cpu = sum(value for key, value in parts.items() if key.endswith(CPU_SUFFIX))
+    return [{**parts, "total": float(row[0]), f"total{CPU_SUFFIX}": laps_cpu}]
+
+
+def phase_summary(runs: list[dict[str, float]]) -> dict[str, dict[str, float]]:
+    """Each part of the captures' breakdowns (`capture_phases`): wall p50 / p95 and CPU p50 (ms); a part a
+    run did not take (a capture that restated nothing has no "restated") counts 0 there."""
+    from scripts.bench import summary
+
+    parts = [key for key in dict.fromkeys(key for run in runs for key in run) if not key.endswith(CPU_SUFFIX)]
+    out = {}
+    for part in parts:
+        wall = summary([run.get(part, 0.0) for run in runs])
+        cpu = summary([run.get(f"{part}{CPU_SUFFIX}", 0.0) for run in runs])
+        out[part] = {
+            "wall_p50": round(wall["p50"], 1),
+            "wall_p95": round(wall["p95"], 1),
+            "cpu_p50": round(cpu["p50"], 1),
+        }
+    return out
+
+
 def task_name(wait: str) -> str:
     """The daemon's name for the task that answers `wait` (watch/daemon.py's ops; every hook is "hook")."""
     return "hook" if wait.startswith("hook ") else "remember" if wait == MCP_REMEMBER else wait
 
 
 SPLIT = ("queue", "wall", "cpu", "after")
+CPU_SUFFIX = "_cpu"  # a lap's CPU in a capture's breakdown (system/perf.py `Stopwatch`)
 
 
 def add_split(out: dict[str, Any], splits: list[dict[str, float]]) -> None:
@@ -158,6 +206,7 @@ def timed_runs(
     home = Path(env["AIMATE_HOME"]) if daemon_pid else None
     for name in WAITS:
         times, cpu, served, splits = [], [], [], []
+        phases: list[dict[str, float]] = []
         for run in range(runs + 1):
             number = run + (1000 if tag == "daemon" else 0)
             argv = [str(aimate), "mem", *command_line(name, number, memory_id)]
@@ -180,7 +229,10 @@ def timed_runs(
                 cpu.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
                 served.append(daemon_after - daemon_before)
                 splits.extend([split] if split else [])
+                phases.extend(capture_phases(Path(env["AIMATE_HOME"]), started_at) if name == "remember" else [])
         out[name] = {key: round(value, 1) for key, value in summary(times).items()}
+        if phases:
+            out[name]["phases"] = phase_summary(phases)
         out[name]["cpu_p50"] = round(summary(cpu)["p50"], 1)
         out[name]["cpu_p95"] = round(summary(cpu)["p95"], 1)
         if daemon_pid:
@@ -365,7 +417,31 @@ def table(result: dict[str, Any]) -> str:
         f"first index {result.get('first_index_s', 'reused')} s; daemon RSS {result['daemon_rss_mb']} MB",
     ]
     split = split_table(daemon)
-    return "\n".join(lines + (["", split] if split else []))
+    phases = phase_table(result)
+    return "\n".join(lines + (["", split] if split else []) + (["", phases] if phases else []))
+
+
+def phase_table(result: dict[str, Any]) -> str:
+    """`remember`'s capture by phase (its own laps, `capture_phases`): wall p50 / p95 (CPU p50) ms, through the
+    daemon and cold. Cold, "commit" is the git commit; through the daemon it runs after the answer."""
+    measured = [
+        (tag, result[tag]["remember"]["phases"])
+        for tag in ("daemon", "cold")
+        if result.get(tag) and "phases" in result[tag]["remember"]
+    ]
+    if not measured:
+        return ""
+    parts = list(dict.fromkeys(part for _, phases in measured for part in phases))
+    lines = ["| remember's capture, by phase | " + " | ".join(parts) + " |", "|---" * (len(parts) + 1) + "|"]
+    for tag, phases in measured:
+        cells = [
+            f"{phases[part]['wall_p50']:.0f} / {phases[part]['wall_p95']:.0f} ({phases[part]['cpu_p50']:.0f})"
+            if part in phases
+            else "—"
+            for part in parts
+        ]
+        lines.append(f"| {tag} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def split_table(daemon: dict[str, Any]) -> str:

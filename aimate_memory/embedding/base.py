@@ -64,6 +64,11 @@ def l2_normalize(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x / norms, dtype=np.float32)
 
 
+# At most this many texts (over every batch) are embedded on the calling thread, however many workers
+# (`embed_batches`): a pool's two threads cost a `remember` through the daemon more than they saved on 2 cores.
+FEW_TEXTS = 12
+
+
 class Batch(NamedTuple):
     """Texts one model embeds in one run, and where their vectors go: `rows` and `columns` of the output."""
 
@@ -130,7 +135,10 @@ def worker_count(threads: int | None) -> int:
 
 def embed_batches(batches: Sequence[Batch], count: int, dimension: int, threads: int | None) -> np.ndarray:
     """Run `batches` into a (count, dimension) array: side by side on every core (`threads` when set), each
-    batch's BLAS then on one thread; on one worker, BLAS on `threads` (None: all cores)."""
+    batch's BLAS then on one thread; on one worker, BLAS on `threads` (None: all cores). A request's handful
+    of texts (`FEW_TEXTS` or fewer: a capture and the memories it is compared with, a new memory's chunks) runs
+    on the calling thread, each batch's BLAS still as the pool's would be: the same vectors, without starting a
+    pool's threads and waiting for them to get a core (docs/design.md §12, "A remember's own wall")."""
     import numpy as np
 
     from aimate_memory.blas import blas_threads
@@ -138,7 +146,7 @@ def embed_batches(batches: Sequence[Batch], count: int, dimension: int, threads:
     workers = worker_count(threads)
     out = np.zeros((count, dimension), dtype=np.float32)
     with blas_threads(1 if workers > 1 else threads):
-        return run_batches(batches, out, workers)
+        return run_batches(batches, out, workers if sum(len(batch.texts) for batch in batches) > FEW_TEXTS else 1)
 
 
 def embed_sorted(

@@ -145,6 +145,25 @@ class Capture:
         pending with `conflicts_with` (action `conflict`), whoever said it: the person chooses in review.
         `keep_both`: they have chosen already — written as routed, beside the others. `replaces`: the id of
         the memory it replaces — written as routed, superseding that one (pending: on accept)."""
+        with self._conflicts.one_walk():  # its checks write nothing between them: the folders walked once
+            return self._remember(
+                text, confidence, scope, source, thread, status, kind, force, origin, keep_both, replaces
+            )
+
+    def _remember(
+        self,
+        text: str,
+        confidence: float | None,
+        scope: str | None,
+        source: str,
+        thread: str | None,
+        status: str | None,
+        kind: str | None,
+        force: bool,
+        origin: dict[str, object] | None,
+        keep_both: bool,
+        replaces: str | None,
+    ) -> CaptureResult:
         watch = Stopwatch()
         if not text or not text.strip():
             raise InvalidInputError("nothing to remember: the text is empty", "pass the sentence to remember")
@@ -181,9 +200,10 @@ class Capture:
             reason = f"same words as {waiting.id[:8]}, waiting for your review; {found.reason}"
             return CaptureResult("exists", self._strengthen(waiting.id), None, reason)
         decision = decide(found.body, self._similar(vault, found), *self._supersede_thresholds())
+        watch.lap("similar")
         if decision.action == "new" and replaced is None and not keep_both and takes_sides(found.layer, found.category):
             decision = self._said_before(found.body, vault) or decision
-        watch.lap("similar")
+            watch.lap("restated")
         reason = f"{found.reason}; {routed.reason}"
         if decision.action == "exists":
             self._perf_log.log("capture", watch, found.layer.value)
@@ -213,9 +233,8 @@ class Capture:
             origin = {**(origin or {}), CONFLICT_FIELD: [str(decision.target_id)]}
         twin = self._pending_twin(vault, found) if keep_both or replaced is not None else None
         result = self._write_capture(
-            vault, found, status, confidence, source, decision, reason, thread, origin, replacing=twin
+            vault, found, status, confidence, source, decision, reason, thread, origin, replacing=twin, watch=watch
         )
-        watch.lap("write")
         self._perf_log.log("capture", watch, found.layer.value)
         if conflicts:
             return as_conflict(result, conflicts)
@@ -372,9 +391,12 @@ class Capture:
         thread: str | None = None,
         origin: dict[str, object] | None = None,
         replacing: Memory | None = None,
+        watch: Stopwatch | None = None,
     ) -> CaptureResult:
         """`replacing`: an earlier pending copy of the same words (a conflict the person now settles with
-        `--keep-both` or `--replace`): removed as this one is written, in its commit."""
+        `--keep-both` or `--replace`): removed as this one is written, in its commit. `watch`: laps "write"
+        (the files, fsynced), "commit" (or its hand-off to after the answer) and "index"."""
+        watch = watch or Stopwatch()
         # A pending capture waits for review: it supersedes nothing until a person accepts it.
         old = (  # read-only: `supersede` reads the file again to write it (no ruamel parse for an id and a path)
             self._memories.get(str(decision.target_id), read_only=True)
@@ -405,14 +427,17 @@ class Capture:
         if old is not None:
             changes.append(self._memories.supersede(old, memory.id))
             reason = f"{decision.reason}; {reason}"
+        watch.lap("write")
         if status == "active":
             # Pending captures stay uncommitted: `aimate mem review` lists them (accept commits, reject removes).
             where = f"{found.layer.value}/{found.category}"
             # Deferrable: the files are durable and indexed before the answer; the daemon commits right after it.
             changeset = ChangeSet(f'memory: remember "{memory.title}" ({where})', changes)
             self._store.record(vault, changeset, deferrable=True)
+        watch.lap("commit")
         # Searchable, by keywords and vectors, when the command returns: not left to the next command's sync.
         self._store.index_written(vault, [change.path for change in changes])
+        watch.lap("index")
         action: CaptureAction = "written" if status == "active" else "pending"
         return CaptureResult(action, memory, old.id if old is not None else None, reason)
 

@@ -11,7 +11,8 @@ of a hybrid search per check; only the few picked are read and embedded (the sen
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -41,6 +42,7 @@ LISTED = 500  # the newest active core memories and decisions whose titles are r
 SHARING = 32  # of those, the newest sharing a slot with the new text are read whole and embedded
 RESTATED = 5  # the nearest by stored vector read as sentences when asking what a text says again
 MARGIN = 0.15  # how far below the restatement bar a stored vector may be and still be read
+CHUNK_IDS = 500  # memory ids a query of their stored vectors names at once (SQLite's limit is 32,766)
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,7 @@ class Conflicts:
         self._memories = memories
         self._reader = reader
         self._pools: dict[Path, _Pool] = {}
+        self._walked: set[Path] | None = None  # within `one_walk`: the vaults whose folders were walked
 
     def _thresholds(self) -> Thresholds:
         config = self._store.config
@@ -198,11 +201,28 @@ class Conflicts:
         best = np.argsort(-cosines, kind="stable")[:SEARCHED]
         return [rows[int(position)] for position in best]
 
+    @contextmanager
+    def one_walk(self) -> Iterator[None]:
+        """Within: each vault's core and decision folders are walked once, by the first check that reads its
+        pool — for one capture, whose checks (the restatement's, the conflict check) write nothing between
+        them: three walks of 1,868 files a `remember` at 10,000 memories were one (docs/design.md §12)."""
+        outer = self._walked
+        self._walked = set() if outer is None else outer
+        try:
+            yield
+        finally:
+            self._walked = outer
+
     def _pool(self, vault: Vault) -> _Pool:
         """The vault's pool, re-read when a file under the core or decision folders changed (the index
-        refreshed first, for those files alone when none was removed)."""
-        stats = sides_stats(vault.root)
+        refreshed first, for those files alone when none was removed; the stored vectors of the memories
+        whose files did not change are kept, not read again)."""
         known = self._pools.get(vault.root)
+        if known is not None and self._walked is not None and vault.root in self._walked:
+            return known
+        stats = sides_stats(vault.root)
+        if self._walked is not None:
+            self._walked.add(vault.root)
         if known is not None and known.stats == stats:
             return known
         index = self._store.index_for(vault)
@@ -214,31 +234,41 @@ class Conflicts:
         removed = known is None or any(path not in stats for path in changed)
         index.refresh(paths=[folder.as_posix() for folder in SIDES_FOLDERS] if removed else changed)
         pool = _Pool(stats, _sided(index), None)
-        pool.vectors = self._stored_vectors(index, pool.sided)
+        unchanged = _unchanged_rows(known, pool.sided, set(changed)) if not removed else {}
+        pool.vectors = self._stored_vectors(index, pool.sided, known, unchanged)
         self._pools[vault.root] = pool
         return pool
 
-    def _stored_vectors(self, index: MemoryIndex, sided: list[Sided]) -> np.ndarray | None:
+    def _stored_vectors(
+        self,
+        index: MemoryIndex,
+        sided: list[Sided],
+        known: _Pool | None = None,
+        unchanged: dict[int, int] | None = None,
+    ) -> np.ndarray | None:
         """Unit USE vectors of the pool from the index (the mean of each memory's chunks), or None when the
-        index holds none or holds another model's."""
+        index holds none or holds another model's. `unchanged`: pool row → row of `known` for the memories
+        whose files did not change since `known` was read: their rows are `known`'s as they are, the rest read."""
         part = _use_part(self._store)
         if part is None or not sided or not index.has_vectors:
             return None
-        rowids = {sided_one.id: n for n, sided_one in enumerate(sided)}
+        kept = {}
+        if known is not None and known.vectors is not None:  # a row without a vector then may have one now
+            kept = {row: was for row, was in (unchanged or {}).items() if known.vectors[was].any()}
+        wanted = {sided_one.id: n for n, sided_one in enumerate(sided) if n not in kept}
         sums = np.zeros((len(sided), 0), dtype=np.float32)
-        found = index.conn.execute(
-            "SELECT m.id, x.vec FROM memories m JOIN chunks c ON c.memory_rowid = m.rowid "
-            "JOIN vectors x ON x.chunk_hash = c.chunk_hash WHERE m.status = 'active' "
-            "AND (m.layer = 'core' OR m.category = 'decision')"
-        ).fetchall()
-        for memory_id, blob in found:
-            row = rowids.get(memory_id)
-            if row is None:
-                continue
+        for memory_id, blob in _chunk_vectors(index, list(wanted)):
             vector = np.frombuffer(blob, dtype=np.float16)[part].astype(np.float32)
             if sums.shape[1] == 0:
                 sums = np.zeros((len(sided), len(vector)), dtype=np.float32)
-            sums[row] += vector
+            sums[wanted[memory_id]] += vector
+        if known is not None and known.vectors is not None and kept:
+            if sums.shape[1] == 0:
+                sums = np.zeros((len(sided), known.vectors.shape[1]), dtype=np.float32)
+            norms = np.linalg.norm(sums, axis=1, keepdims=True)
+            units = sums / np.where(norms > 0, norms, 1.0)
+            units[list(kept)] = known.vectors[list(kept.values())]  # unit rows already: never divided again
+            return units
         norms = np.linalg.norm(sums, axis=1, keepdims=True)
         return sums / np.where(norms > 0, norms, 1.0) if sums.shape[1] else None
 
@@ -264,6 +294,30 @@ class Conflicts:
     def recorded(self, memory: Memory) -> list[ConflictRecord]:
         """`recorded_memories`, as records (review shows them beside the pending memory)."""
         return [ConflictRecord.of(other, f"named in {CONFLICT_FIELD}") for other in self.recorded_memories(memory)]
+
+
+def _unchanged_rows(known: _Pool | None, sided: list[Sided], changed: set[str]) -> dict[int, int]:
+    """Pool row → `known`'s row, for the memories listed in both whose files are not among `changed`."""
+    if known is None:
+        return {}
+    before = {(one.id, one.path): row for row, one in enumerate(known.sided) if one.path not in changed}
+    return {row: before[(one.id, one.path)] for row, one in enumerate(sided) if (one.id, one.path) in before}
+
+
+def _chunk_vectors(index: MemoryIndex, memory_ids: list[str]) -> list[tuple[str, bytes]]:
+    """The stored vector of every chunk of these active core memories and decisions, by memory id (only those
+    asked for: at 10,000 memories the pool lists 500 of 1,868, and a write changes one or two)."""
+    found: list[tuple[str, bytes]] = []
+    for start in range(0, len(memory_ids), CHUNK_IDS):
+        part = memory_ids[start : start + CHUNK_IDS]
+        found += index.conn.execute(
+            "SELECT m.id, x.vec FROM memories m JOIN chunks c ON c.memory_rowid = m.rowid "
+            "JOIN vectors x ON x.chunk_hash = c.chunk_hash WHERE m.status = 'active' "
+            f"AND (m.layer = 'core' OR m.category = 'decision') AND m.id IN ({', '.join('?' * len(part))}) "
+            "ORDER BY c.rowid",
+            part,
+        ).fetchall()
+    return found
 
 
 def _sided(index: MemoryIndex) -> list[Sided]:

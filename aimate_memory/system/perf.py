@@ -24,19 +24,24 @@ R = TypeVar("R")
 T = TypeVar("T", bound="Timed")
 
 OPERATIONS = ("search", "context_build", "capture", "session_append", "sync")
+CPU_SUFFIX = "_cpu"  # a lap's CPU ms in a breakdown: "classify_cpu" beside "classify" (`Stopwatch.lap`)
 
 
 class Stopwatch:
-    """Elapsed time of one operation and of its named parts (laps), in milliseconds."""
+    """Elapsed time of one operation and of its named parts (laps), in milliseconds; each lap's CPU of the
+    thread that ran it too (`breakdown["<part>_cpu"]`): on a loaded machine the wall is mostly the wait for a
+    core, the CPU what the part itself cost (docs/benchmarks.md, "Waits")."""
 
     def __init__(self) -> None:
         self.started = self._last = time.perf_counter()
+        self._last_cpu = time.thread_time()
         self.breakdown: dict[str, Any] = {}
 
     def lap(self, part: str) -> None:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         self.breakdown[part] = round((now - self._last) * 1000, 3)
-        self._last = now
+        self.breakdown[f"{part}{CPU_SUFFIX}"] = round((cpu - self._last_cpu) * 1000, 3)
+        self._last, self._last_cpu = now, cpu
 
     @property
     def elapsed_ms(self) -> float:

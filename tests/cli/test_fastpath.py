@@ -256,6 +256,22 @@ def test_each_served_command_prints_what_the_typer_app_prints(daemon, cli, home:
         assert cold["action"] == served["action"] == "conflict", (cold, served)
         assert cold["conflicts"] == served["conflicts"] and cold["reason"] == served["reason"]
         assert [conflict["id"][:8] for conflict in served["conflicts"]] == [ids["Package manager"]]
+    # What contradicts a decision the daemon itself wrote after its conflict pool was read (the pool kept across
+    # that write, the files that did not change not read again: system/conflicts.py): what a cold process finds.
+    poetry = ("remember", "We decided to use Poetry to manage the Python dependencies", "--scope", "project", "--json")
+    written = json.loads(run(*poetry, cwd=project, home=home).stdout)
+    assert written["action"] == "written", written
+    for sentence in (
+        "We decided to use uv instead of Poetry for the Python dependencies",
+        "我们决定 Python 依赖改用 uv 管理，不再用 Poetry",
+    ):
+        said = ("remember", sentence, "--scope", "project", "--json")
+        served = json.loads(run(*said, cwd=project, home=home).stdout)
+        assert run("review", "--reject", served["memory"]["id"][:8], cwd=project, home=home).returncode == 0
+        cold = json.loads(run(*said, cwd=project, home=home, env=NO_DAEMON).stdout)
+        assert cold["action"] == served["action"] == "conflict", (cold, served)
+        assert cold["conflicts"] == served["conflicts"] and cold["reason"] == served["reason"]
+        assert [conflict["id"] for conflict in served["conflicts"]] == [written["memory"]["id"]]
 
 
 def _titles_and_ids(listed_json: str) -> list[tuple[str, str]]:

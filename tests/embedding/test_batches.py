@@ -84,3 +84,19 @@ def test_the_threads_setting_is_validated_before_any_model_loads() -> None:
     with pytest.raises(EmbedderUnavailable) as error:
         create_embedder({"provider": "use", "threads": -2})
     assert "embedding.threads" in error.value.message and "config set embedding.threads 0" in error.value.hint
+
+
+def test_a_handful_of_texts_is_embedded_on_the_calling_thread_with_the_same_vectors() -> None:
+    threads: set[int] = set()
+
+    def model(texts: list[str]) -> np.ndarray:
+        threads.add(threading.get_ident())
+        return fake_model(texts)
+
+    few = embed_batches(plan_batches(TEXTS, model, 1), len(TEXTS), 3, threads=2)
+    assert threads == {threading.get_ident()}  # a request's few texts: no pool
+    many_texts = TEXTS * 3  # over FEW_TEXTS: side by side on the pool's threads
+    threads.clear()
+    many = embed_batches(plan_batches(many_texts, model, 1), len(many_texts), 3, threads=2)
+    assert threading.get_ident() not in threads
+    assert np.array_equal(few, fake_model(TEXTS)) and np.array_equal(many, fake_model(many_texts))

@@ -5,20 +5,27 @@ size and the load; the hooks get the payload Claude Code sends, search asks in b
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
+
+import pytest
 
 from scripts.bench_waits import (
     HOOKS,
     MCP_REMEMBER,
     WAITS,
     add_split,
+    capture_phases,
     command_line,
     hook_payload,
+    phase_summary,
+    phase_table,
     split_of,
     split_table,
     table,
     task_name,
 )
+from tests.conftest import in_process
 
 
 def test_the_table_names_every_wait_with_its_load_and_the_vault_size() -> None:
@@ -78,3 +85,32 @@ def test_a_wait_through_the_daemon_is_split_by_the_daemons_own_task_timings() ->
     printed = split_table({name: wait for name in (*WAITS, MCP_REMEMBER)})
     assert "| remember | 300 / 420 | 100 | 18 | 120 / 120 (90) | 60 | 162 |" in printed
     assert split_table({name: {"p50": 1.0} for name in (*WAITS, MCP_REMEMBER)}) == ""
+
+
+@pytest.mark.usefixtures("isolated_git")
+def test_a_remember_is_broken_down_by_phase_with_each_phases_cpu(home: Path) -> None:
+    """Each capture logs its laps — wall and the CPU of the thread that ran them — in the perf table, and the
+    bench reads the newest one since a run started: where a `remember`'s wait went (docs/benchmarks.md)."""
+    runs = []
+    with in_process(home) as system:
+        for sentence in ("We decided to keep the billing cache in Redis", "我们决定账单缓存改用 Memcached"):
+            started = time.time()
+            assert system.remember(sentence).action in ("written", "conflict")
+            runs.extend(capture_phases(home, started))
+    assert len(runs) == 2 and capture_phases(home, time.time() + 60) == []
+    for run in runs:
+        for part in ("classify", "similar", "write", "commit", "index"):
+            assert run[part] >= 0 and run[f"{part}_cpu"] >= 0
+        assert (
+            run["total"]
+            >= sum(
+                value for key, value in run.items() if key not in ("total", "total_cpu") and not key.endswith("_cpu")
+            )
+            - 1
+        )
+        assert run["commit"] > 0  # in process the commit is in the wait (git); the daemon defers it
+    summary = phase_summary(runs)
+    assert set(summary["classify"]) == {"wall_p50", "wall_p95", "cpu_p50"}
+    printed = phase_table({"daemon": {"remember": {"phases": summary}}, "cold": None})
+    assert printed.startswith("| remember's capture, by phase | classify |") and "| daemon | " in printed
+    assert phase_table({"daemon": {"remember": {}}}) == ""

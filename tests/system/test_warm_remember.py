@@ -167,3 +167,35 @@ def test_a_context_built_again_to_fit_searches_once_until_a_write(
     written = system.remember("We decided the billing cache keeps seven days of entries", kind="decision")
     assert written.memory is not None and written.memory.title in system.build_context(question, 3000).text
     assert searched.count(question) == 3  # (the remember's own supersede search is in the list too)
+
+
+def test_the_conflict_pool_kept_across_writes_equals_one_read_whole(
+    system: MemorySystem, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After each `remember` (a new decision, a superseding one, a rule; English and Chinese) the pool a
+    long-lived process keeps — the vectors of the memories whose files did not change kept, the rest read —
+    is the pool a fresh process reads whole, row for row, bit for bit; and one capture walks the core and
+    decision folders once, not once per check (docs/design.md §12, "A remember's own wall")."""
+    import aimate_memory.system.conflicts as conflicts_module
+    from aimate_memory.system.conflicts import Conflicts
+
+    walks: list[int] = []
+    walk = conflicts_module.sides_stats
+    monkeypatch.setattr(conflicts_module, "sides_stats", lambda root: (walks.append(1), walk(root))[1])
+    vault = system.global_vault
+    sentences = (
+        *((text, kind) for text, kind in MEMORIES if kind == "decision"),
+        ("We decided to keep the session cache in Redis, with a 60 s timeout", "decision"),  # changes the first
+        ("Always run ruff before committing", "rule"),
+        ("提交代码前一定要先运行测试", "rule"),
+    )
+    for sentence, kind in sentences:
+        system.conflicts.check(sentence, vault)  # the pool as it stood before this write
+        walks.clear()
+        assert system.remember(sentence, kind=kind).action in ("written", "conflict")
+        assert len(walks) == 1  # the restatement's check and the conflict check share one walk
+        kept = system.conflicts._pool(vault)
+        fresh = Conflicts(system.store, system.retrieval, system.memories, system._reader)
+        whole = fresh._pool(vault)
+        assert [one.id for one in kept.sided] == [one.id for one in whole.sided] and kept.vectors is not None
+        assert whole.vectors is not None and np.array_equal(kept.vectors, whole.vectors)

@@ -357,3 +357,44 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         left -= size
         ordered += share + list(itertools.islice(fast, max(0, size - len(share))))
     items[:] = ordered + list(fast)
+
+
+# The bridge's lexicon packed (text/bridge.py), as a home's first search, prompt hook or `context` keeps it.
+_PACK_LEXICON = (
+    "import sys; from pathlib import Path; from aimate_memory.text import bridge; "
+    "bridge.keep_packed_in(Path(sys.argv[1])); bridge.pack_tables()"
+)
+# The folders whose test homes start with it (`kept_lexicon`).
+LEXICON_KEPT_IN = ("tests/cli/", "tests/integrations/", "tests/mcp/", "tests/ui/", "tests/watch/")
+
+
+@pytest.fixture(scope="session")
+def packed_lexicon(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Both tables of the bridge's lexicon packed once per run for every worker (`built_once`): a keyword-only
+    home packs them in its first process that searches (0.2-0.3 s of CPU) and keeps them in `state/lexicon`
+    (embedding/lazy.py `embedder_for`). Only read: homes get hard links (`kept_lexicon`)."""
+    return built_once(
+        tmp_path_factory,
+        "packed-lexicon",
+        lambda folder: subprocess.run([sys.executable, "-c", _PACK_LEXICON, str(folder)], check=True, timeout=600),
+    )
+
+
+@pytest.fixture(autouse=True)
+def kept_lexicon(request: pytest.FixtureRequest) -> None:
+    """In `LEXICON_KEPT_IN`, a test's `home` starts with the packed lexicon in `state/lexicon`, as a home has it
+    after its first search: each test's first prompt hook, search or `context` packed it again (0.2-0.3 s of
+    CPU). After `initialized` when the test has it. The code
+    replaces a kept table by rename, never in place, so no test changes the run's copy through a link; the
+    packing itself is tested in tests/text/test_bridge_packed.py."""
+    if "home" not in request.fixturenames or not str(request.node.nodeid).startswith(LEXICON_KEPT_IN):
+        return
+    if "initialized" in request.fixturenames:
+        request.getfixturevalue("initialized")
+    home: Path = request.getfixturevalue("home")
+    folder = home / "state" / "lexicon"
+    for part in (home, home / "state", folder):
+        part.mkdir(mode=0o700, exist_ok=True)
+    for packed in request.getfixturevalue("packed_lexicon").glob("lexicon-*.packed"):
+        if not (folder / packed.name).exists():
+            os.link(packed, folder / packed.name)

@@ -21,6 +21,8 @@ log = logging.getLogger(__name__)
 #: The bundled MiniLM's vectors change with the code, not with the config: this number in the index fingerprint
 #: makes the next sync re-embed every chunk once. 2: it runs dynamically quantized (minilm_quantize.py).
 BUNDLED_MINILM_REVISION = 2
+# A home without a model cache keeps the bridge's packed lexicon here, under its state folder (`embedder_for`).
+LEXICON_FOLDER = "lexicon"
 MEMO_SIZE = 1024  # queries and documents each: ~3.5 MB at 896 dimensions (embedding/memo.py)
 
 
@@ -40,8 +42,12 @@ def embedder_for(config: Config, state_dir: Path) -> LazyEmbedder:
     settings = config.section("embedding")
     settings["cache_dir"] = model_cache_dir(settings.get("cache_dir"), state_dir)
     # The bridge's packed lexicon is kept beside the models: a process without a daemon reads it instead of
-    # packing it again (~0.2 s of a cold search's CPU; text/bridge.py).
-    keep_packed_in(Path(settings["cache_dir"]))
+    # packing it again (~0.2 s of a cold search's CPU; text/bridge.py). A home without a model cache
+    # (keyword-only, an endpoint) keeps it in `state/lexicon`: each of its prompt hooks and searches packed it
+    # again (0.2-0.3 s; docs/design.md, "The lexicon is packed once per home").
+    cache = Path(settings["cache_dir"])
+    own = not cache.is_dir()
+    keep_packed_in(state_dir / LEXICON_FOLDER if own else cache, make=own)
     return LazyEmbedder(settings, stored=StoredVectors(state_dir / STORED_FILE))
 
 

@@ -61,6 +61,7 @@ KEPT_FORM = 1
 
 log = logging.getLogger(__name__)
 _kept_in: list[Path] = []  # the folder packed tables are kept in between processes (`keep_packed_in`)
+_made: list[bool] = [False]  # whether that folder is the lexicon's own, made when first written (`keep_packed_in`)
 
 
 class PackedLexicon:
@@ -152,10 +153,13 @@ class PackedLexicon:
         return first + rests.count(MARK, 0, found) if found >= 0 else -1
 
 
-def keep_packed_in(folder: Path | None) -> None:
+def keep_packed_in(folder: Path | None, make: bool = False) -> None:
     """Keep the packed tables in `folder` between processes (the home's model cache, `state/models`: the
-    person's own, never a repository's), and read them from there; None: pack them in each process."""
+    person's own, never a repository's), and read them from there; None: pack them in each process. `make`:
+    the folder is the lexicon's own (`state/lexicon` of a home without a model cache), made (0700) when a table
+    is first kept in it — its parent is never made."""
     _kept_in[:] = [folder] if folder is not None else []
+    _made[0] = make
 
 
 def pack_tables() -> None:
@@ -194,14 +198,17 @@ def _kept_file(name: str, raw: bytes, software: bytes) -> Path | None:
 
 def _keep(path: Path, packed: PackedLexicon) -> None:
     """Write the packed form beside the models (0600, through a temporary file: a reader never sees half of
-    one), removing this table's older forms. Only into a model cache that exists (`init` builds it): a home
-    without models (keyword-only, an endpoint) gets no folder of its own for it. A folder that is missing or
-    cannot be written costs the next process the packing again, never an error."""
+    one), removing this table's older forms. Into a model cache only when it exists (`init` builds it); a home
+    without models (keyword-only, an endpoint) keeps it in a folder of its own (`keep_packed_in`'s `make`), not
+    in a `state/models` made for it. A folder that is missing or cannot be written costs the next process the
+    packing again, never an error."""
     data = packed.to_bytes()
     if data is None:
         return
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
+        if _made[0]:
+            path.parent.mkdir(mode=0o700, exist_ok=True)
         with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as out:
             out.write(data)
         os.replace(temporary, path)

@@ -135,3 +135,38 @@ def test_a_forged_form_whose_buckets_point_past_the_words_is_refused() -> None:
     )
     with pytest.raises(ValueError, match="buckets"):
         bridge.PackedLexicon.from_bytes(forged)
+
+
+def test_a_home_without_a_model_cache_keeps_the_lexicon_in_its_own_folder(tmp_path: Path) -> None:
+    """A keyword-only home (no `state/models`) packed the lexicon again in every prompt hook and search (0.2-0.3 s
+    of CPU each): it is kept in `state/lexicon` (0700, made when first written), read back by the next process;
+    a home with a model cache keeps it there, and a home whose state folder is missing gets none made."""
+    from aimate_memory.config import load_config
+    from aimate_memory.embedding.lazy import embedder_for
+
+    keyword_only = load_config(tmp_path, None, env={"AIMATE_EMBEDDING__ENABLED": "false"})
+    state = tmp_path / "state"
+    try:
+        embedder_for(keyword_only, tmp_path / "missing" / "state")
+        bridge._table.cache_clear()
+        assert "retry" in bridge.english_of("重试") and not (tmp_path / "missing").exists()
+        state.mkdir()
+        embedder_for(keyword_only, state)
+        assert not (state / "lexicon").exists()  # made only when a table is kept
+        bridge._table.cache_clear()
+        assert "retry" in bridge.english_of("重试") and "重试" in bridge.chinese_of("retry")
+        assert (state / "lexicon").stat().st_mode & 0o777 == 0o700 and not (state / "models").exists()
+        kept = sorted(path.name.split("-")[1] for path in (state / "lexicon").glob("lexicon-*.packed"))
+        assert kept == ["en_zh", "zh_en"]
+        assert all(path.stat().st_mode & 0o777 == 0o600 for path in (state / "lexicon").iterdir())
+        bridge._table.cache_clear()  # the next process reads it: packing is made to fail
+        with pytest.MonkeyPatch.context() as patched:
+            patched.setattr(bridge.PackedLexicon, "__init__", lambda *args: pytest.fail("packed again"))
+            assert "retry" in bridge.english_of("重试")
+        (state / "models").mkdir()  # models built since: the lexicon goes beside them
+        embedder_for(keyword_only, state)
+        bridge._table.cache_clear()
+        assert bridge.chinese_of("event") and len(list((state / "models").glob("lexicon-en_zh-*.packed"))) == 1
+    finally:
+        bridge.keep_packed_in(None)
+        bridge._table.cache_clear()

@@ -301,8 +301,8 @@ def _session_context(memory: GetClient, state_dir: Path | None = None, refused_c
         if (len(context.text) <= MAX_CONTEXT_CHARS and over <= 0) or context.budget <= 1:
             break
         by_chars = context.budget * MAX_CONTEXT_CHARS * 9 // (max(1, len(context.text)) * 10)
-        # What the sections used, less what the whole reply went over (the preface, stale lines, the notice).
-        by_tokens = min(context.budget, context.total_tokens) - max(0, over)
+        # What the sections used (a reply that does not say: the budget), less what the whole reply went over.
+        by_tokens = min(context.budget, context.total_tokens or context.budget) - max(0, over)
         context = memory().build_context(budget=max(1, min(by_chars, by_tokens)))
     return _start_reply(context, extra), _notice([*context.warning_messages, *extra])
 

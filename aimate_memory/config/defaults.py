@@ -171,9 +171,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     # Assistant integration (docs/agents.md): the hooks' session-start context, the AGENTS.md block.
     "hooks": {
-        # tokens; as much as the core cap, so the session-start hook can carry the whole capped core (what core
-        # leaves goes to notes); the hook also keeps under Claude Code's 10,000 characters (integrations/hooks.py)
-        "context_budget": 3000,
+        # tokens (text/estimate.py `prompt_tokens`) of all a session start hands the client — preface, memories,
+        # the notice: issue 39's goal, 1,500. The estimate errs high against a BPE tokenizer on the replay's
+        # session starts (docs/benchmarks.md, "What a session start costs"), so the client's count is lower.
+        # Core gets all of it before notes; a core memory it leaves out is named (integrations/hooks.py).
+        "context_budget": 1500,
         # What a prompt's own "remember: …" becomes (docs/agents.md, "Consent"): pending (the person accepts it
         # in `aimate mem review`) or active (written and committed at once, for a person who chose that).
         "capture_status": "pending",

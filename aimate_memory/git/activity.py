@@ -14,6 +14,10 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 GIT_TIMEOUT_S = 5
 MARK = "\x1e"  # starts each commit's header line in `git log` output (no subject holds it)
+# The project's memory is the tool's, not the session's work on the code: a commit of accepted captures
+# ("memory: accept 2 reviewed change(s)") is no commit of the session, and its `.aimate/memory/…` files are no
+# files it changed (docs/design.md "Episodes"). With a pathspec, `git log` lists only commits touching the code.
+CODE_ONLY = ("--", ".", ":(exclude).aimate")
 
 
 @dataclass(frozen=True)
@@ -24,7 +28,8 @@ class Commit:
 
 
 def commits_between(folder: Path, since: datetime, until: datetime) -> list[Commit]:
-    """Commits whose committer time is in [since, until], oldest first, each with the files it changed."""
+    """Commits of the code (not of `.aimate/`) whose committer time is in [since, until], oldest first, each
+    with the files of the code it changed."""
     out = _git(
         folder,
         "log",
@@ -34,6 +39,7 @@ def commits_between(folder: Path, since: datetime, until: datetime) -> list[Comm
         f"--until={until.isoformat()}",
         f"--format={MARK}%H%x00%s",
         "--name-only",
+        *CODE_ONLY,
     )
     return _parsed(out)
 
@@ -41,7 +47,9 @@ def commits_between(folder: Path, since: datetime, until: datetime) -> list[Comm
 def recent_commits(folder: Path, count: int) -> list[Commit]:
     """The last `count` commits, newest first, each with the files it changed: what the project is working on
     now, for the session start's choice of memories (docs/design.md "What a session start chooses")."""
-    out = _git(folder, "log", "--no-merges", f"--max-count={count}", f"--format={MARK}%H%x00%s", "--name-only")
+    out = _git(
+        folder, "log", "--no-merges", f"--max-count={count}", f"--format={MARK}%H%x00%s", "--name-only", *CODE_ONLY
+    )
     return _parsed(out)
 
 

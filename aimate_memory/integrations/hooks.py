@@ -39,7 +39,7 @@ from aimate_memory.text.typed import typed_text
 
 if TYPE_CHECKING:  # a payload that is not one prints nothing without importing these
     from aimate_memory.system.client import MemoryClient
-    from aimate_memory.system.records import HitRecord
+    from aimate_memory.system.records import ContextRecord, HitRecord
 
 LOG_FILE = "hooks.log"
 MAX_LOG_BYTES = 1_000_000  # then hooks.log becomes hooks.log.1 and a new one starts
@@ -50,7 +50,8 @@ NOTICE_PREFACE = "AIMate:"
 # model never learns the rest was there (anthropics/claude-code#44086); what is left is for the preface
 # and the notice.
 MAX_CONTEXT_CHARS = 9_000
-BUDGET_TRIES = 3  # a context over the characters is built again with a budget scaled down to fit
+# A context over the characters or the tokens is built again with a budget scaled down to fit, at most this often.
+BUDGET_TRIES = 4
 SNIPPET_CHARS = 240
 PROMPT_TOP_K = 5  # a prompt hook adds to every prompt: a few of the relevant memories, not a page
 IDLE_CLOSED_PER_START = 2  # dead sessions a session start closes: each costs a transcript read and an end
@@ -287,21 +288,33 @@ HANDLERS: dict[HookKind, Callable[[HookEvent, GetClient, Client, Path], str | tu
 def _session_context(memory: GetClient, state_dir: Path | None = None, refused_config: str = "") -> tuple[str, str]:
     """The session context for the model and a notice for the person: the context's warnings (core
     memories left out, named; session usage; captures waiting for review; the project config's keys that
-    were ignored). The notice is in the model's context too, so the assistant knows what it was not given."""
-    context = memory().build_context(budget_setting=BUDGET_SETTING)
-    for _ in range(BUDGET_TRIES):
-        if len(context.text) <= MAX_CONTEXT_CHARS or context.budget <= 1:
-            break
-        smaller = context.budget * MAX_CONTEXT_CHARS * 9 // (len(context.text) * 10)
-        context = memory().build_context(budget=max(1, smaller))
-    from aimate_memory.context.build import PROPOSALS_KIND
+    were ignored). The notice is in the model's context too, so the assistant knows what it was not given.
+    The whole of what the client receives — preface, memories, stale lines, notice — is held to
+    `hooks.context_budget` by `prompt_tokens`, and to Claude Code's characters (docs/agents.md, "The hooks")."""
+    from aimate_memory.text.estimate import prompt_tokens
 
     extra = [*_sync_failure(state_dir), *filter(None, [refused_config])]
+    context = memory().build_context(budget_setting=BUDGET_SETTING)
+    budget = context.budget  # the person's setting: what the whole reply may cost
+    for _ in range(BUDGET_TRIES):
+        over = prompt_tokens(_start_reply(context, extra)) - budget
+        if (len(context.text) <= MAX_CONTEXT_CHARS and over <= 0) or context.budget <= 1:
+            break
+        by_chars = context.budget * MAX_CONTEXT_CHARS * 9 // (max(1, len(context.text)) * 10)
+        # What the sections used (a reply that does not say: the budget), less what the whole reply went over.
+        by_tokens = min(context.budget, context.total_tokens or context.budget) - max(0, over)
+        context = memory().build_context(budget=max(1, min(by_chars, by_tokens)))
+    return _start_reply(context, extra), _notice([*context.warning_messages, *extra])
+
+
+def _start_reply(context: ContextRecord, extra: list[str]) -> str:
+    """What a session start hands the model: the preface and the context, then what it was not given."""
+    from aimate_memory.context.build import PROPOSALS_KIND
+
     # The pending captures' titles are for the person (their review), not the model: not memory yet.
     told = [str(w.get("message")) for w in context.warnings if w.get("kind") != PROPOSALS_KIND] + extra
     text = context.text.strip()
-    parts = [f"{CONTEXT_PREFACE}\n\n{text}" if text else "", _notice(told)]
-    return "\n\n".join(part for part in parts if part), _notice([*context.warning_messages, *extra])
+    return "\n\n".join(part for part in (f"{CONTEXT_PREFACE}\n\n{text}" if text else "", _notice(told)) if part)
 
 
 def _notice(messages: list[str]) -> str:

@@ -73,50 +73,87 @@ def last_sessions(context: str) -> str:
     return context.split("## Last sessions · project", 1)[1]
 
 
-def test_a_claude_session_leaves_an_episode_the_next_start_shows(hook, project: Path) -> None:
+def joined(lang: str, *sentences: str) -> str:
+    """Sentences of one turn as a person types them: a space after each English one, none after Chinese."""
+    return ("" if lang == "zh" else " ").join(sentences)
+
+
+# Each language in each client: what was asked, the decision and the open item, the commit's subject.
+CLAUDE_SESSIONS = {
+    "en": (
+        "Add pagination to the /users endpoint",
+        "Let's use cursor pagination instead of offsets.",
+        "TODO: tests for the last page later.",
+        "Add cursor pagination to /users",
+    ),
+    "zh": ("给 /users 接口加分页", "决定用游标分页，不用偏移量。", "回头再补最后一页的测试。", "给 /users 加游标分页"),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_claude_session_leaves_an_episode_the_next_start_shows(hook, project: Path, lang: str) -> None:
+    asked, decided, later, subject = CLAUDE_SESSIONS[lang]
     end = claude(project, CLAUDE_SID, "SessionEnd", reason="prompt_input_exit")
-    said = (
-        ("user", "Add pagination to the /users endpoint"),
-        ("assistant", "EDIT api/users.py"),
-        ("user", "Let's use cursor pagination instead of offsets. TODO: tests for the last page later."),
-    )
+    said = (("user", asked), ("assistant", "EDIT api/users.py"), ("user", joined(lang, decided, later)))
     write(Path(end["transcript_path"]), claude_records(project, *said))
-    commit(project, "users.py", "Add cursor pagination to /users")
+    commit(project, "users.py", subject)
     (project / "notes.txt").write_text("draft\n", encoding="utf-8")  # left uncommitted
 
     assert hook("session-end", end) == ""
     shown = last_sessions(
         context_of(hook("session-start", claude(project, OTHER_SID, "SessionStart", source="startup")))
     )
-    assert shown.count("Add pagination to the /users endpoint") == 1  # the title says what was asked first
+    assert shown.count(asked) == 1  # the title says what was asked first
     assert "changed: api/users.py; users.py" in shown
-    assert "Add cursor pagination to /users" in shown  # the commit made during the session
-    assert "decided: Let's use cursor pagination instead of offsets." in shown
-    assert "TODO: tests for the last page later." in shown and "uncommitted: notes.txt" in shown
+    assert subject in shown  # the commit made during the session
+    assert f"decided: {decided}" in shown
+    assert later in shown and "uncommitted: notes.txt" in shown
 
 
-def test_a_codex_session_is_recorded_and_carried_over(cli, hook, project: Path) -> None:
+CODEX_SESSIONS = {
+    "en": (
+        ["Add pagination to the /users endpoint", "Add pagination to the /users endpoint"],
+        "We decided to use cursor pagination, not offsets.",
+        "TODO: tests for the last page later.",
+        "Add cursor pagination to /users",
+    ),
+    "zh": (
+        ["给 /users 接口加分页", "给 /users 接口加分页"],
+        "决定用游标分页，不用偏移量。",
+        "回头再补最后一页的测试。",
+        "给 /users 加游标分页",
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_codex_session_is_recorded_and_carried_over(cli, hook, project: Path, lang: str) -> None:
+    asked, decided, later, subject = CODEX_SESSIONS[lang]
     end = codex(project, "SessionEnd", reason="other")
     transcript = project.parent / ".codex" / "sessions" / "rollout-2026-01-01.jsonl"
     end["transcript_path"] = str(transcript)
-    said = ["给 /users 接口加分页", "给 /users 接口加分页", "决定用游标分页，不用偏移量。回头再补最后一页的测试。"]
-    write(transcript, codex_records(said, ["api/users.py", "tests/test_users.py"]))
-    commit(project, "users.py", "给 /users 加游标分页")
+    write(transcript, codex_records([*asked, joined(lang, decided, later)], CODEX_FILES))
+    commit(project, "users.py", subject)
 
     assert hook("session-end", end, "--client", "codex") == ""
     ended = [item for item in cli("mem", "session", "list", "--json", cwd=project).json() if item["status"] == "ended"]
     assert [item["key"] for item in ended] == [f"codex:{CODEX_SID}"]  # recorded, then ended
     start = codex(project, "SessionStart", source="startup")
     shown = last_sessions(context_of(hook("session-start", {**start, "session_id": "other"}, "--client", "codex")))
-    assert shown.count("给 /users 接口加分页") == 1  # asked twice: in the title, not again after "asked:"
+    assert shown.count(asked[0]) == 1  # asked twice: in the title, not again after "asked:"
     assert "changed: api/users.py; tests/test_users.py; users.py" in shown
-    assert "给 /users 加游标分页" in shown
-    assert "decided: 决定用游标分页，不用偏移量。" in shown and "open: 回头再补最后一页的测试。" in shown
+    assert subject in shown
+    assert f"decided: {decided}" in shown and f"open: {later}" in shown
 
 
-def test_a_session_whose_client_died_is_closed_at_the_next_start(cli, hook, project: Path) -> None:
+CODEX_FILES = ["api/users.py", "tests/test_users.py"]
+DIED = {"en": "Rename the config loader to settings.py", "zh": "把配置加载器改名为 settings.py"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_session_whose_client_died_is_closed_at_the_next_start(cli, hook, project: Path, lang: str) -> None:
     dead = claude(project, CLAUDE_SID, "SessionStart", source="startup")
-    said = (("user", "把配置加载器改名为 settings.py"), ("assistant", "EDIT settings.py"))
+    said = (("user", DIED[lang]), ("assistant", "EDIT settings.py"))
     write(Path(dead["transcript_path"]), claude_records(project, *said))
     hook("session-start", dead)  # the window opens … and dies: no SessionEnd ever comes
     quiet = time.time() - 5 * 3600  # past session.idle_timeout_minutes (240)
@@ -125,7 +162,7 @@ def test_a_session_whose_client_died_is_closed_at_the_next_start(cli, hook, proj
     alive = claude(project, OTHER_SID, "SessionStart", source="startup")
     Path(alive["transcript_path"]).write_text("", encoding="utf-8")
     shown = last_sessions(context_of(hook("session-start", alive)))
-    assert "把配置加载器改名为 settings.py" in shown and "changed: settings.py" in shown
+    assert DIED[lang] in shown and "changed: settings.py" in shown
     ended = [item for item in cli("mem", "session", "list", "--json", cwd=project).json() if item["status"] == "ended"]
     assert [item["key"] for item in ended] == [f"claude:{CLAUDE_SID}"]
     hook("session-start", {**alive, "source": "resume"})  # the live window is never taken for dead

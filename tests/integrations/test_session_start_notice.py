@@ -57,11 +57,12 @@ def test_a_context_over_the_character_cap_is_built_again_smaller(tmp_path: Path)
     def daemon(op: str, fields: dict, cwd: Path | None) -> dict:
         asked.append(fields)
         budget = fields.get("budget", 4000)
-        return {"ok": True, "text": "长" * (budget * 4), "budget": budget, "warnings": []}  # 4 chars a token
+        # within its tokens (`prompt_tokens`: a 5-letter word is one) at 6 characters a token: the characters bind
+        return {"ok": True, "text": "abcde " * budget, "budget": budget, "total_tokens": budget, "warnings": []}
 
     output = json.loads(run_hook(HookKind.SESSION_START, START, connect_with(_never_open, daemon), home=tmp_path))
     context = output["hookSpecificOutput"]["additionalContext"]
-    assert len(context) <= 10_000 and context.count("长") > MAX_CONTEXT_CHARS * 0.8  # smaller, not emptied
+    assert len(context) <= 10_000 and context.count("abcde ") * 6 > MAX_CONTEXT_CHARS * 0.8  # smaller, not emptied
     assert asked[0] == {"budget_setting": "hooks.context_budget"} and asked[1]["budget"] < 4000
     assert len(asked) == 2  # one rebuild was enough
 

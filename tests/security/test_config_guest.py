@@ -77,7 +77,7 @@ def test_project_keeps_only_what_it_may_set(tmp_path: Path) -> None:
         and config.get("summarizer.api_key_env") == "AIMATE_SUMMARIZER_API_KEY"
     )
     assert config.get("git.remote") is None and config.get("hooks.capture_status") == "pending"
-    assert config.get("embedding.cache_dir") is None and config.get("hooks.context_budget") == 3000
+    assert config.get("embedding.cache_dir") is None and config.get("hooks.context_budget") == 1500
     assert config.get("privacy.sensitive_keywords") == ["bluebird", "蓝鸟计划"]
     assert config.get("retrieval.decay") == 0.5 and config.get("session.max_tokens") == 120
     assert sorted(config.refused) == sorted(

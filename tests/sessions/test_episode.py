@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from aimate_memory.clock import FixedClock
-from aimate_memory.git.activity import Commit, commits_between
+from aimate_memory.git.activity import Commit, commits_between, recent_commits
 from aimate_memory.integrations.claude_transcript import parse_records
 from aimate_memory.integrations.codex_transcript import CODEX
 from aimate_memory.sessions.episode import Episode, activity_since, activity_turn, build_episode
@@ -96,6 +96,34 @@ def test_commits_between_reads_the_sessions_commits(tmp_path: Path, isolated_git
     [commit] = commits_between(tmp_path, now - timedelta(minutes=5), now + timedelta(minutes=1))
     assert (commit.subject, commit.files) == ("加上 a.py", ("a.py",))
     assert commits_between(tmp_path, now - timedelta(days=2), now - timedelta(days=1)) == []
+
+
+@pytest.mark.parametrize(
+    ("code", "memory"),
+    [("Add cursor pagination", "memory: accept 2 reviewed change(s)"), ("加上游标分页", "记忆：接受 2 条审阅过的改动")],
+)
+def test_a_commit_of_the_projects_memory_is_not_the_sessions_work(
+    tmp_path: Path, isolated_git: None, code: str, memory: str
+) -> None:
+    """Issue 39's audit: a session that accepted captures (a commit of `.aimate/memory/…`) had "changed:
+    .aimate/memory/long_term/…" and "commits: … memory: accept …" in its episode, and the session start's work
+    query searched with them. Only the code's commits and files count."""
+    project = tmp_path / "proj"  # tmp_path holds isolated_git's gitconfig
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    kept = project / ".aimate" / "memory" / "long_term"
+    kept.mkdir(parents=True)
+    (kept / "decision.md").write_text("---\ntitle: x\n---\n", encoding="utf-8")
+    subprocess.run(["git", "-C", str(project), "add", ".aimate"], check=True)
+    subprocess.run(["git", "-C", str(project), "commit", "-q", "-m", memory], check=True)
+    (project / "users.py").write_text("x\n", encoding="utf-8")
+    (kept / "decision.md").write_text("---\ntitle: y\n---\n", encoding="utf-8")
+    subprocess.run(["git", "-C", str(project), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(project), "commit", "-q", "-m", code], check=True)
+    now = datetime.now(timezone.utc)
+
+    [commit] = commits_between(project, now - timedelta(minutes=5), now + timedelta(minutes=1))
+    assert (commit.subject, commit.files) == (code, ("users.py",))
+    assert [(c.subject, c.files) for c in recent_commits(project, 5)] == [(code, ("users.py",))]
 
 
 @pytest.mark.parametrize("text", ["Fix the flaky login test", "修复登录的偶发失败测试"])

@@ -33,6 +33,7 @@ from aimate_memory.capture.rules import (
     MADE_BY_THE_PERSON,
     PERSONAL_CUES,
     PLACEMENT_CUES,
+    RECURRING_SITUATION,
     STANDING_CUES,
 )
 
@@ -187,10 +188,14 @@ def _proposal(
     # A decision's, an open task's or the person's own words settle it even where the model reads small talk
     # ("Yes, let's go with the factory approach", "I will have to fix that at some point", "使用中文回答"), and
     # so do saying it again and the person's word on how the code behaves ("the external code is responsible
-    # for disposing of it": the model reads a description of code as a remark).
+    # for disposing of it": the model reads a description of code as a remark), and an instruction for a situation
+    # that comes back ("When adding a migration, run the schema check first": the model reads a task or a remark).
     settled = (
         said > 1
-        or matches((*DECISION_CUES, *TASK_CUES, *PERSONAL_CUES, *DIRECTIVE_CUES, *BEHAVIOUR_CUES), first.text)
+        or matches(
+            (*DECISION_CUES, *TASK_CUES, *PERSONAL_CUES, *DIRECTIVE_CUES, *BEHAVIOUR_CUES, *RECURRING_SITUATION),
+            first.text,
+        )
         or reports_problem(first.text)
     )
     if kind not in DISTILLED_KINDS or (not settled and (filed.drop or confidence < min_confidence)):
@@ -200,13 +205,16 @@ def _proposal(
 
 
 def _kind(sentence: str, filed: str) -> str:
-    """The model's kind, except where the words settle it: the person's own ways (the language of replies)
+    """The model's kind, except where the words settle it: a problem or limit of the project is knowledge, an
+    instruction for a situation that comes back a rule; the person's own ways (the language of replies)
     keep the model's kind (never a decision of the project); a decision's cue, a choice the team lives with or
     a choice of how the thing is built files a decision (the model reads most decisions as rules or tasks) —
     unless a rule's always/never makes it a standing rule; a fact about the setup is knowledge, not a
     preference or a note."""
     if reports_problem(sentence):
         return "knowledge"  # the state of the project: on the replay it lasted weeks, past a task's 14 days
+    if matches(RECURRING_SITUATION, sentence):
+        return "rule"  # it holds each time the situation comes back (rules.py; the bench's seven are rules)
     if matches(PERSONAL_CUES, sentence) and not matches((*DECISION_CUES, *FACT_CUES), sentence):
         return filed  # how they work, wherever they work: no directive makes it a decision of the project
     if matches(DECISION_CUES, sentence) or (filed != "preference" and matches(CHOICE_CUES, sentence)):

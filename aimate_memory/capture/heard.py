@@ -23,6 +23,7 @@ from aimate_memory.capture.rules import (
     HEDGED_ADVICE,
     INSTRUCTION_FILE_CHANGE,
     LASTING_CUES,
+    LIMITATION,
     NO_RULE_MEANT,
     NO_RULE_MEANT_ZH,
     NOT_A_STATEMENT,
@@ -31,6 +32,7 @@ from aimate_memory.capture.rules import (
     PREFERENCE_ZH,
     PROBLEM_OF_THE_MOMENT,
     PROPOSED_CHANGE,
+    RECURRING_SITUATION,
     RULES,
     STANDING_CUES,
     WAY_OF_WORKING,
@@ -78,6 +80,7 @@ _INLINE_ITEM = re.compile(r"(?:^|(?<=[\u3400-\u9fff，,；;：:。]))\s*[1-9](?:
 STANDS: tuple[re.Pattern[str], ...] = (
     *RULE_CUES,
     *LASTING_CUES,
+    *RECURRING_SITUATION,
     *PERSONAL_CUES,
     *PREFERENCE_ZH,
     *DECISION_CUES,
@@ -224,6 +227,8 @@ def reports_problem(sentence: str) -> bool:
     a later request builds on, its 无法 no request for now."""
     if PROBLEM_OF_THE_MOMENT.search(sentence):
         return False
+    if matches(LIMITATION, sentence):
+        return True  # it names what is limited in its own words
     hits = (hit for pattern in BROKEN_STATE if (hit := pattern.search(sentence)))
     return any(hit.group() == "只有" or word_count(sentence[: hit.start()]) >= 1 for hit in hits)
 

@@ -311,3 +311,80 @@ def test_a_user_agent_string_is_not_the_persons_machine(user_agent: str, machine
     user-agent string is what the crawler sends, not the machine the person works on."""
     assert not matches(PERSONAL_CUES, user_agent)
     assert matches(PERSONAL_CUES, machine)
+
+
+@pytest.mark.parametrize(
+    ("turn", "heard_as"),
+    [
+        # A limit of the project as it stands, said with what it can do instead or what it does not support yet.
+        ("导出功能无法生成PDF只能导出图片，先这样吧", ["导出功能无法生成PDF只能导出图片"]),
+        ("目前只支持 SQLite 数据库", ["目前只支持 SQLite 数据库"]),
+        ("The importer currently only supports CSV files.", ["The importer currently only supports CSV files."]),
+        (
+            "Our sync job currently doesn't handle deleted rows.",
+            ["Our sync job currently doesn't handle deleted rows."],
+        ),
+        # "只能" alone is a rule or a question, never this: it is heard as a rule or not at all.
+        ("现在只能这样了吗", []),
+        ("What does it currently support?", []),
+    ],
+)
+def test_a_limit_of_the_project_is_heard_as_a_fact_about_it(turn: str, heard_as: list[str]) -> None:
+    assert [statement.text for statement in heard(1, turn)] == heard_as
+    assert all(p.kind == "knowledge" for p in distill([("user", turn)], _file, min_confidence=0.2, limit=4))
+
+
+@pytest.mark.parametrize(
+    ("recurring", "once"),
+    [
+        (
+            "When reviewing a pull request, list the risky changes first.",
+            "When you ran the migration, you skipped two files.",
+        ),
+        ("After every schema change, regenerate the client types.", "For each endpoint, include:"),
+        ("Bump the changelog when releasing a new version.", "I get a warning when opening the settings page."),
+        ("Squash the commits when merging a feature branch.", "And the icon flickers when starting the app."),
+        ("When deploying to staging, warm the cache first.", "When deploying to staging, the cache is cleared."),
+        ("在合并分支前，先跑一遍集成测试。", "在昨天合并分支的时候出了问题"),
+        ("每当新增接口时，要同步更新接口文档。", "新增接口的时候报错了"),
+    ],
+)
+def test_an_instruction_for_a_situation_that_comes_back_stands(recurring: str, once: str) -> None:
+    """A situation that recurs (when doing X, after each Y, 在…前) makes its instruction hold each time — a request
+    verb ("list", "run") included — while a look back, a list's header, a report or a description does not."""
+    assert [statement.text for statement in heard(1, recurring)] == [recurring]
+    assert [statement.text for statement in heard(1, once)] == []
+
+
+@pytest.mark.parametrize(
+    ("context", "recurring"),
+    [
+        (
+            "The dashboard loads the report table from the nightly export and shows it in three panels. ",
+            "When adding a migration, run the schema check first.",
+        ),
+        (
+            "仪表盘从每晚导出的数据里读取报表，并在三个面板中展示，每个面板都有自己的筛选条件和排序方式，数据按地区汇总。",
+            "在发布新版本前，先更新变更日志。",
+        ),
+    ],
+)
+def test_an_instruction_for_a_situation_that_comes_back_is_proposed_from_a_long_turn(
+    context: str, recurring: str
+) -> None:
+    """A long turn (`LONG_TURN_CHARS`) proposes only what stands: the situation that comes back says it does."""
+    turn = context * 8 + recurring
+    assert len(turn) > 400
+    assert [statement.in_paste for statement in heard(1, turn) if statement.text == recurring] == [True]
+    assert recurring in [p.text for p in distill([("user", turn)], _file, min_confidence=0.2, limit=4)]
+
+
+@pytest.mark.parametrize(
+    "recurring",
+    ["After every schema change, regenerate the client types.", "每当新增接口时，要同步更新接口文档。"],
+)
+def test_an_instruction_for_a_situation_that_comes_back_is_filed_a_rule(recurring: str) -> None:
+    """Its words settle the kind: the model alone reads "After every schema change, regenerate …" as a remark."""
+    assert [(p.text, p.kind) for p in distill([("user", recurring)], _file, min_confidence=0.2, limit=4)] == [
+        (recurring, "rule")
+    ]

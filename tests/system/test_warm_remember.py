@@ -195,7 +195,7 @@ def test_the_conflict_pool_kept_across_writes_equals_one_read_whole(
         assert system.remember(sentence, kind=kind).action in ("written", "conflict")
         assert len(walks) == 1  # the restatement's check and the conflict check share one walk
         kept = system.conflicts._pool(vault)
-        fresh = Conflicts(system.store, system.retrieval, system.memories, system._reader)
+        fresh = Conflicts(system.store, system.retrieval, system.memories, system.conflicts._reader)
         whole = fresh._pool(vault)
         assert [one.id for one in kept.sided] == [one.id for one in whole.sided] and kept.vectors is not None
         assert whole.vectors is not None and np.array_equal(kept.vectors, whole.vectors)

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -249,12 +250,7 @@ def test_each_served_command_prints_what_the_typer_app_prints(daemon, cli, home:
     # compiled on first use, capture/conflict.py) holds it back for the same memory, for the same reason, as the
     # daemon's warm one. The daemon's pending copy is rejected (by the daemon) before a cold process is asked.
     for sentence in ("Always use npm to install packages here", "我们决定包管理器改用 npm，不再用 pnpm"):
-        said = ("remember", sentence, "--scope", "project", "--json")
-        served = json.loads(run(*said, cwd=project, home=home).stdout)
-        assert run("review", "--reject", served["memory"]["id"][:8], cwd=project, home=home).returncode == 0
-        cold = json.loads(run(*said, cwd=project, home=home, env=NO_DAEMON).stdout)
-        assert cold["action"] == served["action"] == "conflict", (cold, served)
-        assert cold["conflicts"] == served["conflicts"] and cold["reason"] == served["reason"]
+        served = _conflict_served_and_cold(sentence, project, home)
         assert [conflict["id"][:8] for conflict in served["conflicts"]] == [ids["Package manager"]]
     # What contradicts a decision the daemon itself wrote after its conflict pool was read (the pool kept across
     # that write, the files that did not change not read again: system/conflicts.py): what a cold process finds.
@@ -265,13 +261,20 @@ def test_each_served_command_prints_what_the_typer_app_prints(daemon, cli, home:
         "We decided to use uv instead of Poetry for the Python dependencies",
         "我们决定 Python 依赖改用 uv 管理，不再用 Poetry",
     ):
-        said = ("remember", sentence, "--scope", "project", "--json")
-        served = json.loads(run(*said, cwd=project, home=home).stdout)
-        assert run("review", "--reject", served["memory"]["id"][:8], cwd=project, home=home).returncode == 0
-        cold = json.loads(run(*said, cwd=project, home=home, env=NO_DAEMON).stdout)
-        assert cold["action"] == served["action"] == "conflict", (cold, served)
-        assert cold["conflicts"] == served["conflicts"] and cold["reason"] == served["reason"]
+        served = _conflict_served_and_cold(sentence, project, home)
         assert [conflict["id"] for conflict in served["conflicts"]] == [written["memory"]["id"]]
+
+
+def _conflict_served_and_cold(sentence: str, project: Path, home: Path) -> dict[str, Any]:
+    """`remember` of a contradicting sentence through the daemon, its pending copy rejected, then in a cold
+    process: both hold it back as a conflict with the same memories for the same reason. The daemon's answer."""
+    said = ("remember", sentence, "--scope", "project", "--json")
+    served: dict[str, Any] = json.loads(run(*said, cwd=project, home=home).stdout)
+    assert run("review", "--reject", served["memory"]["id"][:8], cwd=project, home=home).returncode == 0
+    cold = json.loads(run(*said, cwd=project, home=home, env=NO_DAEMON).stdout)
+    assert cold["action"] == served["action"] == "conflict", (cold, served)
+    assert cold["conflicts"] == served["conflicts"] and cold["reason"] == served["reason"]
+    return served
 
 
 def _titles_and_ids(listed_json: str) -> list[tuple[str, str]]:

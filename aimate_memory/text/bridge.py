@@ -60,8 +60,9 @@ PART, ITEM = "\x02", "\x01"
 KEPT_FORM = 1
 
 log = logging.getLogger(__name__)
-_kept_in: list[Path] = []  # the folder packed tables are kept in between processes (`keep_packed_in`)
-_made: list[bool] = [False]  # whether that folder is the lexicon's own, made when first written (`keep_packed_in`)
+# The folder packed tables are kept in between processes, and whether it is the lexicon's own, made when first
+# written (`keep_packed_in`); empty: packed in each process.
+_kept_in: list[tuple[Path, bool]] = []
 
 
 class PackedLexicon:
@@ -158,8 +159,7 @@ def keep_packed_in(folder: Path | None, make: bool = False) -> None:
     person's own, never a repository's), and read them from there; None: pack them in each process. `make`:
     the folder is the lexicon's own (`state/lexicon` of a home without a model cache), made (0700) when a table
     is first kept in it — its parent is never made."""
-    _kept_in[:] = [folder] if folder is not None else []
-    _made[0] = make
+    _kept_in[:] = [(folder, make)] if folder is not None else []
 
 
 def pack_tables() -> None:
@@ -193,7 +193,7 @@ def _kept_file(name: str, raw: bytes, software: bytes) -> Path | None:
     digest = hashlib.sha256(f"{KEPT_FORM} {sys.byteorder} {array('I').itemsize} {name}".encode())
     digest.update(raw)
     digest.update(software)
-    return _kept_in[0] / f"lexicon-{name.split('.')[0]}-{digest.hexdigest()[:16]}.packed"
+    return _kept_in[0][0] / f"lexicon-{name.split('.')[0]}-{digest.hexdigest()[:16]}.packed"
 
 
 def _keep(path: Path, packed: PackedLexicon) -> None:
@@ -207,7 +207,7 @@ def _keep(path: Path, packed: PackedLexicon) -> None:
         return
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
-        if _made[0]:
+        if _kept_in and _kept_in[0][1]:
             path.parent.mkdir(mode=0o700, exist_ok=True)
         with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as out:
             out.write(data)

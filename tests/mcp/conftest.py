@@ -138,14 +138,22 @@ def shared(seeded: tuple[Path, Path]) -> Iterator[McpProcess]:
 
 
 @pytest.fixture(scope="module")
-def writer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpProcess]:
-    """One keyword-only server over a fresh global vault (a copy of the `initialized` home), shared by a module's
-    tests that each write memories of their own and read back only those: a server's start is ~1.4 s of CPU,
-    and each of them started one. Tests whose reads another test's writes could change keep `spawn`."""
+def writer_home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The home `writer` serves, a fresh global vault (a copy of the `initialized` home), and a folder outside
+    any project: for a module's CLI calls on what its tests write through `writer`."""
     root = tmp_path_factory.mktemp("mcp-writer")
     home, workdir = root / "aimate-home", root / "work"
     workdir.mkdir()
     shutil.copytree(initialized_template(tmp_path_factory), home, symlinks=True)
+    return home, workdir
+
+
+@pytest.fixture(scope="module")
+def writer(writer_home: tuple[Path, Path]) -> Iterator[McpProcess]:
+    """One keyword-only server over `writer_home`, shared by a module's tests that each write memories of their
+    own and read back only those: a server's start is ~1.4 s of CPU, and each of them started one. Tests whose
+    reads another test's writes could change keep `spawn` (or a server of their own)."""
+    home, workdir = writer_home
     process = McpProcess(["mem", "mcp"], workdir, server_env(home))
     yield process
     process.close()

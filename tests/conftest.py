@@ -206,9 +206,14 @@ def initialized(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     built once per run (`built_once`), for tests that need a vault but are not about `init` — a real `init`
     costs ~0.5 s of CPU (a CLI process and git), and the 158 tests that ask for this ran one first. `init`
     itself is tested in tests/cli/test_cli_memory.py and tests/cli/test_private_files.py. Returns the home."""
-    template = built_once(tmp_path_factory, "initialized-home", _build_initialized_home)
-    shutil.copytree(template / "aimate-home", home, symlinks=True, dirs_exist_ok=True)
+    shutil.copytree(initialized_template(tmp_path_factory), home, symlinks=True, dirs_exist_ok=True)
     return home
+
+
+def initialized_template(factory: pytest.TempPathFactory) -> Path:
+    """The home `initialized` copies, built once per run (`built_once`). Only read: copy it before use (a
+    module-scoped fixture's home, say)."""
+    return built_once(factory, "initialized-home", _build_initialized_home) / "aimate-home"
 
 
 @pytest.fixture
@@ -251,8 +256,7 @@ def built_seeded_home(
     (`seeded_home` does)."""
 
     def build(folder: Path) -> None:
-        template = built_once(factory, "initialized-home", _build_initialized_home)
-        shutil.copytree(template / "aimate-home", folder / "aimate-home", symlinks=True)
+        shutil.copytree(initialized_template(factory), folder / "aimate-home", symlinks=True)
         seed(_template_runner(folder))
 
     return built_once(factory, f"seeded-{name}", build) / "aimate-home"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import in_process
 from tests.integrations.test_hook_sessions import (  # noqa: F401  (fixtures used by name)
     CLAUDE_SID,
     claude,
@@ -39,15 +40,16 @@ def _git(project: Path, *args: str) -> str:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_reads_never_write_the_teams_files(cli, hook, project: Path, lang: str) -> None:
+def test_reads_never_write_the_teams_files(cli, hook, project: Path, lang: str, home: Path) -> None:
     fact, task, query = READS[lang]
-    added = [cli("mem", "add", fact, "--layer", "long_term", "--category", "knowledge", cwd=project)]
-    added.append(cli("mem", "add", task, "--layer", "short_term", "--category", "task", cwd=project))
-    assert all(result.code == 0 for result in added)
-    assert cli("mem", "review", "--accept-all", cwd=project).code == 0
+    # The project's two memories, added and accepted in process as `add` and `review --accept-all` do it
+    # (`in_process`; those faces have tests of their own): the test is about the reads after.
+    with in_process(home, project) as system:
+        system.add(fact, "", layer="long_term", category="knowledge")
+        task_id = system.add(task, "", layer="short_term", category="task").id
+        assert system.git.accept_all()
     _git(project, "add", "-A")
     _git(project, "commit", "-q", "-m", "the project and its memory")
-    task_id = cli("mem", "list", "--layer", "short_term", "--json", cwd=project).json()[0]["id"]
 
     for round_ in range(3):  # shown in session starts, prompts, searches and contexts; read by `show`
         start = context_of(hook("session-start", claude(project, f"{CLAUDE_SID[:-1]}{round_}", "SessionStart")))

@@ -20,7 +20,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult
 
-from tests.conftest import AIMATE, built_seeded_home, seed_models
+from tests.conftest import AIMATE, built_seeded_home, initialized_template, seed_models
 
 CALL_TIMEOUT_S = 120
 
@@ -132,6 +132,28 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pat
 def shared(seeded: tuple[Path, Path]) -> Iterator[McpProcess]:
     """One keyword-only server over the seeded home, for tests that only read."""
     home, workdir = seeded
+    process = McpProcess(["mem", "mcp"], workdir, server_env(home))
+    yield process
+    process.close()
+
+
+@pytest.fixture(scope="module")
+def writer_home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The home `writer` serves, a fresh global vault (a copy of the `initialized` home), and a folder outside
+    any project: for a module's CLI calls on what its tests write through `writer`."""
+    root = tmp_path_factory.mktemp("mcp-writer")
+    home, workdir = root / "aimate-home", root / "work"
+    workdir.mkdir()
+    shutil.copytree(initialized_template(tmp_path_factory), home, symlinks=True)
+    return home, workdir
+
+
+@pytest.fixture(scope="module")
+def writer(writer_home: tuple[Path, Path]) -> Iterator[McpProcess]:
+    """One keyword-only server over `writer_home`, shared by a module's tests that each write memories of their
+    own and read back only those: a server's start is ~1.4 s of CPU, and each of them started one. Tests whose
+    reads another test's writes could change keep `spawn` (or a server of their own)."""
+    home, workdir = writer_home
     process = McpProcess(["mem", "mcp"], workdir, server_env(home))
     yield process
     process.close()

@@ -6,6 +6,7 @@ never asked, and the capture waits as before. English and Chinese."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,8 @@ from mcp import types
 
 from aimate_memory.config.defaults import DEFAULTS
 from aimate_memory.mcp.server import review_args
-from tests.conftest import seed_models
+from aimate_memory.vault.codec import read_document
+from tests.conftest import built_seeded_home, seed_models
 from tests.mcp.conftest import McpProcess, server_env
 
 
@@ -109,6 +111,23 @@ EN_OLDS = ["数据库选用 PostgreSQL", "The orders service stores its data in 
 ZH_OLDS = ["Use MySQL for the main database", "订单服务的数据存在 MySQL 里"]
 
 
+def remembered_decisions(olds: list[str]) -> Any:
+    """The seed of a conflict case: each old decision through the real CLI's `remember`, as a person said it."""
+
+    def seed(cli: Any) -> None:
+        for old in olds:
+            written = cli("mem", "remember", old, "--kind", "decision", "--scope", "global", "--json").json()
+            assert written["action"] == "written", written
+
+    return seed
+
+
+def ids_by_title(home: Path) -> dict[str, str]:
+    """Each memory's id by its title, read from the global vault's files."""
+    documents = (read_document(path, 1 << 20, read_only=True) for path in (home / "memory").rglob("*.md"))
+    return {str(document.meta["title"]): str(document.meta["id"]) for document in documents if document.meta}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("olds", "new", "pick", "retired"),
@@ -124,19 +143,23 @@ def test_a_conflict_is_asked_as_one_choice_and_retires_only_what_the_person_pick
     workdir: Path,
     isolated_git: None,
     cli: Any,
-    initialized,
     model_cache: Path,
+    tmp_path_factory: pytest.TempPathFactory,
     olds: list[str],
     new: str,
     pick: str,
     retired: list[int],
 ) -> None:
     """With several memories a capture may contradict, the form offers keeping it replacing them all, replacing
-    only one, keeping the others too, or discarding it; the person's pick is what review does (issue 39)."""
+    only one, keeping the others too, or discarding it; the person's pick is what review does (issue 39). The
+    old decisions are remembered once per run for the two cases that share them (`built_seeded_home`)."""
+    name = "mcp-olds-en" if olds == EN_OLDS else "mcp-olds-zh"
+    shutil.copytree(
+        built_seeded_home(tmp_path_factory, name, remembered_decisions(olds)), home, symlinks=True, dirs_exist_ok=True
+    )
     seed_models(home, model_cache)
     env = {**server_env(home, vectors=True), "AIMATE_CAPTURE__EMBEDDING": "true"}
-    written = [cli("mem", "remember", old, "--kind", "decision", "--scope", "global", "--json").json() for old in olds]
-    ids = [answer["memory"]["id"] for answer in written]
+    ids = [ids_by_title(home)[old] for old in olds]
     asked: list[types.ElicitRequestParams] = []
     server = McpProcess(["mem", "mcp"], workdir, env, elicitation=choose(pick, ids, asked))
     try:

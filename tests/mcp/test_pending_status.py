@@ -1,5 +1,7 @@
 """MCP `memory_search` gives every result a `status` (a capture waiting for review says "pending"), and
-`memory_context` carries no pending capture (issue 39). Chinese and English."""
+`memory_context` carries no pending capture (issue 39). Chinese and English. What the server reads is written in
+process, as `aimate mem remember`/`add` write it (`in_process`; their CLI faces are tested in tests/cli): the
+tests are about the server's answers."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import make_runner
+from tests.conftest import in_process
 
 
 @pytest.mark.parametrize(
@@ -16,11 +18,11 @@ from tests.conftest import make_runner
     [("Use black for formatting", "black formatting"), ("代码格式化统一使用 black 工具", "black 工具")],
 )
 def test_search_says_pending_and_context_leaves_it_out(
-    spawn: Any, initialized: Path, home: Path, workdir: Path, sentence: str, query: str
+    spawn: Any, initialized: Path, home: Path, isolated_git: None, sentence: str, query: str
 ) -> None:
-    cli = make_runner(home, workdir, vectors=False)
-    assert cli("mem", "remember", sentence, "--confidence", "0.7", "--source", "claude").code == 0
-    assert cli("mem", "add", f"{sentence} (reviewed)", "--category", "rule").code == 0
+    with in_process(home) as system:
+        assert system.remember(sentence, confidence=0.7, source="claude").action == "pending"
+        system.add(f"{sentence} (reviewed)", "", category="rule")
     server = spawn()
 
     results = server.ok("memory_search", query=query)["results"]
@@ -36,10 +38,10 @@ def test_search_says_pending_and_context_leaves_it_out(
 
 @pytest.mark.parametrize("title", ["Redis for the session cache", "会话缓存选用 Redis"])
 def test_a_broken_file_is_named_in_the_warnings(
-    spawn: Any, initialized: Path, home: Path, workdir: Path, title: str
+    spawn: Any, initialized: Path, home: Path, isolated_git: None, title: str
 ) -> None:
-    cli = make_runner(home, workdir, vectors=False)
-    assert cli("mem", "add", title, "--category", "decision").code == 0
+    with in_process(home) as system:
+        system.add(title, "", category="decision")
     broken = home / "memory" / "core" / "broken.md"
     broken.write_text(f"---\ntitle: [never closed\n---\n# {title}\n", encoding="utf-8")
     server = spawn()

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from aimate_memory.mcp.prompts import PROMPT_NAMES, WORDS
-from tests.conftest import make_runner
+from tests.conftest import in_process, make_runner
 
 
 def prompt_text(server: Any, name: str, **arguments: str) -> str:
@@ -61,13 +61,15 @@ def test_remember_then_review_show_what_waits_for_the_person(
 
 
 def test_review_names_what_accepting_a_conflicting_capture_retires(
-    spawn: Any, initialized: Path, home: Path, workdir: Path
+    spawn: Any, initialized: Path, home: Path, isolated_git: None
 ) -> None:
-    """Issue 39: the person sees before accepting which memories a capture would retire, in both languages."""
-    cli = make_runner(home, workdir, vectors=False)
-    old = cli("mem", "remember", "I prefer 4-space indentation", "--json").json()["memory"]
-    held = cli("mem", "remember", "我习惯用 Tab 缩进", "--json").json()
-    assert held["action"] == "conflict", held
+    """Issue 39: the person sees before accepting which memories a capture would retire, in both languages. The
+    two sentences are remembered in process, as `aimate mem remember` files them (`in_process`; its CLI face is
+    tested in tests/cli/test_cli_conflicts.py): the test is about the prompt."""
+    with in_process(home) as system:
+        old = system.remember("I prefer 4-space indentation").memory
+        held = system.remember("我习惯用 Tab 缩进")
+    assert old is not None and held.action == "conflict", held
     review = prompt_text(spawn(), "review")
     line = next(line for line in review.splitlines() if "我习惯用 Tab 缩进" in line)
-    assert f"accepting it retires / 接受将取代: “I prefer 4-space indentation” ({old['id'][:8]})" in line
+    assert f"accepting it retires / 接受将取代: “I prefer 4-space indentation” ({old.id[:8]})" in line

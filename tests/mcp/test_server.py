@@ -185,8 +185,8 @@ def test_facade_update_fields_and_body(spawn, cli, initialized) -> None:
         ("We decided to deploy with Docker Compose on a single host.", "Docker Compose deploy"),
     ],
 )
-def test_facade_remember_then_search_finds_it(spawn, cli, initialized, text: str, query: str) -> None:
-    server = spawn()
+def test_facade_remember_then_search_finds_it(writer: McpProcess, text: str, query: str) -> None:
+    server = writer
     remembered = server.ok("memory_remember", text=text, confidence=0.95)
     assert remembered["action"] == "written", remembered
     memory_id = remembered["memory"]["id"]
@@ -204,12 +204,10 @@ def test_facade_remember_then_search_finds_it(spawn, cli, initialized, text: str
         ("给导出加上进度条", "task", ("short_term", "task")),
     ],
 )
-def test_facade_remember_kind_and_consent(
-    spawn, cli, initialized, text: str, kind: str, where: tuple[str, str]
-) -> None:
+def test_facade_remember_kind_and_consent(writer: McpProcess, text: str, kind: str, where: tuple[str, str]) -> None:
     """A model says what it saves (`kind`: no guessing); what it saves into core waits for a person's review,
     however sure it is; `kind` is listed and explained in the tool's description."""
-    server = spawn()
+    server = writer
     tools = {tool.name: tool for tool in server.run(server.session.list_tools()).tools}
     remember = tools["memory_remember"]
     assert "kind" in remember.inputSchema["properties"]
@@ -238,8 +236,8 @@ def test_facade_context_and_core_resource(shared: McpProcess) -> None:
     assert core.contents[0].mimeType == "text/markdown"
 
 
-def test_facade_session_append(spawn, cli, initialized) -> None:
-    server = spawn()
+def test_facade_session_append(writer: McpProcess) -> None:
+    server = writer
     first = server.ok("memory_session_append", role="user", content="我们今天修复登录 bug")
     second = server.ok("memory_session_append", role="Assistant", message="Fixed the login bug; tests pass.")
     assert (first["turns"], second["turns"]) == (1, 2)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_runner
+from tests.conftest import in_process, make_runner
 from tests.watch.test_daemon_process import daemon  # noqa: F401  (the fixture)
 
 
@@ -17,10 +17,10 @@ def _titles(result: dict) -> list[str]:
 
 
 def test_hand_edits_are_seen_by_the_next_search_and_the_vaults_are_named(
-    spawn, initialized: Path, home: Path, workdir: Path
+    spawn, initialized: Path, home: Path, isolated_git: None
 ) -> None:
-    cli = make_runner(home, workdir, vectors=False)
-    assert cli("mem", "add", "选用 Redis 做会话缓存", "--category", "decision").code == 0
+    with in_process(home) as system:  # as `add` writes it (in_process): the test is about the server's reads
+        system.add("选用 Redis 做会话缓存", "", category="decision")
     server = spawn()
     first = server.ok("memory_search", query="会话缓存")
     assert _titles(first) == ["选用 Redis 做会话缓存"]
@@ -65,11 +65,16 @@ def test_the_vaults_of_a_project_are_named_project_first(spawn, home: Path, work
 
 
 @pytest.mark.slow
-def test_through_a_running_daemon_the_answer_says_so_and_sees_hand_edits(daemon, spawn, home: Path) -> None:  # noqa: F811
+def test_through_a_running_daemon_the_answer_says_so_and_sees_hand_edits(
+    isolated_git: None,
+    daemon,  # noqa: F811  (the imported fixture)
+    spawn,
+    home: Path,
+) -> None:
     """The same tool call, answered by a real daemon over its socket: `via` says so, the vaults are named,
     and a file saved by hand a moment ago is found (the daemon's read passes the same barrier)."""
-    cli = make_runner(home, home.parent, vectors=False)
-    assert cli("mem", "add", "选用 Redis 做会话缓存", "--category", "decision").code == 0
+    with in_process(home) as system:  # as `add` writes it (in_process): the test is about the daemon's answer
+        system.add("选用 Redis 做会话缓存", "", category="decision")
     daemon()
     server = spawn(env={"AIMATE_NO_DAEMON": "0"})
     found = server.ok("memory_search", query="会话缓存")

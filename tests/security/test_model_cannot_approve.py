@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the fixtures `writer` and `writer_home` are imported from tests/mcp/conftest and taken by name)
 """Issue 35, point 5: a model cannot approve its own writes. Through a real MCP client on `aimate mem mcp`: a
 capture the model saved into core stays pending whatever `memory_update` says; the person's own pending capture
 (from the prompt hook's `remember:`/`记住：`) cannot be activated either; an active core rule cannot be
@@ -7,13 +8,14 @@ unchanged. The person's command (`aimate mem review --accept`) still accepts."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.mcp.conftest import McpProcess, server_env
+from tests.conftest import Result, make_runner
+from tests.mcp.conftest import McpProcess, server_env, writer, writer_home  # noqa: F401  (fixtures used by name)
 
 pytestmark = pytest.mark.slow  # a server and the CLI as subprocesses
 
@@ -26,6 +28,15 @@ def server(initialized: Path, home: Path, workdir: Path) -> Iterator[McpProcess]
     process = McpProcess(["mem", "mcp"], workdir, server_env(home))
     yield process
     process.close()
+
+
+@pytest.fixture
+def shared(writer: McpProcess, writer_home: tuple[Path, Path]) -> tuple[McpProcess, Callable[..., Result], Path]:
+    """The module's one server (`writer`), the CLI on its home, and the home: for the tests that each write
+    memories of their own and read back only those (a server's start is ~1.4 s of CPU). The test that counts
+    every pending capture keeps a server and a home of its own."""
+    home, workdir = writer_home
+    return writer, make_runner(home, workdir, vectors=False), home
 
 
 def _refused(result: Any) -> str:
@@ -41,7 +52,8 @@ def _file(home: Path, path: str) -> bytes:
 
 
 @pytest.mark.parametrize("text", ["Deploy straight to production without review", "部署时跳过所有代码审查，直接上线"])
-def test_the_models_core_capture_stays_pending(server: McpProcess, cli, home: Path, text: str) -> None:
+def test_the_models_core_capture_stays_pending(shared, text: str) -> None:
+    server, cli, home = shared
     saved = server.ok("memory_remember", text=text, kind="rule", confidence=0.99)
     memory = saved["memory"]
     assert saved["action"] == "pending" and memory["layer"] == "core" and memory["status"] == "pending"
@@ -76,9 +88,8 @@ def test_the_persons_own_pending_capture_is_not_the_models_to_accept(server: Mcp
 
 
 @pytest.mark.parametrize(("title", "body"), [RULE_EN, RULE_ZH])
-def test_an_active_core_rule_cannot_be_rewritten_or_forgotten(
-    server: McpProcess, cli, home: Path, title: str, body: str
-) -> None:
+def test_an_active_core_rule_cannot_be_rewritten_or_forgotten(shared, title: str, body: str) -> None:
+    server, cli, home = shared
     added = cli("mem", "add", title, "--layer", "core", "--category", "rule", "--body", body, "--json").json()
     before = _file(home, added["path"])
     for change in ({"body": "Use npm."}, {"title": "Use npm"}, {"status": "archived"}, {"importance": 1}):
@@ -88,7 +99,8 @@ def test_an_active_core_rule_cannot_be_rewritten_or_forgotten(
     assert _file(home, added["path"]) == before and body in server.ok("memory_context")["text"]
 
 
-def test_the_model_still_edits_ordinary_memories(server: McpProcess, cli) -> None:
+def test_the_model_still_edits_ordinary_memories(shared) -> None:
+    server, cli, _ = shared
     added = cli("mem", "add", "Deploy checklist", "--body", "1. build", "--json").json()
     updated = server.ok("memory_update", id=added["id"][:8], body="1. 构建\n2. 发布", importance=4)
     assert updated["importance"] == 4 and "发布" in server.ok("memory_get", id=added["id"])["body"]

@@ -164,12 +164,8 @@ def progress_shown(system: MemorySystem, query: str, timeout: float = 600.0) -> 
     return system.search(query, 3)
 
 
-def test_a_query_the_endpoint_does_not_answer_in_time_is_searched_by_keywords_with_a_warning(
-    server: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A server that answered the probe but stalls on a query: the search waits no longer than the probe's
-    timeout (shortened here: what is tested is what follows it) and answers by keywords, saying why — in either
-    language."""
+def vault_on_endpoint(server: FakeServer, tmp_path: Path) -> Path:
+    """A home whose global vault holds LINES, embedded by the server's model-a."""
     home = tmp_path / "home"
     home.mkdir()
     configure(home, provider="endpoint", base_url=server.url, model="model-a")
@@ -178,6 +174,17 @@ def test_a_query_the_endpoint_does_not_answer_in_time_is_searched_by_keywords_wi
         for line in LINES:
             system.add(line, line, layer=Layer.LONG_TERM)
         system.refresh()
+    return home
+
+
+def test_a_query_the_endpoint_does_not_answer_in_time_is_searched_by_keywords_with_a_warning(
+    server: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that answered the probe but stalls on a query: the search waits no longer than the probe's
+    timeout (shortened here: what is tested is what follows it) and answers by keywords, saying why — in either
+    language."""
+    home = vault_on_endpoint(server, tmp_path)
+    with open_system(home) as system:
         monkeypatch.setattr(endpoint_provider, "PROBE_TIMEOUT_S", 0.2)
         server.held["model-a"] = threading.Event()
         try:
@@ -193,14 +200,8 @@ def test_a_query_the_endpoint_does_not_answer_in_time_is_searched_by_keywords_wi
 def test_switching_model_re_embeds_in_the_background_and_a_dead_server_falls_back_with_a_warning(
     server: FakeServer, tmp_path: Path, model_cache: Path
 ) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    configure(home, provider="endpoint", base_url=server.url, model="model-a")
+    home = vault_on_endpoint(server, tmp_path)
     with open_system(home) as system:
-        system.init()
-        for line in LINES:
-            system.add(line, line, layer=Layer.LONG_TERM)
-        system.refresh()
         found = system.search("retry logic", 3)
         assert found.mode == "hybrid" and not found.warnings
         # The retry memory and its translation lead in either language (a question is also compared in the

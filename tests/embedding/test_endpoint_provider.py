@@ -196,6 +196,38 @@ def test_a_query_the_endpoint_does_not_answer_in_time_is_searched_by_keywords_wi
             server.held["model-a"].set()
 
 
+def test_memories_the_endpoint_stops_embedding_are_searched_by_keywords_and_embedded_later(
+    server: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that answers the probe but not a batch of memories (timeout shortened here): the sync that
+    embeds them leaves them for a later one and the search answers by keywords, saying why, instead of failing;
+    once the server answers, the next sync embeds them and search is by vectors again. Both languages."""
+    home = tmp_path / "home"
+    home.mkdir()
+    configure(home, provider="endpoint", base_url=server.url, model="model-a")
+    monkeypatch.setattr(endpoint_provider, "TIMEOUT_S", 0.2)
+    monkeypatch.setattr(endpoint_provider, "PROBE_TIMEOUT_S", 0.2)
+    server.held["model-a"] = threading.Event()
+    with open_system(home) as system:
+        system.init()
+        for line in LINES:
+            system.add(line, line, layer=Layer.LONG_TERM)
+        try:
+            report = system.refresh()["global"]
+            assert any("did not answer" in w and "keyword search only" in w for w in report.warnings), report
+            for question, wanted in (("event broker", LINES[2]), ("重试逻辑", LINES[1])):
+                found = system.search(question, 3)
+                assert found.mode == "keyword" and found.results[0].memory.title == wanted, found
+                assert any("keyword results only" in w for w in found.warnings), found
+        finally:
+            server.held["model-a"].set()
+        monkeypatch.setattr(endpoint_provider, "TIMEOUT_S", 30.0)
+        monkeypatch.setattr(endpoint_provider, "PROBE_TIMEOUT_S", 3.0)
+        system.refresh()
+        found = system.search("event broker", 3)
+        assert found.mode == "hybrid" and not found.warnings and found.results[0].memory.title == LINES[2], found
+
+
 @pytest.mark.slow
 def test_switching_model_re_embeds_in_the_background_and_a_dead_server_falls_back_with_a_warning(
     server: FakeServer, tmp_path: Path, model_cache: Path

@@ -45,6 +45,12 @@ def release_memory(embedder: object, lookups: bool = False) -> None:
         release(lookups)
 
 
+def abandonable(embedder: object) -> bool:
+    """Whether the embedder's work may be left unfinished when its process exits: a request to a server (the
+    endpoint's `remote`) may; ONNX Runtime cut off mid-call at exit dies of std::terminate (embedding/lazy.py)."""
+    return bool(getattr(embedder, "remote", False))
+
+
 # The scripts a text of each kind needs its embedder to read ("mixed" holds Latin and CJK runs).
 _SCRIPT_NEEDS = {"latin": frozenset({"latin"}), "cjk": frozenset({"cjk"}), "mixed": frozenset({"latin", "cjk"})}
 

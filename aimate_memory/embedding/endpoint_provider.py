@@ -26,13 +26,16 @@ import numpy as np
 from aimate_memory.embedding.base import EmbedderUnavailable, l2_normalize
 
 BATCH = 64  # texts a request
-TIMEOUT_S = 30.0  # a request; the probe at load waits less (a search must not hang on a dead server)
+TIMEOUT_S = 30.0  # a request of documents (a sync, the re-embedding worker: 64 texts a batch)
+# What a person waits on — the probe at load and a search's query — waits less: a search must not hang on a
+# dead or stalled server (it answers by keywords and says why: retrieval/hybrid.py).
 PROBE_TIMEOUT_S = 3.0
 _VERSION = "1"
 
 
 class EndpointEmbedder:
     languages: frozenset[str] = frozenset({"latin", "cjk"})
+    remote = True  # plain HTTP, nothing native: a query embedded ahead may be abandoned at exit (base.abandonable)
 
     def __init__(
         self, base_url: str, model: str, dimensions: int = 0, api_key_env: str | None = None, probe: bool = True
@@ -59,7 +62,7 @@ class EndpointEmbedder:
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        vector: np.ndarray = self.embed([text])[0]
+        vector: np.ndarray = self._request([text], PROBE_TIMEOUT_S)[0]
         return vector
 
     def _request(self, texts: list[str], timeout: float) -> np.ndarray:

@@ -4,13 +4,14 @@ keyword search instead of stopping anything (docs/design.md §2.5)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aimate_memory.embedding.base import Embedder, EmbedderUnavailable, release_memory
+from aimate_memory.embedding.base import Embedder, EmbedderUnavailable, abandonable, release_memory
 from aimate_memory.embedding.memo import VectorMemo
 from aimate_memory.embedding.stored import FILE as STORED_FILE
 from aimate_memory.embedding.stored import StoredVectors
@@ -138,17 +139,29 @@ class LazyEmbedder:
         threading.Thread(target=self._load_ahead, args=(query,), name="aimate-model-load", daemon=False).start()
 
     def _load_ahead(self, query: str | None) -> None:
-        try:
+        embedder: Embedder | None = None
+        with contextlib.suppress(Exception):  # loaded again by the caller, which then sees the error
             embedder = self.get()  # loads, or waits for the load another call started
-            if query is not None and embedder is not None:
+        if query is None:
+            return
+        if embedder is not None and abandonable(embedder):
+            # A request to a server: a search that never needs the vector (keywords while a re-embedding waits
+            # on the same server) exits without waiting for its answer (docs/design.md, "A search never waits
+            # on the endpoint it does not need").
+            threading.Thread(target=self._embed_ahead, args=(embedder, query), name="aimate-query", daemon=True).start()
+        else:
+            self._embed_ahead(embedder, query)
+
+    def _embed_ahead(self, embedder: Embedder | None, query: str) -> None:
+        try:
+            if embedder is not None:
                 vector = embedder.embed_query(query)
                 if self._ahead_for == query:
                     self._ahead = vector
         except Exception:  # embedded again by the caller, which then sees the error
             pass
         finally:
-            if query is not None:
-                self._ahead_ready.set()
+            self._ahead_ready.set()
 
     def embed_query(self, text: str) -> Any:
         """The loaded embedder's vector for `text` (the one embedded ahead by `start_loading`, if it is)."""

@@ -7,6 +7,7 @@ import json
 
 import sqlean
 
+from aimate_memory.embedding.base import EmbedderUnavailable
 from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.index import db
 from aimate_memory.index.refresh_report import Progress, RefreshReport
@@ -58,7 +59,11 @@ def embed_missing(
             progress("embedding", 0, len(need))  # how much there is, before the first batch's wait
         for start in range(0, len(need), EMBED_BATCH * 4):
             batch = need[start : start + EMBED_BATCH * 4]
-            vectors = np.asarray(model.embed([texts[h] for h in batch]), dtype=np.float16)
+            try:
+                vectors = np.asarray(model.embed([texts[h] for h in batch]), dtype=np.float16)
+            except EmbedderUnavailable as exc:  # an endpoint that stopped answering: these wait for a later refresh
+                report.warnings.append(f"{exc.message} — keyword search only")
+                break
             conn.execute("BEGIN IMMEDIATE")
             conn.executemany(
                 "INSERT OR REPLACE INTO vectors(chunk_hash, vec) VALUES (?, ?)",

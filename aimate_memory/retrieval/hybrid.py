@@ -25,7 +25,7 @@ import numpy as np
 
 from aimate_memory.blas import blas_threads
 from aimate_memory.clock import Clock
-from aimate_memory.embedding.base import understands
+from aimate_memory.embedding.base import EmbedderUnavailable, understands
 from aimate_memory.embedding.lazy import MEMO_SIZE, LazyEmbedder
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.index.candidates import Candidates, RankingColumns
@@ -274,7 +274,11 @@ class HybridSearcher:
                 hint = f" ({unavailable.hint})" if unavailable.hint else ""
                 warnings.append(f"{unavailable.message}; keyword results only{hint}")
             return None
-        return np.asarray(self.embedder.embed_query(query), dtype=np.float32)
+        try:
+            return np.asarray(self.embedder.embed_query(query), dtype=np.float32)
+        except EmbedderUnavailable as exc:  # an endpoint that stalled on the query (embedding/endpoint_provider.py)
+            warnings.append(f"{exc.message}; keyword results only")
+            return None
 
     def _translated_vector(self, query: str, script: str) -> np.ndarray | None:
         """The vector of the query said in the other script by the lexicon (its words' translations, bridge.py),

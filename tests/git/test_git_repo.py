@@ -308,11 +308,18 @@ def test_project_attributes_register_the_driver_without_committing(tmp_path: Pat
 
 @pytest.mark.slow  # each commit next to a held lock waits ~4 s for it
 @pytest.mark.parametrize(("lock_name", "title"), [("index.lock", TITLE), ("HEAD.lock", "Deploy checklist")])
-def test_a_lock_left_by_a_killed_git_is_cleared_and_a_fresh_one_respected(system, run_git, lock_name, title) -> None:
+def test_a_lock_left_by_a_killed_git_is_cleared_and_a_fresh_one_respected(
+    system, run_git, lock_name, title, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lock's age is its mtime, set back here; a fresh one is waited for at most LOCK_WAIT_SECONDS,
+    shortened here (what is tested is what follows the wait, not its length)."""
     import os
     import time
 
+    from aimate_memory.git import repo
     from aimate_memory.git.repo import GitError
+
+    monkeypatch.setattr(repo, "LOCK_WAIT_SECONDS", 0.05)
 
     root = system.global_vault.root
     lock = root / ".git" / lock_name

@@ -45,7 +45,7 @@ def test_a_change_on_one_home_reaches_the_other_without_anyone_syncing(tmp_path:
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
     a, b = homes("home-a"), homes("home-b")
     for cli in (a, b):
-        for key, value in (("git.remote", str(remote)), ("sync.poll", "1"), ("sync.debounce", "0.5")):
+        for key, value in (("git.remote", str(remote)), ("sync.poll", "0.2"), ("sync.debounce", "0.1")):
             assert cli("mem", "config", "set", key, value).code == 0
     assert a("mem", "init").code == 0
     assert a("mem", "sync").code == 0
@@ -57,7 +57,7 @@ def test_a_change_on_one_home_reaches_the_other_without_anyone_syncing(tmp_path:
     waited = wait_for(lambda: found(b, "会话缓存", TITLE_ZH), timeout=60)
     assert b("mem", "add", TITLE_EN, "--body", "Never on Fridays.", "--category", "decision").code == 0
     back = wait_for(lambda: found(a, "deploys Tuesdays", TITLE_EN), timeout=60)
-    print(f"\nA → B: {waited:.1f} s; B → A: {back:.1f} s (poll 1 s, debounce 0.5 s)")
+    print(f"\nA → B: {waited:.1f} s; B → A: {back:.1f} s (poll 0.2 s, debounce 0.1 s)")
 
     status = json.loads(a("mem", "sync", "--status", "--json").out)
     assert status["last"]["ok"] and status["last"]["by"] == "daemon"

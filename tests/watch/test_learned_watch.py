@@ -7,12 +7,12 @@ stay byte-identical."""
 from __future__ import annotations
 
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 from aimate_memory.vault.assistant_memories import claude_project_folder
+from aimate_memory.watch.transport import daemon_request
 from tests.vault.test_assistant_memories import CLAUDE_TOPICS, CODEX_MEMORY, digest
 from tests.watch.test_daemon_process import wait_for
 
@@ -40,13 +40,20 @@ def sources(cli, project: Path, env: dict[str, str]) -> dict[str, str]:
     return {memory["title"]: memory["source"] for memory in shown}
 
 
+def quiet_for(home: Path, seconds: float) -> bool:
+    """The daemon of `home` has run `seconds` and has nothing queued or running."""
+    status = daemon_request(home, {"op": "status"}, 5) or {}
+    return status.get("uptime_seconds", 0) >= seconds and not status.get("queue") and status.get("current") is None
+
+
 def listed(cli, project: Path, env: dict[str, str], words: str) -> bool:
     return words in " ".join(pending_titles(cli, project, env))
 
 
 def test_the_daemon_turns_new_claude_and_codex_notes_into_pending_captures_only_when_asked(
-    cli, tmp_path: Path, isolated_git: None
+    cli, home: Path, tmp_path: Path, isolated_git: None
 ) -> None:
+    aimate_home = home  # the daemon's (`cli` runs with it); `home` below is the person's HOME
     home = tmp_path / "user"
     project = tmp_path / "proj"
     project.mkdir()
@@ -63,7 +70,8 @@ def test_the_daemon_turns_new_claude_and_codex_notes_into_pending_captures_only_
     try:
         # Off (the default): a running daemon, several polls' time, nothing imported.
         assert cli("mem", "daemon", "start", env=env).code == 0
-        time.sleep(3)
+        # Idle after its start-up (where a watch that was on looks first) and three polls old by its own clock.
+        wait_for(lambda: quiet_for(aimate_home, seconds=1.5), timeout=60)
         assert set(sources(cli, project, env).values()) & {"claude-auto-memory", "codex-memories"} == set()
         assert cli("mem", "daemon", "stop", env=env).code == 0
 

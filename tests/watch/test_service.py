@@ -59,7 +59,12 @@ def test_install_writes_the_unit_and_uninstall_removes_it(cli, home: Path, tmp_p
     written = cli("mem", "daemon", "install", "--no-start", env=env)
     assert written.code == 0, written.err
     assert f"--home {home}" in unit.read_text(encoding="utf-8")
-    assert shlex.split(unit.read_text(encoding="utf-8").split("ExecStart=")[1].splitlines()[0]) == daemon_command(home)
+    started = shlex.split(unit.read_text(encoding="utf-8").split("ExecStart=")[1].splitlines()[0])
+    wanted = daemon_command(home)
+    # The same interpreter of the same environment, by whichever name (`python` runs pytest, the `aimate`
+    # script's shebang says `python3`), and the same arguments.
+    assert Path(started[0]).parent == Path(wanted[0]).parent and Path(started[0]).samefile(wanted[0]), started
+    assert started[1:] == wanted[1:]
 
     removed = cli("mem", "daemon", "uninstall", env={**env, "PATH": str(Path(sys.executable).parent)})
     assert not unit.exists()

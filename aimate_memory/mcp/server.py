@@ -163,6 +163,10 @@ class Worker:
     def shutdown(self) -> None:
         self._executor.shutdown(wait=False)
 
+    def wait(self) -> None:
+        """Until every call submitted (the last `close` included) has run."""
+        self._executor.shutdown(wait=True)
+
 
 class MemoryServer(FastMCP):
     """FastMCP whose tool calls take forgiving argument names and fail as one line plus a hint."""
@@ -526,6 +530,7 @@ def serve(
     source: LineSource = stdin or io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
     gate = Gate(source, out, check_message, on_refused=lambda reason: logger.info("refused a message: %s", reason))
     anyio.run(server.run_stdio, modern.ImplicitSession(gate, replies), out)
+    server.worker.wait()  # every answer written and the vaults closed: the process may leave (cli/fast.py)
 
 
 def log_vaults(project: Path | None, global_only: bool) -> None:

@@ -118,8 +118,8 @@ def indexed_files(conn: sqlean.Connection) -> dict[str, IndexedFile]:
 def indexed_where(conn: sqlean.Connection, column: str, values: Iterable[str]) -> dict[str, IndexedFile]:
     """`indexed_files` of the memories whose `column` ("path" or "id", both unique) is one of `values`: what a
     refresh of named files needs of the index (their own rows, and the holders of the ids they now say).
-    Read whole, every row of 10,000 memories cost a `remember` ~40 ms (docs/benchmarks.md, "Remember and the
-    daemon's memory at 10,000")."""
+    Read whole, the rows of 10,000 memories cost each such refresh ~22 ms of CPU, two a `remember`
+    (docs/benchmarks.md, "Remember and the daemon's memory at 10,000")."""
     if column not in ("path", "id"):
         raise ValueError(f"not a unique column of memories: {column}")
     rows = conn.execute(f"{INDEXED_COLUMNS} WHERE {column} IN (SELECT value FROM json_each(?))", (json_list(values),))

@@ -39,6 +39,7 @@ COLD_GOALS_MS = {"remember": 1500.0, "list": 1000.0, "show": 1000.0, "context": 
 COMMANDS = ("remember", "list", "show", "context", "review", "stale", "timeline", "search")
 HOOKS = ("session-start", "prompt", "session-end")
 BUILT_FILE = "built-size"  # in a kept folder: the size of the home built there (`waits`, reused when equal)
+SETTLED_S = 2.5  # after the last answer: the daemon's idle step (1 s after its queue empties) has run
 WAITS = (*COMMANDS, *(f"hook {kind}" for kind in HOOKS))
 MCP_REMEMBER = "MCP memory_remember"  # a warm server's call (kind given, as an assistant gives it)
 PROMPTS = ("which cache did we choose for the billing API? redis timeouts", "会话缓存用什么？Redis 超时")
@@ -357,10 +358,13 @@ def waits(
             ).stdout
         )["pid"]
         result["daemon"] = timed_runs(aimate, env, user, runs, memory_id, "daemon", daemon_pid=int(pid))
-        status = subprocess.run(
-            [str(aimate), "mem", "daemon", "status", "--json"], env=env, cwd=user, capture_output=True, text=True
-        )
-        result["daemon_rss_mb"] = round(json.loads(status.stdout)["rss_bytes"] / 1e6, 1)
+        result["daemon_rss_busy_mb"] = daemon_rss_mb(aimate, env, user)
+        # The daemon gives back what a burst freed once its queue has been empty for a second (watch/daemon.py
+        # `IDLE_SETTLE_SECONDS`): read right after the last answer, the figure was whatever the last commands
+        # had freed and not yet returned — 212-293 MB at 300 memories from run to run (docs/benchmarks.md,
+        # "Remember and the daemon's memory at 10,000"). What it holds between bursts is read after that.
+        time.sleep(SETTLED_S)
+        result["daemon_rss_mb"] = daemon_rss_mb(aimate, env, user)
         subprocess.run([str(aimate), "mem", "daemon", "stop"], env=env, cwd=user, capture_output=True)
         log("conflict check in process…")
         result["conflict_check_ms"] = conflict_check(home, max(runs * 4, 20))
@@ -369,6 +373,14 @@ def waits(
         if keep is None:
             shutil.rmtree(root, ignore_errors=True)
     return result
+
+
+def daemon_rss_mb(aimate: Path, env: dict[str, str], cwd: Path) -> float:
+    """The running daemon's resident memory (MB), as `daemon status` reports it."""
+    status = subprocess.run(
+        [str(aimate), "mem", "daemon", "status", "--json"], env=env, cwd=cwd, capture_output=True, text=True
+    )
+    return round(json.loads(status.stdout)["rss_bytes"] / 1e6, 1)
 
 
 def build_home(
@@ -414,7 +426,8 @@ def table(result: dict[str, Any]) -> str:
         "",
         f"conflict check (in process, warm, {check['core_and_decisions']} core memories and decisions): "
         f"p50 {check['p50']:.1f} ms, p95 {check['p95']:.1f} ms (goal p95 ≤ 50 ms); "
-        f"first index {result.get('first_index_s', 'reused')} s; daemon RSS {result['daemon_rss_mb']} MB",
+        f"first index {result.get('first_index_s', 'reused')} s; daemon RSS {result['daemon_rss_mb']} MB "
+        f"({result.get('daemon_rss_busy_mb', '—')} MB right after the last answer)",
     ]
     split = split_table(daemon)
     phases = phase_table(result)

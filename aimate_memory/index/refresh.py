@@ -21,7 +21,14 @@ from aimate_memory.index.refresh_apply import BATCH_FILES, apply_plan
 from aimate_memory.index.refresh_embed import embed_missing
 from aimate_memory.index.refresh_plan import ReadResult, plan_reads, plan_refresh
 from aimate_memory.index.refresh_report import Progress, RefreshReport
-from aimate_memory.index.refresh_scan import VaultScan, error_records, expand_scope, indexed_files
+from aimate_memory.index.refresh_scan import (
+    VaultScan,
+    error_records,
+    expand_scope,
+    indexed_files,
+    indexed_where,
+    only_files,
+)
 from aimate_memory.index.store import MODEL_CHANGED, IndexStore
 from aimate_memory.locks import file_lock
 from aimate_memory.vault.model import Memory
@@ -135,11 +142,16 @@ class IndexRefresh:
     ) -> RefreshReport:
         """`embed`: False while the index's vectors belong to another model than the configured one."""
         report = RefreshReport()
-        indexed = indexed_files(conn)
         errors = error_records(conn)
+        paths = None if paths is None else list(paths)
+        # Named files only (a write's own, the watcher's): the index's rows for them and, once read, for the
+        # ids they say — not all of them (`indexed_where`); the plan is the same (tests/index).
+        named = paths is not None and only_files(paths)
         if paths is None:
+            indexed = indexed_files(conn)
             disk, in_scope = self.scan.walk(), None
         else:
+            indexed = indexed_where(conn, "path", expand_scope(paths, [])) if named else indexed_files(conn)
             in_scope = expand_scope(paths, [*indexed, *errors])
             disk = self.scan.walk(in_scope)
         report.scanned = len(disk)
@@ -166,6 +178,8 @@ class IndexRefresh:
             for path, memory in parsed.items()
             if memory.hand_edited or not (memory.doc and memory.doc.get("content_hash"))
         ]
+        if named:  # the holders of the ids the files say now: a move, or a duplicate of a file not named
+            indexed = {**indexed_where(conn, "id", [r.memory_id for r in reads if r.memory_id]), **indexed}
         plan = plan_refresh(reads, indexed, read_plan.vanished, errors)
         # Every chunk had its vector before: the chunks without one now are the few files' this refresh wrote.
         few = len(plan.upsert) <= FEW_UPSERTS and db.get_meta(conn, db.VECTORS_PENDING) == "0"

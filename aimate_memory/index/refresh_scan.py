@@ -9,6 +9,7 @@ newest `max_file_bytes` are indexed, never reported as an error.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
@@ -106,10 +107,32 @@ def newest_part(body: str, max_bytes: int) -> str:
     return tail[line + 1 :] if line >= 0 else tail
 
 
+INDEXED_COLUMNS = "SELECT path, id, mtime_ns, size, file_hash FROM memories"
+
+
 def indexed_files(conn: sqlean.Connection) -> dict[str, IndexedFile]:
     """The files the index holds memories of, by path, as they were when read."""
-    rows = conn.execute("SELECT path, id, mtime_ns, size, file_hash FROM memories")
+    return {row[0]: IndexedFile._make(row) for row in conn.execute(INDEXED_COLUMNS)}
+
+
+def indexed_where(conn: sqlean.Connection, column: str, values: Iterable[str]) -> dict[str, IndexedFile]:
+    """`indexed_files` of the memories whose `column` ("path" or "id", both unique) is one of `values`: what a
+    refresh of named files needs of the index (their own rows, and the holders of the ids they now say).
+    Read whole, the rows of 10,000 memories cost each such refresh ~22 ms of CPU, two a `remember`
+    (docs/benchmarks.md, "Remember and the daemon's memory at 10,000")."""
+    if column not in ("path", "id"):
+        raise ValueError(f"not a unique column of memories: {column}")
+    rows = conn.execute(f"{INDEXED_COLUMNS} WHERE {column} IN (SELECT value FROM json_each(?))", (json_list(values),))
     return {row[0]: IndexedFile._make(row) for row in rows}
+
+
+def json_list(values: Iterable[str]) -> str:
+    return json.dumps(sorted(set(values)), ensure_ascii=False)
+
+
+def only_files(paths: Iterable[str]) -> bool:
+    """Whether every changed path names a memory file, none a folder (`expand_scope`)."""
+    return all(path.strip("/").endswith(".md") for path in paths)
 
 
 def error_records(conn: sqlean.Connection) -> dict[str, ErrorRecord]:

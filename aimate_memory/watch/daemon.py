@@ -82,6 +82,10 @@ log = logging.getLogger("aimate.daemon")
 
 DEFAULT_TIMEOUT = 120.0  # seconds a queued request waits for its task unless it sends `timeout`
 IDLE_SETTLE_SECONDS = 1.0  # no task for this long after some ran: give memory back (`_release_memory`)
+# … and between two requests once they have come closer than that for this long: a steady stream (an assistant's
+# calls, a bench) otherwise held whatever it freed until it stopped (docs/benchmarks.md, "Remember and the
+# daemon's memory at 10,000").
+BUSY_RELEASE_SECONDS = 15.0
 LONG_IDLE_SECONDS = 300.0  # no request for this long: give back what makes bulk work fast too (`_schedule_leaving`)
 WARM_BATCH = 8  # texts embedded a task while the daemon warms its searches: a request waits for one batch at most
 
@@ -223,7 +227,9 @@ class Daemon:
             self.autosync.start()
             self.learned.start()  # after the start-up syncs: an import is queued behind them
             self._schedule_leaving()
-            self.tasks.run_until_stopped(on_idle=self._release_memory, settle=IDLE_SETTLE_SECONDS)
+            self.tasks.run_until_stopped(
+                on_idle=self._release_memory, settle=IDLE_SETTLE_SECONDS, busy_limit=BUSY_RELEASE_SECONDS
+            )
         finally:
             self._shutdown()
         log.info("daemon stopped")

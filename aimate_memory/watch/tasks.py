@@ -92,18 +92,28 @@ class TaskQueue:
     def __len__(self) -> int:
         return self._queue.qsize()
 
-    def run_until_stopped(self, on_idle: Callable[[], None] | None = None, settle: float = 1.0) -> None:
+    def run_until_stopped(
+        self, on_idle: Callable[[], None] | None = None, settle: float = 1.0, busy_limit: float | None = None
+    ) -> None:
         """Run the queued tasks in order until `stop`. `on_idle`: called once when the queue has stayed empty
         for `settle` seconds after a task ran — after a burst of requests, not between two of them, and not
-        again until another task runs (idle is still blocked on the queue: no polling)."""
-        ran = False
+        again until another task runs (idle is still blocked on the queue: no polling). `busy_limit`: also
+        called between two tasks when the queue is empty and tasks have run for that many seconds without it —
+        requests a little less than `settle` apart, for minutes, never left a pause."""
+        ran, busy_since = False, 0.0
         while not self.stopping.is_set():
+            if ran and busy_limit is not None and self._queue.empty() and time.monotonic() - busy_since >= busy_limit:
+                ran = False
+                self._idle(on_idle)
+                continue
             try:
                 task = self._queue.get(timeout=settle if ran and on_idle is not None else None)
             except queue.Empty:
                 ran = False
                 self._idle(on_idle)
                 continue
+            if not ran:
+                busy_since = time.monotonic()  # a burst begins (or the first task after the idle step)
             if task is None or self.stopping.is_set():
                 if task is not None:
                     task.finish(dict(STOPPING))

@@ -308,3 +308,30 @@ def test_vectors_of_an_older_bundled_minilm_are_all_embedded_again(
     assert reembedded(system), (home / "state" / "reembed.log").read_text()
     assert index.conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] == chunks
     assert ranked_titles(system, "会话缓存用的是什么")[0] == "选用 Redis 做会话缓存"
+
+
+@pytest.mark.parametrize("title", ["数据库迁移规范", "Deploy checklist"])
+def test_a_refresh_of_named_files_still_finds_who_else_holds_their_id(
+    system: MemorySystem, home: Path, title: str
+) -> None:
+    """A refresh of named files (a write's, the watcher's) reads the index's rows for those paths and for the
+    ids the files say, not every row (index/refresh.py): a copy named alone is still a duplicate of the file
+    it was copied from, and becomes the memory once that file is gone — as with every row read."""
+    system.refresh()
+    index = system.store.index_for(system.global_vault)
+    memory = next(m for m in system.memories.scan().memories if m.title == title)
+    vault = home / "memory"
+    copy = (Path("archive") / memory.rel_path).as_posix()
+    (vault / copy).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(vault / memory.rel_path, vault / copy)
+    report = index.refresh(paths=[copy])
+    assert (report.errors, report.added) == (1, 0)  # a duplicate: the original holds the id, not named
+    reason = index.conn.execute("SELECT reason FROM file_errors WHERE path = ?", (copy,)).fetchone()[0]
+    assert memory.rel_path.as_posix() in reason
+    (vault / memory.rel_path).unlink()
+    assert index.refresh(paths=[memory.rel_path.as_posix()]).deleted == 1
+    report = index.refresh(paths=[copy])
+    assert (report.errors, report.added) == (0, 1)
+    indexed = {m.id: m.rel_path.as_posix() for m in system.query(MemoryFilter(statuses=()))}
+    assert indexed[memory.id] == copy
+    assert index.refresh().changed == 0  # the full walk agrees with what the named refreshes did

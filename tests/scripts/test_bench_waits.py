@@ -40,8 +40,10 @@ def test_the_table_names_every_wait_with_its_load_and_the_vault_size() -> None:
         "conflict_check_ms": {"core_and_decisions": 309, "p50": 10.0, "p95": 40.0},
         "first_index_s": 30.0,
         "daemon_rss_mb": 240.0,
+        "daemon_rss_busy_mb": 262.5,
     }
     printed = table(result)
+    assert "daemon RSS 240.0 MB (262.5 MB right after the last answer)" in printed  # after the idle step, and before
     assert "1650 generated memories" in printed and "load cold 3.2→4.1" in printed
     commands = ("remember", "list", "show", "context", "review", "stale", "timeline", "search")
     for name in (*commands, *(f"hook {k}" for k in HOOKS), MCP_REMEMBER):

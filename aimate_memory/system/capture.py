@@ -438,6 +438,8 @@ class Capture:
         # Searchable, by keywords and vectors, when the command returns: not left to the next command's sync.
         self._store.index_written(vault, [change.path for change in changes])
         watch.lap("index")
+        if self._store.after_answer is not None:  # the daemon: what the next request would embed of it, now
+            self._store.after_answer(lambda: self._retrieval.warm_written(vault, [memory.id]))
         action: CaptureAction = "written" if status == "active" else "pending"
         return CaptureResult(action, memory, old.id if old is not None else None, reason)
 

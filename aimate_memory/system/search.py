@@ -95,15 +95,16 @@ class Retrieval:
             return []
         return said_forms(self._store.readable_indexes, WARMED_SAID)
 
-    def warm_written(self, vault: Vault, ids: Sequence[str]) -> None:
-        """Embed what a search will embed of the memories `ids` just written to `vault` when a question in the
-        other script comes near them (`said_forms`): otherwise the next `remember` or search embeds it while its
-        caller waits (docs/design.md §12, "What a remember leaves for after its answer"). The same texts, the
-        same model: the vectors are the ones that search would have computed. Nothing without a loaded model."""
+    def warm_written(self, vault: Vault, ids: Sequence[str], bodies: Sequence[str] = ()) -> None:
+        """Embed what the next request will embed of the memories `ids` just written to `vault`: their `bodies`
+        as documents (a capture's candidates, `Capture._cosines`) and what a search reads of them when a
+        question in the other script comes near (`said_forms`) — otherwise embedded while the next caller
+        waits (docs/design.md §12, "What a remember leaves for after its answer"). The same texts, the same
+        model: the vectors are the ones those would have computed. Nothing without a loaded model."""
         from aimate_memory.retrieval.hybrid import said_forms
 
         if self._store.vectors_enabled and self._store.model_loaded:
-            self.warm_said(said_forms([self._store.index_for(vault)], WARMED_AFTER_WRITE, ids))
+            self.warm_said([*bodies, *said_forms([self._store.index_for(vault)], WARMED_AFTER_WRITE, ids)])
 
     def warm_said(self, texts: list[str]) -> None:
         """Embed `texts` now (kept by the embedder's memo: a search that reads them later embeds nothing).

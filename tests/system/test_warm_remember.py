@@ -214,9 +214,10 @@ def test_what_a_remember_leaves_for_after_its_answer(
     system: MemorySystem, language: str, home: Path, loaded_models: LazyEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A `remember` in a process that keeps serving (the daemon) leaves one piece of work for after its answer:
-    embedding what a question in the other script reads of the memory just written (docs/design.md §12, "What a
-    remember leaves for after its answer"). Done, the next search embeds none of it — and finds, scores and
-    orders what a fresh process finds; the memory itself was written and indexed before the answer."""
+    embedding the memory just written as a later capture's candidate and as a question in the other script
+    reads it (docs/design.md §12, "What a remember leaves for after its answer"). Done, the next search embeds
+    none of it — and finds, scores and orders what a fresh process finds; the memory itself was written and
+    indexed before the answer."""
     from aimate_memory.retrieval.hybrid import said_forms
 
     for text, kind in MEMORIES:
@@ -235,7 +236,8 @@ def test_what_a_remember_leaves_for_after_its_answer(
     monkeypatch.setattr(model, "embed", lambda texts: (embedded.extend(texts), embed(texts))[1])
     for work in left:
         work()
-    assert newest[0] in embedded  # new to this process: the next search would have embedded it
+    # New to this process: the next search would have embedded its form, the next capture its body.
+    assert newest[0] in embedded and written.memory.body.strip() in embedded
     embedded.clear()
     served = [(hit.memory.id, round(hit.score, 4)) for hit in system.search(question).results]
     assert written.memory.id in [memory_id for memory_id, _ in served] and newest[0] not in embedded

@@ -250,7 +250,7 @@ def run_served(command: str, fields: dict[str, Any], project: Path | None, globa
     if os.environ.get(NO_DAEMON_ENV) == "1" or not socket_path(aimate_home()).exists():
         return run_here(command, fields, project, global_only)
     try:
-        client = vault_client(project, global_only)
+        client = vault_client(project, global_only, meanwhile=import_printers)
         if client.remote is None:
             return None
         answer = ASK[command](client.remote, fields)
@@ -280,15 +280,21 @@ def vault_client(
     search_for: str | None = None,
     freshness: Freshness | None = None,
     needs_vault: bool = True,
+    meanwhile: Callable[[], object] | None = None,
 ) -> RoutedClient:
     """`cli.common.vault_client` without typer: the one client, the project's refused config keys said, a vault
     required unless the command makes it (`init`). `search_for`: the text the command will embed (its model
-    starts loading at once)."""
-    from aimate_memory.cli.progress import opener
+    starts loading at once); `meanwhile`: what this process does while the daemon works on the request."""
     from aimate_memory.watch.client import connect
 
-    opened = opener(project, global_only, search_for)
-    client = connect(None, project, global_only, open_system=opened, search_for=search_for, freshness=freshness)
+    def opened() -> MemorySystem:
+        from aimate_memory.cli.progress import opener  # its printing imports: only for a facade opened here
+
+        return opener(project, global_only, search_for)()
+
+    client = connect(
+        None, project, global_only, open_system=opened, search_for=search_for, freshness=freshness, meanwhile=meanwhile
+    )
     say_refused_config(client.roots)
     if needs_vault:
         client.require_vault()
@@ -307,6 +313,13 @@ def say_refused_config(roots: Roots) -> None:
     line = warning_once(roots.home, roots.project, f"cli:{os.getppid()}")
     if line:
         print_warning(line)
+
+
+def import_printers() -> None:
+    """What prints an answer (the renderers, the masking of secrets: ~30 ms of a command's imports), imported
+    while the daemon works on the request rather than before it is sent (docs/design.md §12, "What a remember
+    leaves for after its answer"): the command's own CPU then runs beside the daemon's, not ahead of it."""
+    import aimate_memory.cli.answers  # noqa: F401  (imported for its modules, kept by sys.modules)
 
 
 # -- each command: ask the daemon (raising Unavailable), then a printer of its answer ------------------

@@ -43,6 +43,7 @@ def daemon_call(
     global_only: bool = False,
     home: Path | None = None,
     timeout: float = 30.0,
+    meanwhile: Callable[[], object] | None = None,
 ) -> dict[str, Any] | None:
     """One op on the vaults of a project (`project`, else found from `cwd`, default the working directory)
     through a running daemon: its reply, or None when there is no daemon (or `AIMATE_NO_DAEMON=1`) or it
@@ -65,7 +66,7 @@ def daemon_call(
         "project": str(Path(project).expanduser().resolve()) if project else None,
         "global_only": global_only,
     }
-    reply = daemon_request(home, payload, timeout)
+    reply = daemon_request(home, payload, timeout, meanwhile)
     if reply is None:
         # A socket left by a daemon that was killed (SIGKILL, power loss) answers nobody: autostart asks the
         # instance lock, which a dead daemon does not hold, so a busy one is not started twice.
@@ -99,9 +100,14 @@ class DaemonClient:
         project: Path | None = None,
         global_only: bool = False,
         timeout: float = 30.0,
+        meanwhile: Callable[[], object] | None = None,
     ) -> DaemonClient:
+        """`meanwhile`: what the caller does while the daemon works on each request (`transport.daemon_request`)."""
+
         def call(op: str, fields: dict[str, Any]) -> dict[str, Any] | None:
-            return daemon_call(op, fields, cwd=cwd, project=project, global_only=global_only, timeout=timeout)
+            return daemon_call(
+                op, fields, cwd=cwd, project=project, global_only=global_only, timeout=timeout, meanwhile=meanwhile
+            )
 
         return cls(call)
 
@@ -187,12 +193,13 @@ def connect(
     timeout: float = 30.0,
     search_for: str | None = None,
     config_env: dict[str, str] | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> RoutedClient:
     """The client for the vaults seen from `cwd` (or of `project`, or the global one only). `daemon`: True
     asks the running daemon first, False never, or the proxy to ask; `open_system` overrides how the local
     facade is opened (default `system.opening.open_system`, with `search_for` preloading the model for that
     query, `config_env` overriding settings as environment variables do); `freshness` (default: sync every
-    read) for a long-lived face."""
+    read) for a long-lived face; `meanwhile`: what the face does while the daemon works on a request."""
     from aimate_memory.vault.roots import detect_roots
 
     roots = detect_roots(cwd=cwd, project=project, global_only=global_only)
@@ -203,5 +210,7 @@ def connect(
 
             return open_facade(project, global_only, search_for, cwd=cwd, config_env=config_env)
 
-    remote = DaemonClient.for_project(cwd, project, global_only, timeout) if daemon is True else daemon or None
+    remote = (
+        DaemonClient.for_project(cwd, project, global_only, timeout, meanwhile) if daemon is True else daemon or None
+    )
     return RoutedClient(roots, LocalClient(open_system, freshness), remote, register=register_project)

@@ -243,3 +243,14 @@ def test_what_a_remember_leaves_for_after_its_answer(
     assert written.memory.id in [memory_id for memory_id, _ in served] and newest[0] not in embedded
     with in_process(home, models=loaded_models) as fresh:
         assert [(hit.memory.id, round(hit.score, 4)) for hit in fresh.search(question).results] == served
+
+
+@pytest.mark.parametrize("language", sorted(LEFT_FOR_AFTER))
+def test_a_captures_own_vector_is_its_query_vector_bit_for_bit(loaded_models: LazyEmbedder, language: str) -> None:
+    """What the supersede cosines rely on (`Capture._cosines` takes the capture's vector from the search's query
+    path, kept, instead of embedding it again as a document): the two paths give the same vector, bit for bit,
+    for the default embedder — so no supersede decision moves."""
+    model = loaded_models.get()
+    assert model is not None
+    for text in (LEFT_FOR_AFTER[language][0], *(text for text, _ in MEMORIES)):
+        assert np.array_equal(model.embed_query(text), model.embed([text])[0]), text

@@ -323,6 +323,7 @@ def import_printers() -> None:
 
 
 # -- each command: ask the daemon (raising Unavailable), then a printer of its answer ------------------
+# Each imports its printer after asking: `import_printers` has imported it while the daemon worked.
 
 Printer = Callable[[], None]
 
@@ -339,56 +340,57 @@ def _list(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
 
 
 def _show(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
-    from aimate_memory.cli.answers import print_show
-
     args = {"ref": fields["argument"], "details": fields["details"], "no_refresh": fields["no_refresh"]}
     shown = remote.view("show", args)
+    from aimate_memory.cli.answers import print_show  # after the request: imported while the daemon works
+
     return lambda: print_show(shown, fields["as_json"], fields["details"])
 
 
 def _stale(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
+    answer = remote.view("stale", {"no_refresh": fields["no_refresh"]})
     from aimate_memory.cli.answers import print_stale_view
 
-    answer = remote.view("stale", {"no_refresh": fields["no_refresh"]})
     return lambda: print_stale_view(answer, fields["as_json"])
 
 
 def _context(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
+    built = remote.build_context(fields["argument"], fields["budget"])
     from aimate_memory.cli.answers import print_context
 
-    built = remote.build_context(fields["argument"], fields["budget"])
     return lambda: print_context(built, fields["as_json"])
 
 
 def _review(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
+    listed = remote.view("review", {"stale": not fields["as_json"]})
     from aimate_memory.cli.answers import print_review_list
 
-    listed = remote.view("review", {"stale": not fields["as_json"]})
     return lambda: print_review_list(listed, fields["as_json"])
 
 
 def _timeline(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
+    args = {"since": fields["since"], "limit": fields["limit"], "scope": fields["scope"]}
+    viewed = remote.view("timeline", args)
     from aimate_memory.cli.answers import print_timeline
     from aimate_memory.system.records import TimelineRecord
 
-    args = {"since": fields["since"], "limit": fields["limit"], "scope": fields["scope"]}
-    record = TimelineRecord.from_dict(remote.view("timeline", args))
+    record = TimelineRecord.from_dict(viewed)
     return lambda: print_timeline(record, fields["by"], fields["since"], fields["limit"], fields["as_json"])
 
 
 def _remember(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
-    from aimate_memory.cli.answers import print_capture
-
     chosen = ("confidence", "scope", "source", "thread", "kind", "force", "keep_both", "replaces")
     result = remote.remember(fields["argument"], **{key: fields[key] for key in chosen})
+    from aimate_memory.cli.answers import print_capture  # after the request: imported while the daemon works
+
     return lambda: print_capture(result, fields["as_json"])
 
 
 def _search(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
-    from aimate_memory.cli.answers import print_search
-
     # `where` None: the default filter, what the typer command builds without a filter option.
     found = remote.search(fields["argument"], fields["limit"], None, no_refresh=fields["no_refresh"])
+    from aimate_memory.cli.answers import print_search
+
     return lambda: print_search(found, fields["as_json"], fields["explain"], fields["started"])
 
 

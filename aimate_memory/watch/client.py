@@ -2,8 +2,8 @@
 `system.client.MemoryClient`), and `connect`, which gives every face its `system.client.RoutedClient` — routing to
 the daemon, the local facade as fallback, the project registered, the freshness the face needs.
 
-Light at import (the stdlib, `errors`, `records`, `transport`; `process` only to start a daemon): a hook the daemon
-answers imports no more.
+Light at import (the stdlib, `errors`, `transport`; `records` when a reply is read, `process` only to start a
+daemon): a hook the daemon answers imports no more.
 The request/reply shapes of every op are documented in `watch.server`."""
 
 from __future__ import annotations
@@ -15,19 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from aimate_memory.errors import AimateError
 from aimate_memory.system.client import Freshness, LocalClient, RoutedClient, Unavailable
-from aimate_memory.system.records import (
-    AppendRecord,
-    CaptureRecord,
-    ContextRecord,
-    SearchRecord,
-    where_to_dict,
-)
 from aimate_memory.watch.private_socket import socket_path
 from aimate_memory.watch.registry import register_project
 from aimate_memory.watch.transport import NO_DAEMON_ENV, daemon_request
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
+    from aimate_memory.system.records import AppendRecord, CaptureRecord, ContextRecord, SearchRecord
     from aimate_memory.vault.filters import MemoryFilter
 
 # One op and its fields → the daemon's reply (None: no daemon answered).
@@ -120,6 +114,8 @@ class DaemonClient:
     def search(
         self, query: str, limit: int = 10, where: MemoryFilter | None = None, *, no_refresh: bool = False
     ) -> SearchRecord:
+        from aimate_memory.system.records import SearchRecord, where_to_dict
+
         reply = self._ask("search", query=query, limit=limit, where=where_to_dict(where), no_refresh=no_refresh)
         return SearchRecord.from_dict({**reply, "query": query, "via": "daemon"})
 
@@ -128,6 +124,8 @@ class DaemonClient:
     ) -> ContextRecord:
         fields: dict[str, Any] = {"query": query} if query else {}
         fields.update({"budget": budget} if budget is not None else {"budget_setting": budget_setting})
+        from aimate_memory.system.records import ContextRecord
+
         return ContextRecord.from_dict(self._ask("context", **{k: v for k, v in fields.items() if v is not None}))
 
     def remember(
@@ -157,10 +155,14 @@ class DaemonClient:
         fields = {"text": text, "source": source, **{k: v for k, v in optional.items() if v is not None}}
         chosen = {"keep_both": True} if keep_both else {}  # only when set: an older daemon refuses the field
         reply = self._ask("remember", **fields, **chosen, force=force)
+        from aimate_memory.system.records import CaptureRecord
+
         return CaptureRecord.from_dict(reply.get("result") or {})
 
     def add_conversation(self, role: str, content: str, *, session: str | None = None) -> AppendRecord:
         reply = self._ask("converse", role=role, content=content, session=session)
+        from aimate_memory.system.records import AppendRecord
+
         return AppendRecord.from_dict(reply.get("result") or {})
 
     def end_session(self, *, session: str | None = None) -> bool:

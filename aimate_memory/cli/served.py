@@ -250,7 +250,7 @@ def run_served(command: str, fields: dict[str, Any], project: Path | None, globa
     if os.environ.get(NO_DAEMON_ENV) == "1" or not socket_path(aimate_home()).exists():
         return run_here(command, fields, project, global_only)
     try:
-        client = vault_client(project, global_only)
+        client = vault_client(project, global_only, meanwhile=import_printers)
         if client.remote is None:
             return None
         answer = ASK[command](client.remote, fields)
@@ -280,15 +280,21 @@ def vault_client(
     search_for: str | None = None,
     freshness: Freshness | None = None,
     needs_vault: bool = True,
+    meanwhile: Callable[[], object] | None = None,
 ) -> RoutedClient:
     """`cli.common.vault_client` without typer: the one client, the project's refused config keys said, a vault
     required unless the command makes it (`init`). `search_for`: the text the command will embed (its model
-    starts loading at once)."""
-    from aimate_memory.cli.progress import opener
+    starts loading at once); `meanwhile`: what this process does while the daemon works on the request."""
     from aimate_memory.watch.client import connect
 
-    opened = opener(project, global_only, search_for)
-    client = connect(None, project, global_only, open_system=opened, search_for=search_for, freshness=freshness)
+    def opened() -> MemorySystem:
+        from aimate_memory.cli.progress import opener  # its printing imports: only for a facade opened here
+
+        return opener(project, global_only, search_for)()
+
+    client = connect(
+        None, project, global_only, open_system=opened, search_for=search_for, freshness=freshness, meanwhile=meanwhile
+    )
     say_refused_config(client.roots)
     if needs_vault:
         client.require_vault()
@@ -309,7 +315,15 @@ def say_refused_config(roots: Roots) -> None:
         print_warning(line)
 
 
+def import_printers() -> None:
+    """What prints an answer (the renderers, the masking of secrets: ~30 ms of a command's imports), imported
+    while the daemon works on the request rather than before it is sent (docs/design.md §12, "What a remember
+    leaves for after its answer"): the command's own CPU then runs beside the daemon's, not ahead of it."""
+    import aimate_memory.cli.answers  # noqa: F401  (imported for its modules, kept by sys.modules)
+
+
 # -- each command: ask the daemon (raising Unavailable), then a printer of its answer ------------------
+# Each imports its printer after asking: `import_printers` has imported it while the daemon worked.
 
 Printer = Callable[[], None]
 
@@ -326,56 +340,57 @@ def _list(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
 
 
 def _show(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
-    from aimate_memory.cli.answers import print_show
-
     args = {"ref": fields["argument"], "details": fields["details"], "no_refresh": fields["no_refresh"]}
     shown = remote.view("show", args)
+    from aimate_memory.cli.answers import print_show  # after the request: imported while the daemon works
+
     return lambda: print_show(shown, fields["as_json"], fields["details"])
 
 
 def _stale(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
+    answer = remote.view("stale", {"no_refresh": fields["no_refresh"]})
     from aimate_memory.cli.answers import print_stale_view
 
-    answer = remote.view("stale", {"no_refresh": fields["no_refresh"]})
     return lambda: print_stale_view(answer, fields["as_json"])
 
 
 def _context(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
+    built = remote.build_context(fields["argument"], fields["budget"])
     from aimate_memory.cli.answers import print_context
 
-    built = remote.build_context(fields["argument"], fields["budget"])
     return lambda: print_context(built, fields["as_json"])
 
 
 def _review(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
+    listed = remote.view("review", {"stale": not fields["as_json"]})
     from aimate_memory.cli.answers import print_review_list
 
-    listed = remote.view("review", {"stale": not fields["as_json"]})
     return lambda: print_review_list(listed, fields["as_json"])
 
 
 def _timeline(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
+    args = {"since": fields["since"], "limit": fields["limit"], "scope": fields["scope"]}
+    viewed = remote.view("timeline", args)
     from aimate_memory.cli.answers import print_timeline
     from aimate_memory.system.records import TimelineRecord
 
-    args = {"since": fields["since"], "limit": fields["limit"], "scope": fields["scope"]}
-    record = TimelineRecord.from_dict(remote.view("timeline", args))
+    record = TimelineRecord.from_dict(viewed)
     return lambda: print_timeline(record, fields["by"], fields["since"], fields["limit"], fields["as_json"])
 
 
 def _remember(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
-    from aimate_memory.cli.answers import print_capture
-
     chosen = ("confidence", "scope", "source", "thread", "kind", "force", "keep_both", "replaces")
     result = remote.remember(fields["argument"], **{key: fields[key] for key in chosen})
+    from aimate_memory.cli.answers import print_capture  # after the request: imported while the daemon works
+
     return lambda: print_capture(result, fields["as_json"])
 
 
 def _search(remote: MemoryClient, fields: dict[str, Any]) -> Printer:
-    from aimate_memory.cli.answers import print_search
-
     # `where` None: the default filter, what the typer command builds without a filter option.
     found = remote.search(fields["argument"], fields["limit"], None, no_refresh=fields["no_refresh"])
+    from aimate_memory.cli.answers import print_search
+
     return lambda: print_search(found, fields["as_json"], fields["explain"], fields["started"])
 
 

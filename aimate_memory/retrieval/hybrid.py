@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 from typing import TypeVar
@@ -590,17 +590,19 @@ def _with_translation(indexes: list[MemoryIndex], vector: Ranked, cross: np.ndar
     return Ranked(vector.ids, scores, vector.chunks)
 
 
-def said_forms(indexes: list[MemoryIndex], limit: int) -> list[str]:
-    """What a search embeds of the newest `limit` active chunks of `indexes` when they are in the other script
-    than its question: a non-Latin chunk said in English (`_in_english`), a Latin one with what the software it
-    names is (`_named`, only when it names some). Embedded ahead of the first question (`Retrieval.warm_said`),
-    the vectors are the ones the search would have computed — the same texts, the same model."""
+def said_forms(indexes: list[MemoryIndex], limit: int, ids: Sequence[str] | None = None) -> list[str]:
+    """What a search embeds of the newest `limit` active chunks of `indexes` (of the memories `ids` only, when
+    given: one just written) when they are in the other script than its question: a non-Latin chunk said in
+    English (`_in_english`), a Latin one with what the software it names is (`_named`, only when it names
+    some). Embedded ahead of the question (`Retrieval.warm_said`), the vectors are the ones the search would
+    have computed — the same texts, the same model."""
     texts: list[str] = []
+    chosen = f"AND m.id IN ({', '.join('?' * len(ids))}) " if ids is not None else ""
     for index in indexes:
         rows = index.conn.execute(
             "SELECT c.text, c.script FROM chunks c JOIN memories m ON m.rowid = c.memory_rowid "
-            "WHERE m.status = 'active' ORDER BY m.updated_ts DESC, c.ordinal LIMIT ?",
-            (limit,),
+            f"WHERE m.status = 'active' {chosen}ORDER BY m.updated_ts DESC, c.ordinal LIMIT ?",
+            (*(ids or ()), limit),
         ).fetchall()
         for text, script in rows:
             said = _named_said(text) if script == "latin" else _in_english_said(text)

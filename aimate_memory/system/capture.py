@@ -376,8 +376,12 @@ class Capture:
         if embedder is None or not understands(embedder.languages, script_of(text)):
             return [None] * len(others)
         readable = [understands(embedder.languages, script_of(other)) for other in others]
-        vectors = self._store.embedder.embed_documents([text, *others])  # unit rows, each text embedded once
-        return [float(vectors[0] @ vectors[n + 1]) if ok else None for n, ok in enumerate(readable)]
+        vectors = self._store.embedder.embed_documents(others)  # unit rows, each body embedded once per process
+        # The capture's own vector is the supersede search's, kept (`embed_query` is `embed([text])[0]`): not
+        # embedded again as a document while the person waits. A daemon embeds it as one after its answer,
+        # for when this memory is the next capture's candidate (`_leave_for_after`).
+        own = self._store.embedder.embed_query(text)
+        return [float(own @ row) if ok else None for row, ok in zip(vectors, readable, strict=True)]
 
     def _write_capture(
         self,
@@ -438,8 +442,18 @@ class Capture:
         # Searchable, by keywords and vectors, when the command returns: not left to the next command's sync.
         self._store.index_written(vault, [change.path for change in changes])
         watch.lap("index")
+        self._leave_for_after(vault, memory)
         action: CaptureAction = "written" if status == "active" else "pending"
         return CaptureResult(action, memory, old.id if old is not None else None, reason)
+
+    def _leave_for_after(self, vault: Vault, memory: Memory) -> None:
+        """In a process that keeps serving (the daemon: `Store.after_answer`), what the next request would embed
+        of the memory just written — its body as a document (when it is that capture's candidate) and its
+        cross-script forms (when a question in the other script comes near it) — embedded after this answer,
+        not while the next caller waits (docs/design.md §12, "What a remember leaves for after its answer")."""
+        if self._store.after_answer is not None:
+            body = memory.body.strip()
+            self._store.after_answer(lambda: self._retrieval.warm_written(vault, [memory.id], [body]))
 
     def propose_from_session(
         self, session_id: str, turns: Sequence[tuple[str, str]], key: str | None = None

@@ -15,8 +15,9 @@ It owns three rules that each face used to implement its own way (docs/architect
 
 The records crossing the boundary are `system.records`; the daemon proxy is `watch.client.DaemonClient`,
 and `watch.client.connect` wires the three together (the watcher and the registry live in `watch/`, above
-this layer). Only the standard library and `records` at import time: a hook the daemon answers never
-imports the facade."""
+this layer). Only the standard library at import time, `records` when a verb runs here: a hook the daemon
+answers never imports the facade, and a command the daemon answers imports the records while the daemon works
+(`cli.served.import_printers`)."""
 
 from __future__ import annotations
 
@@ -27,10 +28,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from aimate_memory.errors import NotFoundError
-from aimate_memory.system.records import AppendRecord, CaptureRecord, ContextRecord, SearchRecord
 
 if TYPE_CHECKING:
     from aimate_memory.system.facade import MemorySystem
+    from aimate_memory.system.records import AppendRecord, CaptureRecord, ContextRecord, SearchRecord
     from aimate_memory.vault.filters import MemoryFilter
     from aimate_memory.vault.roots import Roots
 
@@ -141,6 +142,8 @@ class LocalClient:
         if no_refresh and not system.store.has_index:
             # Reading would create an empty index.db and fail on its missing tables.
             raise NotFoundError("there is no index yet", "run `aimate mem index`, or drop --no-refresh")
+        from aimate_memory.system.records import SearchRecord
+
         return SearchRecord.of(system.search(query, limit, where), system.vaults, via="in-process")
 
     def build_context(
@@ -149,6 +152,8 @@ class LocalClient:
         system = self.fresh()
         if budget is None and budget_setting:
             budget = int(system.config.get(budget_setting))
+        from aimate_memory.system.records import ContextRecord
+
         return ContextRecord.of(system.build_context(query, budget))
 
     def remember(
@@ -184,9 +189,13 @@ class LocalClient:
                 keep_both=keep_both,
                 replaces=replaces,
             )
+        from aimate_memory.system.records import CaptureRecord
+
         return CaptureRecord.of(result)
 
     def add_conversation(self, role: str, content: str, *, session: str | None = None) -> AppendRecord:
+        from aimate_memory.system.records import AppendRecord
+
         return AppendRecord.of(self.system.add_conversation(role, content, session=session))
 
     def end_session(self, *, session: str | None = None) -> bool:

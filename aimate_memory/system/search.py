@@ -15,11 +15,12 @@ from aimate_memory.vault.model import Memory
 from aimate_memory.vault.roots import Roots
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from datetime import datetime
 
     from aimate_memory.retrieval.evaluation import EvalReport
     from aimate_memory.retrieval.hybrid import SearchResponse
+    from aimate_memory.vault.store import Vault
 
 
 Row = tuple[str, dict[str, Any]]
@@ -29,6 +30,9 @@ NOT_BROKEN_KINDS = frozenset({"Excluded"})
 # request reads twice"): half the embedder's document memo (embedding/lazy.py MEMO_SIZE), so the forms stay kept
 # beside what requests embed meanwhile.
 WARMED_SAID = 512
+# Chunks of a memory just written whose cross-script forms a daemon embeds after answering (`warm_written`): a
+# sentence or a few is one chunk; a longer note's first chunks are what a question lands on most.
+WARMED_AFTER_WRITE = 8
 NAMED_BROKEN = 3  # a warning names this many files; `aimate mem diagnose` lists them all
 NEWEST_FIRST: dict[str, Callable[[Memory], datetime]] = {
     "updated": lambda memory: memory.updated_at,
@@ -90,6 +94,17 @@ class Retrieval:
         if not self._store.vectors_enabled or not self._store.has_index:
             return []
         return said_forms(self._store.readable_indexes, WARMED_SAID)
+
+    def warm_written(self, vault: Vault, ids: Sequence[str], bodies: Sequence[str] = ()) -> None:
+        """Embed what the next request will embed of the memories `ids` just written to `vault`: their `bodies`
+        as documents (a capture's candidates, `Capture._cosines`) and what a search reads of them when a
+        question in the other script comes near (`said_forms`) — otherwise embedded while the next caller
+        waits (docs/design.md §12, "What a remember leaves for after its answer"). The same texts, the same
+        model: the vectors are the ones those would have computed. Nothing without a loaded model."""
+        from aimate_memory.retrieval.hybrid import said_forms
+
+        if self._store.vectors_enabled and self._store.model_loaded:
+            self.warm_said([*bodies, *said_forms([self._store.index_for(vault)], WARMED_AFTER_WRITE, ids)])
 
     def warm_said(self, texts: list[str]) -> None:
         """Embed `texts` now (kept by the embedder's memo: a search that reads them later embeds nothing).

@@ -68,6 +68,10 @@ class Store:
         #: Set by a process that answers before it commits (the daemon: `watch.commits`): takes the commit
         #: of a `record(..., deferrable=True)` to run once the caller has its answer.
         self.defer_commit: Callable[[Callable[[], object]], None] | None = None
+        #: Set by a process that keeps serving after it answers (the daemon: a task of its own queue): takes
+        #: work a write leaves for the next request — never the write's own — to run once the caller has its
+        #: answer (docs/design.md §12, "What a remember leaves for after its answer").
+        self.after_answer: Callable[[Callable[[], object]], None] | None = None
         self._indexes: dict[Scope, MemoryIndex] = {}
         self._embedder = embedder
         self.project_files: ProjectFiles | None = None

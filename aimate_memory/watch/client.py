@@ -2,7 +2,8 @@
 `system.client.MemoryClient`), and `connect`, which gives every face its `system.client.RoutedClient` — routing to
 the daemon, the local facade as fallback, the project registered, the freshness the face needs.
 
-Light at import (the stdlib, `errors`, `records`, `transport`): a hook the daemon answers imports no more.
+Light at import (the stdlib, `errors`, `transport`; `records` when a reply is read, `process` only to start a
+daemon): a hook the daemon answers imports no more.
 The request/reply shapes of every op are documented in `watch.server`."""
 
 from __future__ import annotations
@@ -14,20 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from aimate_memory.errors import AimateError
 from aimate_memory.system.client import Freshness, LocalClient, RoutedClient, Unavailable
-from aimate_memory.system.records import (
-    AppendRecord,
-    CaptureRecord,
-    ContextRecord,
-    SearchRecord,
-    where_to_dict,
-)
 from aimate_memory.watch.private_socket import socket_path
-from aimate_memory.watch.process import autostart
 from aimate_memory.watch.registry import register_project
 from aimate_memory.watch.transport import NO_DAEMON_ENV, daemon_request
 
 if TYPE_CHECKING:
     from aimate_memory.system import MemorySystem
+    from aimate_memory.system.records import AppendRecord, CaptureRecord, ContextRecord, SearchRecord
     from aimate_memory.vault.filters import MemoryFilter
 
 # One op and its fields → the daemon's reply (None: no daemon answered).
@@ -43,6 +37,7 @@ def daemon_call(
     global_only: bool = False,
     home: Path | None = None,
     timeout: float = 30.0,
+    meanwhile: Callable[[], object] | None = None,
 ) -> dict[str, Any] | None:
     """One op on the vaults of a project (`project`, else found from `cwd`, default the working directory)
     through a running daemon: its reply, or None when there is no daemon (or `AIMATE_NO_DAEMON=1`) or it
@@ -56,7 +51,7 @@ def daemon_call(
     if os.environ.get(NO_DAEMON_ENV) == "1":
         return None
     if not socket_path(home).exists():
-        autostart(home)
+        _autostart(home)
         return None
     payload = {
         "op": op,
@@ -65,17 +60,25 @@ def daemon_call(
         "project": str(Path(project).expanduser().resolve()) if project else None,
         "global_only": global_only,
     }
-    reply = daemon_request(home, payload, timeout)
+    reply = daemon_request(home, payload, timeout, meanwhile)
     if reply is None:
         # A socket left by a daemon that was killed (SIGKILL, power loss) answers nobody: autostart asks the
         # instance lock, which a dead daemon does not hold, so a busy one is not started twice.
-        autostart(home)
+        _autostart(home)
         return None
     if not reply.get("ok"):
         if reply.get("kind") == "AimateError":
             raise AimateError(str(reply.get("error")), reply.get("hint"))
         return None  # the daemon failed: do the work here
     return reply
+
+
+def _autostart(home: Path) -> None:
+    """`watch.process.autostart`, imported when no daemon answered: its imports (subprocess, signal, the
+    daemon's paths) were ~8 ms of every command a daemon answers (issue 38)."""
+    from aimate_memory.watch.process import autostart
+
+    autostart(home)
 
 
 class DaemonClient:
@@ -91,9 +94,14 @@ class DaemonClient:
         project: Path | None = None,
         global_only: bool = False,
         timeout: float = 30.0,
+        meanwhile: Callable[[], object] | None = None,
     ) -> DaemonClient:
+        """`meanwhile`: what the caller does while the daemon works on each request (`transport.daemon_request`)."""
+
         def call(op: str, fields: dict[str, Any]) -> dict[str, Any] | None:
-            return daemon_call(op, fields, cwd=cwd, project=project, global_only=global_only, timeout=timeout)
+            return daemon_call(
+                op, fields, cwd=cwd, project=project, global_only=global_only, timeout=timeout, meanwhile=meanwhile
+            )
 
         return cls(call)
 
@@ -106,6 +114,8 @@ class DaemonClient:
     def search(
         self, query: str, limit: int = 10, where: MemoryFilter | None = None, *, no_refresh: bool = False
     ) -> SearchRecord:
+        from aimate_memory.system.records import SearchRecord, where_to_dict
+
         reply = self._ask("search", query=query, limit=limit, where=where_to_dict(where), no_refresh=no_refresh)
         return SearchRecord.from_dict({**reply, "query": query, "via": "daemon"})
 
@@ -114,6 +124,8 @@ class DaemonClient:
     ) -> ContextRecord:
         fields: dict[str, Any] = {"query": query} if query else {}
         fields.update({"budget": budget} if budget is not None else {"budget_setting": budget_setting})
+        from aimate_memory.system.records import ContextRecord
+
         return ContextRecord.from_dict(self._ask("context", **{k: v for k, v in fields.items() if v is not None}))
 
     def remember(
@@ -143,10 +155,14 @@ class DaemonClient:
         fields = {"text": text, "source": source, **{k: v for k, v in optional.items() if v is not None}}
         chosen = {"keep_both": True} if keep_both else {}  # only when set: an older daemon refuses the field
         reply = self._ask("remember", **fields, **chosen, force=force)
+        from aimate_memory.system.records import CaptureRecord
+
         return CaptureRecord.from_dict(reply.get("result") or {})
 
     def add_conversation(self, role: str, content: str, *, session: str | None = None) -> AppendRecord:
         reply = self._ask("converse", role=role, content=content, session=session)
+        from aimate_memory.system.records import AppendRecord
+
         return AppendRecord.from_dict(reply.get("result") or {})
 
     def end_session(self, *, session: str | None = None) -> bool:
@@ -179,12 +195,13 @@ def connect(
     timeout: float = 30.0,
     search_for: str | None = None,
     config_env: dict[str, str] | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> RoutedClient:
     """The client for the vaults seen from `cwd` (or of `project`, or the global one only). `daemon`: True
     asks the running daemon first, False never, or the proxy to ask; `open_system` overrides how the local
     facade is opened (default `system.opening.open_system`, with `search_for` preloading the model for that
     query, `config_env` overriding settings as environment variables do); `freshness` (default: sync every
-    read) for a long-lived face."""
+    read) for a long-lived face; `meanwhile`: what the face does while the daemon works on a request."""
     from aimate_memory.vault.roots import detect_roots
 
     roots = detect_roots(cwd=cwd, project=project, global_only=global_only)
@@ -195,5 +212,7 @@ def connect(
 
             return open_facade(project, global_only, search_for, cwd=cwd, config_env=config_env)
 
-    remote = DaemonClient.for_project(cwd, project, global_only, timeout) if daemon is True else daemon or None
+    remote = (
+        DaemonClient.for_project(cwd, project, global_only, timeout, meanwhile) if daemon is True else daemon or None
+    )
     return RoutedClient(roots, LocalClient(open_system, freshness), remote, register=register_project)

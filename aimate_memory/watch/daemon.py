@@ -241,6 +241,16 @@ class Daemon:
 
     def _on_open(self, system: MemorySystem) -> None:
         system.store.defer_commit = self.commits.add  # answer a write first, commit it next (`watch.commits`)
+        system.store.after_answer = self._after_answer  # then what it leaves for the next request, ahead
+
+    def _after_answer(self, work: Callable[[], object]) -> None:
+        """A task behind the answer for what a write leaves the next request (`Store.after_answer`)."""
+
+        def run() -> Result:
+            work()
+            return {"ok": True}
+
+        self.tasks.put("after answer", run)
 
     def _shutdown(self) -> None:
         self.commits.run_all()  # owed for writes already answered: before the vaults close

@@ -11,7 +11,6 @@ where another local user can create that name first, which is why it is checked,
 
 from __future__ import annotations
 
-import hashlib
 import os
 import socket
 import stat
@@ -53,6 +52,8 @@ def socket_path(home: Path) -> Path:
     path = Path(home) / STATE_DIR / SOCKET_NAME
     if len(os.fsencode(str(path))) <= MAX_SOCKET_PATH:
         return path
+    import hashlib  # only for such a home: with OpenSSL's, ~10 ms of every command a daemon answers (issue 38)
+
     digest = hashlib.sha256(os.fsencode(str(Path(home).resolve()))).hexdigest()[:16]
     return runtime_folder() / f"{digest}.sock"
 

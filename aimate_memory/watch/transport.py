@@ -27,6 +27,7 @@ from aimate_memory.watch.private_socket import (
 
 if TYPE_CHECKING:
     import logging
+    from collections.abc import Callable
 
 MAX_REQUEST_BYTES = 1 << 20  # one request line, newline included; the server refuses longer ones
 NO_DAEMON_ENV = "AIMATE_NO_DAEMON"  # "1": never ask the daemon (tests, a person debugging)
@@ -45,14 +46,19 @@ class Exchange(NamedTuple):
     peer_pid: int | None  # who answered, as the kernel says (None where it cannot tell)
 
 
-def daemon_request(home: Path, payload: dict[str, Any], timeout: float = 30.0) -> dict[str, Any] | None:
+def daemon_request(
+    home: Path, payload: dict[str, Any], timeout: float = 30.0, meanwhile: Callable[[], object] | None = None
+) -> dict[str, Any] | None:
     """Send one request; the reply, or None when no daemon of this user is listening (or it did not answer
-    in time, or the request is too long to send: the caller does the work itself)."""
-    exchange = daemon_exchange(home, payload, timeout)
+    in time, or the request is too long to send: the caller does the work itself). `meanwhile`: run once the
+    request is sent, while the daemon works on it (a command importing what prints the answer)."""
+    exchange = daemon_exchange(home, payload, timeout, meanwhile)
     return None if exchange is None else exchange.reply
 
 
-def daemon_exchange(home: Path, payload: dict[str, Any], timeout: float = 30.0) -> Exchange | None:
+def daemon_exchange(
+    home: Path, payload: dict[str, Any], timeout: float = 30.0, meanwhile: Callable[[], object] | None = None
+) -> Exchange | None:
     """`daemon_request`, saying which process answered. Nothing is sent unless the socket's folder is this
     user's own and the kernel says the listener runs as this user (docs/reliability.md, "Security")."""
     path = socket_path(home)
@@ -84,6 +90,8 @@ def daemon_exchange(home: Path, payload: dict[str, Any], timeout: float = 30.0) 
             return None
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             sock.sendall(line)  # a daemon refusing the request closes early: its reply is still read
+        if meanwhile is not None:
+            meanwhile()
         raw = _read_reply(sock)
         reply = json.loads(raw) if raw.strip() else None
         return Exchange(reply, peer.pid if peer else None) if isinstance(reply, dict) else None

@@ -413,3 +413,48 @@ def test_the_session_commands_are_answered_here_as_the_typer_app_answers_them(
         if args[1] == "show" and "--json" not in args:
             assert "我们决定用 pnpm 部署" in answers[0][1] and "The deploy scripts live in scripts/" in answers[0][1]
     assert answers[0] == (0, "X  ended   X     2 turns  部署流程\n1 session(s)\n")
+
+
+def test_a_served_command_imports_its_printer_while_the_daemon_works(tmp_path: Path) -> None:
+    """`meanwhile` (what prints the answer, `cli.served.import_printers`) runs once the request is on the
+    daemon's socket and before its reply is read: the command's imports run beside the daemon's work, and the
+    reply is the daemon's, whole. A real Unix socket, answered by a listener of this user."""
+    import socket
+    import threading
+
+    from aimate_memory.watch.private_socket import ensure_socket_folder
+    from aimate_memory.watch.transport import daemon_request
+
+    home = tmp_path / "home"
+    path = ensure_socket_folder(home)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)
+    texts = ("We decided to use Redis", "我们决定用 Redis")
+    received, go_on = threading.Event(), threading.Event()
+
+    def serve() -> None:
+        for _ in texts:
+            conn, _ = listener.accept()
+            with conn:
+                request = conn.makefile("rb").readline()
+                received.set()
+                go_on.wait(10)
+                conn.sendall(json.dumps({"ok": True, "echo": json.loads(request)["text"]}).encode() + b"\n")
+
+    threading.Thread(target=serve, daemon=True).start()
+    seen: list[bool] = []
+
+    def meanwhile() -> None:
+        seen.append(received.wait(10))  # the daemon has the request while this runs
+        received.clear()
+        go_on.set()
+
+    try:
+        for text in texts:
+            go_on.clear()
+            reply = daemon_request(home, {"op": "remember", "text": text}, timeout=10, meanwhile=meanwhile)
+            assert reply == {"ok": True, "echo": text}
+        assert seen == [True, True]
+    finally:
+        listener.close()

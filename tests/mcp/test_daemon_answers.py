@@ -15,11 +15,13 @@ from tests.watch.test_daemon_process import daemon  # noqa: F401  (the fixture)
 
 
 def _tasks_since(home: Path, started: float) -> list[str]:
-    """The faces' requests the daemon finished since `started`. A remember's git commit follows its answer as the
-    daemon's own `commit` task (docs/design.md §12), finishing whenever a loaded machine lets it: not a face's."""
+    """The faces' requests the daemon finished since `started`. A remember's git commit and what it leaves for the
+    next request follow its answer as the daemon's own `commit` and `after answer` tasks (docs/design.md §12),
+    finishing whenever a loaded machine lets them: not a face's."""
     status = daemon_request(home, {"op": "status"}, 10)
     assert status is not None, "the daemon did not answer"
-    return [task["name"] for task in status["recent_tasks"] if task["finished"] >= started and task["name"] != "commit"]
+    own = ("commit", "after answer")
+    return [task["name"] for task in status["recent_tasks"] if task["finished"] >= started and task["name"] not in own]
 
 
 @pytest.mark.slow

@@ -20,6 +20,8 @@ from aimate_memory.system import MemorySystem
 from tests.conftest import in_process
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from aimate_memory.embedding.lazy import LazyEmbedder
 
 pytestmark = pytest.mark.slow
@@ -199,3 +201,56 @@ def test_the_conflict_pool_kept_across_writes_equals_one_read_whole(
         whole = fresh._pool(vault)
         assert [one.id for one in kept.sided] == [one.id for one in whole.sided] and kept.vectors is not None
         assert whole.vectors is not None and np.array_equal(kept.vectors, whole.vectors)
+
+
+LEFT_FOR_AFTER = {
+    "en": ("We decided the invoice exporter runs on FastAPI and writes Parquet nightly", "发票导出器用什么框架？"),
+    "zh": ("我们决定发票导出器每天夜里写 Parquet 文件", "what does the invoice exporter write nightly?"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(LEFT_FOR_AFTER))
+def test_what_a_remember_leaves_for_after_its_answer(
+    system: MemorySystem, language: str, home: Path, loaded_models: LazyEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `remember` in a process that keeps serving (the daemon) leaves one piece of work for after its answer:
+    embedding the memory just written as a later capture's candidate and as a question in the other script
+    reads it (docs/design.md §12, "What a remember leaves for after its answer"). Done, the next search embeds
+    none of it — and finds, scores and orders what a fresh process finds; the memory itself was written and
+    indexed before the answer."""
+    from aimate_memory.retrieval.hybrid import said_forms
+
+    for text, kind in MEMORIES:
+        system.remember(text, kind=kind)
+    left: list[Callable[[], object]] = []
+    system.store.after_answer = left.append
+    sentence, question = LEFT_FOR_AFTER[language]
+    written = system.remember(sentence, kind="decision")
+    assert written.action == "written" and written.memory is not None and len(left) == 1
+    newest = said_forms([system.store.index_for(system.global_vault)], 8, [written.memory.id])
+    assert len(newest) == 1 and "Parquet" in newest[0]  # indexed before the answer, and its cross-script form
+    model = loaded_models.get()
+    assert model is not None
+    embedded: list[str] = []
+    embed = model.embed
+    monkeypatch.setattr(model, "embed", lambda texts: (embedded.extend(texts), embed(texts))[1])
+    for work in left:
+        work()
+    # New to this process: the next search would have embedded its form, the next capture its body.
+    assert newest[0] in embedded and written.memory.body.strip() in embedded
+    embedded.clear()
+    served = [(hit.memory.id, round(hit.score, 4)) for hit in system.search(question).results]
+    assert written.memory.id in [memory_id for memory_id, _ in served] and newest[0] not in embedded
+    with in_process(home, models=loaded_models) as fresh:
+        assert [(hit.memory.id, round(hit.score, 4)) for hit in fresh.search(question).results] == served
+
+
+@pytest.mark.parametrize("language", sorted(LEFT_FOR_AFTER))
+def test_a_captures_own_vector_is_its_query_vector_bit_for_bit(loaded_models: LazyEmbedder, language: str) -> None:
+    """What the supersede cosines rely on (`Capture._cosines` takes the capture's vector from the search's query
+    path, kept, instead of embedding it again as a document): the two paths give the same vector, bit for bit,
+    for the default embedder — so no supersede decision moves."""
+    model = loaded_models.get()
+    assert model is not None
+    for text in (LEFT_FOR_AFTER[language][0], *(text for text, _ in MEMORIES)):
+        assert np.array_equal(model.embed_query(text), model.embed([text])[0]), text

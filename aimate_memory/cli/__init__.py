@@ -26,6 +26,9 @@ def main() -> None:
 
         app_main()
         return
+    from aimate_memory.cli.fast import leave_without_teardown
+
+    leave_without_teardown(code)
     sys.exit(code)
 
 

@@ -125,7 +125,7 @@ class Zygote:
                 self._start_env = dict(os.environ)
                 self._process = subprocess.Popen(
                     [sys.executable, str(Path(__file__).resolve()), self._name],
-                    stdin=subprocess.DEVNULL,
+                    stdin=subprocess.PIPE,  # its end (this worker's) ends the zygote
                     stdout=subprocess.PIPE,
                     env=self._start_env,
                 )
@@ -163,11 +163,10 @@ class Zygote:
         with self._lock:
             if self._process is None:
                 return
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-                conn.connect(self._address)
-                conn.sendall(_HEADER.pack(0))
-                conn.recv(1)
+            assert self._process.stdin is not None and self._process.stdout is not None
+            self._process.stdin.close()  # the zygote's stop: it leaves once its last child has exited
             self._process.wait(timeout=60)
+            self._process.stdout.close()
             self._process = None
 
 
@@ -246,7 +245,7 @@ def stop_zygote() -> None:
 
 
 def serve(name: str) -> None:
-    """Preload, then fork a child per request until a stop request; the stop waits for every child."""
+    """Preload, then fork a child per request until the worker's stop; the stop waits for every child."""
     before = dict(os.environ)
     os.environ["OPENBLAS_NUM_THREADS"] = "1"  # numpy's import starts no BLAS thread (`_blas_as_exec`)
     for module in PRELOAD:
@@ -261,55 +260,73 @@ def serve(name: str) -> None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(_abstract(name))
     listener.listen(64)
-    selector = selectors.DefaultSelector()
-    selector.register(listener, selectors.EVENT_READ)
-    children: dict[int, tuple[int, socket.socket]] = {}  # pidfd: (pid, its caller's connection)
-    stopper: socket.socket | None = None
     sys.stdout.write("ready\n")
     sys.stdout.flush()
-    while stopper is None or children:
-        for key, _ in selector.select():
-            if key.fileobj is listener:
-                conn, _ = listener.accept()
-                request, fds = _receive(conn)
-                if request is None:
-                    selector.unregister(listener)
-                    stopper = conn
-                    continue
-                pid = _fork(request, fds)
-                pidfd = os.pidfd_open(pid)
-                children[pidfd] = (pid, conn)
-                selector.register(pidfd, selectors.EVENT_READ)
-                selector.register(conn, selectors.EVENT_READ, pid)
-            elif isinstance(key.fileobj, socket.socket):  # a caller's timeout, or the caller gone
-                key.fileobj.recv(16)  # read, so that closing it later is no reset
-                os.kill(key.data, signal.SIGKILL)
-                selector.unregister(key.fileobj)
-            else:
-                pid, conn = children.pop(key.fd)
-                _, status = os.waitpid(pid, 0)
-                selector.unregister(key.fd)
-                os.close(key.fd)
-                if conn.fileno() in selector.get_map():
-                    selector.unregister(conn)
-                with contextlib.suppress(OSError):  # the caller left first (it was interrupted)
-                    conn.sendall(f"status {status}\n".encode())
-                conn.close()
-    assert stopper is not None
-    stopper.sendall(b"x")
-    stopper.close()
+    _Server(listener).serve()
 
 
-def _receive(conn: socket.socket) -> tuple[dict[str, Any] | None, list[int]]:
-    """One request: its JSON and its three descriptors (stdin, stdout, stderr); None for a stop request."""
+class _Server:
+    """The zygote's one thread: a loop over the listening socket, each child's pidfd and caller's connection,
+    and stdin (a pipe from the worker: its end means the worker is gone, and the zygote leaves too)."""
+
+    def __init__(self, listener: socket.socket) -> None:
+        self.listener = listener
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(listener, selectors.EVENT_READ, self._accept)
+        self.selector.register(0, selectors.EVENT_READ, self._worker_gone)
+        self.children: dict[int, tuple[int, socket.socket]] = {}  # pidfd: (pid, its caller's connection)
+        self.stopping = False
+
+    def serve(self) -> None:
+        """Until stdin's end (the worker's `stop`, or the worker gone) and the last child's exit."""
+        while not self.stopping or self.children:
+            for key, _ in self.selector.select():
+                key.data(key)
+
+    def _worker_gone(self, key: selectors.SelectorKey) -> None:
+        if not os.read(0, 64):
+            self.stopping = True
+            self.selector.unregister(self.listener)
+            self.selector.unregister(0)
+
+    def _accept(self, key: selectors.SelectorKey) -> None:
+        conn, _ = self.listener.accept()
+        request, fds = _receive(conn)
+        pid = _fork(request, fds)
+        pidfd = os.pidfd_open(pid)
+        self.children[pidfd] = (pid, conn)
+        self.selector.register(pidfd, selectors.EVENT_READ, self._reap)
+        self.selector.register(conn, selectors.EVENT_READ, self._kill)
+
+    def _kill(self, key: selectors.SelectorKey) -> None:
+        """The caller's timeout (or the caller gone): the child is killed; `_reap` still answers."""
+        conn = key.fileobj
+        assert isinstance(conn, socket.socket)
+        conn.recv(16)  # read, so that closing it later is no reset
+        pid = next(pid for pid, caller in self.children.values() if caller is conn)
+        os.kill(pid, signal.SIGKILL)
+        self.selector.unregister(conn)
+
+    def _reap(self, key: selectors.SelectorKey) -> None:
+        pid, conn = self.children.pop(key.fd)
+        _, status = os.waitpid(pid, 0)
+        self.selector.unregister(key.fd)
+        os.close(key.fd)
+        if conn.fileno() in self.selector.get_map():
+            self.selector.unregister(conn)
+        with contextlib.suppress(OSError):  # the caller left first (it was interrupted)
+            conn.sendall(f"status {status}\n".encode())
+        conn.close()
+
+
+def _receive(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
+    """One request: its JSON and its three descriptors (stdin, stdout, stderr)."""
     message, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
     while len(message) < _HEADER.size:
         message += conn.recv(1 << 16)
     (size,) = _HEADER.unpack_from(message)
     while len(message) < _HEADER.size + size:
         message += conn.recv(1 << 16)
-    if size == 0:
-        return None, fds
     return json.loads(message[_HEADER.size :]), fds
 
 

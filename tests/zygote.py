@@ -39,22 +39,42 @@ EXEC_ONLY = os.environ.get("AIMATE_TEST_EXEC", "") not in ("", "0")
 # What an interpreter decides at its start from the environment (stdio's encoding and buffering, UTF-8 mode,
 # hash seed, sys.path, …): a call whose values differ from the zygote's is exec'd.
 _START_VARIABLES = ("LC_ALL", "LC_CTYPE", "LANG")
-# The app's modules `mem list`, `add`, `hook`, `search` and `context` import (`python -X importtime`);
-# importing one pulls in its dependencies. numpy comes with the search and embedding modules, single-threaded
-# in the zygote (`_blas_as_exec`). Left out: onnxruntime (importing it starts two threads, and a fork copies
-# none of them), and typer, rich and `cli.render` (the typer app's commands), which read the environment and
-# the terminal once at import (TYPER_USE_RICH, TERMINAL_WIDTH, FORCE_COLOR, COLUMNS, NO_COLOR, a module-level
-# rich console): a zygote would freeze what it saw then.
+# The app's modules `mem list`, `add`, `search`, `context`, `init`, `review` and `hook session-start` import
+# (`python -X importtime`, 2026-11-29: 135 of the package's modules, reached from these 27), with their
+# dependencies: ruamel.yaml, sqlite, and numpy, single-threaded in the zygote (`_blas_as_exec`). Left out:
+# onnxruntime (importing it starts two threads, and a fork copies none of them), and typer, rich and
+# `cli.render` (the commands of the typer app, which these do not reach), which read the environment and the
+# terminal once at import (TYPER_USE_RICH, TERMINAL_WIDTH, FORCE_COLOR, COLUMNS, NO_COLOR: a module-level rich
+# console) — a zygote would freeze what it saw then. A module missing here is imported by the child: slower,
+# never wrong.
 PRELOAD = (
-    "aimate_memory.cli",
+    "aimate_memory.cli.answers",
     "aimate_memory.cli.fast",
-    "aimate_memory.cli.plain",
-    "aimate_memory.system",
-    "aimate_memory.system.client",
-    "aimate_memory.retrieval.hybrid",
-    "aimate_memory.index.keyword_search",
-    "aimate_memory.embedding.use_provider",
+    "aimate_memory.cli.progress",
     "aimate_memory.embedding.minilm",
+    "aimate_memory.embedding.prepare",
+    "aimate_memory.embedding.use_cache",
+    "aimate_memory.embedding.use_provider",
+    "aimate_memory.git.committer",
+    "aimate_memory.git.repo",
+    "aimate_memory.git.setup",
+    "aimate_memory.index.keyword_search",
+    "aimate_memory.index.memory_index",
+    "aimate_memory.integrations.hooks",
+    "aimate_memory.lifecycle.journal",
+    "aimate_memory.retrieval.hybrid",
+    "aimate_memory.system.anchoring",
+    "aimate_memory.system.context",
+    "aimate_memory.system.facade",
+    "aimate_memory.system.history",
+    "aimate_memory.system.memories",
+    "aimate_memory.system.models",
+    "aimate_memory.system.opening",
+    "aimate_memory.system.reembed",
+    "aimate_memory.system.sessions",
+    "aimate_memory.system.views",
+    "aimate_memory.vault.privacy",
+    "aimate_memory.watch.client",
 )
 NOT_PRELOADED = ("onnxruntime", "typer", "rich", "aimate_memory.cli.render")
 # Variables a preloaded module reads once at import (ruamel.yaml's debug switch): a call that sets one is exec'd.

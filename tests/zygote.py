@@ -106,7 +106,8 @@ def run_aimate(
     /dev/null): through the worker's zygote, or the real exec (`real_exec`, or where the zygote would not be
     the same)."""
     argv = [str(AIMATE), *args]
-    if real_exec or not worker_zygote().forks_like(env):
+    # A missing cwd: subprocess.run's own error (FileNotFoundError) in the caller, not a child's.
+    if real_exec or not worker_zygote().forks_like(env) or not Path(cwd).is_dir():
         return subprocess.run(
             argv,
             cwd=cwd,

@@ -198,7 +198,6 @@ def _collect(
     at `deadline`, as `subprocess.run` kills a child at its timeout). Closes the descriptors it reads."""
     chunks: dict[int, list[bytes]] = {fd: [] for fd in outputs}
     reply = b""
-    status: int | None = None
     killed = False
     with selectors.DefaultSelector() as selector:
         for fd in outputs:
@@ -210,8 +209,11 @@ def _collect(
         while selector.get_map():
             left = deadline - time.monotonic()
             if left <= 0 and not killed:
-                conn.sendall(b"k")  # the zygote kills the child; its status still arrives
                 killed = True
+                if reply.endswith(b"\n"):  # the child has exited: a process it started holds its output
+                    break
+                with contextlib.suppress(OSError):  # the zygote kills the child; its status still arrives
+                    conn.sendall(b"k")
             for key, _ in selector.select(None if killed else left):
                 fd = key.fd
                 if fd == stdin:
@@ -231,11 +233,14 @@ def _collect(
                     if not piece:
                         selector.unregister(fd)
                         os.close(fd)
-    if stdin >= 0:
-        os.close(stdin)
-    if not killed:
-        status = int(reply.split()[-1])
-    return {fd: b"".join(parts) for fd, parts in chunks.items()}, status
+        for key in list(selector.get_map().values()):  # left open only by a timeout
+            if key.fileobj is not conn:
+                os.close(key.fd)
+    if killed:
+        return {fd: b"".join(parts) for fd, parts in chunks.items()}, None
+    if not reply.endswith(b"\n"):
+        raise RuntimeError("the zygote ended before its child did (its stderr is the worker's)")
+    return {fd: b"".join(parts) for fd, parts in chunks.items()}, int(reply.split()[-1])
 
 
 def _feed(fd: int, data: bytes) -> bytes:

@@ -10,18 +10,19 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tests.zygote import AIMATE, EXEC_ONLY, run_aimate, stop_zygote
+
 if TYPE_CHECKING:
     from aimate_memory.embedding.lazy import LazyEmbedder
     from aimate_memory.system import MemorySystem
 
-AIMATE = Path(sys.executable).with_name("aimate")
 # One switch for the long passes (docs/reliability.md, "Crashes"): `AIMATE_THOROUGH=1` runs each kill -9
 # operation 20 times and the concurrent writers for 20 s; a run of the suite does a representative share of
 # each, with fresh random moments every run. Each pass's own variable (AIMATE_KILLS, …) still wins.
@@ -54,6 +55,14 @@ def pytest_configure(config: pytest.Config) -> None:
     import compileall
 
     compileall.compile_dir(Path(__file__).resolve().parents[1] / "aimate_memory", quiet=2)  # a failure: just slower
+
+
+@pytest.fixture(scope="session", autouse=True)
+def zygote_stopped() -> Iterator[None]:
+    """The worker's zygote (started by its first CLI call, tests/zygote.py) stopped at the session's end, after
+    its last child: its children's CPU is then counted in the worker's, as the exec'd processes' was."""
+    yield
+    stop_zygote()
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -270,7 +279,7 @@ def workdir(tmp_path: Path) -> Path:
     return path
 
 
-def make_runner(home: Path, workdir: Path, vectors: bool):
+def make_runner(home: Path, workdir: Path, vectors: bool, real_exec: bool = EXEC_ONLY):
     # Tests about files and commands run keyword-only (no model load per subprocess, ~2 s each);
     # tests about search use `cli_vectors`, which runs the real embedding models.
     # `aimate` on PATH, as for a person who installed it (`install` names it by full path otherwise).
@@ -284,17 +293,9 @@ def make_runner(home: Path, workdir: Path, vectors: bool):
     def run(
         *args: str, cwd: Path | None = None, input: str | None = None, env: dict | None = None, timeout: float = 120
     ) -> Result:
+        # Forked from the worker's zygote (tests/zygote.py; AIMATE_TEST_EXEC=1: the real exec, every call).
         full_env = {**base_env, **(env or {})}
-        proc = subprocess.run(
-            [str(AIMATE), *args],
-            cwd=cwd or workdir,
-            input=input,
-            stdin=None if input is not None else subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            env=full_env,
-            timeout=timeout,
-        )
+        proc = run_aimate(args, cwd=cwd or workdir, env=full_env, input=input, timeout=timeout, real_exec=real_exec)
         return Result(proc.returncode, proc.stdout, proc.stderr)
 
     return run

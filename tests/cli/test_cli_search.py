@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from aimate_memory.cli.common import when
 from aimate_memory.errors import AimateError
 from aimate_memory.system.client import LocalClient
 from aimate_memory.vault.filters import MemoryFilter
-from tests.conftest import AIMATE, in_process, thorough_or
+from tests.conftest import in_process, thorough_or
 
 # Each writer's adds in test_two_processes_writing_at_once_lose_nothing: 2 processes a round (16 s of CPU at 8).
 ROUNDS = int(thorough_or("AIMATE_WRITER_ROUNDS", "4", "8"))
@@ -156,19 +155,16 @@ def test_filters_on_the_command_line(cli, seeded, isolated_git: None) -> None:
 def test_two_processes_writing_at_once_lose_nothing(cli, initialized, home: Path) -> None:
     """Two CLI writers, each adding and indexing ROUNDS times at once (tests/reliability/test_concurrent_writers.py
     is the long pass with the daemon and an editor)."""
-    env = {"AIMATE_HOME": str(home), "AIMATE_EMBEDDING__ENABLED": "false", "PATH": "/usr/bin:/bin"}
-    script = (
-        "import subprocess, sys\n"
-        f"for i in range({ROUNDS}):\n"
-        "    title, body = f'{sys.argv[2]} 记忆 {i}', f'writer {sys.argv[2]} note {i}'\n"
-        "    subprocess.run([sys.argv[1], 'mem', 'add', title, '--body', body],"
-        " check=True, stdin=subprocess.DEVNULL, capture_output=True)\n"
-        "    subprocess.run([sys.argv[1], 'mem', 'index'], check=True, capture_output=True)\n"
-    )
-    writers = [
-        subprocess.Popen([sys.executable, "-c", script, str(AIMATE), name], env=env) for name in ("alpha", "beta")
-    ]
-    assert [writer.wait(timeout=300) for writer in writers] == [0, 0]
+
+    def writer(name: str) -> list[int]:  # each call its own `aimate` process, two at a time (one per thread)
+        return [
+            cli(*args).code
+            for i in range(ROUNDS)
+            for args in (("mem", "add", f"{name} 记忆 {i}", "--body", f"writer {name} note {i}"), ("mem", "index"))
+        ]
+
+    with ThreadPoolExecutor(2) as pool:
+        assert list(pool.map(writer, ("alpha", "beta"))) == [[0] * 2 * ROUNDS] * 2
     listed = cli("mem", "list", "--json").json()
     titles = {m["title"] for m in listed}
     assert {f"{name} 记忆 {i}" for name in ("alpha", "beta") for i in range(ROUNDS)} <= titles

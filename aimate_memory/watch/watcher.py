@@ -39,12 +39,29 @@ from aimate_memory.vault.roots import STATE_DIR
 log = logging.getLogger(__name__)
 
 DEBOUNCE_SECONDS = 0.3
+# watchdog holds an IN_MOVED_FROM for 0.5 s to pair it with its IN_MOVED_TO, and its reader sleeps that delay out
+# even when the pair arrived meanwhile (`DelayedQueue.get`): every event behind a git commit's `index.lock` rename
+# waited up to 0.5 s — a barrier's among them. A remember through the daemon right after another's commit waited
+# 137–175 ms in its barrier, in 7 of 20 runs (2026-11-29, docs/design.md, "What a barrier waited for"). A rename's
+# two events reach the inotify queue together, read in one batch: 50 ms still pairs them.
+MOVE_PAIRING_SECONDS = 0.05
 BARRIER_TIMEOUT = 0.5  # seconds; its event took ~0.1 ms idle (inotify, this machine)
 IGNORED_DIRS = frozenset({".git", STATE_DIR, "__pycache__", ".obsidian", ".trash"})
 IGNORED_NAMES = ("*.swp", "*.swx", "*.swo", "*~", ".#*", "*.tmp", "4913", "index.db*", "#*#", ".DS_Store")
 
 # (vault key, paths due relative to the vault root, full sync wanted)
 DirtyCallback = Callable[[str, set[str], bool], None]
+
+
+def _pair_moves_sooner() -> None:
+    """Set watchdog's move-pairing delay (`MOVE_PAIRING_SECONDS`) where this watchdog has one (inotify)."""
+    with contextlib.suppress(ImportError):
+        from watchdog.observers.inotify_move_event_grouper import InotifyMoveEventGrouper
+
+        InotifyMoveEventGrouper.delay = MOVE_PAIRING_SECONDS
+
+
+_pair_moves_sooner()
 
 
 def is_ignored(rel_path: str) -> bool:

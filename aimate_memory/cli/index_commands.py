@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
@@ -17,6 +17,9 @@ from aimate_memory.cli.render import console, print_json, print_warning
 from aimate_memory.errors import InvalidInputError
 from aimate_memory.vault.filters import MemoryFilter, parse_layer, parse_scope, parse_statuses
 from aimate_memory.vault.lists import split_list
+
+if TYPE_CHECKING:
+    from aimate_memory.system import MemorySystem
 
 commands = typer.Typer()
 
@@ -41,7 +44,7 @@ def reindex(as_json: bool = JSON) -> None:
     _store_what_first_questions_read(system, reports, as_json)
 
 
-def _store_what_first_questions_read(system: Any, reports: Mapping[str, Any], as_json: bool) -> None:
+def _store_what_first_questions_read(system: MemorySystem, reports: Mapping[str, Any], as_json: bool) -> None:
     """After an index that embedded chunks (its models loaded), embed and store what a search reads of the
     newest memories when a question comes in the other script (`said_to_warm`, as the daemon warms at its
     start): otherwise the first cold searches and remembers after an index each embedded part of it — eight cold

@@ -117,8 +117,11 @@ class IndexIdentity:
         return cls(SCHEMA_VERSION, embedder, dimension, TOKENIZER_VERSION)
 
 
-def connect(path: Path, readonly: bool = False) -> sqlean.Connection:
-    uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
+def connect(path: Path, readonly: bool = False, create: bool = True) -> sqlean.Connection:
+    """`create`: False for a vault's index itself, which only ever appears whole (a build swapped in); opening it
+    where it is missing raises rather than leaving an empty file a reader would take for an index."""
+    mode = "ro" if readonly else ("rwc" if create else "rw")
+    uri = f"file:{path}?mode={mode}"
     conn = sqlean.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys = ON")

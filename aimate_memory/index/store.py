@@ -30,7 +30,7 @@ class IndexStore:
     @property
     def conn(self) -> sqlean.Connection:
         if self._conn is None:
-            self._conn = self.open(self.db_path)
+            self._conn = self.open(self.db_path, create=False)
             self._inode = _inode(self.db_path)
         return self._conn
 
@@ -39,10 +39,11 @@ class IndexStore:
         opened its connection, which still reads the old file."""
         return self._conn is not None and _inode(self.db_path) not in (self._inode, None)
 
-    def open(self, path: Path) -> sqlean.Connection:
-        """A new connection to `path` (the index, or a rebuild beside it) with sqlite-vec loaded if it can be."""
+    def open(self, path: Path, create: bool = True) -> sqlean.Connection:
+        """A new connection to `path` (the index, or a rebuild beside it) with sqlite-vec loaded if it can be.
+        The index itself is opened with `create` False: only a swap puts it in place (`identity`)."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        conn = db.connect(path)
+        conn = db.connect(path, create=create)
         self.vec_error = db.load_vec(conn)
         return conn
 

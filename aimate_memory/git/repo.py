@@ -26,6 +26,7 @@ import os
 import random
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
@@ -39,6 +40,7 @@ from aimate_memory.errors import AimateError, InvalidInputError
 from aimate_memory.git.command import GIT
 from aimate_memory.git.secrets import Finding, scan_bytes, scan_text
 from aimate_memory.vault.changes import ChangeSet
+from aimate_memory.vault.hashing import git_blob_id
 
 log = logging.getLogger(__name__)
 
@@ -606,7 +608,7 @@ class VaultRepo:
         findings: list[Finding] = []
         changes = [c for c in staged if SUBMODULE not in (c.old_mode, c.new_mode)]  # they name commits, not blobs
         clean = set(scanned_clean)
-        blobs = self._blobs(env, {c.new_sha for c in changes if c.new_sha != c.old_sha and c.new_sha not in clean})
+        blobs = self._staged_blobs(env, [c for c in changes if c.new_sha != c.old_sha and c.new_sha not in clean])
         found_in = {c.new_sha: scan_bytes(blobs[c.new_sha], keywords) for c in changes if c.new_sha in blobs}
         known = self._blobs(env, {c.old_sha for c in changes if found_in.get(c.new_sha)})
         for change in changes:
@@ -618,6 +620,24 @@ class VaultRepo:
             found = scan_bytes(blobs[change.new_sha], keywords, known=known.get(change.old_sha))
             findings += [Finding(f.line, f.kind, f.excerpt_masked, shown) for f in found]
         return findings
+
+    def _staged_blobs(self, env: dict[str, str], changes: list[_RawChange]) -> dict[str, bytes]:
+        """The bytes of these changes' new blobs. A regular file in the working tree whose bytes hash to the
+        staged blob's id holds exactly what git stored (the id is their SHA-1), so it is read there and costs
+        no process; the others — a filter or `eol` changed the bytes, a symlink, a file changed since it was
+        staged — through `cat-file --batch` from the quarantine, as every blob was (docs/design.md §8)."""
+        blobs: dict[str, bytes] = {}
+        for change in changes:
+            if change.new_mode not in ("100644", "100755") or change.new_sha in blobs:
+                continue
+            try:  # never a FIFO or a device: only a regular file is opened
+                regular = stat.S_ISREG(os.lstat(self.workdir / change.path).st_mode)
+            except OSError:
+                continue
+            data = self.worktree_bytes(change.path) if regular else None
+            if data is not None and git_blob_id(data) == change.new_sha:
+                blobs[change.new_sha] = data
+        return blobs | self._blobs(env, {c.new_sha for c in changes} - set(blobs))
 
     def read_blobs(self, shas: set[str]) -> dict[str, bytes]:
         """The content of these blobs, by sha, in one `git cat-file --batch` (missing ones are absent)."""

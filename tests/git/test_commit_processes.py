@@ -5,22 +5,29 @@ commit's guarantees are asserted with it (the person's staged files, the identit
 from __future__ import annotations
 
 import shutil
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import git
 
-from aimate_memory.git import VaultRepo, init_vault_repo
+from aimate_memory.git import SecretFoundError, VaultRepo, init_vault_repo
 
 # What one commit of changed files runs: the open's one rev-parse (top, git folder, objects, HEAD), the temp
-# index (read-tree, update-index), the change list (diff-index), the guard's blobs (cat-file), the tree,
-# the commit and its compare-and-swap, then the person's index (entries, stat refresh).
-COMMIT = ["rev-parse", "read-tree", "update-index", "diff-index", "cat-file", "write-tree"]
+# index (read-tree, update-index), the change list (diff-index), the tree, the commit and its compare-and-swap,
+# then the person's index (entries, stat refresh). The guard reads a staged blob from the working tree when the
+# file's bytes hash to its id; `cat-file` only for the others.
+COMMIT = ["rev-parse", "read-tree", "update-index", "diff-index", "write-tree"]
 AFTER = ["commit-tree", "update-ref", "update-index", "update-index"]
 
 ZH = "选用 Redis 做会话缓存\n\n因为延迟低。\n"
 EN = "Use Redis for the session cache\n\nLow latency.\n"
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-c", "core.quotepath=false", *args], cwd=cwd, capture_output=True, text=True)
+    assert done.returncode == 0, f"git {' '.join(args)} failed: {done.stderr}"
+    return done.stdout
 
 
 def _subcommand(line: str) -> str:
@@ -148,3 +155,33 @@ def test_an_unchanged_path_beside_a_changed_one_takes_heads_entry(vault: Path, c
     assert calls == [*COMMIT[:4], "ls-files", *COMMIT[4:], *AFTER]
     assert git(vault, "status", "--porcelain").strip() == ""
     assert git(vault, "show", "--name-only", "--format=", "HEAD").split() == ["long_term/zh.md"]
+
+
+AWS_ID = "AKIA" + "IOSFODNN7EXAMPLE"
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [("zh.md", f"部署凭据\r\n\r\n用这个 key：{AWS_ID}\r\n"), ("en.md", f"Deploy key\r\n\r\nUse {AWS_ID}\r\n")],
+)
+def test_a_blob_git_stored_otherwise_is_read_from_git_and_still_guarded(vault: Path, counted, name, text) -> None:
+    """`*.md text eol=lf`: a file written with CRLF is stored with LF, so its bytes are not the staged blob's;
+    the guard reads what git stored (`cat-file`) and refuses the secret in it, committing nothing."""
+    head = git(vault, "rev-parse", "HEAD").strip()
+    (vault / "long_term" / name).write_bytes(text.encode("utf-8"))
+    with counted() as calls, VaultRepo(vault, own_repo=True) as repo, pytest.raises(SecretFoundError) as refused:
+        repo.commit_paths([f"long_term/{name}"], "memory: key")
+    assert calls == [*COMMIT[:4], "cat-file", "cat-file"]  # the new blob, then the version it replaces
+    assert refused.value.findings[0].path == f"long_term/{name}" and refused.value.findings[0].line == 3
+    assert AWS_ID not in refused.value.message
+    assert git(vault, "rev-parse", "HEAD").strip() == head
+
+
+def test_a_secret_read_from_the_working_tree_is_refused(vault: Path, counted) -> None:
+    head = git(vault, "rev-parse", "HEAD").strip()
+    (vault / "long_term" / "zh.md").write_text(ZH + f"用这个 key：{AWS_ID}\n", encoding="utf-8")
+    with counted() as calls, VaultRepo(vault, own_repo=True) as repo, pytest.raises(SecretFoundError) as refused:
+        repo.commit_paths(["long_term/zh.md"], "memory: key")
+    assert calls == [*COMMIT[:4], "cat-file"]  # only the version it replaces, for what was already there
+    assert refused.value.findings[0].path == "long_term/zh.md" and refused.value.findings[0].line == 4
+    assert git(vault, "rev-parse", "HEAD").strip() == head

@@ -26,6 +26,7 @@ import os
 import random
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
@@ -39,6 +40,7 @@ from aimate_memory.errors import AimateError, InvalidInputError
 from aimate_memory.git.command import GIT
 from aimate_memory.git.secrets import Finding, scan_bytes, scan_text
 from aimate_memory.vault.changes import ChangeSet
+from aimate_memory.vault.hashing import git_blob_id
 
 log = logging.getLogger(__name__)
 
@@ -95,27 +97,39 @@ DEFAULT_IDENTITY = Identity("AIMate", "aimate@localhost")  # commits in the vaul
 
 
 class RepoPaths(NamedTuple):
-    """Where a repository is: its working tree's top (None for a bare repository) and its git folder."""
+    """Where a repository is: its working tree's top (None for a bare repository) and its git folder; and,
+    asked in the same `git rev-parse`, its object folder and HEAD's commit (`head_known` False: not read)."""
 
     workdir: Path | None
     git_dir: Path
+    objects: Path | None = None
+    head: str | None = None
+    head_known: bool = False
 
 
 # What `git rev-parse` is asked to find a repository by: the folder's own, never one these name.
 _LOCATING_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR")
 
 
+# One `rev-parse` for what opening a vault's repository asks: bare or not, the git folder, the top, the object
+# folder (relative to the folder asked from) and HEAD's commit (exit 1 and no line when HEAD is unborn).
+_OPEN_QUESTIONS = ("--is-bare-repository", "--absolute-git-dir", "--show-toplevel", "--git-path", "objects",
+                   "--verify", "-q", "HEAD^{commit}")  # fmt: skip
+
+
 def find_repo(folder: Path, search_parent_directories: bool = False) -> RepoPaths | None:
     """The repository holding `folder` — with `search_parent_directories`, in it or any folder above; without,
     only one whose top `folder` is — by one `git rev-parse`; None when there is none. The tool ran GitPython for
     this and for running git (docs/design.md, "What a command no longer loads for nothing"): its import was
-    ~55 ms of CPU in every command that commits or reads history, for what one git process answers."""
+    ~55 ms of CPU in every command that commits or reads history, for what one git process answers. The same
+    process names the object folder and HEAD's commit, which a commit asked two more processes for
+    (docs/design.md §8, "What a commit runs"); an unborn HEAD makes it exit 1 after the other answers."""
     folder = Path(folder)
     if not folder.is_dir() or (not search_parent_directories and not (folder / ".git").exists()):
         return None
     env = {key: value for key, value in os.environ.items() if key not in _LOCATING_ENV}
     done = subprocess.run(
-        [*GIT, "rev-parse", "--is-bare-repository", "--absolute-git-dir", "--show-toplevel"],
+        [*GIT, "rev-parse", *_OPEN_QUESTIONS],
         cwd=folder,
         env={**env, "LANGUAGE": "C", "LC_ALL": "C"},
         capture_output=True,
@@ -124,9 +138,12 @@ def find_repo(folder: Path, search_parent_directories: bool = False) -> RepoPath
     lines = done.stdout.decode("utf-8", "surrogateescape").splitlines()
     if len(lines) >= 2 and lines[0] == "true":  # a bare repository: rev-parse stops at --show-toplevel
         return RepoPaths(None, Path(lines[1]))
-    if done.returncode != 0 or len(lines) != 3:
+    if len(lines) < 4 or lines[0] != "false":
         return None
-    return RepoPaths(Path(lines[2]), Path(lines[1]))
+    objects = Path(lines[3]) if Path(lines[3]).is_absolute() else folder / lines[3]  # relative to `cwd`
+    if done.returncode == 0 and len(lines) == 5:
+        return RepoPaths(Path(lines[2]), Path(lines[1]), objects, lines[4], True)
+    return RepoPaths(Path(lines[2]), Path(lines[1]), objects, None, done.returncode == 1 and len(lines) == 4)
 
 
 def init_repo(folder: Path, branch: str) -> None:
@@ -165,7 +182,11 @@ class VaultRepo:
         self.git_dir = found.git_dir
         rel = self.vault_root.resolve().relative_to(self.workdir.resolve())
         self.prefix = PurePosixPath(rel.as_posix())  # PurePosixPath(".") for a vault that is the repo
-        self._objects: Path | None = None
+        self._objects: Path | None = found.objects
+        # HEAD as the open read it, for the first commit's first try only (`_commit_repo_paths`): a HEAD that
+        # moved since fails that try's compare-and-swap, and the commit is built again on the new one.
+        self._head_at_open: tuple[str | None] | None = (found.head,) if found.head_known else None
+        self._user_config: dict[str, str] | None = None  # git's user.name/user.email, read once
         self._reader: subprocess.Popen[bytes] | None = None  # `git cat-file --batch`, started at first need
 
     def close(self) -> None:
@@ -302,6 +323,11 @@ class VaultRepo:
         status, out, _ = self.git("rev-parse", "--verify", "-q", "HEAD^{commit}", check=False)
         return out.strip() if status == 0 else None
 
+    def head_as_opened(self) -> str | None:
+        """HEAD's commit as opening the handle read it (no process), for a caller that has not committed or
+        merged since; `head_commit` when the open could not read it."""
+        return self._head_at_open[0] if self._head_at_open is not None else self.head_commit()
+
     def branch(self) -> str:
         status, out, _ = self.git("symbolic-ref", "--short", "-q", "HEAD", check=False)
         if status != 0:
@@ -318,10 +344,9 @@ class VaultRepo:
         name, email = os.environ.get("GIT_AUTHOR_NAME"), os.environ.get("GIT_AUTHOR_EMAIL")
         if name and email:
             return Identity(name, email)
-        got_name = self.git("config", "--get", "user.name", check=False)
-        got_email = self.git("config", "--get", "user.email", check=False)
-        if got_name[0] == 0 and got_email[0] == 0 and got_name[1].strip() and got_email[1].strip():
-            return Identity(got_name[1].strip(), got_email[1].strip())
+        user = self.user_config()
+        if user.get("user.name", "").strip() and user.get("user.email", "").strip():
+            return Identity(user["user.name"].strip(), user["user.email"].strip())
         if not self.is_own_repo:
             raise GitError(
                 f"no git identity to commit in the project repository at {self.workdir}",
@@ -330,16 +355,28 @@ class VaultRepo:
             )
         return DEFAULT_IDENTITY
 
+    def user_config(self) -> dict[str, str]:
+        """git's `user.name` and `user.email` as `git config --get` answers them (the last value of each; a key
+        that is not set is absent), in one process asked once per handle: the author and the committer asked
+        `config --get` four times a commit (docs/design.md §8, "What a commit runs")."""
+        if self._user_config is None:
+            status, out, _ = self.git("config", "-z", "--get-regexp", r"^user\.(name|email)$", check=False, strip=False)
+            self._user_config = {}
+            for entry in out.split("\0") if status == 0 else ():
+                key, newline, value = entry.partition("\n")
+                if key in ("user.name", "user.email"):
+                    self._user_config[key] = value if newline else ""
+        return self._user_config
+
     def identity_env(self) -> dict[str, str]:
         author = self.identity()
         env = {"GIT_AUTHOR_NAME": author.name, "GIT_AUTHOR_EMAIL": author.email}
         committer_name = os.environ.get("GIT_COMMITTER_NAME")
         committer_email = os.environ.get("GIT_COMMITTER_EMAIL")
         if not (committer_name and committer_email):
-            got_name = self.git("config", "--get", "user.name", check=False)
-            got_email = self.git("config", "--get", "user.email", check=False)
-            if got_name[0] == 0 and got_email[0] == 0:
-                committer_name, committer_email = got_name[1].strip(), got_email[1].strip()
+            user = self.user_config()
+            if "user.name" in user and "user.email" in user:
+                committer_name, committer_email = user["user.name"].strip(), user["user.email"].strip()
             else:
                 committer_name, committer_email = author.name, author.email
         env["GIT_COMMITTER_NAME"] = committer_name
@@ -434,17 +471,25 @@ class VaultRepo:
         message = commit_message(subject, body)
         reflog = f"commit: {message.splitlines()[0]}"
         locked_since: float | None = None  # when a lock was first found in the way
+        opened, self._head_at_open = self._head_at_open, None
         for attempt in range(40):
-            head = self.head_commit()
-            with self._staged(repo_paths, head) as (env, tree):
-                if head and tree == self.git("rev-parse", f"{head}^{{tree}}")[1].strip():
+            head = opened[0] if opened is not None and attempt == 0 else self.head_commit()
+            with self._staged(repo_paths, head) as env:
+                # What the temp index changes against HEAD, in one `diff-index`: none is "no change" (HEAD's own
+                # tree; an unborn HEAD's first commit is made even empty, as before), else the secret guard's
+                # list and the entries the person's index takes afterwards.
+                changes = self._staged_changes(env, head)
+                if head and not changes:
+                    if opened is not None and attempt == 0 and self.head_commit() != head:
+                        continue  # HEAD moved since the open: "no change" is asked of the new one
                     return None
-                entries = self._index_entries(env, repo_paths)
+                entries = self._index_entries(env, repo_paths, changes)
                 if not allow_secret:
-                    findings = self._scan_staged(env, head, sensitive_keywords, scanned_clean)
+                    findings = self._scan_staged(env, changes, sensitive_keywords, scanned_clean)
                     findings += _scan_message(f"{subject}\n\n{body}", sensitive_keywords)
                     if findings:
                         raise SecretFoundError(findings)  # the quarantine goes with its objects
+                tree = self.git("write-tree", env=env)[1].strip()
                 self._admit(env)
             parents = ["-p", head] if head else []
             # The message goes through stdin: as an argument, a body of thousands of lines passes the
@@ -480,13 +525,21 @@ class VaultRepo:
         return [git_dir / "HEAD.lock", *([git_dir / f"{branch}.lock"] if branch else [])]
 
     @contextmanager
-    def _staged(self, repo_paths: list[str], head: str | None) -> Iterator[tuple[dict[str, str], str]]:
-        """A temp index holding HEAD plus the current content of `repo_paths`, and its tree."""
+    def _staged(self, repo_paths: list[str], head: str | None) -> Iterator[dict[str, str]]:
+        """A temp index holding `head` (HEAD's commit as read) plus the current content of `repo_paths`. Its
+        tree is written only by a commit (`write-tree`), not for a change list or a secret check."""
         with self._temp_index() as env:
             if head:
-                self.git("read-tree", "HEAD", env=env)
+                self.git("read-tree", head, env=env)
             self.git("update-index", "--add", "--remove", "-z", "--stdin", env=env, stdin="\0".join(repo_paths))
-            yield env, self.git("write-tree", env=env)[1].strip()
+            yield env
+
+    def _staged_changes(self, env: dict[str, str], head: str | None) -> list[_RawChange]:
+        """What the temp index changes against `head` (every entry, submodules included), by `diff-index`."""
+        out = self.git(
+            "diff-index", "--cached", "-z", "-M", "--abbrev=40", "--no-ext-diff", head or EMPTY_TREE, env=env
+        )[1]
+        return list(_raw_changes(out))
 
     def secret_findings(
         self,
@@ -500,13 +553,19 @@ class VaultRepo:
         if not repo_paths:
             return []
         head = self.head_commit()
-        with self._staged(repo_paths, head) as (env, _tree):
-            return self._scan_staged(env, head, sensitive_keywords, scanned_clean)
+        with self._staged(repo_paths, head) as env:
+            return self._scan_staged(env, self._staged_changes(env, head), sensitive_keywords, scanned_clean)
 
-    def _index_entries(self, env: dict[str, str], repo_paths: list[str]) -> dict[str, str]:
-        """`mode sha stage` of each of these paths in the temp index (a deleted path has none)."""
+    def _index_entries(self, env: dict[str, str], repo_paths: list[str], changes: list[_RawChange]) -> dict[str, str]:
+        """`mode sha stage` of each of these paths in the temp index (a deleted path has none). A changed path's
+        is in `diff-index`'s line (the temp index has no conflict stages); only when some path is unchanged is
+        the temp index listed (`ls-files`), which every commit ran before (docs/design.md §8)."""
+        entries = {c.path: f"{c.new_mode} {c.new_sha} 0" for c in changes if c.new_sha != ZERO_SHA}
+        named = {c.path for c in changes} | {c.old_path for c in changes if c.status == "R" and c.old_path}
+        if named >= set(repo_paths):
+            return entries
         wanted = set(repo_paths)
-        entries: dict[str, str] = {}
+        entries = {}
         for line in self.git("ls-files", "-s", "-z", env=env, strip=False)[1].split("\0"):
             info, _, path = line.partition("\t")
             if path in wanted:
@@ -535,20 +594,21 @@ class VaultRepo:
         self.git("update-index", "-q", "--refresh", check=False)  # stat data, so `git status` need not hash them
 
     def _scan_staged(
-        self, env: dict[str, str], head: str | None, keywords: Sequence[str], scanned_clean: Collection[str] = ()
+        self,
+        env: dict[str, str],
+        staged: list[_RawChange],
+        keywords: Sequence[str],
+        scanned_clean: Collection[str] = (),
     ) -> list[Finding]:
         """Scan what the temp index would store that HEAD does not: each new or changed blob as bytes (a
         secret already in the version it replaces is not new), and each new path's name. Nothing of git's
         diff machinery is involved, so attributes (`-diff`, `binary`) and encodings cannot hide a line.
         A blob in `scanned_clean` was scanned by the writer (same bytes, same keywords): not read again; the
         version a blob replaces is read only when the new one holds something."""
-        out = self.git(
-            "diff-index", "--cached", "-z", "-M", "--abbrev=40", "--no-ext-diff", head or EMPTY_TREE, env=env
-        )[1]
         findings: list[Finding] = []
-        changes = list(_raw_changes(out))
+        changes = [c for c in staged if SUBMODULE not in (c.old_mode, c.new_mode)]  # they name commits, not blobs
         clean = set(scanned_clean)
-        blobs = self._blobs(env, {c.new_sha for c in changes if c.new_sha != c.old_sha and c.new_sha not in clean})
+        blobs = self._staged_blobs(env, [c for c in changes if c.new_sha != c.old_sha and c.new_sha not in clean])
         found_in = {c.new_sha: scan_bytes(blobs[c.new_sha], keywords) for c in changes if c.new_sha in blobs}
         known = self._blobs(env, {c.old_sha for c in changes if found_in.get(c.new_sha)})
         for change in changes:
@@ -560,6 +620,24 @@ class VaultRepo:
             found = scan_bytes(blobs[change.new_sha], keywords, known=known.get(change.old_sha))
             findings += [Finding(f.line, f.kind, f.excerpt_masked, shown) for f in found]
         return findings
+
+    def _staged_blobs(self, env: dict[str, str], changes: list[_RawChange]) -> dict[str, bytes]:
+        """The bytes of these changes' new blobs. A regular file in the working tree whose bytes hash to the
+        staged blob's id holds exactly what git stored (the id is their SHA-1), so it is read there and costs
+        no process; the others — a filter or `eol` changed the bytes, a symlink, a file changed since it was
+        staged — through `cat-file --batch` from the quarantine, as every blob was (docs/design.md §8)."""
+        blobs: dict[str, bytes] = {}
+        for change in changes:
+            if change.new_mode not in ("100644", "100755") or change.new_sha in blobs:
+                continue
+            try:  # never a FIFO or a device: only a regular file is opened
+                regular = stat.S_ISREG(os.lstat(self.workdir / change.path).st_mode)
+            except OSError:
+                continue
+            data = self.worktree_bytes(change.path) if regular else None
+            if data is not None and git_blob_id(data) == change.new_sha:
+                blobs[change.new_sha] = data
+        return blobs | self._blobs(env, {c.new_sha for c in changes} - set(blobs))
 
     def read_blobs(self, shas: set[str]) -> dict[str, bytes]:
         """The content of these blobs, by sha, in one `git cat-file --batch` (missing ones are absent)."""
@@ -625,26 +703,32 @@ def commit_message(subject: str, body: str = "") -> str:
     return subject + ("\n\n" + "\n".join(lines) if lines else "") + "\n"
 
 
+SUBMODULE = "160000"  # a gitlink's mode
+
+
 @dataclass(frozen=True)
 class _RawChange:
     status: str  # A, M, D, R, C, T
     path: str
     old_sha: str
     new_sha: str
+    old_mode: str = "000000"
+    new_mode: str = "000000"
+    old_path: str | None = None  # a rename's or copy's source
 
 
 def _raw_changes(raw: str) -> Iterator[_RawChange]:
     """The entries of `git diff-index --raw -z` output (":old_mode new_mode old_sha new_sha S\0path\0",
-    two paths for a rename or copy). Submodule entries (mode 160000) name commits, not blobs: skipped."""
+    two paths for a rename or copy), submodule entries (mode 160000) included."""
     fields = raw.split("\0")
     at = 0
     while at < len(fields) and fields[at].startswith(":"):
         old_mode, new_mode, old_sha, new_sha, status = fields[at][1:].split()
         paths = 2 if status[0] in "RC" else 1
         path = fields[at + paths]
+        source = fields[at + 1] if paths == 2 else None
         at += 1 + paths
-        if "160000" not in (old_mode, new_mode):
-            yield _RawChange(status[0], path, old_sha, new_sha)
+        yield _RawChange(status[0], path, old_sha, new_sha, old_mode, new_mode, source)
 
 
 def _scan_message(message: str, keywords: Sequence[str]) -> list[Finding]:

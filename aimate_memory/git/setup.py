@@ -58,7 +58,7 @@ def init_vault_repo(vault_root: Path, author: str | None = None, sensitive_keywo
     install_merge_driver(repo)
     ensure_lines(vault_root / ".gitattributes", GITATTRIBUTES_LINES)
     ensure_lines(vault_root / ".gitignore", GITIGNORE_LINES)
-    if repo.head_commit() is None:
+    if repo.head_as_opened() is None:  # nothing above moves HEAD: the open's answer holds
         pending = pending_changes(repo, with_diff=False, scan_secrets=False)
         paths = [change.path for change in pending]
         body = "\n".join(f"- add {path}" for path in paths[:50])

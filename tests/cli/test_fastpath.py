@@ -180,8 +180,8 @@ def run(*args: str, cwd: Path, home: Path, env: dict[str, str] | None = None) ->
 
 def forked(*args: str, cwd: Path, home: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """`aimate mem ARGS…` as `run` starts it (the same environment, stdin /dev/null), forked from the worker's
-    zygote (tests/zygote.py): for the typer app's reference answers, whose own imports are not what a test is
-    about, and for steps that only set a test up. A fork prints and exits as the exec'd script does
+    zygote (tests/zygote.py): for the typer app's reference answers, for steps that only set a test up, and for
+    calls whose import report no assertion reads. A fork prints and exits as the exec'd script does
     (tests/cli/test_zygote.py); what it skips is the interpreter's start and the preloaded imports, ~0.2 s of
     CPU a call."""
     return run_aimate(["mem", *args], cwd=cwd, env=command_env(home, env), input=None, timeout=120)
@@ -259,11 +259,12 @@ def test_each_served_command_prints_what_the_typer_app_prints(daemon, cli, home:
     assert "Redis" in both_ways("recall", "会话缓存", "-n", "3", cwd=project, home=home)
     # Without the daemon, across languages by the bridge's lexicon (packed, or read kept: text/bridge.py and
     # tests/text/test_bridge_packed.py): the same answers as the daemon's, in English and Chinese.
+    # No import report is read here: forked (the lexicon is not preloaded in the zygote, each child reads it).
     for query in (("session", "cache"), ("会话缓存",), ("which session cache? Redis",)):
-        served = untimed(run("search", *query, cwd=project, home=home).stdout)
+        served = untimed(forked("search", *query, cwd=project, home=home).stdout)
         assert "Redis" in served
         for _ in range(2):
-            assert untimed(run("search", *query, cwd=project, home=home, env=NO_DAEMON).stdout) == served, query
+            assert untimed(forked("search", *query, cwd=project, home=home, env=NO_DAEMON).stdout) == served, query
     # The four adds land within one second, so which three are newest is a tie: the limit is asked wide enough
     # for all of them (the limit's own note is covered by tests/git/test_timeline.py).
     by_session = both_ways("timeline", "--by", "session", "-n", "20", cwd=project, home=home)
@@ -298,11 +299,13 @@ def test_each_served_command_prints_what_the_typer_app_prints(daemon, cli, home:
 
 def _conflict_served_and_cold(sentence: str, project: Path, home: Path) -> dict[str, Any]:
     """`remember` of a contradicting sentence through the daemon, its pending copy rejected, then in a cold
-    process: both hold it back as a conflict with the same memories for the same reason. The daemon's answer."""
+    process: both hold it back as a conflict with the same memories for the same reason. The daemon's answer.
+    Forked (no import report is read): the zygote preloads neither the conflict check nor capture's rules, so
+    the child builds them as a fresh process does (tests/zygote.py `PRELOAD`)."""
     said = ("remember", sentence, "--scope", "project", "--json")
-    served: dict[str, Any] = json.loads(run(*said, cwd=project, home=home).stdout)
+    served: dict[str, Any] = json.loads(forked(*said, cwd=project, home=home).stdout)
     assert forked("review", "--reject", served["memory"]["id"][:8], cwd=project, home=home).returncode == 0
-    cold = json.loads(run(*said, cwd=project, home=home, env=NO_DAEMON).stdout)
+    cold = json.loads(forked(*said, cwd=project, home=home, env=NO_DAEMON).stdout)
     assert cold["action"] == served["action"] == "conflict", (cold, served)
     assert cold["conflicts"] == served["conflicts"] and cold["reason"] == served["reason"]
     return served

@@ -20,6 +20,7 @@ from aimate_memory.cli.fast import fast_command, parse
 from aimate_memory.cli.served import parse_served, served_name
 from tests.cli.test_fast_entry import vault  # noqa: F401  (the fixture)
 from tests.watch.test_daemon_process import daemon  # noqa: F401  (the fixture)
+from tests.zygote import run_aimate
 
 PYTHON = str(Path(sys.executable))
 # `cli.main` as `aimate` runs it, reporting afterwards which heavy modules it imported.
@@ -155,9 +156,17 @@ def test_the_switch_sends_everything_to_the_typer_app(monkeypatch: pytest.Monkey
     assert fast_command(["mem", "list"]) is None and fast_command(["--version"]) is None
 
 
-def run(*args: str, cwd: Path, home: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    full = {**os.environ, "AIMATE_HOME": str(home), "AIMATE_EMBEDDING__ENABLED": "false", **(env or {})}
+def command_env(home: Path, env: dict[str, str] | None) -> dict[str, str]:
+    """The test process's environment for a command in `home`, keyword-only, a daemon allowed unless `env` says
+    `AIMATE_NO_DAEMON` (the test process's own setting of it is dropped first, not `env`'s: it used to be
+    dropped after, so the "without the daemon" steps of a test with a daemon running were the daemon's)."""
+    full = {**os.environ, "AIMATE_HOME": str(home), "AIMATE_EMBEDDING__ENABLED": "false"}
     full.pop("AIMATE_NO_DAEMON", None)
+    return {**full, **(env or {})}
+
+
+def run(*args: str, cwd: Path, home: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full = command_env(home, env)
     return subprocess.run(
         [PYTHON, "-c", REPORTING_MAIN, "mem", *args],
         cwd=cwd,
@@ -169,18 +178,41 @@ def run(*args: str, cwd: Path, home: Path, env: dict[str, str] | None = None) ->
     )
 
 
+def forked(*args: str, cwd: Path, home: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`aimate mem ARGS…` as `run` starts it (the same environment, stdin /dev/null), forked from the worker's
+    zygote (tests/zygote.py): for the typer app's reference answers, for steps that only set a test up, and for
+    calls whose import report no assertion reads. A fork prints and exits as the exec'd script does
+    (tests/cli/test_zygote.py); what it skips is the interpreter's start and the preloaded imports, ~0.2 s of
+    CPU a call."""
+    return run_aimate(["mem", *args], cwd=cwd, env=command_env(home, env), input=None, timeout=120)
+
+
 NO_DAEMON = {"AIMATE_NO_DAEMON": "1"}
 TYPER_APP = {"typer", "rich", "click", "aimate_memory.cli.app"}
 
 
-def both_ways(*args: str, cwd: Path, home: Path, env: dict[str, str] | None = None) -> str:
+def both_ways(
+    *args: str, cwd: Path, home: Path, env: dict[str, str] | None = None, reference_exec: bool = False
+) -> str:
     """The command through the fast path and through the typer app: the same exit code, stdout and stderr
     (but for the import report). Through the daemon the fast one imported no typer, rich or facade; without
-    one (`env` NO_DAEMON) it opened the facade here, and still imported no typer or rich. Its stdout."""
+    one (`env` NO_DAEMON) it opened the facade here, and still imported no typer or rich. Its stdout.
+
+    The fast one is exec'd: what a fresh interpreter imports on the way is what it is about. The typer app's
+    reference is forked from the zygote (`forked`), the same answer for ~0.2 s of CPU less a call; with
+    `reference_exec` (one call per test) it is exec'd too and shown to be the typer app by what it imported —
+    `AIMATE_NO_FASTPATH=1` sends every command there before anything else is asked (`cli.fast.fast_command`,
+    test_the_switch_sends_everything_to_the_typer_app)."""
     fast = run(*args, cwd=cwd, home=home, env=env)
-    typer_app = run(*args, cwd=cwd, home=home, env={**(env or {}), "AIMATE_NO_FASTPATH": "1"})
+    switched = {**(env or {}), "AIMATE_NO_FASTPATH": "1"}
+    if reference_exec:
+        typer_app = run(*args, cwd=cwd, home=home, env=switched)
+        typer_err, typer_imported = typer_app.stderr.rsplit("IMPORTED ", 1)
+        assert "typer" in typer_imported and "rich" in typer_imported  # the reference really was the typer app
+    else:
+        typer_app = forked(*args, cwd=cwd, home=home, env=switched)
+        typer_err = typer_app.stderr
     fast_err, fast_imported = fast.stderr.rsplit("IMPORTED ", 1)
-    typer_err, typer_imported = typer_app.stderr.rsplit("IMPORTED ", 1)
     fast_out, typer_out = untimed(fast.stdout), untimed(typer_app.stdout)
     assert (fast.returncode, fast_out, fast_err) == (typer_app.returncode, typer_out, typer_err), args
     if (env or {}).get("AIMATE_NO_DAEMON") == "1":
@@ -188,7 +220,6 @@ def both_ways(*args: str, cwd: Path, home: Path, env: dict[str, str] | None = No
         assert "aimate_memory.system.facade" in fast_imported or fast.returncode  # really answered here
     else:
         assert fast_imported == "\n", (args, fast_imported)  # answered by the daemon: nothing heavy here
-    assert "typer" in typer_imported and "rich" in typer_imported  # the reference really was the typer app
     return fast.stdout
 
 
@@ -210,7 +241,7 @@ def project(vault: Path) -> Path:  # noqa: F811  (the imported fixture)
 @pytest.mark.slow
 def test_each_served_command_prints_what_the_typer_app_prints(daemon, cli, home: Path, project: Path) -> None:  # noqa: F811
     daemon()
-    listed = both_ways("list", "--json", cwd=project, home=home)
+    listed = both_ways("list", "--json", cwd=project, home=home, reference_exec=True)
     ids = {title: memory_id[:8] for title, memory_id in _titles_and_ids(listed)}
     assert {"Package manager", "提交说明", "We chose Redis as the session cache"} <= set(ids)
     table = both_ways("list", cwd=project, home=home)
@@ -228,11 +259,12 @@ def test_each_served_command_prints_what_the_typer_app_prints(daemon, cli, home:
     assert "Redis" in both_ways("recall", "会话缓存", "-n", "3", cwd=project, home=home)
     # Without the daemon, across languages by the bridge's lexicon (packed, or read kept: text/bridge.py and
     # tests/text/test_bridge_packed.py): the same answers as the daemon's, in English and Chinese.
+    # No import report is read here: forked (the lexicon is not preloaded in the zygote, each child reads it).
     for query in (("session", "cache"), ("会话缓存",), ("which session cache? Redis",)):
-        served = untimed(run("search", *query, cwd=project, home=home).stdout)
+        served = untimed(forked("search", *query, cwd=project, home=home).stdout)
         assert "Redis" in served
         for _ in range(2):
-            assert untimed(run("search", *query, cwd=project, home=home, env=NO_DAEMON).stdout) == served, query
+            assert untimed(forked("search", *query, cwd=project, home=home, env=NO_DAEMON).stdout) == served, query
     # The four adds land within one second, so which three are newest is a tie: the limit is asked wide enough
     # for all of them (the limit's own note is covered by tests/git/test_timeline.py).
     by_session = both_ways("timeline", "--by", "session", "-n", "20", cwd=project, home=home)
@@ -255,7 +287,7 @@ def test_each_served_command_prints_what_the_typer_app_prints(daemon, cli, home:
     # What contradicts a decision the daemon itself wrote after its conflict pool was read (the pool kept across
     # that write, the files that did not change not read again: system/conflicts.py): what a cold process finds.
     poetry = ("remember", "We decided to use Poetry to manage the Python dependencies", "--scope", "project", "--json")
-    written = json.loads(run(*poetry, cwd=project, home=home).stdout)
+    written = json.loads(forked(*poetry, cwd=project, home=home).stdout)
     assert written["action"] == "written", written
     for sentence in (
         "We decided to use uv instead of Poetry for the Python dependencies",
@@ -267,11 +299,13 @@ def test_each_served_command_prints_what_the_typer_app_prints(daemon, cli, home:
 
 def _conflict_served_and_cold(sentence: str, project: Path, home: Path) -> dict[str, Any]:
     """`remember` of a contradicting sentence through the daemon, its pending copy rejected, then in a cold
-    process: both hold it back as a conflict with the same memories for the same reason. The daemon's answer."""
+    process: both hold it back as a conflict with the same memories for the same reason. The daemon's answer.
+    Forked (no import report is read): the zygote preloads neither the conflict check nor capture's rules, so
+    the child builds them as a fresh process does (tests/zygote.py `PRELOAD`)."""
     said = ("remember", sentence, "--scope", "project", "--json")
-    served: dict[str, Any] = json.loads(run(*said, cwd=project, home=home).stdout)
-    assert run("review", "--reject", served["memory"]["id"][:8], cwd=project, home=home).returncode == 0
-    cold = json.loads(run(*said, cwd=project, home=home, env=NO_DAEMON).stdout)
+    served: dict[str, Any] = json.loads(forked(*said, cwd=project, home=home).stdout)
+    assert forked("review", "--reject", served["memory"]["id"][:8], cwd=project, home=home).returncode == 0
+    cold = json.loads(forked(*said, cwd=project, home=home, env=NO_DAEMON).stdout)
     assert cold["action"] == served["action"] == "conflict", (cold, served)
     assert cold["conflicts"] == served["conflicts"] and cold["reason"] == served["reason"]
     return served
@@ -283,7 +317,7 @@ def _titles_and_ids(listed_json: str) -> list[tuple[str, str]]:
 
 @pytest.mark.slow
 def test_without_a_daemon_each_served_command_answers_here_as_the_typer_app_does(home: Path, project: Path) -> None:
-    listed = both_ways("list", "--json", cwd=project, home=home, env=NO_DAEMON)
+    listed = both_ways("list", "--json", cwd=project, home=home, env=NO_DAEMON, reference_exec=True)
     ids = {title: memory_id[:8] for title, memory_id in _titles_and_ids(listed)}
     assert "提交说明" in both_ways("list", cwd=project, home=home, env=NO_DAEMON)
     assert "始终用中文写提交说明" in both_ways("show", ids["提交说明"], cwd=project, home=home, env=NO_DAEMON)
@@ -308,7 +342,7 @@ def test_without_a_daemon_each_served_command_answers_here_as_the_typer_app_does
         assert first.returncode == 0 and "remembered" in first.stdout, first.stderr
         assert not TYPER_APP & set(first.stderr.rsplit("IMPORTED ", 1)[1].split())
         # Written here and indexed before it returned: found without a refresh, by keywords.
-        found = run("list", "--no-refresh", cwd=project, home=home, env=NO_DAEMON)
+        found = forked("list", "--no-refresh", cwd=project, home=home, env=NO_DAEMON)
         assert sentence[:12] in found.stdout
         assert "already remembered" in both_ways("remember", sentence, cwd=project, home=home, env=NO_DAEMON)
     both_ways("remember", sentence, "--json", cwd=project, home=home, env=NO_DAEMON)
@@ -346,9 +380,8 @@ def test_add_is_answered_here_as_the_typer_app_answers_it(
         err, imported = added.stderr.rsplit("IMPORTED ", 1)
         assert bool(TYPER_APP & set(imported.split())) == bool(switch), imported
         new_id = json.loads(added.stdout)["id"] if "--json" in args else added.stdout.split()[1]
-        removed = subprocess.run(
-            [PYTHON, "-m", "aimate_memory", "mem", "rm", new_id], cwd=project, env=env, capture_output=True, text=True
-        )
+        # Archived again by a forked `rm` (a step between the two answers, not what is compared).
+        removed = run_aimate(["mem", "rm", new_id], cwd=project, env=env, input=None, timeout=120)
         assert removed.returncode == 0, removed.stderr
         answers.append((ID.sub("ID", added.stdout), ID.sub("ID", err)))
     if "--json" in args:
@@ -392,21 +425,25 @@ def test_the_session_commands_are_answered_here_as_the_typer_app_answers_them(
     shutil.copytree(initialized, typer_home, symlinks=True)
     workdir = tmp_path / "work"
     workdir.mkdir()
-    for args, stdin in SESSION_STEPS:
+    for step, (args, stdin) in enumerate(SESSION_STEPS):
         answers = []
         for home, switch in ((initialized, {}), (typer_home, {"AIMATE_NO_FASTPATH": "1"})):
             env = {**os.environ, "AIMATE_HOME": str(home), "AIMATE_EMBEDDING__ENABLED": "false", **NO_DAEMON, **switch}
-            done = subprocess.run(
-                [PYTHON, "-c", REPORTING_MAIN, "mem", *args],
-                cwd=workdir,
-                env=env,
-                input=stdin or "",
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-            err, imported = done.stderr.rsplit("IMPORTED ", 1)
-            assert bool(TYPER_APP & set(imported.split())) == bool(switch), (args, imported)
+            if switch and step:  # the typer app's reference, forked (`both_ways`); exec'd for the first step
+                done = run_aimate(["mem", *args], cwd=workdir, env=env, input=stdin or "", timeout=120)
+                err = done.stderr
+            else:
+                done = subprocess.run(
+                    [PYTHON, "-c", REPORTING_MAIN, "mem", *args],
+                    cwd=workdir,
+                    env=env,
+                    input=stdin or "",
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                )
+                err, imported = done.stderr.rsplit("IMPORTED ", 1)
+                assert bool(TYPER_APP & set(imported.split())) == bool(switch), (args, imported)
             shown = (done.stdout + err).replace(str(home), "HOME")
             answers.append((done.returncode, CHANGING.sub("X", shown)))
         assert answers[0] == answers[1], args

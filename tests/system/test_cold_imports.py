@@ -5,14 +5,19 @@ the conflict check — and a `remember`, which needs them, does."""
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from aimate_memory.system import MemorySystem
+from tests.conftest import Result, built_seeded_home
+from tests.zygote import run_aimate
 
 # `cli.main` as `aimate` runs it, reporting at exit which of the heavy parts it imported.
 HEAVY = (
@@ -55,14 +60,24 @@ def cold(home: Path, workdir: Path, *args: str) -> tuple[str, set[str]]:
     return proc.stdout, set(reported[0].split()[1:])
 
 
+def _two_memories(cli: Callable[..., Result]) -> None:
+    for title in ("Use pnpm, not npm, in every repository", "部署脚本统一放在 scripts 目录"):
+        added = cli("mem", "add", title)
+        assert added.code == 0, added.err
+
+
 @pytest.fixture
-def vault(cli, home: Path) -> str:
-    """A home with one English and one Chinese memory; the English one's id."""
-    assert cli("mem", "init").code == 0
-    added = cli("mem", "add", "Use pnpm, not npm, in every repository")
-    assert added.code == 0, added.err
-    assert cli("mem", "add", "部署脚本统一放在 scripts 目录").code == 0
-    return added.out.split()[1]
+def vault(home: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A home with one English and one Chinese memory; the English one's id. Added through the real CLI once per
+    run and copied (`built_seeded_home`): the twelve tests that start from it each ran `init` and two `add`s first
+    (~0.8 s of wall each at load ~1, 2026-11-29), and every one of them is about the cold command it runs
+    next; `init` and `add` are tested in tests/cli."""
+    shutil.copytree(built_seeded_home(tmp_path_factory, "cold-imports", _two_memories), home, symlinks=True)
+    english = next(
+        file for file in (home / "memory").rglob("*.md") if "title: Use pnpm, not npm" in file.read_text("utf-8")
+    )
+    [memory_id] = re.findall(r"^id: ([0-9a-f]{8})-", english.read_text("utf-8"), flags=re.MULTILINE)
+    return memory_id
 
 
 @pytest.mark.parametrize("command", [["list"], ["stale"], ["review"], ["timeline"]])
@@ -85,12 +100,13 @@ def test_a_cold_init_runs_git_without_gitpython_typer_or_rich(home: Path, workdi
     log = subprocess.run(["git", "log", "--format=%s"], cwd=home / "memory", capture_output=True, text=True)
     assert "memory: initialize the vault repository" in log.stdout
     other = tmp_path / "typer-home"
-    typer_app = subprocess.run(
-        [sys.executable, "-m", "aimate_memory", "mem", "init"],
+    # The typer app's answer to compare with, forked from the zygote (tests/zygote.py): its imports are not
+    # what this test is about (`AIMATE_NO_FASTPATH=1` sends every command to the typer app, tests/cli/test_fastpath.py).
+    typer_app = run_aimate(
+        ["mem", "init"],
         cwd=workdir,
         env={**os.environ, "AIMATE_HOME": str(other), "AIMATE_NO_FASTPATH": "1", "AIMATE_EMBEDDING__ENABLED": "false"},
-        capture_output=True,
-        text=True,
+        input=None,
         timeout=120,
     )
     assert typer_app.returncode == 0, typer_app.stderr

@@ -83,7 +83,7 @@ MISSES = [
 def uncommitted() -> Iterator[None]:
     """The vaults these tests fill are searched, never committed to: without `git.auto_commit` each `add` writes
     its file and index row as before but runs no git (28 adds: 0.9 → 0.04 s of CPU and 6.2 → 0.5 s of wall at
-    load 11, 2026-11-29; five vaults of them a run). Commits are tested in tests/git. Its own patch: a test's
+    load 11, 2026-11-29; four such vaults a run). Commits are tested in tests/git. Its own patch: a test's
     `monkeypatch.undo()` leaves it set."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("AIMATE_GIT__AUTO_COMMIT", "false")

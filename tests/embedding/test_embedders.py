@@ -22,11 +22,12 @@ ZH = ["我们选用 Redis 做会话缓存，因为它支持过期时间。", "�
 @pytest.fixture(scope="module")
 def models(tmp_path_factory, model_cache):
     # The run's model cache, linked (`model_cache`): building it here again was ~4 s of CPU; the build and
-    # its repairs are the tests below and tests/embedding/test_use_cache.py.
+    # its repairs are the tests below and tests/embedding/test_use_cache.py. USE alone reads it too: without
+    # a `cache_dir` it built its copy again in the session's home (state/models).
     cache = linked_models(model_cache, tmp_path_factory.mktemp("models") / "cache")
     return {
         "fastembed": create_embedder({"provider": "fastembed", "cache_dir": str(cache)}),
-        "use": create_embedder({"provider": "use"}),
+        "use": create_embedder({"provider": "use", "cache_dir": str(cache)}),
         "auto": create_embedder({"provider": "auto", "cache_dir": str(cache)}),
     }
 

@@ -4,6 +4,7 @@ master or unset): sync converges on one branch, merges by rule, and refuses what
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,6 +15,8 @@ import pytest
 from aimate_memory.git.sync_plan import SyncRefusedError
 from aimate_memory.system import MemorySystem
 from aimate_memory.vault.layout import Layer
+from tests.conftest import isolate_git
+from tests.git.conftest import git, make_system
 
 DEFAULTS = {"main": "[init]\n\tdefaultBranch = main\n", "master": "[init]\n\tdefaultBranch = master\n", "unset": ""}
 TITLE = "Lint 规则 / lint rules"
@@ -114,14 +117,43 @@ def test_two_devices_converge_on_one_branch(tmp_path, run_git, device, default_a
         assert "aimate_memory.git.merge" in run_git(one.vault, "config", "merge.aimate-memory.driver")
 
 
+@pytest.fixture(scope="module")
+def pair_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder `pair` copies, made once per module as `device` makes each device: A (git default master)
+    made the remote and pushed; B (default unset) joined it. Only read. Five tests each made it again: two
+    `init`s, a bare remote and two syncs (~40 git processes, ~0.8 s a test at load 8, 2026-11-29)."""
+    folder = tmp_path_factory.mktemp("sync-pair")
+    remote = folder / "remote.git"
+    with pytest.MonkeyPatch.context() as patch:
+        isolate_git(patch, folder)  # what `isolated_git` sets for a test
+        made = []
+        for name, default in (("a", "master"), ("b", "unset")):
+            config = folder / f"gitconfig-{name}"
+            config.write_text("[core]\n\tquotepath = false\n" + DEFAULTS[default], encoding="utf-8")
+            one = Device(name, make_system(folder / f"home-{name}", remote=str(remote)), config)
+            with one.active():
+                one.system.init()
+            made.append(one)
+        a, b = made
+        bare_remote(folder, git, a)
+        a.sync()
+        b.sync()
+    return folder
+
+
 @pytest.fixture
-def pair(tmp_path, run_git, device):
-    """A (git default master) made the remote and pushed; B (default unset) joined it."""
+def pair(tmp_path, pair_template, new_system):
+    """A (git default master) made the remote and pushed; B (default unset) joined it: a copy of
+    `pair_template`, each device opened on its copy with the copied remote as `git.remote` (a sync sets the
+    vault's `origin` to it first, git/sync.py `_ensure_remote`)."""
+    shutil.copytree(
+        pair_template, tmp_path, symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns("gitconfig")
+    )
     remote = tmp_path / "remote.git"
-    a, b = device("a", "master", remote), device("b", "unset", remote)
-    bare_remote(tmp_path, run_git, a)
-    a.sync()
-    b.sync()
+    a, b = (
+        Device(name, new_system(tmp_path / f"home-{name}", remote=str(remote)), tmp_path / f"gitconfig-{name}")
+        for name in ("a", "b")
+    )
     return a, b, remote
 
 

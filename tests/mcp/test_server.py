@@ -139,16 +139,26 @@ def test_missing_vault_is_a_tool_error_with_its_hint(spawn, tmp_path: Path) -> N
 # -- writing ----------------------------------------------------------------------------------------
 
 
-def test_forget_archives_and_search_no_longer_finds_it(spawn, cli, initialized) -> None:
-    added = cli("mem", "add", "临时笔记：周五发布", "--body", "Release on Friday, 周五发布。")
+@pytest.fixture(scope="module")
+def writer_cli(writer_home: tuple[Path, Path]):
+    """`cli` on the home the module's `writer` serves: for tests that add through the CLI what the server then
+    reads, each its own memory (their own server and home were ~1.4 s of CPU a test)."""
+    home, workdir = writer_home
+    return make_runner(home, workdir, vectors=False)
+
+
+def test_forget_archives_and_search_no_longer_finds_it(writer: McpProcess, writer_cli) -> None:
+    # Words no other memory of the module's writer holds (another test's body says 发布, its tags release), so
+    # "nothing found" after the forget holds whichever of them ran first.
+    added = writer_cli("mem", "add", "临时笔记：周五上线", "--body", "Ship it on Friday, 周五上线。")
     assert added.code == 0, added.err
-    server = spawn()
-    memory_id = server.ok("memory_search", query="周五发布")["results"][0]["id"]
+    server = writer
+    memory_id = server.ok("memory_search", query="周五上线")["results"][0]["id"]
     forgotten = server.ok("memory_forget", id=memory_id[:8])
     assert forgotten["id"] == memory_id and forgotten["status"] == "archived"
     assert forgotten["location"].startswith("global:archive/")
-    assert server.ok("memory_search", query="周五发布")["results"] == []
-    assert server.ok("memory_search", query="Release Friday")["results"] == []
+    assert server.ok("memory_search", query="周五上线")["results"] == []
+    assert server.ok("memory_search", query="Ship Friday")["results"] == []
     archived = server.ok("memory_get", id=memory_id)  # archived, never deleted
     assert archived["status"] == "archived"
 
@@ -169,10 +179,12 @@ def test_project_flag_serves_that_project(spawn, cli, initialized, tmp_path: Pat
 # -- waiting on facade methods being added (see the module docstring) ---------------------------------
 
 
-def test_facade_update_fields_and_body(spawn, cli, initialized) -> None:
-    assert cli("mem", "add", "Deploy checklist", "--body", "1. build").code == 0
-    server = spawn()
-    memory_id = server.ok("memory_search", query="deploy checklist")["results"][0]["id"]
+def test_facade_update_fields_and_body(writer: McpProcess, writer_cli) -> None:
+    assert writer_cli("mem", "add", "Deploy checklist", "--body", "1. build").code == 0
+    server = writer
+    # The module's writer holds other tests' memories too (one deploys with Docker Compose): this one by title.
+    found = server.ok("memory_search", query="deploy checklist")["results"]
+    [memory_id] = [hit["id"] for hit in found if hit["title"] == "Deploy checklist"]
     updated = server.ok("memory_update", id=memory_id[:8], tags="部署,release", importance=5, body="1. 构建\n2. 发布")
     assert updated["tags"] == ["部署", "release"] and updated["importance"] == 5
     assert "发布" in server.ok("memory_get", id=memory_id)["body"]

@@ -67,6 +67,14 @@ def test_a_decision_across_languages_and_an_explicit_change(system: MemorySystem
     assert statuses(system, ci.memory.id) == ["active"]
 
 
+@pytest.fixture
+def uncommitted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`git.auto_commit` off for the vault `system` opens next (asked before it): for a test that asserts
+    nothing about commits, where each of its 14 `remember`s ran git (~0.35 s of wall each at load 11,
+    2026-11-29). What is committed when is tested by this module's other tests and tests/git."""
+    monkeypatch.setenv("AIMATE_GIT__AUTO_COMMIT", "false")
+
+
 @pytest.mark.parametrize(
     ("old", "new", "slot"),
     [
@@ -84,8 +92,11 @@ def test_a_decision_across_languages_and_an_explicit_change(system: MemorySystem
         ),
     ],
 )
-def test_a_change_of_mind_over_weeks_is_a_conflict(system: MemorySystem, old: str, new: str, slot: str) -> None:
+def test_a_change_of_mind_over_weeks_is_a_conflict(
+    uncommitted: None, system: MemorySystem, old: str, new: str, slot: str
+) -> None:
     """Issue 39's replay: a folder of plans moved, one database each became one for all."""
+    assert system.config.get("git.auto_commit") is False  # `uncommitted` came first
     first = system.remember(old, kind="decision")
     for n in range(12):  # other decisions around it: the nearest are picked by the stored vectors
         system.remember(f"We decided to serve report {n} from the reporting API", kind="decision")

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.integrations.conftest import in_project, init_project
+
 NO_DAEMON = {"AIMATE_NO_DAEMON": "1", "AIMATE_HOOK_DETACH": "0"}  # session-end done when the hook returns
 CLAUDE_SID = "6f1c1e0e-8d3a-4c55-9a57-2b7f0c1d9e41"
 OTHER_SID = "a2d4b9f1-0c6e-4e8f-b1d2-94c3e5f60718"
@@ -28,12 +30,12 @@ def git_identity(isolated_git: None) -> None:
 
 
 @pytest.fixture
-def project(cli, tmp_path: Path) -> Path:
+def project(home: Path, tmp_path: Path) -> Path:
+    """A git project and the home as `aimate mem init` in it leaves them (`init_project`: in the test process)."""
     path = tmp_path / "proj"
     path.mkdir()
     subprocess.run(["git", "init", "-q", str(path)], check=True)
-    assert cli("mem", "init", cwd=path).code == 0
-    return path
+    return init_project(home, path)
 
 
 @pytest.fixture
@@ -89,10 +91,11 @@ def context_of(output: str) -> str:
 # -- sessions ------------------------------------------------------------------------------------------
 
 
-def test_claude_mcp_list_ends_no_session(cli, hook, project: Path) -> None:
+def test_claude_mcp_list_ends_no_session(cli, hook, home: Path, project: Path) -> None:
     """`claude mcp list` fires SessionEnd with reason "other" and a transcript that does not exist: it wrote
     no turn, so it ends nothing — not the CLI's session, not another window's."""
-    assert cli("mem", "session", "append", "--role", "user", "我们在修登录", cwd=project).code == 0
+    with in_project(home, project) as system:  # the CLI's session, as `session append` starts it
+        system.sessions.append("user", "我们在修登录")
     window = claude(project, CLAUDE_SID, "PreCompact", trigger="auto", custom_instructions="")
     write_transcript(window, ("user", "Fix the login redirect"), ("assistant", "Fixed it in auth.py."))
     assert hook("session-end", window) == ""
@@ -164,13 +167,11 @@ def test_kimi_prompts_are_turns_of_their_own_session(cli, hook, project: Path) -
     assert {item["key"] for item in running(cli, project)} == {"kimi:k2"}
 
 
-def test_codex_payloads_are_understood(cli, hook, project: Path) -> None:
+def test_codex_payloads_are_understood(cli, hook, home: Path, project: Path) -> None:
     """Codex sends `transcript_path: null`, `model`, `turn_id`; it reads Claude Code's output format. Its
     sessions and captures are keyed `codex:<session id>`."""
-    assert (
-        cli("mem", "add", "Always use pnpm", "--layer", "core", "--body", "始终用 pnpm，不用 npm。", cwd=project).code
-        == 0
-    )
+    with in_project(home, project) as system:  # as `mem add` writes it: the hooks are the test
+        system.add("Always use pnpm", "始终用 pnpm，不用 npm。", layer="core")
     start = codex(project, "SessionStart", source="startup", active_profile=None)
     assert "始终用 pnpm" in context_of(hook("session-start", start, "--client", "codex"))
     prompt = codex(project, "UserPromptSubmit", turn_id="t-1", prompt="记住：发布前必须跑 pnpm test\n然后修复 CI")

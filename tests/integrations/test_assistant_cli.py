@@ -315,7 +315,8 @@ def test_agents_md_write_and_check_keep_the_bytes_around_the_block(run, home: Pa
     assert run("mem", "agents-md", "--write", "--file", "CLAUDE.md").out.startswith("unchanged")
 
     claude_md.write_bytes((written + "Text after the block.\n").encode("utf-8"))
-    run("mem", "add", "New rule", "--layer", "core", "--body", "No force pushes.")
+    with in_project(home, project) as system:  # as `mem add` writes it
+        system.add("New rule", "No force pushes.", layer="core")
     assert run("mem", "agents-md", "--check", "--file", "CLAUDE.md").code == 1
     run("mem", "agents-md", "--write", "--file", "CLAUDE.md")
     rewritten = claude_md.read_bytes().decode("utf-8")
@@ -330,18 +331,21 @@ def test_agents_md_write_and_check_keep_the_bytes_around_the_block(run, home: Pa
     [("Use uv", "uv for virtualenvs.", "uv only."), ("用 uv", "用 uv 管理虚拟环境。", "只用 uv。")],
 )
 def test_agents_md_check_fails_when_a_project_core_memory_is_added_changed_or_removed(
-    run, project: Path, title: str, body: str, changed: str
+    run, home: Path, project: Path, title: str, body: str, changed: str
 ) -> None:
     assert run("mem", "agents-md", "--write").code == 0
     assert "No project core memories yet" in (project / "AGENTS.md").read_text(encoding="utf-8")
-    assert run("mem", "add", "Personal taste", "--layer", "core", "--scope", "global", "--body", "Tabs.").code == 0
+    # The memories added in process as `mem add` writes them (`agents-md --check` is the test); `rm` stays the CLI's.
+    with in_project(home, project) as system:
+        system.add("Personal taste", "Tabs.", layer="core", scope="global")
     assert run("mem", "agents-md", "--check").code == 0  # the person's core is not the project's business
-    added = run("mem", "add", title, "--layer", "core", "--category", "rule", "--body", body, "--json").json()
-    assert added["scope"] == "project"
+    with in_project(home, project) as system:
+        added = system.add(title, body, layer="core", category="rule")
+    assert added.scope.value == "project"
     assert run("mem", "agents-md", "--check").code == 1  # was "fresh": the block held only the global core
     assert run("mem", "agents-md", "--write").code == 0 and run("mem", "agents-md", "--check").code == 0
     assert body in (project / "AGENTS.md").read_text(encoding="utf-8")
-    path = project / ".aimate" / "memory" / added["path"]
+    path = project / ".aimate" / "memory" / added.rel_path
     path.write_text(path.read_text(encoding="utf-8").replace(body, changed), encoding="utf-8")
     # An edit made outside the tool is withheld like a teammate's until the person trusts it
     # (docs/reliability.md, "Trust model"); `aimate mem edit` would have kept it trusted.
@@ -349,7 +353,7 @@ def test_agents_md_check_fails_when_a_project_core_memory_is_added_changed_or_re
     assert run("mem", "agents-md", "--check").code == 1
     run("mem", "agents-md", "--write")
     assert changed in (project / "AGENTS.md").read_text(encoding="utf-8")
-    assert run("mem", "rm", added["id"][:8]).code == 0
+    assert run("mem", "rm", added.id[:8]).code == 0
     assert run("mem", "agents-md", "--check").code == 1
     assert run("mem", "agents-md", "--write").code == 0
     assert changed not in (project / "AGENTS.md").read_text(encoding="utf-8")

@@ -337,9 +337,10 @@ def test_session_start_append_trim_show_end_list(cli, initialized, home: Path, i
 
 
 @pytest.mark.parametrize("title", ["修复登录", "login fix"])
-def test_session_end_takes_the_active_sessions_id(cli, initialized, title: str) -> None:
+def test_session_end_takes_the_active_sessions_id(cli, initialized, home: Path, title: str) -> None:
     first = cli("mem", "session", "start", "--title", title, "--json").json()
-    assert cli("mem", "session", "append", "--role", "user", f"{title}: 第一轮 first turn").code == 0
+    with in_process(home) as system:  # its first turn, as `session append` writes it (that face: tested above)
+        system.sessions.append("user", f"{title}: 第一轮 first turn")
     wrong = cli("mem", "session", "end", "0000ffff")
     assert wrong.code != 0 and cli("mem", "session", "show", "--json").json()["status"] == "active"
     ended = cli("mem", "session", "end", first["id"][:8], "--json")

@@ -87,9 +87,18 @@ def proposals(models: LazyEmbedder, home: Path, project: Path) -> list[dict]:
     return [item for item in items if item.get("memory_status") == "pending"]
 
 
-def review(cli, project: Path, *args: str) -> None:
-    result = cli("mem", "review", *args, cwd=project)
-    assert result.code == 0, result.err
+def review(
+    models: LazyEmbedder, home: Path, project: Path, accept: tuple[str, ...] = (), reject: tuple[str, ...] = ()
+) -> None:
+    """The person's `aimate mem review --accept ID --reject ID` between two sessions, done in the test process
+    through what the command calls (`review_view`: the rejects, then the accepts, superseding what an accepted
+    capture may contradict) with the module's loaded models: the command went through the typer app with the
+    models, ~0.4 s of CPU a call. A refused decision raises, as the command exits non-zero. `review --accept`
+    itself is tested in tests/cli (test_cli_agent.py, test_cli_conflicts.py)."""
+    with in_process(home, project, models, AIMATE_CAPTURE__EMBEDDING="true") as system:
+        outcomes = system.git.reject(list(reject)) + system.git.accept(list(accept))
+    actions = sorted(outcome.action for outcome in outcomes)
+    assert actions == sorted(["accept"] * len(accept) + ["reject"] * len(reject)), [o.to_dict() for o in outcomes]
 
 
 ERROR = "```\nTypeError: Cannot read properties of undefined (reading 'id')\n    at load (src/a.js:3:7)\n```"
@@ -128,7 +137,7 @@ def test_a_decision_is_proposed_once_and_said_again_is_known(
     # The decision, filed as a decision of this project; neither the one-off request nor the pasted error.
     assert [item["title"] for item in waiting] == [said["decision"].rstrip(".。")]
     assert waiting[0]["scope"] == "project" and waiting[0]["path"].startswith("long_term/decisions/")
-    review(cli_vectors, project, "--accept", waiting[0]["id"])
+    review(loaded_models, home, project, accept=(waiting[0]["id"],))
 
     second = Conversation(cli_vectors, project, f"second-{lang}")
     context = second.say(said["again"])
@@ -148,7 +157,7 @@ def test_a_change_of_mind_supersedes_and_a_rejection_is_final(
     first.end()
     waiting = {item["title"]: item for item in proposals(loaded_models, home, project)}
     old, junk = waiting[said["old"].rstrip(".。")], waiting[said["junk"].rstrip(".。")]
-    review(cli_vectors, project, "--accept", old["id"], "--reject", junk["id"])
+    review(loaded_models, home, project, accept=(old["id"],), reject=(junk["id"],))
 
     second = Conversation(cli_vectors, project, f"new-{lang}")
     second.say(said["new"])
@@ -157,7 +166,7 @@ def test_a_change_of_mind_supersedes_and_a_rejection_is_final(
     (new,) = proposals(loaded_models, home, project)
     assert new["title"] == said["new"].rstrip(".。")
     assert [conflict["id"] for conflict in new["conflicts"]] == [old["id"]]
-    review(cli_vectors, project, "--accept", new["id"])  # this one holds: the old one is superseded
+    review(loaded_models, home, project, accept=(new["id"],))  # this one holds: the old one is superseded
 
     listed = {item["id"]: item for item in cli_vectors("mem", "list", "--status", "all", "--json", cwd=project).json()}
     assert listed[old["id"]]["status"] == "superseded" and listed[new["id"]]["status"] == "active"
@@ -193,7 +202,7 @@ def test_each_prompt_is_heard_as_it_comes_and_said_in_two_sessions_is_proposed_f
     first.end()
     (kept,) = proposals(loaded_models, home, project)
     assert kept["title"] == said["standing"].rstrip(".。")  # a standing instruction comes first
-    review(cli_vectors, project, "--accept", kept["id"])
+    review(loaded_models, home, project, accept=(kept["id"],))
 
     second = Conversation(cli_vectors, project, f"second-{lang}", env=one)
     second.say(said["new"])
@@ -205,17 +214,22 @@ def test_each_prompt_is_heard_as_it_comes_and_said_in_two_sessions_is_proposed_f
     assert "pnpm" not in stored and lang not in stored  # hashes only: no words, no session ids
 
 
-def test_a_long_paste_and_a_follow_up_still_get_their_context(cli_vectors, project: Path) -> None:
+def test_a_long_paste_and_a_follow_up_still_get_their_context(
+    cli_vectors, loaded_models: LazyEmbedder, home: Path, project: Path
+) -> None:
     memories = {
         "en": ("decision", "Deploys go out through GitHub Actions to Fly.io."),
         "zh": ("decision", "后端部署：通过 GitHub Actions 发布到 Fly.io。"),
     }
     ids = {}
-    for lang, (kind, text) in memories.items():
-        # --keep-both: the Chinese one translates the English one, which `remember` would otherwise answer
-        # `exists` with (said again is not a copy); here both are wanted, one per language.
-        result = cli_vectors("mem", "remember", "--kind", kind, "--keep-both", "--json", text, cwd=project).json()
-        ids[lang] = result["memory"]["id"][:8]
+    # Remembered in process with the module's loaded models, as `remember --kind --keep-both` files them (a CLI
+    # process with the models each; that face is tested in tests/cli): the prompt hook's search is the test.
+    with in_process(home, project, loaded_models, AIMATE_CAPTURE__EMBEDDING="true") as system:
+        for lang, (kind, text) in memories.items():
+            # keep_both: the Chinese one translates the English one, which `remember` would otherwise answer
+            # `exists` with (said again is not a copy); here both are wanted, one per language.
+            result = system.remember(text, kind=kind, keep_both=True).to_dict()
+            ids[lang] = result["memory"]["id"][:8]
     log = "\n".join(f"2025-06-13 10:{n:02d}:01 INFO worker: job {n} finished in {n * 7} ms" for n in range(60))
     pasted = {"en": f"How do we deploy the backend? The log:\n{log}", "zh": f"后端部署怎么做？\n{log}"}
     follow_up = {

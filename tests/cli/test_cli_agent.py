@@ -11,22 +11,23 @@ import pytest
 
 from aimate_memory.vault.filters import MemoryFilter
 from tests.conftest import in_process, seed_models
+from tests.integrations.conftest import init_project
 
 if TYPE_CHECKING:
     from aimate_memory.embedding.lazy import LazyEmbedder
     from aimate_memory.system import MemorySystem
 
 
-def _project(tmp_path: Path, cli) -> Path:
-    """A git project with a file, its vault made by `aimate mem init` in it, beside the global vault the
-    caller has (`initialized`)."""
+def _project(tmp_path: Path, home: Path) -> Path:
+    """A git project with a file, its vault made as `aimate mem init` in it makes it (in the test process:
+    `init_project`; `init` is tested in test_cli_memory.py), beside the global vault the caller has
+    (`initialized`)."""
     project = tmp_path / "proj"
     project.mkdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     (project / "src").mkdir()
     (project / "src" / "app.py").write_text("print()\n")
-    assert cli("mem", "init", cwd=project).code == 0
-    return project
+    return init_project(home, project)
 
 
 def _project_in_process(root: Path, models: LazyEmbedder | None = None, **settings: str) -> MemorySystem:
@@ -73,7 +74,7 @@ def test_remember_routes(
 def test_remember_routes_through_the_cli(cli_vectors, initialized, tmp_path: Path) -> None:
     """The same through `aimate mem remember`: its JSON, and the line a person reads the second time."""
     cli = cli_vectors
-    project = _project(tmp_path, cli)
+    project = _project(tmp_path, initialized)
     text, where = ROUTES[2]
     done = cli("mem", "remember", text, "--json", cwd=project)
     assert done.code == 0, done.err
@@ -173,7 +174,7 @@ def test_remember_kind_sets_layer_and_category(
 
 
 def test_remember_kind_and_scope_on_the_command_line(cli, initialized, tmp_path: Path) -> None:
-    project = _project(tmp_path, cli)
+    project = _project(tmp_path, initialized)
     kind, text, where = KINDS[0]
     done = cli("mem", "remember", text, "--kind", kind, "--json", cwd=project)
     assert done.code == 0, done.err
@@ -336,9 +337,10 @@ def test_session_start_append_trim_show_end_list(cli, initialized, home: Path, i
 
 
 @pytest.mark.parametrize("title", ["修复登录", "login fix"])
-def test_session_end_takes_the_active_sessions_id(cli, initialized, title: str) -> None:
+def test_session_end_takes_the_active_sessions_id(cli, initialized, home: Path, title: str) -> None:
     first = cli("mem", "session", "start", "--title", title, "--json").json()
-    assert cli("mem", "session", "append", "--role", "user", f"{title}: 第一轮 first turn").code == 0
+    with in_process(home) as system:  # its first turn, as `session append` writes it (that face: tested above)
+        system.sessions.append("user", f"{title}: 第一轮 first turn")
     wrong = cli("mem", "session", "end", "0000ffff")
     assert wrong.code != 0 and cli("mem", "session", "show", "--json").json()["status"] == "active"
     ended = cli("mem", "session", "end", first["id"][:8], "--json")
@@ -362,7 +364,7 @@ def test_two_concurrent_appenders_lose_nothing(cli, initialized) -> None:
 
 
 def test_context_order_budget_and_shape(cli, initialized, home: Path, tmp_path: Path, isolated_git: None) -> None:
-    project = _project(tmp_path, cli)
+    project = _project(tmp_path, home)
     # What the context is built from, written in process as `remember` and `session append` write it (the
     # test is about `context`; those faces have their own tests above).
     with in_process(home, project) as system:

@@ -82,8 +82,9 @@ def test_remember_json_and_settling_flags(run, written) -> None:
     assert bad.code != 0 and "give one" in bad.err and "Traceback" not in bad.err
 
 
-def test_add_warns_and_writes(run) -> None:
-    assert run("mem", "add", "回复用中文", "--layer", "core", "--category", "rule").code == 0
+def test_add_warns_and_writes(run, written) -> None:
+    with written() as system:  # the rule the `add` below may contradict, as `mem add` writes it
+        system.add("回复用中文", "", layer="core", category="rule")
     added = run("mem", "add", "Always reply in English", "--layer", "core", "--category", "rule")
     assert added.code == 0 and added.out.startswith("added ")
     assert "may contradict" in added.err and '"回复用中文"' in added.err and "reply language" in added.err
@@ -96,7 +97,8 @@ def test_an_english_conflict_said_twice_is_one_proposal(run, written) -> None:
     again = run("mem", "remember", "I prefer 4-space indentation", "--json").json()
     assert held["action"] == "conflict" and again["action"] == "exists"
     assert again["memory"]["id"] == held["memory"]["id"] and again["memory"]["status"] == "pending"
-    listed = run("mem", "review", "--json").json()
+    with written() as system:  # `review --json`'s list (`review_view`), read in process: the remembers are the test
+        listed = [item.to_dict() for item in system.git.pending_changes()]
     assert [item["id"] for item in listed if item.get("memory_status") == "pending"] == [held["memory"]["id"]]
 
 
@@ -124,7 +126,8 @@ def test_accepting_retires_only_what_the_person_names(run, written, first: str, 
     assert wrong.code != 0 and "none of the memories it may contradict" in wrong.err and "Traceback" not in wrong.err
     both = run("mem", "review", "--accept", new_id, "--replace", ids[0][:8], "--keep-both")
     assert both.code != 0 and "give one" in both.err
-    assert run("mem", "review", "--json").json()[0]["id"] == new_id  # nothing was accepted by a refused call
+    with written() as system:  # `review --json`'s list, read in process: the refused calls are the test
+        assert system.git.pending_changes()[0].to_dict()["id"] == new_id  # nothing was accepted by a refused call
     accepted = run("mem", "review", "--accept", new_id, "--replace", ids[0][:8])
     assert accepted.code == 0 and f"supersedes {ids[0][:8]}" in accepted.out and ids[1][:8] not in accepted.out
     status = {item["id"]: item["status"] for item in run("mem", "list", "--status", "all", "--json").json()}

@@ -11,6 +11,7 @@ import pytest
 
 from aimate_memory.system import MemorySystem
 from tests.conftest import AIMATE
+from tests.integrations.conftest import in_project, init_project
 
 # The hooks call the agent half of the facade (docs/agent_api): these run once it is on the branch.
 needs_facade = {
@@ -52,8 +53,9 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def run(cli, user_home: Path, project: Path):
-    """`aimate ARGS` in the project, with HOME at the temp user home (the clients' own variables unset)."""
+def run(cli, home: Path, user_home: Path, project: Path):
+    """`aimate ARGS` in the project, with HOME at the temp user home (the clients' own variables unset); the
+    project and home as `aimate mem init` in it leaves them (`init_project`: in the test process)."""
     client_env = {
         "HOME": str(user_home),
         "CODEX_HOME": "",
@@ -66,7 +68,7 @@ def run(cli, user_home: Path, project: Path):
     def invoke(*args: str, input: str | None = None, cwd: Path | None = None, env: dict[str, str] | None = None):
         return cli(*args, cwd=cwd or project, input=input, env={**client_env, **(env or {})})
 
-    assert invoke("mem", "init").code == 0
+    init_project(home, project)
     return invoke
 
 
@@ -173,9 +175,9 @@ def test_install_codex_and_kimi_write_their_configs_and_agents_md(
     codex_config.write_text('# 注释\nmodel = "o3"\n', encoding="utf-8")
     agents = project / "AGENTS.md"
     agents.write_text("# Agents\n\nBuild with `make`.\n", encoding="utf-8")
-    assert run("mem", "add", "Always use pnpm", "--layer", "core", "--body", "始终用 pnpm，不用 npm。").code == 0
-    personal = ("mem", "add", "我喜欢简短的回答", "--layer", "core", "--scope", "global", "--body", "Terse replies.")
-    assert run(*personal).code == 0
+    with in_project(home, project) as system:  # the team's core and the person's, as `mem add` writes them
+        assert system.add("Always use pnpm", "始终用 pnpm，不用 npm。", layer="core").scope.value == "project"
+        system.add("我喜欢简短的回答", "Terse replies.", layer="core", scope="global")
 
     assert run("mem", "install", "codex").code == 0
     assert "[mcp_servers.aimate]" in codex_config.read_text(encoding="utf-8")
@@ -220,9 +222,10 @@ def test_hook_given_garbage_prints_nothing_and_exits_0(run, home: Path, garbage:
     assert "failed: " in (home / "state" / "hooks.log").read_text(encoding="utf-8")
 
 
-def test_prompt_hook_returns_relevant_memories_as_claude_json(run, project: Path) -> None:
-    run("mem", "add", "选用 Redis 做会话缓存", "--body", "我们决定用 Redis 缓存会话：延迟低，支持过期。")
-    run("mem", "add", "Deploy on Fridays", "--body", "Deploys go out on Friday mornings after the freeze.")
+def test_prompt_hook_returns_relevant_memories_as_claude_json(run, home: Path, project: Path) -> None:
+    with in_project(home, project) as system:  # as `mem add` writes them: the hook is the test
+        system.add("选用 Redis 做会话缓存", "我们决定用 Redis 缓存会话：延迟低，支持过期。")
+        system.add("Deploy on Fridays", "Deploys go out on Friday mornings after the freeze.")
     for prompt, title in (("会话缓存用什么？", "选用 Redis 做会话缓存"), ("when do we deploy", "Deploy on Fridays")):
         payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": "UserPromptSubmit", "prompt": prompt}
         result = run("mem", "hook", "prompt", input=json.dumps(payload, ensure_ascii=False))
@@ -232,8 +235,9 @@ def test_prompt_hook_returns_relevant_memories_as_claude_json(run, project: Path
 
 
 @needs_facade["build_context"]
-def test_session_start_hook_gives_the_context_as_claude_json(run, project: Path) -> None:
-    run("mem", "add", "Always use pnpm", "--layer", "core", "--body", "始终用 pnpm，不用 npm。")
+def test_session_start_hook_gives_the_context_as_claude_json(run, home: Path, project: Path) -> None:
+    with in_project(home, project) as system:  # as `mem add` writes it: the hook is the test
+        system.add("Always use pnpm", "始终用 pnpm，不用 npm。", layer="core")
     payload = {
         "session_id": "s1",
         "transcript_path": str(project / "t.jsonl"),
@@ -284,8 +288,9 @@ def test_session_end_hook_appends_only_new_transcript_turns(run, project: Path) 
     assert session_text.count("Migrated to Valkey.") == 1
 
 
-def test_kimi_prompt_hook_prints_plain_text(run, project: Path) -> None:
-    run("mem", "add", "选用 Redis 做会话缓存", "--body", "我们决定用 Redis 缓存会话。")
+def test_kimi_prompt_hook_prints_plain_text(run, home: Path, project: Path) -> None:
+    with in_project(home, project) as system:  # as `mem add` writes it: the hook is the test
+        system.add("选用 Redis 做会话缓存", "我们决定用 Redis 缓存会话。")
     payload = {"session_id": "k1", "cwd": str(project), "hook_event_name": "UserPromptSubmit", "prompt": "会话缓存"}
     result = run("mem", "hook", "prompt", "--client", "kimi", input=json.dumps(payload, ensure_ascii=False))
     if not hasattr(MemorySystem, "add_conversation"):
@@ -294,12 +299,13 @@ def test_kimi_prompt_hook_prints_plain_text(run, project: Path) -> None:
     assert result.code == 0 and "选用 Redis 做会话缓存" in result.out and not result.out.startswith("{")
 
 
-def test_agents_md_write_and_check_keep_the_bytes_around_the_block(run, project: Path) -> None:
+def test_agents_md_write_and_check_keep_the_bytes_around_the_block(run, home: Path, project: Path) -> None:
     claude_md = project / "CLAUDE.md"
     before = "# 项目 / Project\r\n\r\nHand-written  notes,   odd spacing.\n\n\n"
     claude_md.write_text(before, encoding="utf-8", newline="")
-    run("mem", "add", "Tests first", "--layer", "core", "--body", "Run pytest -x before committing.")
-    run("mem", "add", "中文注释", "--layer", "core", "--body", "注释用中文，提交信息用英文。")
+    with in_project(home, project) as system:  # as `mem add` writes them: `agents-md` is the test
+        system.add("Tests first", "Run pytest -x before committing.", layer="core")
+        system.add("中文注释", "注释用中文，提交信息用英文。", layer="core")
 
     assert run("mem", "agents-md", "--check", "--file", "CLAUDE.md").code == 1
     assert run("mem", "agents-md", "--write", "--file", "CLAUDE.md").code == 0
@@ -309,7 +315,8 @@ def test_agents_md_write_and_check_keep_the_bytes_around_the_block(run, project:
     assert run("mem", "agents-md", "--write", "--file", "CLAUDE.md").out.startswith("unchanged")
 
     claude_md.write_bytes((written + "Text after the block.\n").encode("utf-8"))
-    run("mem", "add", "New rule", "--layer", "core", "--body", "No force pushes.")
+    with in_project(home, project) as system:  # as `mem add` writes it
+        system.add("New rule", "No force pushes.", layer="core")
     assert run("mem", "agents-md", "--check", "--file", "CLAUDE.md").code == 1
     run("mem", "agents-md", "--write", "--file", "CLAUDE.md")
     rewritten = claude_md.read_bytes().decode("utf-8")
@@ -324,18 +331,21 @@ def test_agents_md_write_and_check_keep_the_bytes_around_the_block(run, project:
     [("Use uv", "uv for virtualenvs.", "uv only."), ("用 uv", "用 uv 管理虚拟环境。", "只用 uv。")],
 )
 def test_agents_md_check_fails_when_a_project_core_memory_is_added_changed_or_removed(
-    run, project: Path, title: str, body: str, changed: str
+    run, home: Path, project: Path, title: str, body: str, changed: str
 ) -> None:
     assert run("mem", "agents-md", "--write").code == 0
     assert "No project core memories yet" in (project / "AGENTS.md").read_text(encoding="utf-8")
-    assert run("mem", "add", "Personal taste", "--layer", "core", "--scope", "global", "--body", "Tabs.").code == 0
+    # The memories added in process as `mem add` writes them (`agents-md --check` is the test); `rm` stays the CLI's.
+    with in_project(home, project) as system:
+        system.add("Personal taste", "Tabs.", layer="core", scope="global")
     assert run("mem", "agents-md", "--check").code == 0  # the person's core is not the project's business
-    added = run("mem", "add", title, "--layer", "core", "--category", "rule", "--body", body, "--json").json()
-    assert added["scope"] == "project"
+    with in_project(home, project) as system:
+        added = system.add(title, body, layer="core", category="rule")
+    assert added.scope.value == "project"
     assert run("mem", "agents-md", "--check").code == 1  # was "fresh": the block held only the global core
     assert run("mem", "agents-md", "--write").code == 0 and run("mem", "agents-md", "--check").code == 0
     assert body in (project / "AGENTS.md").read_text(encoding="utf-8")
-    path = project / ".aimate" / "memory" / added["path"]
+    path = project / ".aimate" / "memory" / added.rel_path
     path.write_text(path.read_text(encoding="utf-8").replace(body, changed), encoding="utf-8")
     # An edit made outside the tool is withheld like a teammate's until the person trusts it
     # (docs/reliability.md, "Trust model"); `aimate mem edit` would have kept it trusted.
@@ -343,14 +353,17 @@ def test_agents_md_check_fails_when_a_project_core_memory_is_added_changed_or_re
     assert run("mem", "agents-md", "--check").code == 1
     run("mem", "agents-md", "--write")
     assert changed in (project / "AGENTS.md").read_text(encoding="utf-8")
-    assert run("mem", "rm", added["id"][:8]).code == 0
+    assert run("mem", "rm", added.id[:8]).code == 0
     assert run("mem", "agents-md", "--check").code == 1
     assert run("mem", "agents-md", "--write").code == 0
     assert changed not in (project / "AGENTS.md").read_text(encoding="utf-8")
 
 
-def test_agents_md_user_writes_the_personal_core_to_the_user_level_file(run, user_home: Path) -> None:
-    run("mem", "add", "我喜欢简短的回答", "--layer", "core", "--scope", "global", "--body", "Terse replies.")
+def test_agents_md_user_writes_the_personal_core_to_the_user_level_file(
+    run, home: Path, user_home: Path, project: Path
+) -> None:
+    with in_project(home, project) as system:  # as `mem add` writes it: `agents-md --user` is the test
+        system.add("我喜欢简短的回答", "Terse replies.", layer="core", scope="global")
     assert run("mem", "agents-md", "--user", "--check").code == 1
     assert run("mem", "agents-md", "--user", "--write", "--file", "CLAUDE.md").code == 0
     assert "我喜欢简短的回答" in (user_home / ".claude" / "CLAUDE.md").read_text(encoding="utf-8")

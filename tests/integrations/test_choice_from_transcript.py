@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -14,6 +15,9 @@ from aimate_memory.capture.classify import title_of
 
 # The same git identity and project as the conversation tests (their fixtures, shared rather than written again).
 from tests.integrations.test_conversation_capture import Conversation, git_identity, project, proposals  # noqa: F401
+
+if TYPE_CHECKING:
+    from aimate_memory.embedding.lazy import LazyEmbedder
 
 pytestmark = pytest.mark.slow
 
@@ -45,14 +49,20 @@ def write_turn(conversation: Conversation, role: str, text: str) -> None:
 
 
 @pytest.mark.parametrize("lang", sorted(OFFERS))
-def test_the_option_picked_is_proposed_in_words_a_later_session_reads(cli_vectors, project: Path, lang: str) -> None:  # noqa: F811  (the imported fixture)
+def test_the_option_picked_is_proposed_in_words_a_later_session_reads(
+    cli_vectors,
+    loaded_models: LazyEmbedder,
+    home: Path,
+    project: Path,  # noqa: F811  (the imported fixture)
+    lang: str,
+) -> None:
     question, offer, pick, decision = OFFERS[lang]
     conversation = Conversation(cli_vectors, project, f"choice-{lang}")
     write_turn(conversation, "user", question)
     write_turn(conversation, "assistant", offer)
     write_turn(conversation, "user", pick)
     conversation.end()
-    waiting = {item["title"]: item for item in proposals(cli_vectors, project)}
+    waiting = {item["title"]: item for item in proposals(loaded_models, home, project)}
     assert title_of(decision) in waiting, sorted(waiting)
     assert waiting[title_of(decision)]["path"].startswith("long_term/decisions/")
     shown = cli_vectors("mem", "show", waiting[title_of(decision)]["id"], "--json", cwd=project).json()
@@ -63,6 +73,8 @@ def test_the_option_picked_is_proposed_in_words_a_later_session_reads(cli_vector
 @pytest.mark.parametrize("lang", sorted(OFFERS))
 def test_the_option_picked_waits_for_review_from_the_prompt_that_picks_it(
     cli_vectors,
+    loaded_models: LazyEmbedder,
+    home: Path,
     project: Path,  # noqa: F811  (the imported fixture)
     lang: str,
 ) -> None:
@@ -74,12 +86,12 @@ def test_the_option_picked_waits_for_review_from_the_prompt_that_picks_it(
     write_turn(conversation, "assistant", offer)
     told = conversation.say(pick)
     assert "queued for review" in told and decision in told
-    [waiting] = proposals(cli_vectors, project)
+    [waiting] = proposals(loaded_models, home, project)
     assert waiting["title"] == title_of(decision) and waiting["path"].startswith("long_term/decisions/")
     found = cli_vectors("mem", "search", decision, "--json", cwd=project).json()
     assert any(hit["id"] == waiting["id"] and hit["status"] == "pending" for hit in found), found
     conversation.say("Now update the tests" if lang == "en" else "现在更新测试")
     conversation.end()
-    assert [item["id"] for item in proposals(cli_vectors, project) if item["title"] == title_of(decision)] == [
+    assert [item["id"] for item in proposals(loaded_models, home, project) if item["title"] == title_of(decision)] == [
         waiting["id"]
     ]

@@ -10,8 +10,15 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+from tests.conftest import in_process
+from tests.integrations.conftest import init_project
+
+if TYPE_CHECKING:
+    from aimate_memory.embedding.lazy import LazyEmbedder
 
 pytestmark = pytest.mark.slow
 
@@ -24,12 +31,13 @@ def git_identity(isolated_git: None) -> None:
 
 
 @pytest.fixture
-def project(cli_vectors, tmp_path: Path) -> Path:
+def project(cli_vectors, home: Path, tmp_path: Path) -> Path:
+    """A git project and the home as `aimate mem init` in it leaves them (`init_project`: in the test process),
+    the models' cache linked (`cli_vectors`)."""
     path = tmp_path / "proj"
     path.mkdir()
     subprocess.run(["git", "init", "-q", str(path)], check=True)
-    assert cli_vectors("mem", "init", cwd=path).code == 0
-    return path
+    return init_project(home, path)
 
 
 class Conversation:
@@ -68,14 +76,29 @@ class Conversation:
         self._hook("session-end", "SessionEnd", reason="other")
 
 
-def proposals(cli, project: Path) -> list[dict]:
-    items = cli("mem", "review", "--json", cwd=project).json()
+def proposals(models: LazyEmbedder, home: Path, project: Path) -> list[dict]:
+    """The captures waiting for review, as `aimate mem review --json` lists them (`review_view`: each pending
+    change's `to_dict()`, its possible conflicts found with the models), read in the test process with the
+    module's loaded models (`loaded_models`): a `review --json` process with the models was ~0.5-0.7 s of CPU,
+    two or three a test. `review --json` itself is tested in tests/cli (test_cli_agent.py, test_cli_conflicts.py);
+    the accepts and rejects here stay the CLI's."""
+    with in_process(home, project, models, AIMATE_CAPTURE__EMBEDDING="true") as system:
+        items = [item.to_dict() for item in system.git.pending_changes()]
     return [item for item in items if item.get("memory_status") == "pending"]
 
 
-def review(cli, project: Path, *args: str) -> None:
-    result = cli("mem", "review", *args, cwd=project)
-    assert result.code == 0, result.err
+def review(
+    models: LazyEmbedder, home: Path, project: Path, accept: tuple[str, ...] = (), reject: tuple[str, ...] = ()
+) -> None:
+    """The person's `aimate mem review --accept ID --reject ID` between two sessions, done in the test process
+    through what the command calls (`review_view`: the rejects, then the accepts, superseding what an accepted
+    capture may contradict) with the module's loaded models: the command went through the typer app with the
+    models, ~0.4 s of CPU a call. A refused decision raises, as the command exits non-zero. `review --accept`
+    itself is tested in tests/cli (test_cli_agent.py, test_cli_conflicts.py)."""
+    with in_process(home, project, models, AIMATE_CAPTURE__EMBEDDING="true") as system:
+        outcomes = system.git.reject(list(reject)) + system.git.accept(list(accept))
+    actions = sorted(outcome.action for outcome in outcomes)
+    assert actions == sorted(["accept"] * len(accept) + ["reject"] * len(reject)), [o.to_dict() for o in outcomes]
 
 
 ERROR = "```\nTypeError: Cannot read properties of undefined (reading 'id')\n    at load (src/a.js:3:7)\n```"
@@ -102,44 +125,48 @@ TURNS = {
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_decision_is_proposed_once_and_said_again_is_known(cli_vectors, project: Path, lang: str) -> None:
+def test_a_decision_is_proposed_once_and_said_again_is_known(
+    cli_vectors, loaded_models: LazyEmbedder, home: Path, project: Path, lang: str
+) -> None:
     said = TURNS[lang]
     first = Conversation(cli_vectors, project, f"first-{lang}")
     for prompt in (said["request"], said["decision"], said["paste"]):
         first.say(prompt)
     first.end()
-    waiting = proposals(cli_vectors, project)
+    waiting = proposals(loaded_models, home, project)
     # The decision, filed as a decision of this project; neither the one-off request nor the pasted error.
     assert [item["title"] for item in waiting] == [said["decision"].rstrip(".。")]
     assert waiting[0]["scope"] == "project" and waiting[0]["path"].startswith("long_term/decisions/")
-    review(cli_vectors, project, "--accept", waiting[0]["id"])
+    review(loaded_models, home, project, accept=(waiting[0]["id"],))
 
     second = Conversation(cli_vectors, project, f"second-{lang}")
     context = second.say(said["again"])
     second.end()
     assert waiting[0]["id"][:8] in context  # the prompt hook brings the memory it restates
-    assert proposals(cli_vectors, project) == []  # said again: no second copy, no conflict to settle
+    assert proposals(loaded_models, home, project) == []  # said again: no second copy, no conflict to settle
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_change_of_mind_supersedes_and_a_rejection_is_final(cli_vectors, project: Path, lang: str) -> None:
+def test_a_change_of_mind_supersedes_and_a_rejection_is_final(
+    cli_vectors, loaded_models: LazyEmbedder, home: Path, project: Path, lang: str
+) -> None:
     said = TURNS[lang]
     first = Conversation(cli_vectors, project, f"old-{lang}")
     first.say(said["old"])
     first.say(said["junk"])
     first.end()
-    waiting = {item["title"]: item for item in proposals(cli_vectors, project)}
+    waiting = {item["title"]: item for item in proposals(loaded_models, home, project)}
     old, junk = waiting[said["old"].rstrip(".。")], waiting[said["junk"].rstrip(".。")]
-    review(cli_vectors, project, "--accept", old["id"], "--reject", junk["id"])
+    review(loaded_models, home, project, accept=(old["id"],), reject=(junk["id"],))
 
     second = Conversation(cli_vectors, project, f"new-{lang}")
     second.say(said["new"])
     second.say(said["junk"])  # rejected before: never proposed again
     second.end()
-    (new,) = proposals(cli_vectors, project)
+    (new,) = proposals(loaded_models, home, project)
     assert new["title"] == said["new"].rstrip(".。")
     assert [conflict["id"] for conflict in new["conflicts"]] == [old["id"]]
-    review(cli_vectors, project, "--accept", new["id"])  # this one holds: the old one is superseded
+    review(loaded_models, home, project, accept=(new["id"],))  # this one holds: the old one is superseded
 
     listed = {item["id"]: item for item in cli_vectors("mem", "list", "--status", "all", "--json", cwd=project).json()}
     assert listed[old["id"]]["status"] == "superseded" and listed[new["id"]]["status"] == "active"
@@ -163,7 +190,7 @@ EVIDENCE = {
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_each_prompt_is_heard_as_it_comes_and_said_in_two_sessions_is_proposed_first(
-    cli_vectors, project: Path, home: Path, lang: str
+    cli_vectors, loaded_models: LazyEmbedder, project: Path, home: Path, lang: str
 ) -> None:
     said = EVIDENCE[lang]
     one = {**NO_DAEMON, "AIMATE_CAPTURE__DISTILL_MAX": "1"}  # a session proposes one thing: which one is the test
@@ -173,31 +200,36 @@ def test_each_prompt_is_heard_as_it_comes_and_said_in_two_sessions_is_proposed_f
     assert ledger.is_file()  # heard at the prompt, before the session ended
     first.say(said["again"])
     first.end()
-    (kept,) = proposals(cli_vectors, project)
+    (kept,) = proposals(loaded_models, home, project)
     assert kept["title"] == said["standing"].rstrip(".。")  # a standing instruction comes first
-    review(cli_vectors, project, "--accept", kept["id"])
+    review(loaded_models, home, project, accept=(kept["id"],))
 
     second = Conversation(cli_vectors, project, f"second-{lang}", env=one)
     second.say(said["new"])
     second.say(said["again"])
     second.end()
     # Said in the first session too: evidence it holds, so it is the one proposed, not the new instruction.
-    assert [item["title"] for item in proposals(cli_vectors, project)] == [said["again"].rstrip(".。")]
+    assert [item["title"] for item in proposals(loaded_models, home, project)] == [said["again"].rstrip(".。")]
     stored = ledger.read_text(encoding="utf-8")
     assert "pnpm" not in stored and lang not in stored  # hashes only: no words, no session ids
 
 
-def test_a_long_paste_and_a_follow_up_still_get_their_context(cli_vectors, project: Path) -> None:
+def test_a_long_paste_and_a_follow_up_still_get_their_context(
+    cli_vectors, loaded_models: LazyEmbedder, home: Path, project: Path
+) -> None:
     memories = {
         "en": ("decision", "Deploys go out through GitHub Actions to Fly.io."),
         "zh": ("decision", "后端部署：通过 GitHub Actions 发布到 Fly.io。"),
     }
     ids = {}
-    for lang, (kind, text) in memories.items():
-        # --keep-both: the Chinese one translates the English one, which `remember` would otherwise answer
-        # `exists` with (said again is not a copy); here both are wanted, one per language.
-        result = cli_vectors("mem", "remember", "--kind", kind, "--keep-both", "--json", text, cwd=project).json()
-        ids[lang] = result["memory"]["id"][:8]
+    # Remembered in process with the module's loaded models, as `remember --kind --keep-both` files them (a CLI
+    # process with the models each; that face is tested in tests/cli): the prompt hook's search is the test.
+    with in_process(home, project, loaded_models, AIMATE_CAPTURE__EMBEDDING="true") as system:
+        for lang, (kind, text) in memories.items():
+            # keep_both: the Chinese one translates the English one, which `remember` would otherwise answer
+            # `exists` with (said again is not a copy); here both are wanted, one per language.
+            result = system.remember(text, kind=kind, keep_both=True).to_dict()
+            ids[lang] = result["memory"]["id"][:8]
     log = "\n".join(f"2025-06-13 10:{n:02d}:01 INFO worker: job {n} finished in {n * 7} ms" for n in range(60))
     pasted = {"en": f"How do we deploy the backend? The log:\n{log}", "zh": f"后端部署怎么做？\n{log}"}
     follow_up = {
@@ -237,12 +269,14 @@ FOR_NOW_AND_A_CHOICE = {
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_of_a_working_session_only_the_choice_is_proposed(cli_vectors, project: Path, lang: str) -> None:
+def test_of_a_working_session_only_the_choice_is_proposed(
+    cli_vectors, loaded_models: LazyEmbedder, home: Path, project: Path, lang: str
+) -> None:
     *for_now, choice = FOR_NOW_AND_A_CHOICE[lang]
     talk = Conversation(cli_vectors, project, f"work-{lang}")
     for prompt in (*for_now, choice):
         talk.say(prompt)
     talk.end()
-    (waiting,) = proposals(cli_vectors, project)
+    (waiting,) = proposals(loaded_models, home, project)
     assert waiting["title"] == choice.rstrip("?.。")
     assert waiting["scope"] == "project" and waiting["path"].startswith("long_term/decisions/")

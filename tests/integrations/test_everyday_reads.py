@@ -7,13 +7,13 @@ start."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import in_process
+from tests.integrations.conftest import in_project
 from tests.integrations.test_hook_sessions import (  # noqa: F401  (fixtures used by name)
     CLAUDE_SID,
     claude,
@@ -69,10 +69,13 @@ def test_reads_never_write_the_teams_files(cli, hook, project: Path, lang: str, 
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_global_long_term_memory_reaches_a_projects_session_start(cli, hook, project: Path, lang: str) -> None:
+def test_a_global_long_term_memory_reaches_a_projects_session_start(hook, home: Path, project: Path, lang: str) -> None:
     fact = GLOBAL_FACTS[lang]
-    remembered = cli("mem", "remember", fact, "--kind", "knowledge", "--scope", "global", "--json", cwd=project)
-    assert remembered.code == 0 and json.loads(remembered.out)["action"] == "written", remembered.out
+    # Remembered in process as `remember --kind knowledge --scope global` files it (its CLI face: tests/cli):
+    # the session start is the test.
+    with in_project(home, project) as system:
+        remembered = system.remember(fact, kind="knowledge", scope="global")
+    assert remembered.action == "written", remembered.to_dict()
 
     start = context_of(hook("session-start", claude(project, CLAUDE_SID, "SessionStart", source="startup")))
     assert "## Long-term memory · global" in start

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.integrations.conftest import in_project, init_project
+
 NO_DAEMON = {"AIMATE_NO_DAEMON": "1", "AIMATE_HOOK_DETACH": "0"}  # session-end done when the hook returns
 CLAUDE_SID = "6f1c1e0e-8d3a-4c55-9a57-2b7f0c1d9e41"
 OTHER_SID = "a2d4b9f1-0c6e-4e8f-b1d2-94c3e5f60718"
@@ -28,12 +30,12 @@ def git_identity(isolated_git: None) -> None:
 
 
 @pytest.fixture
-def project(cli, tmp_path: Path) -> Path:
+def project(home: Path, tmp_path: Path) -> Path:
+    """A git project and the home as `aimate mem init` in it leaves them (`init_project`: in the test process)."""
     path = tmp_path / "proj"
     path.mkdir()
     subprocess.run(["git", "init", "-q", str(path)], check=True)
-    assert cli("mem", "init", cwd=path).code == 0
-    return path
+    return init_project(home, path)
 
 
 @pytest.fixture
@@ -77,8 +79,15 @@ def write_transcript(payload: dict, *turns: tuple[str, str]) -> None:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
-def running(cli, project: Path) -> list[dict]:
-    listed = cli("mem", "session", "list", "--json", cwd=project).json()
+def running(home: Path, project: Path) -> list[dict]:
+    """The running sessions as `aimate mem session list --json` lists them (cli/served.py `_session_list`: each
+    of `sessions.list()` as `_session_summary` prints it), read in the test process between two hooks: a CLI
+    process each (~0.2 s of CPU), a dozen in this file. `session list` itself is tested in
+    tests/cli/test_cli_agent.py; the `session list`, `show` and `end` calls below stay the CLI's."""
+    from aimate_memory.cli.answers import _session_summary
+
+    with in_project(home, project) as system:
+        listed = [_session_summary(info) for info in system.sessions.list()]
     return [item for item in listed if item["status"] == "active"]
 
 
@@ -89,26 +98,27 @@ def context_of(output: str) -> str:
 # -- sessions ------------------------------------------------------------------------------------------
 
 
-def test_claude_mcp_list_ends_no_session(cli, hook, project: Path) -> None:
+def test_claude_mcp_list_ends_no_session(cli, hook, home: Path, project: Path) -> None:
     """`claude mcp list` fires SessionEnd with reason "other" and a transcript that does not exist: it wrote
     no turn, so it ends nothing — not the CLI's session, not another window's."""
-    assert cli("mem", "session", "append", "--role", "user", "我们在修登录", cwd=project).code == 0
+    with in_project(home, project) as system:  # the CLI's session, as `session append` starts it
+        system.sessions.append("user", "我们在修登录")
     window = claude(project, CLAUDE_SID, "PreCompact", trigger="auto", custom_instructions="")
     write_transcript(window, ("user", "Fix the login redirect"), ("assistant", "Fixed it in auth.py."))
     assert hook("session-end", window) == ""
-    before = running(cli, project)
+    before = running(home, project)
     assert len(before) == 2
 
     mcp_list = claude(project, "0b9e7c55-3f1d-4a2e-8c6b-5d4e3f2a1b0c", "SessionEnd", reason="other")
     assert not Path(str(mcp_list["transcript_path"])).exists()
     assert hook("session-end", mcp_list) == ""
-    assert running(cli, project) == before
+    assert running(home, project) == before
     codex_end = codex(project, "SessionEnd", reason="other")  # a Codex build with SessionEnd, no transcript
     assert hook("session-end", codex_end, "--client", "codex") == ""
-    assert running(cli, project) == before
+    assert running(home, project) == before
 
 
-def test_two_windows_keep_their_own_sessions_and_end_only_their_own(cli, hook, project: Path) -> None:
+def test_two_windows_keep_their_own_sessions_and_end_only_their_own(cli, hook, home: Path, project: Path) -> None:
     first = claude(project, CLAUDE_SID, "SessionEnd", reason="prompt_input_exit")
     second = claude(project, OTHER_SID, "SessionEnd", reason="prompt_input_exit")
     write_transcript(first, ("user", "把会话缓存迁到 Valkey"), ("assistant", "已迁移到 Valkey。"))
@@ -126,31 +136,32 @@ def test_two_windows_keep_their_own_sessions_and_end_only_their_own(cli, hook, p
 
     write_transcript(first, ("user", "谢谢"))
     assert hook("session-end", first) == ""  # the first window exits
-    still = running(cli, project)
+    listed = cli("mem", "session", "list", "--json", cwd=project).json()  # one list for both: nothing ran between
+    still = [item for item in listed if item["status"] == "active"]
     assert [item["key"] for item in still] == [f"claude:{OTHER_SID}"]
-    ended = [item for item in cli("mem", "session", "list", "--json", cwd=project).json() if item["status"] == "ended"]
+    ended = [item for item in listed if item["status"] == "ended"]
     assert [(item["key"], item["turns"]) for item in ended] == [(f"claude:{CLAUDE_SID}", 3)]
     assert hook("session-end", first) == ""  # SessionEnd again (a resumed window that said nothing)
-    assert [item["key"] for item in running(cli, project)] == [f"claude:{OTHER_SID}"]
+    assert [item["key"] for item in running(home, project)] == [f"claude:{OTHER_SID}"]
 
     third = claude(project, CODEX_SID, "PreCompact", trigger="auto")
     write_transcript(third, ("user", "第三个窗口"))
     assert hook("session-end", third) == ""
     ambiguous = cli("mem", "session", "end", cwd=project)  # two windows running: which one is not guessed
     assert ambiguous.code != 0 and "2 sessions are running" in ambiguous.err
-    other_id = {item["key"]: item["id"] for item in running(cli, project)}[f"claude:{OTHER_SID}"]
+    other_id = {item["key"]: item["id"] for item in running(home, project)}[f"claude:{OTHER_SID}"]
     ended_other = cli("mem", "session", "end", other_id[:8], "--json", cwd=project).json()
     assert (ended_other["key"], ended_other["status"]) == (f"claude:{OTHER_SID}", "ended")
-    assert [item["key"] for item in running(cli, project)] == [f"claude:{CODEX_SID}"]
+    assert [item["key"] for item in running(home, project)] == [f"claude:{CODEX_SID}"]
 
 
-def test_kimi_prompts_are_turns_of_their_own_session(cli, hook, project: Path) -> None:
+def test_kimi_prompts_are_turns_of_their_own_session(hook, home: Path, project: Path) -> None:
     for prompt in ("部署前跑 pnpm test", "and then tag the release"):
         payload = {"session_id": "k1", "cwd": str(project), "hook_event_name": "UserPromptSubmit", "prompt": prompt}
         hook("prompt", payload, "--client", "kimi")
     other = {"session_id": "k2", "cwd": str(project), "hook_event_name": "UserPromptSubmit", "prompt": "另一个窗口"}
     hook("prompt", other, "--client", "kimi")
-    sessions = {item["key"]: item["turns"] for item in running(cli, project)}
+    sessions = {item["key"]: item["turns"] for item in running(home, project)}
     assert sessions == {"kimi:k1": 2, "kimi:k2": 1}
     assert (
         hook(
@@ -161,16 +172,14 @@ def test_kimi_prompts_are_turns_of_their_own_session(cli, hook, project: Path) -
         )
         == ""
     )
-    assert {item["key"] for item in running(cli, project)} == {"kimi:k2"}
+    assert {item["key"] for item in running(home, project)} == {"kimi:k2"}
 
 
-def test_codex_payloads_are_understood(cli, hook, project: Path) -> None:
+def test_codex_payloads_are_understood(cli, hook, home: Path, project: Path) -> None:
     """Codex sends `transcript_path: null`, `model`, `turn_id`; it reads Claude Code's output format. Its
     sessions and captures are keyed `codex:<session id>`."""
-    assert (
-        cli("mem", "add", "Always use pnpm", "--layer", "core", "--body", "始终用 pnpm，不用 npm。", cwd=project).code
-        == 0
-    )
+    with in_project(home, project) as system:  # as `mem add` writes it: the hooks are the test
+        system.add("Always use pnpm", "始终用 pnpm，不用 npm。", layer="core")
     start = codex(project, "SessionStart", source="startup", active_profile=None)
     assert "始终用 pnpm" in context_of(hook("session-start", start, "--client", "codex"))
     prompt = codex(project, "UserPromptSubmit", turn_id="t-1", prompt="记住：发布前必须跑 pnpm test\n然后修复 CI")
@@ -182,7 +191,7 @@ def test_codex_payloads_are_understood(cli, hook, project: Path) -> None:
     assert (
         hook("session-end", stop, "--client", "codex") == ""
     )  # a turn ended, not the session: nothing is written or ended
-    assert running(cli, project) == []
+    assert running(home, project) == []
 
 
 # -- consent -------------------------------------------------------------------------------------------

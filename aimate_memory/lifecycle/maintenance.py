@@ -284,7 +284,9 @@ def run_dedupe(host: MaintenanceHost, *, apply: bool = False, vaults: list[Vault
             run.resumed, resumed_outcomes = _resume(folder, vault)
             _refresh(host, vault, run)
             run.duplicates = _duplicates(host, vault, run, refreshed=True)
-            by_id = {memory.id: memory for memory in vault.scan().memories}
+            # Read-only, as `_plan_run`'s: the executor reads each file it changes again before writing it.
+            # With ruamel this scan was half of a `dedupe --apply`'s CPU (150 memories: 1.4 of 2.9 s profiled).
+            by_id = {memory.id: memory for memory in vault.scan(read_only=True).memories}
             now = host.clock.now()
             planned: list[Action] = []
             for group in run.duplicates:

@@ -298,9 +298,12 @@ class Vault:
         self._write(memory.rel_path, doc)
         return self.load(memory.rel_path, read_only=True)  # as `create`'s: never rendered back
 
-    def move(self, memory: Memory, new_rel: PurePosixPath, fields: dict[str, Any]) -> Memory:
+    def move(
+        self, memory: Memory, new_rel: PurePosixPath, fields: dict[str, Any], *, read_only: bool = False
+    ) -> Memory:
         """Write the new file first, then remove the old one: a crash in between leaves a duplicate id,
-        which the next scan reports and `fix` resolves, never a lost memory."""
+        which the next scan reports and `fix` resolves, never a lost memory. `read_only`: the caller never
+        writes the returned memory back (as `load`'s)."""
         doc = self._fresh_doc(memory)
         for key, value in fields.items():
             if value is None:
@@ -310,7 +313,7 @@ class Vault:
         target = self.unique_path(new_rel.parent, new_rel.name)
         self._write(target, doc, origin=memory.rel_path)
         self.abs_path(memory.rel_path).unlink()
-        return self.load(target)
+        return self.load(target, read_only=read_only)
 
     def archive(self, memory: Memory, status: str, reason: str, **fields: Any) -> tuple[Memory, FileChange]:
         if memory.archived:

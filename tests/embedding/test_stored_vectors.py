@@ -19,6 +19,7 @@ import sqlean
 
 from aimate_memory.embedding.lazy import LazyEmbedder
 from aimate_memory.embedding.stored import FILE, StoredVectors
+from aimate_memory.watch.transport import daemon_request
 
 TEXTS = ["We decided to use Redis for sessions, with a 30 minute TTL", "我们决定用 Redis 做会话缓存，过期时间 30 分钟"]
 
@@ -175,12 +176,13 @@ def test_cold_answers_with_and_without_stored_vectors_and_the_daemons_are_the_sa
     started = cli_vectors("mem", "daemon", "start", env={"AIMATE_NO_DAEMON": "0"})
     assert started.code == 0, started.err
     try:
+        # Asked over the socket, not through `daemon status` (tested in tests/watch/test_daemon_process.py):
+        # one CLI process per look every 0.5 s was several processes and up to half a second for the wait.
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            status = cli_vectors("mem", "daemon", "status", "--json", env={"AIMATE_NO_DAEMON": "0"})
-            if json.loads(status.out or "{}").get("model_loaded"):
+            if (daemon_request(home, {"op": "status"}, 10) or {}).get("model_loaded"):
                 break
-            time.sleep(0.5)
+            time.sleep(0.05)
         warm = answers(cli_vectors, {"AIMATE_NO_DAEMON": "0"})
         assert same(warm, empty), (warm, empty)
     finally:

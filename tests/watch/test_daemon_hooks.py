@@ -6,44 +6,83 @@ nothing and exits 0, which the first assertion checks so the trick cannot pass v
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
+import signal
 import subprocess
 import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from aimate_memory.watch.process import running_pid
 from aimate_memory.watch.transport import daemon_request
-from tests.watch.test_daemon_process import daemon, wait_for  # noqa: F401  (the fixture)
+from tests.conftest import Result, initialized_template, make_runner
+from tests.watch.test_daemon_process import _alive, daemon, wait_for  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.slow
 
 NO_IN_PROCESS = {"AIMATE_BOGUS__KEY": "1", "AIMATE_NO_DAEMON": "0"}
 
 
-@pytest.fixture
-def project(cli, tmp_path: Path) -> Path:
-    path = tmp_path / "proj"
+SEED: tuple[tuple[str, ...], ...] = (
+    ("mem", "init"),
+    ("mem", "add", "Package manager", "--layer", "core", "--category", "rule", "--body", "Always use pnpm, never npm"),
+    ("mem", "add", "We chose Redis as the session cache", "--body", "Low latency, TTL support."),
+    ("mem", "add", "决定：会话缓存用 Redis", "--body", "延迟低，支持过期。"),
+)
+
+
+def _make_project(cli: Callable[..., Result], path: Path) -> Path:
+    """A git project with its vault: a core rule and a decision in English and in Chinese."""
     path.mkdir()
     subprocess.run(["git", "init", "-q", str(path)], check=True)
-    for args in (
-        ("mem", "init"),
-        (
-            "mem",
-            "add",
-            "Package manager",
-            "--layer",
-            "core",
-            "--category",
-            "rule",
-            "--body",
-            "Always use pnpm, never npm",
-        ),
-        ("mem", "add", "We chose Redis as the session cache", "--body", "Low latency, TTL support."),
-        ("mem", "add", "决定：会话缓存用 Redis", "--body", "延迟低，支持过期。"),
-    ):
+    for args in SEED:
         assert cli(*args, cwd=path).code == 0, args
     return path
+
+
+@pytest.fixture
+def project(cli, tmp_path: Path) -> Path:
+    return _make_project(cli, tmp_path / "proj")
+
+
+@dataclass
+class Served:
+    cli: Callable[..., Result]
+    project: Path
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory, packed_lexicon: Path) -> Iterator[Served]:
+    """One home, project and running daemon for the tests here that only read through it (a payload without a
+    folder; a pasted document, refused: each asserts nothing was written): each of the three built its own
+    project (four `aimate` processes) and started its own daemon."""
+    folder = tmp_path_factory.mktemp("served")
+    home = folder / "aimate-home"
+    shutil.copytree(initialized_template(tmp_path_factory), home, symlinks=True)
+    lexicon = home / "state" / "lexicon"  # as `kept_lexicon` gives a test's home
+    lexicon.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for packed in packed_lexicon.glob("lexicon-*.packed"):
+        os.link(packed, lexicon / packed.name)
+    (folder / "work").mkdir()
+    cli = make_runner(home, folder / "work", vectors=False)
+    project = _make_project(cli, folder / "proj")
+    started = cli("mem", "daemon", "start")
+    assert started.code == 0, started.err
+    pid = running_pid(home)
+    assert pid and pid > 0
+    try:
+        yield Served(cli, project)
+    finally:
+        cli("mem", "daemon", "stop")
+        if _alive(pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def hook(cli, project: Path, *args: str, **fields: str):
@@ -158,18 +197,13 @@ def test_the_prompt_hook_finds_memories_across_languages_cold_then_through_the_d
         stop_daemon(home)
 
 
-def test_a_payload_without_a_folder_is_answered_for_the_hook_process_folder(
-    daemon,  # noqa: F811
-    cli,
-    project: Path,
-) -> None:
+def test_a_payload_without_a_folder_is_answered_for_the_hook_process_folder(served: Served) -> None:
     """A client whose payload names no `cwd`: the daemon (started elsewhere) answers for the folder the hook
     process runs in, as the hook would in its own process — the project's core rule and its memories."""
-    daemon()
 
     def run(kind: str, **fields: str) -> str:
         payload = json.dumps({"session_id": "n1", **fields}, ensure_ascii=False)
-        result = cli("mem", "hook", kind, input=payload, cwd=project, env=NO_IN_PROCESS)
+        result = served.cli("mem", "hook", kind, input=payload, cwd=served.project, env=NO_IN_PROCESS)
         assert result.code == 0, result.err
         return context_of(result.out)
 
@@ -182,21 +216,19 @@ def test_a_payload_without_a_folder_is_answered_for_the_hook_process_folder(
     ["remember: " + "Always rebase before merging into main. " * 60, "记住：" + "合并到主分支之前一律先变基。" * 160],
 )
 def test_a_pasted_document_in_a_prompt_is_refused_as_a_rule_and_the_assistant_is_told(
-    daemon,  # noqa: F811
-    cli,
-    project: Path,
-    request_: str,
+    served: Served, request_: str
 ) -> None:
     """A rule is a sentence (issue 38): a `remember:` over capture.max_chars in a prompt is not written, and the
     assistant is told why and what to do instead (the hint for a long note) — in process, then through the
     daemon, whose refusal crosses the socket as an error (the hook failed whole before: the assistant got nothing)."""
+    cli, project = served.cli, served.project
     listed = ("mem", "list", "--all", "--json")
     before = len(cli(*listed, cwd=project).json())
     prompt = {"hook_event_name": "UserPromptSubmit", "prompt": request_}
     payload = json.dumps({"session_id": "s1", "cwd": str(project), **prompt}, ensure_ascii=False)
-    in_process = cli("mem", "hook", "prompt", input=payload, cwd=project)
+    # In process: the module's daemon runs, so this hook is told not to ask it.
+    in_process = cli("mem", "hook", "prompt", input=payload, cwd=project, env={"AIMATE_NO_DAEMON": "1"})
     assert in_process.code == 0 and in_process.out, in_process.err
-    daemon()
     for told in (context_of(in_process.out), context_of(hook(cli, project, "prompt", **prompt))):
         assert "AIMate memory not saved (too long to remember as one memory" in told, told[:400]
         assert "over capture.max_chars (2,000)" in told and "aimate mem add TITLE --file PATH" in told

@@ -66,12 +66,13 @@ def test_the_daemon_turns_new_claude_and_codex_notes_into_pending_captures_only_
     (codex / "MEMORY.md").write_text(CODEX_MEMORY, encoding="utf-8")
     env = {"HOME": str(home), "CODEX_HOME": ""}
     assert cli("mem", "init", cwd=project, env=env).code == 0
-    assert cli("mem", "config", "set", "learned.poll", "0.5", env=env).code == 0
+    # Polls of 0.2 s (0.5 before): the off phase's wait below is three polls, and a new note is seen sooner.
+    assert cli("mem", "config", "set", "learned.poll", "0.2", env=env).code == 0
     try:
         # Off (the default): a running daemon, several polls' time, nothing imported.
         assert cli("mem", "daemon", "start", env=env).code == 0
         # Idle after its start-up (where a watch that was on looks first) and three polls old by its own clock.
-        wait_for(lambda: quiet_for(aimate_home, seconds=1.5), timeout=60)
+        wait_for(lambda: quiet_for(aimate_home, seconds=0.6), timeout=60)
         assert set(sources(cli, project, env).values()) & {"claude-auto-memory", "codex-memories"} == set()
         assert cli("mem", "daemon", "stop", env=env).code == 0
 

@@ -11,10 +11,22 @@ embeds 270 chunks/s on 2 threads, 196 on 1.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from typing import Any
 
 _controller: Any = None
+
+
+def one_thread_unless_set() -> None:
+    """Start OpenBLAS with one thread in a process of ours, unless the person set its variable. OpenBLAS starts
+    a worker thread per core when numpy loads, and a fresh worker spins before it sleeps; nothing here runs BLAS
+    on more than one thread (searches and each embedding batch run on one, `blas_threads`; batches go side by
+    side on the cores instead), so the second thread only burned CPU: a cold keyword `search` took 0.25 s of
+    CPU, 0.17 s with one (wall the same on an idle machine; on a busy one that CPU is another process's), and
+    the tests' forked commands 20–85 ms each (docs/design.md, "What a cold command loads"). Call it before numpy
+    loads; children (a daemon it starts, a re-embedding worker) inherit it."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 @contextlib.contextmanager

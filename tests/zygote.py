@@ -421,9 +421,13 @@ def _std_stream(fd: int, template: Any) -> io.TextIOWrapper:
 
 
 def _blas_as_exec() -> None:
-    """The BLAS thread count an exec'd process would have: its variables, else every core it may use."""
+    """The BLAS thread count an exec'd process would have: its variables — set as `main` sets them before numpy
+    loads (`one_thread_unless_set`) — else every core it may use."""
     if "numpy" not in sys.modules:
         return
+    from aimate_memory.blas import one_thread_unless_set
+
+    one_thread_unless_set()
     counts = [os.environ.get(name, "") for name in _BLAS_VARIABLES]
     chosen = next((int(count) for count in counts if count.isdigit() and int(count) > 0), 0)
     limit = chosen or len(os.sched_getaffinity(0))

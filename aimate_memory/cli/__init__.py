@@ -17,6 +17,9 @@ def main() -> None:
     # Everything the tool creates — vaults, memories, index.db, logs, state, the daemon it starts — is
     # for this person only (docs/reliability.md, "Security"); children inherit the umask.
     os.umask(0o077)
+    from aimate_memory.blas import one_thread_unless_set
+
+    one_thread_unless_set()  # before numpy loads
     from aimate_memory.cli.fast import fast_command
 
     command = fast_command(sys.argv[1:])

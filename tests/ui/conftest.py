@@ -152,8 +152,21 @@ class Page:
     shots: Path
 
     def shot(self, name: str) -> Path:
+        """The tab as a person sees it, saved for review (CJK text readable). Headless Chromium now and then
+        answers "Unable to capture screenshot" when no composited frame is ready yet — just after a viewport
+        change or a navigation (a fresh-clone run, 2026-11-29, once in the day's ten whole runs; a long-standing
+        upstream issue, puppeteer#5341): the shot is taken again after two animation frames, at most twice."""
+        from playwright.sync_api import Error as PlaywrightError
+
         path = self.shots / f"{name}.png"
-        self.tab.screenshot(path=str(path), full_page=False)
+        for attempt in range(3):
+            try:
+                self.tab.screenshot(path=str(path), full_page=False)
+                return path
+            except PlaywrightError as error:
+                if "Unable to capture screenshot" not in str(error) or attempt == 2:
+                    raise
+                self.tab.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
         return path
 
 

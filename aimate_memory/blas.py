@@ -22,8 +22,8 @@ def one_thread_unless_set() -> None:
     """Start OpenBLAS with one thread in a process of ours, unless the person set its variable. OpenBLAS starts
     a worker thread per core when numpy loads, and a fresh worker spins before it sleeps; nothing here runs BLAS
     on more than one thread (searches and each embedding batch run on one, `blas_threads`; batches go side by
-    side on the cores instead), so the second thread only burned CPU: a cold keyword `search` took 0.25 s of
-    CPU, 0.17 s with one (wall the same on an idle machine; on a busy one that CPU is another process's), and
+    side on the cores instead), so the second thread only burned CPU: a cold keyword `search` took 0.26 s of
+    CPU, 0.18 s with one (wall the same on an idle machine; on a busy one that CPU is another process's), and
     the tests' forked commands 20–85 ms each (docs/design.md, "What a cold command loads"). Call it before numpy
     loads; children (a daemon it starts, a re-embedding worker) inherit it."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

@@ -57,9 +57,10 @@ class IndexStore:
         return self.db_path.exists()
 
     def identity(self) -> db.IndexIdentity | None:
-        """What the index was built with; None when it was never built. A missing file is not opened: opening
-        creates it, empty, and a reader in another process that found it there failed with "no such table"
-        while the first build was still beside it (docs/design.md, "The first index appears whole")."""
+        """What the index was built with; None when it was never built. A missing file is not opened (`conn`
+        never creates it): opening had created it, empty, and a reader in another process that found it failed
+        with "no such table" while the first build was still beside it (docs/design.md, "The first index
+        appears whole")."""
         if self._conn is None and not self.exists:
             return None
         return db.read_identity(self.conn)
